@@ -1,0 +1,55 @@
+// What a check is: declared once with a stable ID, a severity, the spec section it enforces, and a run that
+// returns its outcome as data.
+import type { GrpcTarget } from "./targets/grpc-target.js";
+
+export type Severity = "MUST" | "SHOULD";
+export type Area = "contract" | "grpc" | "http";
+/**
+ * contract: what the implementer controls; gates by default.
+ * protocol: what the gRPC library underneath controls; shown, and gates only when asked.
+ */
+export type Profile = "contract" | "protocol";
+
+export type OutcomeStatus = "pass" | "fail" | "skip" | "error";
+
+export interface CheckOutcome {
+  status: OutcomeStatus;
+  /** Why: for a failure the defect, for a skip the reason, for a pass what was shown. */
+  message: string;
+  /** The smallest failing input, after shrinking, for property checks. */
+  counterexample?: string;
+  /** fast-check's replay path, with the run's seed. */
+  path?: string;
+  /** Extra lines worth reading: evidence, the curl or grpcurl command that reproduces it. */
+  details?: string[];
+}
+
+export interface CheckContext {
+  /** The contract under check: the folder that holds example/example.proto. */
+  contractDir: string;
+  /** Present when a gRPC target was given or started. */
+  grpc?: GrpcTarget;
+  seed: number;
+  /** Cases per property. */
+  runs: number;
+  /** fast-check path to replay one failing case. */
+  path?: string;
+  /** Aborted when the run's time is up. */
+  signal: AbortSignal;
+}
+
+export interface CheckDefinition {
+  /** Stable snake.dotted ID; never renamed, only retired. */
+  id: string;
+  title: string;
+  severity: Severity;
+  area: Area;
+  profile: Profile;
+  /** The part of the interface specification (or protocol document) the check enforces. */
+  spec: string;
+  run(ctx: CheckContext): Promise<CheckOutcome>;
+}
+
+export const pass = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "pass", message, ...extra });
+export const fail = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "fail", message, ...extra });
+export const skip = (message: string): CheckOutcome => ({ status: "skip", message });

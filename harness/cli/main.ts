@@ -1,0 +1,45 @@
+// The example-conformance CLI: parses arguments, calls the programmatic API, returns the exit code.
+import { Command, CommanderError } from "commander";
+import { ConformanceError } from "../errors.js";
+import { SUITE_VERSION } from "../version.js";
+import { addContractCommands } from "./contract-commands.js";
+import { addCheckCommand } from "./check-command.js";
+import { processIo, type CliIo } from "./io.js";
+
+export function createProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command("example-conformance")
+    .description("Contract tests and conformance checks for the Example Message Service")
+    .version(SUITE_VERSION)
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(s.startsWith("error:") ? `example-conformance: ${s.slice(7)}` : s),
+    });
+  addCheckCommand(program, io, setExit);
+  addContractCommands(program, io, setExit);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/** Runs the CLI and returns its exit code; never throws. */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let exitCode = 0;
+  const program = createProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (reason) {
+    if (reason instanceof CommanderError) {
+      // Help and version exit 0; every other parse error is a usage error, already printed by commander.
+      return reason.exitCode === 0 ? 0 : 2;
+    }
+    const err = ConformanceError.from(reason);
+    io.stderr(`example-conformance: ${err.message}\n`);
+    if (err.code === "internal" && io.env.EXAMPLE_CONFORMANCE_DEBUG && err.cause instanceof Error) {
+      io.stderr(`${err.cause.stack ?? ""}\n`);
+    }
+    return err.exitCode;
+  }
+}

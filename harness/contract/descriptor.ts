@@ -1,0 +1,10 @@
+// Compiles a contract folder with buf into descriptors, for checks that read the contract's structure.
+import { fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { buildImage } from "./buf.js";
+
+/** The contract's own files (imports left out), as buf compiled them. */
+export async function loadContractFiles(dir: string): Promise<FileDescriptorProto[]> {
+  const image = await buildImage(dir);
+  return fromBinary(FileDescriptorSetSchema, image).file;
+}

@@ -1,0 +1,31 @@
+// One error type for everything the harness refuses, with a closed set of codes that map to exit codes.
+
+export type ErrorCode = "usage" | "config" | "unreachable" | "internal";
+
+export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
+  usage: 2,
+  config: 2,
+  unreachable: 3,
+  internal: 4,
+};
+
+export class ConformanceError extends Error {
+  override name = "ConformanceError";
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+
+  get exitCode(): number {
+    return EXIT_CODES[this.code];
+  }
+
+  /** Wraps anything caught: a ConformanceError as it is, anything else as internal. */
+  static from(reason: unknown): ConformanceError {
+    if (reason instanceof ConformanceError) return reason;
+    const message = reason instanceof Error ? reason.message : String(reason);
+    return new ConformanceError("internal", message, { cause: reason });
+  }
+}

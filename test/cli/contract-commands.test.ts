@@ -1,0 +1,71 @@
+// `example-conformance lint` and `breaking`: exit codes, messages and formats as a user meets them.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CONTRACTS_DIR } from "../contract/contracts.testdata.js";
+import { cli } from "../helpers/cli.js";
+
+describe("example-conformance lint", () => {
+  it("exits 0 on the shipped contract", async () => {
+    expect(await cli(["lint"])).toMatchObject({ code: 0, stdout: "" });
+  });
+
+  it("exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package", async () => {
+    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
+  });
+
+  it("writes JSON with --format json", async () => {
+    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package"), "--format", "json"]);
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: "GO_PACKAGE_DEFINED", start_line: 3 });
+  });
+
+  it("exits 2 with one line for a folder that does not exist", async () => {
+    const run = await cli(["lint", "/nonexistent/contract"]);
+    expect(run).toEqual({ code: 2, stdout: "", stderr: "example-conformance: contract /nonexistent/contract: no such directory\n" });
+  });
+
+  it("exits 2 with one line for a format it does not know", async () => {
+    const run = await cli(["lint", "--format", "xml"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(/--format.*xml.*text, json, junit, github-actions/);
+  });
+});
+
+describe("example-conformance breaking", () => {
+  it("exits 1 for a renumbered field and names the rule", async () => {
+    const run = await cli(["breaking", join(CONTRACTS_DIR, "body-renumbered"), "--against", "proto", "--format", "json"]);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: "FIELD_NO_DELETE" });
+  });
+
+  it("exits 0 for the shipped contract against itself", async () => {
+    expect((await cli(["breaking", "proto"])).code).toBe(0);
+  });
+
+  it("exits 2 when the changed folder is missing", async () => {
+    const run = await cli(["breaking"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/missing required argument 'dir'/);
+  });
+});
+
+describe("the command line", () => {
+  it("exits 2 with one line for an unknown flag", async () => {
+    const run = await cli(["check", "--bogus"]);
+    expect(run).toEqual({ code: 2, stdout: "", stderr: "example-conformance: unknown option '--bogus'\n" });
+  });
+
+  it("exits 2 for an unknown command", async () => {
+    const run = await cli(["chekc"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown command 'chekc'.*check/s);
+  });
+
+  it("exits 0 for --help", async () => {
+    const run = await cli(["--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Usage: example-conformance/);
+  });
+});
