@@ -1,6 +1,106 @@
-// The boundary between checks and a gRPC target: checks see only this interface.
+// The boundary between checks and a gRPC target: checks see only these interfaces, never grpc-js or node:http2.
+
+/** gRPC status codes (grpc/grpc doc/statuscodes.md). */
+export const Status = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export const statusName = (code: number): string =>
+  Object.entries(Status).find(([, v]) => v === code)?.[0] ?? `CODE_${code}`;
+
+/** `${code} ${NAME}: ${details}`, as grpc-node prints a status. */
+export const statusText = (code: number, details = ""): string =>
+  `${code} ${statusName(code)}${details ? `: ${details}` : ""}`;
+
+export type MetadataValue = string | Uint8Array;
+
+export interface UnaryCallOptions {
+  /** Custom metadata; keys ending in -bin take bytes. */
+  metadata?: Readonly<Record<string, MetadataValue>>;
+  /** Deadline in milliseconds from the start of the call; default the target's --timeout. */
+  deadlineMs?: number;
+  /** "shared" reuses the target's channel; "fresh" opens a new connection for this call and closes it after. */
+  channel?: "shared" | "fresh";
+  /** The method path; default /example.exampleService/Hello. */
+  path?: string;
+}
+
+/** What an ordinary client (grpc-js) sees of a unary call. */
+export interface UnaryResult {
+  code: number;
+  details: string;
+  /** The response message's bytes, exactly as received (pass-through deserializer); absent when none. */
+  response?: Uint8Array;
+  /** Response header metadata (lowercased keys). */
+  headers: Record<string, string[]>;
+  /** Trailing metadata (lowercased keys). */
+  trailers: Record<string, string[]>;
+}
+
+/** One length-prefixed gRPC message as it travels: the compressed flag and the payload. */
+export interface GrpcFrame {
+  compressed: boolean;
+  data: Uint8Array;
+}
+
+/** A hand-built HTTP/2 request, for wire-level checks that the grpc-js client would normalise away. */
+export interface RawRequest {
+  /** :path; default /example.exampleService/Hello. */
+  path?: string;
+  /** :method; default POST. */
+  method?: string;
+  /** Headers sent instead of the defaults (content-type application/grpc, te trailers); null removes one. */
+  headers?: Readonly<Record<string, string | null>>;
+  /** The request body: frames, which are length-prefixed here, or bytes sent exactly as given. */
+  body?: readonly GrpcFrame[] | Uint8Array;
+  /** Bound on the whole exchange; default the target's --timeout. */
+  timeoutMs?: number;
+}
+
+/** Everything the server sent back, unnormalised. */
+export interface RawResponse {
+  /** :status, when response headers arrived. */
+  httpStatus?: number;
+  headers: Record<string, string[]>;
+  /** Trailers; for a trailers-only response, the one header block is reported here and in headers. */
+  trailers: Record<string, string[]>;
+  trailersOnly: boolean;
+  /** Complete length-prefixed messages received. */
+  frames: GrpcFrame[];
+  /** Bytes after the last complete message (a truncated frame), if any. */
+  leftover: number;
+  /** How the exchange ended, when not with a normal end of stream. */
+  failure?:
+    | { kind: "reset"; http2Code: number }
+    | { kind: "goaway"; http2Code: number }
+    | { kind: "timeout" }
+    | { kind: "connection"; message: string };
+}
 
 export interface GrpcTarget {
-  /** The address as the user gave it, for reports. */
+  /** The address as the user gave it, for reports and replay lines. */
   readonly address: string;
+  /** Calls Hello (or another path) with raw request bytes through grpc-js. */
+  unary(request: Uint8Array, options?: UnaryCallOptions): Promise<UnaryResult>;
+  /** Sends one hand-built HTTP/2 request on its own connection. */
+  raw(request: RawRequest): Promise<RawResponse>;
+  /** How many calls this target has made, for the --max-rpcs budget. */
+  readonly callCount: number;
+  close(): Promise<void>;
 }
