@@ -27,8 +27,14 @@ export interface CheckOutcome {
 export interface CheckContext {
   /** The contract under check: the folder that holds example/example.proto. */
   contractDir: string;
-  /** Present when a gRPC target was given or started. */
+  /** Present when a gRPC target was given or started; grpc checks are skipped without one. */
   grpc?: GrpcTarget;
+  /** Other instances of the same service (--replica). */
+  replicas: readonly GrpcTarget[];
+  /** Bound on one call, in milliseconds. */
+  timeoutMs: number;
+  /** Facts about the target shared between checks of one run (computed once, on first use). */
+  memo: Map<string, Promise<unknown>>;
   seed: number;
   /** Cases per property. */
   runs: number;

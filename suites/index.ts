@@ -2,6 +2,74 @@
 import type { CheckDefinition } from "../harness/check.js";
 import { contractGoPackage } from "./contract/go-package.js";
 import { contractLint } from "./contract/lint.js";
+import { contractReflectionMatch } from "./contract/reflection-match.js";
 import { contractShape } from "./contract/shape.js";
+import { compatUnknownFields } from "./grpc/compat-unknown-fields.js";
+import { deadlineRespected } from "./grpc/deadline-respected.js";
+import { defaultsDecodes } from "./grpc/defaults-decodes.js";
+import { defaultsEmptyRequest } from "./grpc/defaults-empty-request.js";
+import { defaultsExplicitEmpty } from "./grpc/defaults-explicit-empty.js";
+import { defaultsOmitted } from "./grpc/defaults-omitted.js";
+import { encodingAcceptEncoding } from "./grpc/encoding-accept-encoding.js";
+import { encodingFlagWithoutEncoding } from "./grpc/encoding-flag-without-encoding.js";
+import { encodingGzip } from "./grpc/encoding-gzip.js";
+import { encodingUnsupported } from "./grpc/encoding-unsupported.js";
+import { errorsMalformedRequest } from "./grpc/errors-malformed-request.js";
+import { errorsUnknownMethod } from "./grpc/errors-unknown-method.js";
+import { errorsUnknownService } from "./grpc/errors-unknown-service.js";
+import { goldenCheck, loadGoldenCases } from "./grpc/golden.js";
+import { httpContentType } from "./grpc/http-content-type.js";
+import { limitsLargeMessage } from "./grpc/limits-large-message.js";
+import { limitsOverLimit } from "./grpc/limits-over-limit.js";
+import { metadataAccepted } from "./grpc/metadata-accepted.js";
+import { metadataBinBase64 } from "./grpc/metadata-bin-base64.js";
+import { statelessConnectionIndependent } from "./grpc/stateless-connection-independent.js";
+import { statelessDeterministic } from "./grpc/stateless-deterministic.js";
+import { statelessHistoryIndependent } from "./grpc/stateless-history-independent.js";
+import { statelessMetadataIsolated } from "./grpc/stateless-metadata-isolated.js";
+import { statelessReplicas } from "./grpc/stateless-replicas.js";
+import { stringsInvalidUtf8 } from "./grpc/strings-invalid-utf8.js";
+import { stringsUnicode } from "./grpc/strings-unicode.js";
+import { timeoutMalformed } from "./grpc/timeout-malformed.js";
+import { trailersStatus } from "./grpc/trailers-status.js";
+import { unaryCardinality } from "./grpc/unary-cardinality.js";
+import { unarySingleResponse } from "./grpc/unary-single-response.js";
 
-export const catalogue: readonly CheckDefinition[] = [contractShape, contractGoPackage, contractLint];
+export const contractChecks: readonly CheckDefinition[] = [contractShape, contractGoPackage, contractLint];
+
+/** Contract-profile gRPC checks first (what the implementer controls), then the protocol profile. */
+export const grpcChecks: readonly CheckDefinition[] = [
+  defaultsEmptyRequest,
+  defaultsExplicitEmpty,
+  defaultsDecodes,
+  unarySingleResponse,
+  statelessDeterministic,
+  statelessHistoryIndependent,
+  statelessConnectionIndependent,
+  statelessMetadataIsolated,
+  statelessReplicas,
+  compatUnknownFields,
+  stringsUnicode,
+  errorsUnknownMethod,
+  errorsUnknownService,
+  limitsLargeMessage,
+  metadataAccepted,
+  contractReflectionMatch,
+  defaultsOmitted,
+  stringsInvalidUtf8,
+  errorsMalformedRequest,
+  limitsOverLimit,
+  deadlineRespected,
+  encodingGzip,
+  encodingUnsupported,
+  encodingAcceptEncoding,
+  encodingFlagWithoutEncoding,
+  trailersStatus,
+  httpContentType,
+  metadataBinBase64,
+  timeoutMalformed,
+  unaryCardinality,
+  ...loadGoldenCases().map(goldenCheck),
+];
+
+export const catalogue: readonly CheckDefinition[] = [...contractChecks, ...grpcChecks];

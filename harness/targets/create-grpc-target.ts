@@ -1,0 +1,98 @@
+// Builds the GrpcTarget that checks use: both clients behind one budget, and a reachability probe.
+import net from "node:net";
+import tls from "node:tls";
+import { ConformanceError } from "../errors.js";
+import { isLocal, parseAddress } from "./address.js";
+import { CallBudget } from "./budget.js";
+import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
+import { GrpcJsClient } from "./grpc-js-client.js";
+import type { GrpcTarget } from "./grpc-target.js";
+import { sendRaw } from "./raw-h2.js";
+
+export interface GrpcTargetOptions {
+  /** host:port, dns:///host:port or unix:///path. */
+  address: string;
+  /** TLS: true for the system roots, or files; absent for plaintext. */
+  tls?: boolean | TlsOptions;
+  authority?: string;
+  metadata?: Readonly<Record<string, string>>;
+  /** Bound on one call in milliseconds (default 5000). */
+  timeoutMs?: number;
+  /** Calls allowed for the whole run (default 10,000). */
+  maxCalls?: number;
+  /** Calls per second (default: no limit on this machine, 50 elsewhere). */
+  rate?: number;
+  /** Shared across a target and its replicas, so the budget covers the whole run. */
+  budget?: CallBudget;
+}
+
+export const DEFAULT_TIMEOUT_MS = 5000;
+export const DEFAULT_MAX_CALLS = 10_000;
+export const DEFAULT_REMOTE_RATE = 50;
+
+export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
+  const address = parseAddress(options.address);
+  const tlsOptions = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
+  const material = tlsOptions ? loadTls(tlsOptions) : undefined;
+  const conn: ConnectionOptions = {
+    address,
+    display: options.address,
+    ...(tlsOptions && { tls: tlsOptions }),
+    ...(options.authority !== undefined && { authority: options.authority }),
+    metadata: options.metadata ?? {},
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  const budget =
+    options.budget ??
+    new CallBudget({
+      maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
+      rate: options.rate ?? (isLocal(address) ? Infinity : DEFAULT_REMOTE_RATE),
+    });
+  const client = new GrpcJsClient(conn, material);
+  return {
+    address: options.address,
+    budget,
+    get callCount() {
+      return budget.used;
+    },
+    async unary(request, callOptions) {
+      await budget.take();
+      return client.unary(request, callOptions);
+    },
+    async raw(request) {
+      await budget.take();
+      return sendRaw(conn, material, request);
+    },
+    async close() {
+      client.close();
+    },
+  };
+}
+
+/**
+ * Opens one TCP (and TLS) connection to the target and closes it: exit 3 with the address and the cause when
+ * nothing answers, before any check runs.
+ */
+export async function probeReachable(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
+  const address = parseAddress(options.address, flag);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const useTls = options.tls !== undefined && options.tls !== false;
+  const material = useTls ? loadTls(options.tls === true ? {} : (options.tls as TlsOptions)) : undefined;
+  await new Promise<void>((resolve, reject) => {
+    const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
+    const servername = (options.authority ?? (address.kind === "tcp" ? address.host : "localhost")).replace(/:\d+$/, "");
+    const socket = useTls
+      ? tls.connect({ ...endpoint, ...material, ALPNProtocols: ["h2"], ...(net.isIP(servername) === 0 && { servername }) })
+      : net.connect(endpoint);
+    const fail = (cause: string) => {
+      socket.destroy();
+      reject(new ConformanceError("unreachable", `cannot reach ${options.address}: ${cause}`));
+    };
+    socket.setTimeout(timeoutMs, () => fail(`no connection within ${timeoutMs} ms`));
+    socket.once("error", (err: NodeJS.ErrnoException) => fail(err.code ? `${err.code} (${err.message})` : err.message));
+    socket.once(useTls ? "secureConnect" : "connect", () => {
+      socket.destroy();
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,96 @@
+// The ordinary client: unary calls through grpc-js with pass-through (de)serializers, so checks see raw bytes.
+import * as grpc from "@grpc/grpc-js";
+import type { MetadataValue, UnaryCallOptions, UnaryResult } from "./grpc-target.js";
+import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
+
+export const HELLO_PATH = "/example.exampleService/Hello";
+
+const passThrough = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+function channelCredentials(tls: TlsMaterial | undefined): grpc.ChannelCredentials {
+  if (!tls) return grpc.credentials.createInsecure();
+  return grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
+}
+
+function toRecord(md: grpc.Metadata | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [key, values] of Object.entries(md?.toJSON() ?? {})) {
+    out[key] = values.map((v) => (typeof v === "string" ? v : Buffer.from(v).toString("base64")));
+  }
+  return out;
+}
+
+export class GrpcJsClient {
+  #shared: grpc.Client | undefined;
+  readonly #options: ConnectionOptions;
+  readonly #tls: TlsMaterial | undefined;
+
+  constructor(options: ConnectionOptions, tls: TlsMaterial | undefined) {
+    this.#options = options;
+    this.#tls = tls;
+  }
+
+  #newClient(): grpc.Client {
+    const opts: grpc.ChannelOptions = {
+      // See what the server sends, however large; limits are the server's to enforce.
+      "grpc.max_receive_message_length": 64 * 1024 * 1024,
+      "grpc.max_send_message_length": 64 * 1024 * 1024,
+      // A check must see one attempt, not a retried one.
+      "grpc.enable_retries": 0,
+      "grpc.enable_channelz": 0,
+      "grpc.default_authority": this.#options.authority ?? defaultAuthority(this.#options.address),
+    };
+    if (this.#options.authority !== undefined) opts["grpc.ssl_target_name_override"] = this.#options.authority.replace(/:\d+$/, "");
+    return new grpc.Client(this.#options.address.grpcTarget, channelCredentials(this.#tls), opts);
+  }
+
+  #client(): grpc.Client {
+    this.#shared ??= this.#newClient();
+    return this.#shared;
+  }
+
+  unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
+    const fresh = options.channel === "fresh";
+    const client = fresh ? this.#newClient() : this.#client();
+    const metadata = new grpc.Metadata();
+    for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
+    for (const [k, v] of Object.entries(options.metadata ?? {}) as [string, MetadataValue][]) {
+      metadata.add(k, typeof v === "string" ? v : Buffer.from(v));
+    }
+    const deadline = new Date(Date.now() + (options.deadlineMs ?? this.#options.timeoutMs));
+    return new Promise<UnaryResult>((resolve) => {
+      let headers: grpc.Metadata | undefined;
+      let response: Uint8Array | undefined;
+      const call = client.makeUnaryRequest<Uint8Array, Uint8Array>(
+        options.path ?? HELLO_PATH,
+        passThrough,
+        (b) => new Uint8Array(b),
+        request,
+        metadata,
+        { deadline },
+        (_err, value) => {
+          response = value;
+        },
+      );
+      call.on("metadata", (md) => (headers = md));
+      call.on("status", (status: grpc.StatusObject) => {
+        // The status event comes after the callback; give the callback's value a tick to land.
+        setImmediate(() => {
+          if (fresh) client.close();
+          resolve({
+            code: status.code,
+            details: status.details,
+            ...(response !== undefined && status.code === grpc.status.OK && { response }),
+            headers: toRecord(headers),
+            trailers: toRecord(status.metadata),
+          });
+        });
+      });
+    });
+  }
+
+  close(): void {
+    this.#shared?.close();
+    this.#shared = undefined;
+  }
+}

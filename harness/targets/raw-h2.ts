@@ -1,0 +1,136 @@
+// The wire-level client: one hand-built gRPC request over node:http2 on its own connection, read back unnormalised.
+import http2 from "node:http2";
+import net from "node:net";
+import { SUITE_VERSION } from "../version.js";
+import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
+import type { GrpcFrame, RawRequest, RawResponse } from "./grpc-target.js";
+import { HELLO_PATH } from "./grpc-js-client.js";
+
+/** Length-prefixes messages as gRPC does: a compressed flag byte, a 4-byte big-endian length, the payload. */
+export function encodeFrames(frames: readonly GrpcFrame[]): Uint8Array {
+  const total = frames.reduce((n, f) => n + 5 + f.data.length, 0);
+  const out = Buffer.alloc(total);
+  let at = 0;
+  for (const f of frames) {
+    out[at] = f.compressed ? 1 : 0;
+    out.writeUInt32BE(f.data.length, at + 1);
+    out.set(f.data, at + 5);
+    at += 5 + f.data.length;
+  }
+  return out;
+}
+
+/** Splits a response body into complete frames; what is left after the last one is reported, not guessed. */
+export function decodeFrames(body: Uint8Array): { frames: GrpcFrame[]; leftover: number } {
+  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const frames: GrpcFrame[] = [];
+  let at = 0;
+  while (buf.length - at >= 5) {
+    const len = buf.readUInt32BE(at + 1);
+    if (buf.length - at - 5 < len) break;
+    frames.push({ compressed: buf[at] !== 0, data: new Uint8Array(buf.subarray(at + 5, at + 5 + len)) });
+    at += 5 + len;
+  }
+  return { frames, leftover: buf.length - at };
+}
+
+function fromRaw(raw: readonly string[] | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (let i = 0; raw && i + 1 < raw.length; i += 2) {
+    const key = (raw[i] as string).toLowerCase();
+    if (key.startsWith(":")) continue;
+    (out[key] ??= []).push(raw[i + 1] as string);
+  }
+  return out;
+}
+
+const MAX_BODY = 64 * 1024 * 1024;
+
+export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, request: RawRequest): Promise<RawResponse> {
+  const authority = conn.authority ?? defaultAuthority(conn.address);
+  const scheme = tls ? "https" : "http";
+  const timeoutMs = request.timeoutMs ?? conn.timeoutMs;
+  const address = conn.address;
+  return new Promise<RawResponse>((resolve) => {
+    const result: RawResponse = { headers: {}, trailers: {}, trailersOnly: false, frames: [], leftover: 0 };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const connectOptions: http2.SecureClientSessionOptions = {
+      ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
+      ...(tls && { ca: tls.ca, cert: tls.cert, key: tls.key, servername: authority.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") }),
+    };
+    const host = address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]` : address.host;
+    const port = address.kind === "unix" ? "" : `:${address.port}`;
+    const session = http2.connect(`${scheme}://${host}${port}`, connectOptions);
+
+    const finish = (failure?: RawResponse["failure"]) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const body = Buffer.concat(chunks);
+      const { frames, leftover } = decodeFrames(body);
+      result.frames = frames;
+      result.leftover = leftover;
+      if (failure) result.failure = failure;
+      session.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish({ kind: "timeout" }), timeoutMs);
+    session.on("error", (err: Error) => finish({ kind: "connection", message: err.message }));
+    session.on("goaway", (code: number) => {
+      if (code !== http2.constants.NGHTTP2_NO_ERROR) finish({ kind: "goaway", http2Code: code });
+    });
+
+    const headers: http2.OutgoingHttpHeaders = {
+      ":method": request.method ?? "POST",
+      ":path": request.path ?? HELLO_PATH,
+      ":scheme": scheme,
+      ":authority": authority,
+      "content-type": "application/grpc",
+      te: "trailers",
+      "user-agent": `example-conformance/${SUITE_VERSION}`,
+      ...conn.metadata,
+    };
+    for (const [k, v] of Object.entries(request.headers ?? {})) {
+      if (v === null) delete headers[k];
+      else headers[k] = v;
+    }
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = session.request(headers, { endStream: false });
+    } catch (err) {
+      finish({ kind: "connection", message: err instanceof Error ? err.message : String(err) });
+      return;
+    }
+    stream.on("response", (h, flags, raw?: string[]) => {
+      result.httpStatus = Number(h[":status"]);
+      result.headers = raw ? fromRaw(raw) : fromRaw(Object.entries(h).flatMap(([k, v]) => [k, String(v)]));
+      if ((flags & http2.constants.NGHTTP2_FLAG_END_STREAM) !== 0) {
+        result.trailersOnly = true;
+        result.trailers = result.headers;
+      }
+    });
+    stream.on("trailers", (h, _flags, raw?: string[]) => {
+      result.trailers = raw ? fromRaw(raw) : fromRaw(Object.entries(h).flatMap(([k, v]) => [k, String(v)]));
+    });
+    stream.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        finish({ kind: "connection", message: `the response body passed ${MAX_BODY} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.on("error", () => {
+      // The close event that follows carries the reset code.
+    });
+    stream.on("close", () => {
+      const code = stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
+      const endedCleanly = code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined;
+      finish(endedCleanly ? undefined : { kind: "reset", http2Code: code });
+    });
+    const body = request.body instanceof Uint8Array ? request.body : encodeFrames(request.body ?? []);
+    stream.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  });
+}

@@ -1,0 +1,31 @@
+// grpc.deadline.respected (SHOULD): a call with a short grpc-timeout ends by it (a reply or DEADLINE_EXCEEDED).
+import { encodeMessage } from "../../harness/_internals/message.js";
+import { fail, pass, type CheckDefinition } from "../../harness/check.js";
+import { target } from "./_internals/calls.js";
+import { describeRaw, rawStatus } from "./_internals/raw.js";
+
+const DEADLINE_MS = 200;
+/** Scheduling and loopback latency allowed past the deadline before the call counts as hanging. */
+const SLACK_MS = 1500;
+
+export const deadlineRespected: CheckDefinition = {
+  id: "grpc.deadline.respected",
+  title: `a call with grpc-timeout ${DEADLINE_MS}m ends within the deadline (a reply or DEADLINE_EXCEEDED), never hangs`,
+  severity: "SHOULD",
+  area: "grpc",
+  profile: "protocol",
+  spec: "gRPC PROTOCOL-HTTP2.md (Timeout)",
+  async run(ctx) {
+    const started = performance.now();
+    const res = await target(ctx).raw({
+      headers: { "grpc-timeout": `${DEADLINE_MS}m` },
+      body: [{ compressed: false, data: encodeMessage("deadline") }],
+      timeoutMs: DEADLINE_MS + SLACK_MS,
+    });
+    const took = Math.round(performance.now() - started);
+    if (res.failure?.kind === "timeout") return fail(`no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline`);
+    const status = rawStatus(res);
+    if (status === 0 || status === 4) return pass(`ended in ${took} ms with ${describeRaw(res)}`);
+    return fail(`the call ended with ${describeRaw(res)}, neither a reply nor DEADLINE_EXCEEDED`);
+  },
+};

@@ -1,0 +1,43 @@
+// grpc.encoding.gzip (SHOULD): a gzip-compressed request is served, or refused with UNIMPLEMENTED and grpc-accept-encoding.
+import { gunzipSync, gzipSync } from "node:zlib";
+import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { fail, pass, type CheckDefinition } from "../../harness/check.js";
+import { Status } from "../../harness/targets/grpc-target.js";
+import { target } from "./_internals/calls.js";
+import { describeRaw, rawStatus } from "./_internals/raw.js";
+
+export const encodingGzip: CheckDefinition = {
+  id: "grpc.encoding.gzip",
+  title: "a gzip-compressed request is served, or refused with UNIMPLEMENTED and grpc-accept-encoding (both conform)",
+  severity: "SHOULD",
+  area: "grpc",
+  profile: "protocol",
+  spec: "gRPC compression.md",
+  async run(ctx) {
+    const res = await target(ctx).raw({
+      headers: { "grpc-encoding": "gzip", "grpc-accept-encoding": "identity,gzip" },
+      body: [{ compressed: true, data: gzipSync(encodeMessage("compressed")) }],
+    });
+    const status = rawStatus(res);
+    if (status === Status.UNIMPLEMENTED) {
+      const accept = res.trailers["grpc-accept-encoding"] ?? res.headers["grpc-accept-encoding"];
+      if (accept) return pass(`gzip refused with UNIMPLEMENTED, grpc-accept-encoding: ${accept.join(",")}`);
+      return fail("gzip refused with UNIMPLEMENTED but without grpc-accept-encoding");
+    }
+    if (status !== Status.OK || res.frames.length !== 1) return fail(`a gzip request got ${describeRaw(res)}`);
+    const frame = res.frames[0]!;
+    const encoding = res.headers["grpc-encoding"]?.[0] ?? "identity";
+    let payload = frame.data;
+    if (frame.compressed) {
+      if (encoding !== "gzip") return fail(`the reply is flagged compressed with grpc-encoding ${encoding}`);
+      try {
+        payload = new Uint8Array(gunzipSync(frame.data));
+      } catch {
+        return fail("the reply is flagged gzip-compressed but does not decompress");
+      }
+    }
+    const decoded = decodeMessage(payload);
+    if (!decoded.ok) return fail(`the reply to a gzip request does not decode: ${decoded.reason}`);
+    return pass(`gzip request served (reply ${frame.compressed ? "gzip-compressed" : "uncompressed"})`);
+  },
+};

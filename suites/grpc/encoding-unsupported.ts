@@ -1,0 +1,25 @@
+// grpc.encoding.unsupported: a request compressed with an encoding the server does not know gets UNIMPLEMENTED.
+import { encodeMessage } from "../../harness/_internals/message.js";
+import { fail, pass, type CheckDefinition } from "../../harness/check.js";
+import { Status } from "../../harness/targets/grpc-target.js";
+import { target } from "./_internals/calls.js";
+import { describeRaw, rawStatus } from "./_internals/raw.js";
+
+export const UNKNOWN_ENCODING = "x-conformance-unknown";
+
+export const encodingUnsupported: CheckDefinition = {
+  id: "grpc.encoding.unsupported",
+  title: `a message compressed with grpc-encoding ${UNKNOWN_ENCODING} gets UNIMPLEMENTED`,
+  severity: "MUST",
+  area: "grpc",
+  profile: "protocol",
+  spec: "gRPC compression.md (unsupported encoding: UNIMPLEMENTED)",
+  async run(ctx) {
+    const res = await target(ctx).raw({
+      headers: { "grpc-encoding": UNKNOWN_ENCODING },
+      body: [{ compressed: true, data: encodeMessage("opaque") }],
+    });
+    if (rawStatus(res) === Status.UNIMPLEMENTED) return pass("UNIMPLEMENTED");
+    return fail(`an unknown grpc-encoding got ${describeRaw(res)}, not 12 UNIMPLEMENTED`);
+  },
+};

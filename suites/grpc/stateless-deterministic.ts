@@ -1,0 +1,16 @@
+// grpc.stateless.deterministic (SHOULD): the same request in a fresh context gets the same reply.
+import { fail, pass, type CheckDefinition } from "../../harness/check.js";
+import { variationProfile } from "./_internals/calls.js";
+
+export const statelessDeterministic: CheckDefinition = {
+  id: "grpc.stateless.deterministic",
+  title: "the same request on fresh connections gets the same reply (a reply that varies by itself is reported)",
+  severity: "SHOULD",
+  area: "grpc",
+  profile: "contract",
+  spec: "§1.2 (stateless server)",
+  async run(ctx) {
+    const profile = await variationProfile(ctx);
+    return profile.deterministic ? pass(profile.evidence) : fail(`the reply varies by itself: ${profile.evidence}`);
+  },
+};

@@ -1,0 +1,40 @@
+// grpc.stateless.metadata-isolated: metadata sent on one call never shows in the reply to a later call.
+import { randomBytes } from "node:crypto";
+import { fail, pass, type CheckDefinition } from "../../harness/check.js";
+import { hello } from "./_internals/calls.js";
+import { encodeMessage } from "../../harness/_internals/message.js";
+import type { UnaryResult } from "../../harness/targets/grpc-target.js";
+
+function contains(result: UnaryResult, needles: string[]): string | undefined {
+  const body = result.response ? Buffer.from(result.response).toString("latin1") : "";
+  const meta = JSON.stringify([result.headers, result.trailers]);
+  for (const n of needles) {
+    if (body.includes(n)) return "reply body";
+    if (meta.includes(n)) return "response metadata";
+  }
+  return undefined;
+}
+
+export const statelessMetadataIsolated: CheckDefinition = {
+  id: "grpc.stateless.metadata-isolated",
+  title: "custom metadata sent on one call never shows in the reply or metadata of a later call",
+  severity: "MUST",
+  area: "grpc",
+  profile: "contract",
+  spec: "§1.1-1.2 (the client keeps its own context; the server stores none)",
+  async run(ctx) {
+    const token = `tok${randomBytes(8).toString("hex")}`;
+    const binary = randomBytes(12);
+    const needles = [token, binary.toString("base64").replace(/=+$/, ""), binary.toString("latin1")];
+    const first = await hello(ctx, encodeMessage("first"), {
+      metadata: { "x-conformance-token": token, "authorization": `Bearer ${token}`, "x-conformance-token-bin": binary },
+    });
+    if (first.code !== 0) return fail(`the call carrying metadata was not served (status ${first.code})`);
+    for (const [where, options] of [["the same connection", {}], ["a fresh connection", { channel: "fresh" as const }]] as const) {
+      const later = await hello(ctx, encodeMessage("later"), options);
+      const leak = contains(later, needles);
+      if (leak) return fail(`a later call on ${where} got the earlier call's metadata back in its ${leak}`, { details: [`token: ${token}`] });
+    }
+    return pass("no trace of an earlier call's metadata in later replies");
+  },
+};
