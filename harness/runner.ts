@@ -2,14 +2,14 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
+import type { CheckDefinition, Profile } from "./check.js";
 import { ConformanceError } from "./errors.js";
+import { expectationFor, loadExpectations } from "./expectations.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
 import type { CheckResult, Reporter, RunReport } from "./report.js";
 import { selectChecks } from "./selection.js";
-import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
-import type { GrpcTarget } from "./targets/grpc-target.js";
-import { createGrpcTarget, probeReachable, type GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import { openSession, runCheck } from "./session.js";
+import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 
@@ -27,7 +27,7 @@ export interface RunOptions {
   /** SHOULD failures and protocol-profile failures gate too. */
   strict?: boolean;
   /** Profiles that gate; contract always does. */
-  profiles?: readonly ("contract" | "protocol")[];
+  profiles?: readonly Profile[];
   /** Bound on one check's run, in milliseconds. */
   checkTimeoutMs?: number;
   reporters?: readonly Reporter[];
@@ -39,11 +39,12 @@ export interface RunOptions {
   replicas?: readonly string[];
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
   expectFailures?: string;
+  /** The gRPC target is the built-in reference server: replay lines leave --grpc out, as a rerun starts a new one. */
+  builtIn?: boolean;
 }
 
 const DEFAULT_RUNS = 100;
 const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
-const DEFAULT_CALL_TIMEOUT_MS = 5_000;
 
 export function contractSha256(dir: string): string {
   const file = join(dir, "example", "example.proto");
@@ -56,7 +57,7 @@ export function contractSha256(dir: string): string {
 
 function replayCommand(id: string, seed: number, opts: RunOptions, path?: string): string {
   const parts = ["npx example-conformance check"];
-  if (opts.grpc) parts.push(`--grpc ${opts.grpc.address}`);
+  if (opts.grpc && !opts.builtIn) parts.push(`--grpc ${opts.grpc.address}`);
   if (opts.grpc?.tls) parts.push("--tls");
   for (const r of opts.replicas ?? []) parts.push(`--replica ${r}`);
   if (opts.contract) parts.push(`--contract ${opts.contract}`);
@@ -65,113 +66,80 @@ function replayCommand(id: string, seed: number, opts: RunOptions, path?: string
   return parts.join(" ");
 }
 
-async function runOne(check: CheckDefinition, ctx: CheckContext, timeoutMs: number): Promise<CheckOutcome> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckOutcome>((resolvePromise) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      resolvePromise({ status: "error", message: `did not finish within ${timeoutMs} ms` });
-    }, timeoutMs);
-  });
-  try {
-    return await Promise.race([check.run({ ...ctx, signal: controller.signal }), timeout]);
-  } catch (reason) {
-    const err = ConformanceError.from(reason);
-    return { status: "error", message: err.message };
-  } finally {
-    clearTimeout(timer);
-  }
+/** Whether a failure of this check fails the run under these options. */
+export function gates(check: Pick<CheckDefinition, "severity" | "profile">, options: Pick<RunOptions, "strict" | "profiles">): boolean {
+  if (options.strict) return true;
+  const profiles = new Set<Profile>(["contract", ...(options.profiles ?? [])]);
+  return profiles.has(check.profile) && check.severity === "MUST";
 }
 
-/** Runs the selected checks and returns the report; throws only for usage errors. */
+/** Runs the selected checks and returns the report; throws only for usage errors and unreachable targets. */
 export async function runConformance(options: RunOptions = {}): Promise<RunReport> {
+  const all = options.checks ?? catalogue;
   const contractDir = resolve(options.contract ?? CONTRACT_DIR);
   const sha = contractSha256(contractDir);
-  const checks = selectChecks(options.checks ?? catalogue, {
+  const checks = selectChecks(all, {
     ...(options.only && { only: options.only }),
     ...(options.skip && { skip: options.skip }),
   });
-  const expectations: Expectation[] = options.expectFailures
-    ? loadExpectations(options.expectFailures, options.checks ?? catalogue)
-    : [];
+  const expectations = options.expectFailures ? loadExpectations(options.expectFailures, all) : [];
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const reporters = options.reporters ?? [];
   const target: RunReport["target"] = {
     contract: options.contract ?? "proto (shipped)",
-    ...(options.grpc && { grpc: options.grpc.address }),
+    ...(options.grpc && { grpc: options.builtIn ? `${options.grpc.address} (built-in reference server)` : options.grpc.address }),
   };
-  const needsGrpc = checks.some((c) => c.area === "grpc");
-  let grpc: (GrpcTarget & { budget: import("./targets/budget.js").CallBudget }) | undefined;
-  const replicas: GrpcTarget[] = [];
-  if (options.grpc && needsGrpc) {
-    await probeReachable(options.grpc);
-    for (const r of options.replicas ?? []) await probeReachable({ ...options.grpc, address: r }, "--replica");
-    grpc = createGrpcTarget(options.grpc);
-    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...options.grpc, address: r, budget: grpc.budget }));
-  }
-  const memo = new Map<string, Promise<unknown>>();
+  const session = await openSession(
+    {
+      ...(options.contract !== undefined && { contract: options.contract }),
+      ...(options.grpc && { grpc: options.grpc }),
+      ...(options.replicas && { replicas: options.replicas }),
+      seed,
+      runs: options.runs ?? DEFAULT_RUNS,
+      ...(options.path !== undefined && { path: options.path }),
+    },
+    checks.some((c) => c.area === "grpc"),
+  );
   const startedAt = new Date();
   const started = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
 
-  const gatingProfiles = new Set(options.strict ? ["contract", "protocol"] : (options.profiles ?? ["contract"]));
-  gatingProfiles.add("contract");
   const results: CheckResult[] = [];
   try {
-  for (const check of checks) {
-    for (const r of reporters) r.onCheckStart?.(check);
-    const t0 = performance.now();
-    const outcome: CheckOutcome =
-      check.area === "grpc" && !grpc
-        ? { status: "skip", message: "no gRPC target (--grpc HOST:PORT)" }
-        : await runOne(
-            check,
-            {
-              contractDir,
-              ...(grpc && { grpc }),
-              replicas,
-              seed,
-              runs: options.runs ?? DEFAULT_RUNS,
-              timeoutMs: options.grpc?.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-              memo,
-              ...(options.path !== undefined && { path: options.path }),
-              signal: new AbortController().signal,
-            },
-            options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
-          );
-    const expected = expectationFor(check.id, expectations);
-    let status: CheckResult["status"] = outcome.status;
-    let note: string | undefined;
-    if (expected && (outcome.status === "fail" || outcome.status === "error")) {
-      status = "expected-fail";
-      note = `expected to fail: ${expected.reason}`;
-    } else if (expected && outcome.status === "pass") {
-      note = `listed in --expect-failures (${expected.pattern}, line ${expected.line}) but passed: remove it from the list`;
+    for (const check of checks) {
+      for (const r of reporters) r.onCheckStart?.(check);
+      const t0 = performance.now();
+      const outcome = await runCheck(check, session.context(), options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+      const expected = expectationFor(check.id, expectations);
+      let status: CheckResult["status"] = outcome.status;
+      let note: string | undefined;
+      if (expected && (outcome.status === "fail" || outcome.status === "error")) {
+        status = "expected-fail";
+        note = `expected to fail: ${expected.reason}`;
+      } else if (expected && outcome.status === "pass") {
+        note = `listed in --expect-failures (${expected.pattern}, line ${expected.line}) but passed: remove it from the list`;
+      }
+      const result: CheckResult = {
+        id: check.id,
+        title: check.title,
+        severity: check.severity,
+        area: check.area,
+        profile: check.profile,
+        spec: check.spec,
+        status,
+        message: outcome.message,
+        gating: gates(check, options) && (status === "fail" || status === "error"),
+        durationMs: Math.round(performance.now() - t0),
+        replay: replayCommand(check.id, seed, options, outcome.path),
+        ...(outcome.counterexample !== undefined && { counterexample: outcome.counterexample }),
+        ...(outcome.details && { details: outcome.details }),
+        ...(note !== undefined && { note }),
+      };
+      results.push(result);
+      for (const r of reporters) r.onCheckResult?.(result);
     }
-    const gates = gatingProfiles.has(check.profile) && (check.severity === "MUST" || options.strict === true);
-    const result: CheckResult = {
-      id: check.id,
-      title: check.title,
-      severity: check.severity,
-      area: check.area,
-      profile: check.profile,
-      spec: check.spec,
-      status,
-      message: outcome.message,
-      gating: gates && (status === "fail" || status === "error"),
-      durationMs: Math.round(performance.now() - t0),
-      replay: replayCommand(check.id, seed, options, outcome.path),
-      ...(outcome.counterexample !== undefined && { counterexample: outcome.counterexample }),
-      ...(outcome.details && { details: outcome.details }),
-      ...(note !== undefined && { note }),
-    };
-    results.push(result);
-    for (const r of reporters) r.onCheckResult?.(result);
-  }
   } finally {
-    await grpc?.close();
-    for (const r of replicas) await r.close();
+    await session.close();
   }
   const report: RunReport = {
     suiteVersion: SUITE_VERSION,

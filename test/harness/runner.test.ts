@@ -1,0 +1,88 @@
+// runConformance end to end against small in-test servers: verdicts, gating, expected failures, replays, exit 3.
+import { afterEach, describe, expect, it } from "vitest";
+import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { runConformance } from "../../harness/runner.js";
+import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** Echo with a greeting; strict about malformed input. A correct implementation on plain grpc-js. */
+const greet = (request: Buffer) => {
+  const d = decodeMessage(request);
+  if (!d.ok) return { code: 13, details: d.reason };
+  return Buffer.from(encodeMessage(`hi ${d.message.body}`));
+};
+
+describe("runConformance", () => {
+  it("passes every gating check of a correct grpc-js server, and reports grpc-js's own deviations as not gating", async () => {
+    server = await startGrpcJsServer(greet);
+    const report = await runConformance({ grpc: { address: server.address }, seed: 3, runs: 20, skip: ["contract.*"] });
+    const gatingFailures = report.checks.filter((c) => c.gating);
+    expect(gatingFailures).toEqual([]);
+    expect(report.exitCode).toBe(0);
+    // grpc-js accepts the compressed flag without an encoding: a protocol-profile finding, shown but not gating.
+    const flag = report.checks.find((c) => c.id === "grpc.encoding.flag-without-encoding");
+    expect(flag).toMatchObject({ status: "fail", profile: "protocol", gating: false });
+  });
+
+  it("fails history independence for a server that counts calls, with a counterexample and a replay line", async () => {
+    let calls = 0;
+    server = await startGrpcJsServer(() => Buffer.from(encodeMessage(`call ${++calls}`)));
+    const report = await runConformance({ grpc: { address: server.address }, seed: 5, runs: 20, only: ["grpc.stateless.*"] });
+    const history = report.checks.find((c) => c.id === "grpc.stateless.history-independent");
+    expect(history?.status).toBe("fail");
+    expect(history?.gating).toBe(true);
+    expect(history?.message).toMatch(/counts calls/);
+    expect(history?.replay).toBe(`npx example-conformance check --grpc ${server.address} --only grpc.stateless.history-independent --seed 5`);
+    expect(report.checks.find((c) => c.id === "grpc.stateless.deterministic")?.status).toBe("fail");
+    expect(report.exitCode).toBe(1);
+  });
+
+  it("judges a server with a clock in its reply only on what it can: no false history failure", async () => {
+    server = await startGrpcJsServer((req) => {
+      const d = decodeMessage(req);
+      return Buffer.from(encodeMessage(`${d.ok ? d.message.body : ""} at ${process.hrtime.bigint()}`));
+    });
+    const report = await runConformance({ grpc: { address: server.address }, seed: 9, runs: 20, only: ["grpc.stateless.*"] });
+    expect(report.checks.find((c) => c.id === "grpc.stateless.history-independent")).toMatchObject({ status: "pass", gating: false });
+    expect(report.checks.find((c) => c.id === "grpc.stateless.deterministic")).toMatchObject({ status: "fail", severity: "SHOULD", gating: false });
+    expect(report.exitCode).toBe(0);
+  });
+
+  it("turns a listed failure into an expected failure, and notes a listed check that passes", async () => {
+    server = await startGrpcJsServer(greet);
+    const file = join(mkdtempSync(join(tmpdir(), "xfail-")), "expected.txt");
+    writeFileSync(file, "grpc.encoding.flag-without-encoding # grpc-js accepts it\ngrpc.defaults.decodes # listed by mistake\n");
+    const report = await runConformance({
+      grpc: { address: server.address },
+      only: ["grpc.encoding.flag-without-encoding", "grpc.defaults.decodes"],
+      expectFailures: file,
+      strict: true,
+    });
+    expect(report.checks.map((c) => [c.id, c.status, c.gating])).toEqual([
+      ["grpc.defaults.decodes", "pass", false],
+      ["grpc.encoding.flag-without-encoding", "expected-fail", false],
+    ]);
+    expect(report.checks[0]?.note).toMatch(/but passed: remove it/);
+    expect(report.exitCode).toBe(0);
+  });
+
+  it("throws an unreachable error naming the address and the cause", async () => {
+    await expect(runConformance({ grpc: { address: "127.0.0.1:1", timeoutMs: 2000 }, only: ["grpc.defaults.*"] })).rejects.toMatchObject({
+      code: "unreachable",
+      message: expect.stringMatching(/^cannot reach 127\.0\.0\.1:1: ECONNREFUSED/),
+    });
+  });
+
+  it("skips gRPC checks without a target, saying why", async () => {
+    const report = await runConformance({ only: ["grpc.defaults.empty-request"] });
+    expect(report.checks[0]).toMatchObject({ status: "skip", message: "no gRPC target (--grpc HOST:PORT)" });
+  });
+});
