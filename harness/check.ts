@@ -1,6 +1,7 @@
 // What a check is: declared once with a stable ID, a severity, the spec section it enforces, and a run that
 // returns its outcome as data.
 import type { GrpcTarget } from "./targets/grpc-target.js";
+import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 
 export type Severity = "MUST" | "SHOULD";
 export type Area = "contract" | "grpc" | "http";
@@ -29,6 +30,10 @@ export interface CheckContext {
   contractDir: string;
   /** Present when a gRPC target was given or started; grpc checks are skipped without one. */
   grpc?: GrpcTarget;
+  /** Present when an HTTP base URL was given; http checks are skipped without one. */
+  http?: HttpTarget;
+  /** What the HTTP checks are told about the target: collections, OpenAPI document, API key. */
+  httpConfig?: HttpConfig;
   /** Other instances of the same service (--replica). */
   replicas: readonly GrpcTarget[];
   /** Bound on one call, in milliseconds. */
