@@ -1,10 +1,8 @@
 // grpc.encoding.accept-encoding (SHOULD): refusing an unknown encoding, grpc-accept-encoding lists what is supported.
-import { encodeMessage } from "../../harness/_internals/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
-import { target } from "./_internals/calls.js";
 import { rawStatus } from "./_internals/raw.js";
-import { UNKNOWN_ENCODING } from "./encoding-unsupported.js";
+import { sendUnknownEncoding, UNKNOWN_ENCODING } from "./encoding-unsupported.js";
 
 export const encodingAcceptEncoding: CheckDefinition = {
   id: "grpc.encoding.accept-encoding",
@@ -14,10 +12,7 @@ export const encodingAcceptEncoding: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC compression.md",
   async run(ctx) {
-    const res = await target(ctx).raw({
-      headers: { "grpc-encoding": UNKNOWN_ENCODING },
-      body: [{ compressed: true, data: encodeMessage("opaque") }],
-    });
+    const res = await sendUnknownEncoding(ctx);
     if (rawStatus(res) !== Status.UNIMPLEMENTED) return skip("the unknown encoding was not refused (see grpc.encoding.unsupported)");
     const accept = (res.trailers["grpc-accept-encoding"] ?? res.headers["grpc-accept-encoding"] ?? []).join(",");
     if (accept === "") return fail("no grpc-accept-encoding with the refusal");

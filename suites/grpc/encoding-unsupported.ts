@@ -1,11 +1,19 @@
 // grpc.encoding.unsupported: a request compressed with an encoding the server does not know gets UNIMPLEMENTED.
 import { encodeMessage } from "../../harness/_internals/message.js";
-import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { fail, pass, type CheckContext, type CheckDefinition } from "../../harness/check.js";
+import { Status, type RawResponse } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 
 export const UNKNOWN_ENCODING = "x-conformance-unknown";
+
+/** One message flagged compressed with an encoding no server knows. */
+export function sendUnknownEncoding(ctx: CheckContext): Promise<RawResponse> {
+  return target(ctx).raw({
+    headers: { "grpc-encoding": UNKNOWN_ENCODING },
+    body: [{ compressed: true, data: encodeMessage("opaque") }],
+  });
+}
 
 export const encodingUnsupported: CheckDefinition = {
   id: "grpc.encoding.unsupported",
@@ -15,10 +23,7 @@ export const encodingUnsupported: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC compression.md (unsupported encoding: UNIMPLEMENTED)",
   async run(ctx) {
-    const res = await target(ctx).raw({
-      headers: { "grpc-encoding": UNKNOWN_ENCODING },
-      body: [{ compressed: true, data: encodeMessage("opaque") }],
-    });
+    const res = await sendUnknownEncoding(ctx);
     if (rawStatus(res) === Status.UNIMPLEMENTED) return pass("UNIMPLEMENTED");
     return fail(`an unknown grpc-encoding got ${describeRaw(res)}, not 12 UNIMPLEMENTED`);
   },

@@ -1,0 +1,19 @@
+// Generated documentation stays true to the code.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { renderChecksMarkdown } from "../harness/docs.js";
+import { PACKAGE_ROOT } from "../harness/_internals/paths.js";
+import { catalogue } from "../suites/index.js";
+
+describe("docs/checks.md", () => {
+  it("lists exactly the catalogue (run `npm run docs` after changing a check)", () => {
+    expect(readFileSync(join(PACKAGE_ROOT, "docs", "checks.md"), "utf8")).toBe(renderChecksMarkdown(catalogue));
+  });
+
+  it("has unique, stable-looking check IDs", () => {
+    const ids = catalogue.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^(contract|grpc|http)\.[a-z0-9-]+(\.[a-z0-9-]+)*$/);
+  });
+});
