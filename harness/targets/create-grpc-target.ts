@@ -6,7 +6,7 @@ import { isLocal, parseAddress } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient } from "./grpc-js-client.js";
-import type { GrpcTarget } from "./grpc-target.js";
+import { Status, type GrpcTarget } from "./grpc-target.js";
 import { sendRaw } from "./raw-h2.js";
 
 export interface GrpcTargetOptions {
@@ -29,6 +29,8 @@ export interface GrpcTargetOptions {
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_CALLS = 10_000;
 export const DEFAULT_REMOTE_RATE = 50;
+/** Calls in a row with no answer within the timeout, after which the target counts as no longer answering. */
+export const SILENT_CALLS_LIMIT = 3;
 
 export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
   const address = parseAddress(options.address);
@@ -49,6 +51,17 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       rate: options.rate ?? (isLocal(address) ? Infinity : DEFAULT_REMOTE_RATE),
     });
   const client = new GrpcJsClient(conn, material);
+  // A target that stopped answering would make every later check wait out its timeout; after a few silent
+  // calls in a row the rest fail at once, with the reason.
+  let silent = 0;
+  const guard = async <T>(call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
+    if (silent >= SILENT_CALLS_LIMIT) {
+      throw new ConformanceError("unreachable", `${options.address} stopped answering: ${silent} calls in a row got no answer within ${conn.timeoutMs} ms`);
+    }
+    const result = await call();
+    silent = wasSilent(result) ? silent + 1 : 0;
+    return result;
+  };
   return {
     address: options.address,
     budget,
@@ -57,11 +70,19 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
     },
     async unary(request, callOptions) {
       await budget.take();
-      return client.unary(request, callOptions);
+      const started = performance.now();
+      const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
+      return guard(
+        () => client.unary(request, callOptions),
+        (r) => r.code === Status.DEADLINE_EXCEEDED && Object.keys(r.headers).length === 0 && performance.now() - started >= deadline,
+      );
     },
     async raw(request) {
       await budget.take();
-      return sendRaw(conn, material, request);
+      return guard(
+        () => sendRaw(conn, material, request),
+        (r) => r.failure?.kind === "timeout" && r.httpStatus === undefined,
+      );
     },
     async close() {
       client.close();

@@ -86,3 +86,27 @@ describe("runConformance", () => {
     expect(report.checks[0]).toMatchObject({ status: "skip", message: "no gRPC target (--grpc HOST:PORT)" });
   });
 });
+
+describe("a target that accepts connections and never answers", () => {
+  it("ends the run by itself: a few calls wait out the timeout, the rest fail at once with the reason", async () => {
+    const net = await import("node:net");
+    const sockets = new Set<import("node:net").Socket>();
+    const silent = net.createServer((s) => {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    const port = (silent.address() as import("node:net").AddressInfo).port;
+    try {
+      const report = await runConformance({ grpc: { address: `127.0.0.1:${port}`, timeoutMs: 300 }, skip: ["contract.*"], runs: 5 });
+      expect(report.exitCode).toBe(1);
+      const errored = report.checks.filter((c) => c.status === "error");
+      expect(errored.length).toBeGreaterThan(10);
+      expect(errored.at(-1)?.message).toMatch(/stopped answering: 3 calls in a row got no answer within 300 ms/);
+      expect(report.checks.filter((c) => c.status === "pass")).toEqual([]);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+});
