@@ -1,0 +1,98 @@
+// Protocol checks grpc-js does not make, done in front of it: :method, unknown paths and encodings answered with
+// proper statuses, and the compressed flag on an uncompressed call refused.
+import type http2 from "node:http2";
+import type * as grpc from "@grpc/grpc-js";
+
+/** Encodings grpc-js decompresses; anything else is refused with UNIMPLEMENTED and this list. */
+const SUPPORTED_ENCODINGS = ["identity", "deflate", "gzip"];
+const ACCEPT_ENCODING = SUPPORTED_ENCODINGS.join(",");
+const UNIMPLEMENTED = 12;
+const INTERNAL = 13;
+
+/** PROTOCOL-HTTP2.md: grpc-message is percent-encoded UTF-8; only 0x20-0x7E other than % go as they are. */
+export function percentEncode(message: string): string {
+  let out = "";
+  for (const b of Buffer.from(message, "utf8")) {
+    out += b >= 0x20 && b <= 0x7e && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+  if (stream.headersSent || stream.destroyed) return;
+  stream.respond(
+    {
+      ":status": 200,
+      "content-type": "application/grpc",
+      "grpc-status": String(code),
+      "grpc-message": percentEncode(message),
+      "grpc-accept-encoding": ACCEPT_ENCODING,
+    },
+    { endStream: true },
+  );
+  stream.resume(); // drain what the client still sends
+}
+
+export interface GuardOptions {
+  /** Every method path the server serves. */
+  paths: ReadonlySet<string>;
+  /** The unary ones among them: exactly one request message, and its compressed flag is checked. */
+  unaryPaths: ReadonlySet<string>;
+}
+
+type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => void;
+
+/**
+ * Puts the guard in front of grpc-js's stream handler on every HTTP/2 server the grpc-js server has bound.
+ * grpc-js keeps those servers in a private field; the pinned version is tested, and a version without it
+ * fails here at start-up rather than serving unguarded.
+ */
+export function guardGrpcServer(server: grpc.Server, options: GuardOptions): void {
+  const servers = (server as unknown as { http2Servers?: Map<http2.Http2Server, unknown> }).http2Servers;
+  if (!(servers instanceof Map) || servers.size === 0) {
+    throw new Error("grpc-guard: this grpc-js version keeps no http2Servers; the protocol guard cannot be installed");
+  }
+  for (const h2 of servers.keys()) {
+    const handlers = h2.listeners("stream") as StreamListener[];
+    h2.removeAllListeners("stream");
+    h2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+      const forward = () => {
+        for (const handler of handlers) handler.call(h2, stream, headers, ...rest);
+      };
+      const contentType = headers["content-type"];
+      // Not gRPC at all: grpc-js answers HTTP 415 itself.
+      if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) return forward();
+      if (headers[":method"] !== "POST") {
+        stream.respond({ ":status": 405, allow: "POST" }, { endStream: true });
+        stream.resume();
+        return;
+      }
+      const path = String(headers[":path"] ?? "");
+      if (!options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
+      const encoding = String(headers["grpc-encoding"] ?? "identity");
+      if (!SUPPORTED_ENCODINGS.includes(encoding)) {
+        return trailersOnly(stream, UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
+      }
+      if (!options.unaryPaths.has(path)) return forward();
+      // Read the first bytes before grpc-js does, judge them, and hand them back untouched.
+      const onReadable = () => {
+        const chunk = stream.read() as Buffer | null;
+        if (chunk === null) return;
+        stream.off("readable", onReadable);
+        stream.off("end", onEnd);
+        if (chunk[0] === 1 && encoding === "identity") {
+          return trailersOnly(stream, INTERNAL, "a message flagged compressed on a call without grpc-encoding");
+        }
+        stream.unshift(chunk);
+        forward();
+      };
+      // A unary call whose request ended with no message at all: a cardinality violation (statuscodes.md).
+      const onEnd = () => {
+        stream.off("readable", onReadable);
+        trailersOnly(stream, UNIMPLEMENTED, "a unary call needs exactly one request message, got none");
+      };
+      stream.on("readable", onReadable);
+      stream.once("end", onEnd);
+    });
+  }
+}
