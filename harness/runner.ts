@@ -66,6 +66,12 @@ function replayCommand(id: string, seed: number, opts: RunOptions, path?: string
   return parts.join(" ");
 }
 
+async function timed<T>(run: () => Promise<T>): Promise<{ outcome: T; ms: number }> {
+  const t0 = performance.now();
+  const outcome = await run();
+  return { outcome, ms: performance.now() - t0 };
+}
+
 /** Whether a failure of this check fails the run under these options. */
 export function gates(check: Pick<CheckDefinition, "severity" | "profile">, options: Pick<RunOptions, "strict" | "profiles">): boolean {
   if (options.strict) return true;
@@ -105,11 +111,18 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
 
   const results: CheckResult[] = [];
+  const checkTimeout = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  // Contract checks read files and run buf, never the target: start them now, beside the target's checks,
+  // and report every result in catalogue order.
+  const early = new Map(
+    checks
+      .filter((c) => c.area === "contract")
+      .map((c) => [c.id, timed(() => runCheck(c, session.context(), checkTimeout))] as const),
+  );
   try {
     for (const check of checks) {
       for (const r of reporters) r.onCheckStart?.(check);
-      const t0 = performance.now();
-      const outcome = await runCheck(check, session.context(), options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+      const { outcome, ms } = await (early.get(check.id) ?? timed(() => runCheck(check, session.context(), checkTimeout)));
       const expected = expectationFor(check.id, expectations);
       let status: CheckResult["status"] = outcome.status;
       let note: string | undefined;
@@ -129,7 +142,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         status,
         message: outcome.message,
         gating: gates(check, options) && (status === "fail" || status === "error"),
-        durationMs: Math.round(performance.now() - t0),
+        durationMs: Math.round(ms),
         replay: replayCommand(check.id, seed, options, outcome.path),
         ...(outcome.counterexample !== undefined && { counterexample: outcome.counterexample }),
         ...(outcome.details && { details: outcome.details }),

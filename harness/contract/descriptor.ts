@@ -8,3 +8,14 @@ export async function loadContractFiles(dir: string): Promise<FileDescriptorProt
   const image = await buildImage(dir);
   return fromBinary(FileDescriptorSetSchema, image).file;
 }
+
+/** loadContractFiles once per run and folder: several checks read the same contract. */
+export function contractFiles(ctx: { contractDir: string; memo: Map<string, Promise<unknown>> }): Promise<FileDescriptorProto[]> {
+  const key = `contract-files:${ctx.contractDir}`;
+  let files = ctx.memo.get(key) as Promise<FileDescriptorProto[]> | undefined;
+  if (!files) {
+    files = loadContractFiles(ctx.contractDir);
+    ctx.memo.set(key, files);
+  }
+  return files;
+}

@@ -1,5 +1,5 @@
 // contract.go-package: the contract file carries option go_package = "./example" (spec part 2).
-import { loadContractFiles } from "../../harness/contract/descriptor.js";
+import { contractFiles } from "../../harness/contract/descriptor.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 export const EXPECTED_GO_PACKAGE = "./example";
@@ -12,7 +12,7 @@ export const contractGoPackage: CheckDefinition = {
   profile: "contract",
   spec: "§2",
   async run(ctx) {
-    const files = await loadContractFiles(ctx.contractDir);
+    const files = await contractFiles(ctx);
     const missing = files.filter((f) => (f.options?.goPackage ?? "").trim() === "").map((f) => f.name);
     if (missing.length > 0) {
       return fail(`no go_package option in ${missing.join(", ")}: the Go generator cannot determine the import path`);

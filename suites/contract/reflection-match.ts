@@ -2,7 +2,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { FileDescriptorProtoSchema, type DescriptorProto, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { loadContractFiles } from "../../harness/contract/descriptor.js";
+import { contractFiles } from "../../harness/contract/descriptor.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "../grpc/_internals/calls.js";
@@ -86,7 +86,7 @@ export const contractReflectionMatch: CheckDefinition = {
       break;
     }
     if (!files) return skip("the target serves no reflection service");
-    const contract = await loadContractFiles(ctx.contractDir);
+    const contract = await contractFiles(ctx);
     const want = contract.flatMap((f) => f.service.map((s) => ({ f, s }))).find(({ f, s }) => `${f.package}.${s.name}` === SERVICE);
     const got = files.flatMap((f) => f.service.map((s) => ({ f, s }))).find(({ f, s }) => `${f.package}.${s.name}` === SERVICE);
     if (!want) return skip(`the contract under check does not declare ${SERVICE}`);

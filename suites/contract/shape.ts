@@ -1,6 +1,6 @@
 // contract.shape: the contract declares exactly what the spec's parts 2 and 4.1 fix, whatever else it adds.
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type } from "@bufbuild/protobuf/wkt";
-import { loadContractFiles } from "../../harness/contract/descriptor.js";
+import { contractFiles } from "../../harness/contract/descriptor.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 export const contractShape: CheckDefinition = {
@@ -11,7 +11,7 @@ export const contractShape: CheckDefinition = {
   profile: "contract",
   spec: "§2, §4.1",
   async run(ctx) {
-    const files = (await loadContractFiles(ctx.contractDir)).filter((f) => f.package === "example");
+    const files = (await contractFiles(ctx)).filter((f) => f.package === "example");
     const problems: string[] = [];
     if (files.length === 0) problems.push("no file declares package example");
     for (const f of files) {
