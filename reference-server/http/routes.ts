@@ -1,0 +1,281 @@
+// The resources of the HTTP interface and their methods: root, the message collection, a message and its reply.
+//
+// Every request passes, in this order: the API key (401; the root is open), the path (404), the method (405 with
+// Allow), Accept (406), the query (400), Content-Type (415), the body limit (413), the body itself (400), and
+// only then the store. So every refusal comes before anything is stored, and an unauthenticated client can
+// neither upload a body nor learn which paths exist.
+import { METHODS, STATUS_CODES } from "node:http";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
+import { helloReply } from "../hello.js";
+import type { ApiKeyCheck } from "./auth.js";
+import { HttpError } from "./errors.js";
+import {
+  COLLECTION_PATH,
+  collectionLinks,
+  errorLinks,
+  linkHeader,
+  type Link,
+  messageLinks,
+  messagePath,
+  replyLinks,
+  ROOT_PATH,
+  rootLinks,
+} from "./links.js";
+import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
+import { type MessageRepresentation, parseMessage, type Representation, serialize } from "./representation.js";
+import type { MessageStore, StoredMessage } from "./store.js";
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+interface Exchange {
+  params: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  /** The raw request body, already within the limit. */
+  body: Buffer | undefined;
+  /** From Content-Type; the hook has refused POST and PUT without a supported one. */
+  bodyFormat: Format;
+}
+
+interface Outcome {
+  status: number;
+  representation?: Representation;
+  headers?: Readonly<Record<string, string>>;
+  /** Links for a response without a body (204), sent only in the Link header. */
+  links?: readonly Link[];
+}
+
+interface Resource {
+  url: string;
+  methods: Partial<Record<Method, (exchange: Exchange) => Promise<Outcome>>>;
+  /** Query parameters it understands; any other is a 400, so a mistyped filter never silently matches everything. */
+  query: readonly string[];
+  /** The root holds no data, only links, so a client can discover the interface (and its 401s) without a key. */
+  open: boolean;
+}
+
+export interface RoutesOptions {
+  store: MessageStore;
+  apiKeyCheck?: ApiKeyCheck;
+  bodyLimitBytes: number;
+  onServerError: (err: unknown, request: FastifyRequest) => void;
+}
+
+export function registerRoutes(app: FastifyInstance, options: RoutesOptions): void {
+  const { store } = options;
+
+  const resources: Resource[] = [
+    {
+      url: ROOT_PATH,
+      query: [],
+      open: true,
+      methods: {
+        GET: async () => ({ status: 200, representation: { kind: "root", links: rootLinks() } }),
+      },
+    },
+    {
+      url: COLLECTION_PATH,
+      query: ["body"],
+      open: false,
+      methods: {
+        GET: async ({ query }) => {
+          const bodies = query.getAll("body");
+          if (bodies.length > 1) throw new HttpError(400, "give the body filter at most once");
+          const messages = await store.list(bodies[0] === undefined ? {} : { body: bodies[0] });
+          return {
+            status: 200,
+            representation: { kind: "messages", messages: messages.map(messageRepresentation), links: collectionLinks(query.toString()) },
+          };
+        },
+        POST: async ({ body, bodyFormat }) => {
+          const input = parseMessage(bodyFormat, requireBody(body));
+          const created = await store.create(input.body);
+          const location = messagePath(created.id);
+          return {
+            status: 201,
+            representation: { kind: "message", ...messageRepresentation(created) },
+            headers: { location, "content-location": location },
+          };
+        },
+      },
+    },
+    {
+      url: `${COLLECTION_PATH}/:id`,
+      query: [],
+      open: false,
+      methods: {
+        GET: async ({ params }) => ({ status: 200, representation: { kind: "message", ...messageRepresentation(await found(params)) } }),
+        PUT: async ({ params, body, bodyFormat }) => {
+          const existing = await found(params);
+          const input = parseMessage(bodyFormat, requireBody(body));
+          if (input.id !== undefined && input.id !== existing.id) {
+            throw new HttpError(400, `"id" ${input.id} does not match the path; a message's id cannot change`);
+          }
+          const replaced = await store.replace(existing.id, input.body);
+          if (replaced === undefined) throw notFound(existing.id);
+          return { status: 200, representation: { kind: "message", ...messageRepresentation(replaced) } };
+        },
+        DELETE: async ({ params }) => {
+          const id = params.id ?? "";
+          if (!(await store.delete(id))) throw notFound(id);
+          return { status: 204, links: [{ rel: "collection", href: COLLECTION_PATH, method: "GET" }] };
+        },
+      },
+    },
+    {
+      url: `${COLLECTION_PATH}/:id/reply`,
+      query: [],
+      open: false,
+      methods: {
+        GET: async ({ params }) => {
+          const message = await found(params);
+          return { status: 200, representation: { kind: "message", body: helloReply(message.body), links: replyLinks(message.id) } };
+        },
+      },
+    },
+  ];
+
+  async function found(params: Readonly<Record<string, string>>): Promise<StoredMessage> {
+    const id = params.id ?? "";
+    const message = await store.get(id);
+    if (message === undefined) throw notFound(id);
+    return message;
+  }
+
+  const byUrl = new Map(resources.map((r) => [r.url, r]));
+  const resourceOf = (request: FastifyRequest) => (request.routeOptions.url === undefined ? undefined : byUrl.get(request.routeOptions.url));
+
+  app.addHook("onRequest", async (request) => {
+    const resource = resourceOf(request);
+    if (options.apiKeyCheck && !resource?.open) options.apiKeyCheck(request.headers["x-api-key"]);
+    // An unknown path goes on to the not-found handler.
+    if (resource === undefined) return;
+    const allow = allowOf(resource);
+    if (!allow.includes(request.method)) {
+      throw new HttpError(405, `${request.method} is not supported here; use ${allow.join(", ")}`, { allow: allow.join(", ") });
+    }
+    if (request.method === "OPTIONS") return;
+    if (negotiate(request.headers.accept) === undefined) {
+      throw new HttpError(406, `no representation matches the Accept header; available: ${MEDIA_TYPES.json}, ${MEDIA_TYPES.xml}`);
+    }
+    const query = queryOf(request);
+    for (const name of new Set(query.keys())) {
+      if (!resource.query.includes(name)) {
+        throw new HttpError(400, resource.query.length === 0 ? "this resource takes no query parameters" : `unknown query parameter "${name}"; filters: ${resource.query.join(", ")}`);
+      }
+    }
+    if (request.method === "POST" || request.method === "PUT") {
+      const declared = request.headers["content-length"];
+      if (request.headers["transfer-encoding"] === undefined && (declared === undefined || declared === "0")) {
+        throw new HttpError(400, "the request body is empty: send a message representation");
+      }
+      const type = requestFormat(request.headers["content-type"]);
+      if ("unsupported" in type) throw new HttpError(415, type.unsupported);
+    }
+  });
+
+  for (const resource of resources) {
+    app.route({
+      method: ROUTED_METHODS as HTTPMethods[],
+      url: resource.url,
+      handler: async (request, reply) => {
+        if (request.method === "OPTIONS") {
+          reply.code(204).header("allow", allowOf(resource).join(", "));
+          return reply.send();
+        }
+        const method = (request.method === "HEAD" ? "GET" : request.method) as Method;
+        // The hook has refused every method without a handler, so this is always found.
+        const handle = resource.methods[method]!;
+        const format = negotiate(request.headers.accept)!;
+        const typed = requestFormat(request.headers["content-type"]);
+        const outcome = await handle({
+          params: request.params as Record<string, string>,
+          query: queryOf(request),
+          body: Buffer.isBuffer(request.body) ? request.body : undefined,
+          bodyFormat: "format" in typed ? typed.format : "json",
+        });
+        return sendOutcome(reply, format, outcome);
+      },
+    });
+  }
+
+  app.setNotFoundHandler(async (request, reply) =>
+    sendError(request, reply, new HttpError(404, "no resource at this path; GET / for links to every resource")),
+  );
+
+  app.setErrorHandler(async (error, request, reply) => sendError(request, reply, asHttpError(error, request)));
+
+  function asHttpError(error: unknown, request: FastifyRequest): HttpError {
+    if (error instanceof HttpError) return error;
+    const code = (error as { code?: unknown }).code;
+    if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
+    const status = (error as { statusCode?: unknown }).statusCode;
+    // Fastify's own 4xx (a bad Content-Length, a malformed URL, an aborted body) are the client's; their
+    // messages name the problem and nothing of the server.
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return new HttpError(status, error instanceof Error ? error.message : STATUS_CODES[status] ?? "client error");
+    }
+    options.onServerError(error, request);
+    return new HttpError(500, "the server failed to answer this request");
+  }
+}
+
+/** Errors answer in the negotiated format; when Accept matches nothing (the 406 itself), in JSON, the default. */
+function errorFormatOf(request: FastifyRequest): Format {
+  return negotiate(request.headers.accept) ?? "json";
+}
+
+function queryOf(request: FastifyRequest): URLSearchParams {
+  const at = request.url.indexOf("?");
+  return new URLSearchParams(at === -1 ? "" : request.url.slice(at + 1));
+}
+
+function allowOf(resource: Resource): string[] {
+  const allow: string[] = [];
+  for (const method of ["GET", "HEAD", "POST", "PUT", "DELETE"] as const) {
+    if (method === "HEAD" ? resource.methods.GET : resource.methods[method]) allow.push(method);
+  }
+  allow.push("OPTIONS");
+  return allow;
+}
+
+/**
+ * Every method Node parses except CONNECT (Node hands it to a separate event), so that any method on a known
+ * path reaches the resource and is answered 405 with Allow, not 404 as if the path did not exist.
+ */
+export const ROUTED_METHODS: readonly string[] = METHODS.filter((m) => m !== "CONNECT");
+
+function requireBody(body: Buffer | undefined): Buffer {
+  if (body === undefined || body.length === 0) throw new HttpError(400, "the request body is empty: send a message representation");
+  return body;
+}
+
+function notFound(id: string): HttpError {
+  return new HttpError(404, `no message with id ${id}`);
+}
+
+function messageRepresentation(message: StoredMessage): MessageRepresentation {
+  return { id: message.id, body: message.body, links: messageLinks(message.id) };
+}
+
+/** An error representation in the format the request negotiated (JSON when it negotiated none). */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError) {
+  const format = errorFormatOf(request);
+  reply.headers(error.headers);
+  return sendOutcome(reply, format, {
+    status: error.status,
+    representation: { kind: "error", status: error.status, reason: STATUS_CODES[error.status] ?? "", message: error.message, links: errorLinks() },
+  });
+}
+
+function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome) {
+  reply.code(outcome.status);
+  if (outcome.headers) reply.headers(outcome.headers);
+  const links = outcome.representation?.links ?? outcome.links ?? [];
+  const link = linkHeader(links);
+  if (link !== undefined) reply.header("link", link);
+  if (outcome.representation === undefined) return reply.send();
+  reply.header("content-type", `${MEDIA_TYPES[format]}; charset=utf-8`);
+  reply.header("vary", "Accept");
+  reply.header("x-content-type-options", "nosniff");
+  return reply.send(serialize(format, outcome.representation));
+}

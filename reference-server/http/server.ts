@@ -1,0 +1,140 @@
+// The reference HTTP server: the Message resource over a level-3 HTTP interface, on fastify, for `serve` and tests.
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
+import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
+import { createApiKeyCheck } from "./auth.js";
+import { HttpError } from "./errors.js";
+import { errorLinks } from "./links.js";
+import { serialize } from "./representation.js";
+import { registerRoutes, ROUTED_METHODS, sendError } from "./routes.js";
+import { createMemoryStore, type MessageStore } from "./store.js";
+
+export type HttpLogLevel = "silent" | "info" | "debug";
+
+export interface HttpServerOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** 0 picks a free port; default 8080. */
+  port?: number;
+  /** When set, every request but the root document's needs it in X-API-Key. Never logged. */
+  apiKey?: string;
+  /** Default: a new in-memory store. */
+  store?: MessageStore;
+  /** Request bodies past this get 413; default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** debug: one structured line per request (method, path without query, status, time; never bodies, headers or keys); info: start and stop; silent: nothing. Default info. */
+  log?: HttpLogLevel;
+  /** Where log lines go; default stderr. */
+  logSink?: (line: string) => void;
+}
+
+export interface HttpServerHandle {
+  /** http://host:port as bound. */
+  url: string;
+  port: number;
+  /** Finishes in-flight requests and closes idle connections. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export async function startHttpServer(options: HttpServerOptions = {}): Promise<HttpServerHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
+    throw new RangeError(`bodyLimitBytes must be a positive integer, got ${bodyLimitBytes}`);
+  }
+  const port = options.port ?? 8080;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be 0 to 65535, got ${port}`);
+  const level = options.log ?? "info";
+  const sink = options.logSink ?? ((line: string) => process.stderr.write(line));
+  const log = (at: Exclude<HttpLogLevel, "silent">, fields: Record<string, unknown>) => {
+    const rank = { silent: 0, info: 1, debug: 2 };
+    if (rank[at] <= rank[level]) sink(`${JSON.stringify({ time: new Date().toISOString(), level: at, ...fields })}\n`);
+  };
+
+  const app = Fastify({
+    // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.
+    logger: false,
+    bodyLimit: bodyLimitBytes,
+    // HEAD is routed explicitly to the GET handler, so that it runs the same checks and sends the same headers.
+    exposeHeadRoutes: false,
+    // Rules 5 and 7 of part 4.2: another spelling of a path is another resource, which here does not exist.
+    routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 256 },
+    // A client that trickles its request out does not hold a connection for Node's default five minutes.
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    clientErrorHandler: answerUnparsedRequest,
+    // Malformed URLs and overlong ids are the client's mistakes: answered like any other error.
+    frameworkErrors: (error, request, reply) => {
+      const status = typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+      void sendError(request as FastifyRequest, reply as FastifyReply, new HttpError(status, error.message));
+    },
+  });
+  for (const method of ROUTED_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  }
+  // Bodies are read as bytes whatever their type: the routes decide what is supported (415) and parse strictly
+  // (400), so the framework's lenient JSON parser never sees them.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => {
+    done(null, body);
+  });
+
+  registerRoutes(app, {
+    store: options.store ?? createMemoryStore(),
+    ...(options.apiKey !== undefined && { apiKeyCheck: createApiKeyCheck(options.apiKey) }),
+    bodyLimitBytes,
+    onServerError: (err, request) => {
+      // A store's message may quote stored data, so only its name goes out at the default level.
+      log("info", { msg: "http server error", method: request.method, path: pathOf(request.url), error: err instanceof Error ? err.name : typeof err });
+      log("debug", { msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
+    },
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    log("debug", { msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+  });
+
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error(`unexpected server address ${String(address)}`);
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  log("info", { msg: "http listening", url, apiKey: options.apiKey !== undefined });
+  return {
+    url,
+    port: address.port,
+    async close() {
+      await app.close();
+      log("info", { msg: "http stopped" });
+    },
+  };
+}
+
+/** The query can hold a filter, which is message data: logs keep only the path. */
+function pathOf(url: string): string {
+  const at = url.indexOf("?");
+  return at === -1 ? url : url.slice(0, at);
+}
+
+/**
+ * A request Node cannot parse never reaches the routes, so nothing was negotiated: the error goes in JSON, the
+ * default, but in the same shape as every other error rather than the framework's own.
+ */
+function answerUnparsedRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const status = err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+  const reason = STATUS_CODES[status] ?? "";
+  const message = status === 408 ? "the request did not arrive in time" : status === 431 ? "the request headers are too large" : "the request is not valid HTTP/1.1";
+  const body = serialize("json", { kind: "error", status, reason, message, links: errorLinks() });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
