@@ -1,25 +1,39 @@
 // `check`: runs the conformance catalogue against a target and reports; thin over runConformance.
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { catalogue } from "../../suites/index.js";
-import { createConsoleReporter } from "../reporters/console.js";
-import { createJsonReporter } from "../reporters/json.js";
-import type { Reporter } from "../report.js";
-import { runConformance } from "../runner.js";
+import { ConformanceError } from "../errors.js";
+import { createReporters, type ReportFiles } from "../reporters/index.js";
+import { runConformance, type RunOptions } from "../runner.js";
+import { parseAddress } from "../targets/address.js";
+import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
 import type { CliIo } from "./io.js";
 
-export interface CheckCliOptions {
+export interface CheckCliOptions extends ReportFiles {
+  grpc?: string;
+  replica: string[];
+  tls?: boolean;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  authority?: string;
+  metadata: string[];
+  timeout: number;
+  maxRpcs?: number;
+  rate?: number;
   contract?: string;
   only: string[];
   skip: string[];
   seed?: number;
-  runs?: number;
+  runs: number;
   path?: string;
   strict?: boolean;
+  profile: "contract" | "protocol";
+  expectFailures?: string;
   list?: boolean;
-  reportJson?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, ...value.split(",").filter(Boolean)];
+const repeat = (value: string, previous: string[]) => [...previous, value];
 
 export function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -30,43 +44,133 @@ export function integer(name: string, min: number, max: number) {
   };
 }
 
+/** A duration: 500ms, 5s, 1m, or a bare number of milliseconds. */
+export function duration(name: string) {
+  return (value: string): number => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+    if (!m) throw new InvalidArgumentError(`${name} must be a duration such as 500ms, 5s or 1m, got ${JSON.stringify(value)}`);
+    const n = Number(m[1]) * (m[2] === "s" ? 1000 : m[2] === "m" ? 60_000 : 1);
+    if (n < 1 || n > 600_000) throw new InvalidArgumentError(`${name} must be between 1ms and 10m, got ${value}`);
+    return Math.round(n);
+  };
+}
+
+/** --metadata k=v pairs, checked for what gRPC allows in a key. */
+export function parseMetadata(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw new ConformanceError("usage", `--metadata ${pair}: expected key=value`);
+    const key = pair.slice(0, eq).trim().toLowerCase();
+    if (!/^[0-9a-z_.-]+$/.test(key) || key.startsWith("grpc-")) {
+      throw new ConformanceError("usage", `--metadata ${pair}: ${JSON.stringify(key)} is not a custom metadata key`);
+    }
+    out[key] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Usage errors among the options, found before any server starts or any target is touched. */
+export function checkUsage(opts: CheckCliOptions): void {
+  if ((opts.ca || opts.cert || opts.key) && !opts.tls) {
+    throw new ConformanceError("usage", "--ca, --cert and --key need --tls");
+  }
+  if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
+  if (opts.grpc !== undefined) parseAddress(opts.grpc);
+  for (const r of opts.replica) parseAddress(r, "--replica");
+  parseMetadata(opts.metadata);
+}
+
+export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined): RunOptions {
+  checkUsage(opts);
+  const grpc: GrpcTargetOptions | undefined = grpcAddress
+    ? {
+        address: grpcAddress,
+        ...(opts.tls && {
+          tls: {
+            ...(opts.ca !== undefined && { caFile: opts.ca }),
+            ...(opts.cert !== undefined && { certFile: opts.cert }),
+            ...(opts.key !== undefined && { keyFile: opts.key }),
+          },
+        }),
+        ...(opts.authority !== undefined && { authority: opts.authority }),
+        metadata: parseMetadata(opts.metadata),
+        timeoutMs: opts.timeout,
+        ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
+        ...(opts.rate !== undefined && { rate: opts.rate }),
+      }
+    : undefined;
+  return {
+    ...(opts.contract !== undefined && { contract: opts.contract }),
+    ...(grpc && { grpc }),
+    replicas: opts.replica,
+    only: opts.only,
+    skip: opts.skip,
+    ...(opts.seed !== undefined && { seed: opts.seed }),
+    runs: opts.runs,
+    ...(opts.path !== undefined && { path: opts.path }),
+    ...(opts.strict !== undefined && { strict: opts.strict }),
+    profiles: opts.profile === "protocol" ? ["contract", "protocol"] : ["contract"],
+    ...(opts.expectFailures !== undefined && { expectFailures: opts.expectFailures }),
+  };
+}
+
 function listChecks(io: CliIo): void {
   const width = Math.max(...catalogue.map((c) => c.id.length));
+  io.stdout(`${"ID".padEnd(width)}  SEVERITY  PROFILE   SPEC\n`);
   for (const c of catalogue) {
-    io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(6)}  ${c.profile.padEnd(8)}  ${c.spec.padEnd(10)}  ${c.title}\n`);
+    io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.profile.padEnd(8)}  ${c.spec}\n`);
   }
 }
 
 export function addCheckCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
-    .command("check", { isDefault: false })
-    .description("check the contract (and, with a target, a server) against the interface specification")
+    .command("check")
+    .description("check a server (default: the built-in reference server) and the contract against the specification")
+    .option("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (default: start the reference server)")
+    .option("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)", repeat, [])
+    .option("--tls", "use TLS (system roots unless --ca)")
+    .option("--ca <file>", "CA bundle (PEM) to trust")
+    .option("--cert <file>", "client certificate (PEM), for mutual TLS")
+    .option("--key <file>", "client key (PEM), for mutual TLS")
+    .option("--authority <name>", ":authority and TLS server name")
+    .option("--metadata <key=value>", "metadata sent on every call, such as credentials (repeatable)", repeat, [])
+    .option("--timeout <duration>", "bound on one call", duration("--timeout"), 5000)
+    .option("--max-rpcs <n>", "calls allowed for the whole run (default 10000)", integer("--max-rpcs", 1, 10_000_000))
+    .option("--rate <n>", "calls per second (default: no limit on loopback, 50 elsewhere)", integer("--rate", 1, 1_000_000))
     .option("--contract <dir>", "folder holding example/example.proto (default: the shipped contract)")
     .option("--only <ids>", "run only these check IDs or globs (repeatable, comma-separated)", collect, [])
     .option("--skip <ids>", "skip these check IDs or globs (repeatable, comma-separated)", collect, [])
-    .option("--seed <n>", "seed of the property checks (printed by every run)", integer("--seed", 0, 2 ** 31 - 1))
+    .option("--seed <n>", "seed of the property checks (every run prints its seed)", integer("--seed", 0, 2 ** 31 - 1))
     .option("--runs <n>", "cases per property check", integer("--runs", 1, 100_000), 100)
     .option("--path <path>", "replay path of one failing property case (with --only and --seed)")
+    .addOption(new Option("--profile <profile>", "profiles that gate: contract, or protocol too").choices(["contract", "protocol"]).default("contract"))
     .option("--strict", "SHOULD failures and protocol checks gate too")
-    .option("--list", "print every check with its ID, severity and spec reference, and exit")
+    .option("--expect-failures <file>", "check-ID patterns, each with a # reason, whose failures do not fail the run")
     .option("--report-json <file>", "write the run report as JSON")
+    .option("--report-junit <file>", "write a JUnit XML report, one testcase per check")
+    .option("--report-html <file>", "write a self-contained HTML certification page")
+    .option("--list", "print every check with its ID, severity, profile and spec section, and exit")
     .action(async (opts: CheckCliOptions) => {
       if (opts.list) {
         listChecks(io);
         return;
       }
-      const reporters: Reporter[] = [createConsoleReporter({ write: io.stdout, color: io.isTty && !io.env.NO_COLOR })];
-      if (opts.reportJson) reporters.push(createJsonReporter(opts.reportJson));
-      const report = await runConformance({
-        ...(opts.contract !== undefined && { contract: opts.contract }),
-        only: opts.only,
-        skip: opts.skip,
-        ...(opts.seed !== undefined && { seed: opts.seed }),
-        ...(opts.runs !== undefined && { runs: opts.runs }),
-        ...(opts.path !== undefined && { path: opts.path }),
-        ...(opts.strict !== undefined && { strict: opts.strict }),
-        reporters,
-      });
-      setExit(report.exitCode);
+      checkUsage(opts);
+      const reporters = createReporters(opts, io);
+      let grpcAddress = opts.grpc;
+      let stop: (() => Promise<void>) | undefined;
+      if (grpcAddress === undefined) {
+        const { startReferenceServer } = await import("../../reference-server/start.js");
+        const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" });
+        grpcAddress = server.grpcAddress;
+        stop = server.close;
+      }
+      try {
+        const report = await runConformance({ ...toRunOptions(opts, grpcAddress), builtIn: stop !== undefined, reporters });
+        setExit(report.exitCode);
+      } finally {
+        await stop?.();
+      }
     });
 }

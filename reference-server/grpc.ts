@@ -1,0 +1,152 @@
+// The reference gRPC server: exampleService.Hello on grpc-js, with health, reflection and explicit limits.
+import { readFileSync } from "node:fs";
+import * as grpc from "@grpc/grpc-js";
+import { ReflectionService } from "@grpc/reflection";
+import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
+import * as protoLoader from "@grpc/proto-loader";
+import { CONTRACT_FILE } from "../harness/_internals/paths.js";
+import { decodeMessage, encodeMessage } from "../harness/_internals/message.js";
+import { guardGrpcServer } from "./grpc-guard.js";
+import { helloReply } from "./hello.js";
+import { LOADER_OPTIONS, loadContract, SERVICE_NAME } from "./proto.js";
+
+export type LogLevel = "silent" | "info" | "debug";
+
+export interface GrpcServerOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Receive limit; past it a call gets RESOURCE_EXHAUSTED. Default 4 MiB. */
+  maxReceiveMessageBytes?: number;
+  tls?: { certFile: string; keyFile: string };
+  /** How long in-flight calls may run on close before the server is forced down. Default 5 s. */
+  shutdownGraceMs?: number;
+  /** debug: one structured line per call (never bodies or keys); info: start and stop; silent: nothing. */
+  log?: LogLevel;
+  /** Where log lines go; default stderr. */
+  logSink?: (line: string) => void;
+}
+
+export interface GrpcServerHandle {
+  /** host:port as bound. */
+  address: string;
+  port: number;
+  /** In-flight calls finish, new ones are refused; forced after shutdownGraceMs. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * grpc-js leaves these effectively off; a reference that anyone may point a client at sets them. The values
+ * are generous for a unary service and bound what one client can hold open.
+ */
+export const SERVER_CHANNEL_OPTIONS = {
+  "grpc.keepalive_time_ms": 60_000, // ping an idle connection every minute
+  "grpc.keepalive_timeout_ms": 20_000, // and drop it when the ping goes unanswered
+  "grpc.keepalive_permit_without_calls": 1,
+  "grpc.http2.min_ping_interval_without_data_ms": 10_000, // pings more often than this are abuse: GOAWAY
+  "grpc.max_connection_idle_ms": 5 * 60_000,
+  "grpc.max_connection_age_ms": 30 * 60_000,
+  "grpc.max_connection_age_grace_ms": 10_000,
+  "grpc.max_concurrent_streams": 256,
+  "grpc.enable_channelz": 0, // a known source of leaks, and nothing here reads it
+} as const;
+
+const passThrough = (b: Buffer): Buffer => b;
+
+const HELLO_PATH = `/${SERVICE_NAME}/Hello`;
+const SERVED_PATHS = [HELLO_PATH];
+const HEALTH_PATHS = ["/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"] as const;
+const REFLECTION_PATHS = [
+  "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+  "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
+function createLogger(level: LogLevel, sink: (line: string) => void) {
+  return (at: LogLevel, fields: Record<string, unknown>) => {
+    const rank = { silent: 0, info: 1, debug: 2 };
+    if (rank[at] <= rank[level] && level !== "silent") sink(`${JSON.stringify({ time: new Date().toISOString(), level: at, ...fields })}\n`);
+  };
+}
+
+/** Hello on raw bytes: grpc-js hands over the message as received, and we decode it strictly. */
+function helloHandler(log: ReturnType<typeof createLogger>): grpc.handleUnaryCall<Buffer, Buffer> {
+  return (call, callback) => {
+    const started = performance.now();
+    const decoded = decodeMessage(call.request);
+    let code: grpc.status = grpc.status.OK;
+    if (!decoded.ok) {
+      // Invalid UTF-8 in a proto3 string is the client's mistake; bytes that are no Message at all are a
+      // protocol error, as grpc-go and grpc-java report a failed parse.
+      code = /UTF-8/.test(decoded.reason) ? grpc.status.INVALID_ARGUMENT : grpc.status.INTERNAL;
+      callback({ code, details: decoded.reason });
+    } else {
+      callback(null, Buffer.from(encodeMessage(helloReply(decoded.message.body))));
+    }
+    log("debug", { msg: "call", method: "Hello", code: grpc.status[code], requestBytes: call.request.length, ms: Math.round(performance.now() - started) });
+  };
+}
+
+function helloDefinition(): grpc.ServiceDefinition {
+  const pkg = loadContract();
+  const service = pkg[SERVICE_NAME] as grpc.ServiceDefinition | undefined;
+  const hello = service?.["Hello"];
+  if (!hello) throw new Error(`the contract does not declare ${SERVICE_NAME}.Hello`);
+  return { Hello: { ...hello, requestDeserialize: passThrough, responseSerialize: passThrough } };
+}
+
+export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<GrpcServerHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const log = createLogger(options.log ?? "info", options.logSink ?? ((l) => process.stderr.write(l)));
+  const server = new grpc.Server({
+    ...SERVER_CHANNEL_OPTIONS,
+    "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES,
+  });
+  server.addService(helloDefinition(), { Hello: helloHandler(log) });
+  const health = new HealthImplementation({ "": "SERVING", [SERVICE_NAME]: "SERVING" });
+  health.addToServer(server);
+  // Reflection describes everything served, so grpcurl can list and call it all.
+  new ReflectionService(protoLoader.loadSync([CONTRACT_FILE, healthProtoPath], LOADER_OPTIONS)).addToServer(server);
+
+  const credentials = options.tls
+    ? grpc.ServerCredentials.createSsl(null, [
+        { cert_chain: readFileSync(options.tls.certFile), private_key: readFileSync(options.tls.keyFile) },
+      ])
+    : grpc.ServerCredentials.createInsecure();
+  const bindHost = host.includes(":") ? `[${host}]` : host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${bindHost}:${options.port ?? 50051}`, credentials, (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  const address = `${bindHost}:${port}`;
+  guardGrpcServer(server, {
+    paths: new Set([...SERVED_PATHS, ...HEALTH_PATHS, ...REFLECTION_PATHS]),
+    unaryPaths: new Set([HELLO_PATH, HEALTH_PATHS[0]]),
+  });
+  log("info", { msg: "grpc listening", address, tls: Boolean(options.tls) });
+
+  let closing: Promise<void> | undefined;
+  return {
+    address,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        health.setStatus("", "NOT_SERVING");
+        health.setStatus(SERVICE_NAME, "NOT_SERVING");
+        // tryShutdown waits for every open session, which a client may hold forever: bound it.
+        const timer = setTimeout(() => {
+          log("info", { msg: "grpc shutdown forced", afterMs: options.shutdownGraceMs ?? 5000 });
+          server.forceShutdown();
+          resolve();
+        }, options.shutdownGraceMs ?? 5000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          log("info", { msg: "grpc stopped" });
+          resolve();
+        });
+      });
+      return closing;
+    },
+  };
+}
