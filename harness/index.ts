@@ -8,3 +8,7 @@ export type { RunOptions } from "./runner.js";
 export type { CheckResult, CheckStatus, Reporter, RunReport } from "./report.js";
 export type { CheckDefinition, CheckContext, CheckOutcome, Severity, Profile, Area } from "./check.js";
 export { catalogue } from "../suites/index.js";
+export { startReferenceServer } from "../reference-server/start.js";
+export type { ReferenceServer, ReferenceServerOptions } from "../reference-server/start.js";
+export { createGrpcTarget } from "./targets/create-grpc-target.js";
+export type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
