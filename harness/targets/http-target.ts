@@ -35,6 +35,10 @@ export interface HttpConfig {
   apiKeyHeader: string;
   /** Bound on the requests discovery may make. */
   maxDiscoveryRequests: number;
+  /** Words that name an action in a path (§4.2 rule 3); default the CRUD verbs and HTTP method names. */
+  verbs?: readonly string[];
+  /** Words the verb rule lets through: nouns of this interface that are spelled like verbs. */
+  allowWords?: readonly string[];
 }
 
 export interface HttpTarget {

@@ -1,0 +1,235 @@
+// Finds the target's paths once per run: the named collections, an OpenAPI document, and a bounded breadth-first
+// crawl of the links the server offers (root document, Link and Location headers, links in representations).
+import { existsSync, readFileSync } from "node:fs";
+import type { CheckContext } from "../../../harness/check.js";
+import { ConformanceError } from "../../../harness/errors.js";
+import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
+import { idsOf, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
+import { configOf, JSON_TYPE, locate, messageJson, toTargetPath, uniqueBody } from "./probe.js";
+import type { PathShape } from "./path-rules.js";
+
+export interface DiscoveredPath extends PathShape {
+  /** Where the path was first seen, for reports. */
+  source: string;
+  /** The status a GET of it got, when discovery fetched it. */
+  status?: number;
+  /** The path whose response offered it: the request that shows it again. */
+  foundOn?: string;
+}
+
+export interface Discovery {
+  /** Every path seen, the root excluded, in the order found. */
+  paths: DiscoveredPath[];
+  /** Links seen anywhere, with the path whose response carried them: the evidence of hypermedia (level 3). */
+  links: { on: string; link: FoundLink }[];
+  requests: number;
+  /** What discovery could not do (bound reached, a collection that does not answer...). */
+  notes: string[];
+}
+
+const MEMO_KEY = "http.discovery";
+const ACCEPT = "application/json, application/xml;q=0.9, */*;q=0.1";
+/** Items of one collection are alike: discovery fetches one path per template, not every item. */
+const TEMPLATE_VISITS = 1;
+
+export function discovery(ctx: CheckContext): Promise<Discovery> {
+  let memo = ctx.memo.get(MEMO_KEY) as Promise<Discovery> | undefined;
+  if (!memo) {
+    if (!ctx.http) return Promise.reject(new Error("no HTTP target"));
+    memo = discover(ctx.http, configOf(ctx));
+    ctx.memo.set(MEMO_KEY, memo);
+  }
+  return memo;
+}
+
+interface Entry {
+  path: string;
+  source: string;
+  kind: PathShape["kind"];
+  status?: number;
+  foundOn?: string;
+  /** Found as a template ({id}) rather than a concrete path: never fetched. */
+  template: boolean;
+}
+
+export async function discover(target: HttpTarget, config: HttpConfig): Promise<Discovery> {
+  const entries = new Map<string, Entry>();
+  const ids = new Set<string>();
+  const links: Discovery["links"] = [];
+  const notes: string[] = [];
+  const queue: string[] = [];
+  const visitedTemplates = new Map<string, number>();
+  const created: string[] = [];
+  let requests = 0;
+  const canSend = () => requests < config.maxDiscoveryRequests;
+  const send = async (method: string, path: string, body?: string): Promise<HttpResponse> => {
+    requests++;
+    return target.request({
+      method,
+      path,
+      headers: body === undefined ? { accept: ACCEPT } : { accept: ACCEPT, "content-type": JSON_TYPE },
+      ...(body !== undefined && { body }),
+    });
+  };
+
+  const add = (path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void => {
+    const existing = entries.get(path);
+    if (existing) {
+      if (existing.kind === "unknown") existing.kind = kind;
+      return;
+    }
+    const template = /\{[^}]*\}/.test(decodeSafe(path));
+    entries.set(path, { path, source, kind, template, ...(foundOn !== undefined && { foundOn }) });
+    if (!template) queue.push(path);
+  };
+  const learn = (res: HttpResponse, on: string) => {
+    const rep = representationOf(res);
+    if (rep) for (const id of idsOf(rep.value)) ids.add(id);
+    for (const link of linksOf(res)) {
+      links.push({ on, link });
+      const path = toTargetPath(link.href, target.baseUrl, on);
+      if (path === undefined) continue;
+      const bare = path.replace(/[?#].*$/, "");
+      add(bare, `${link.from} of ${on}${link.rel ? ` (rel ${link.rel})` : ""}`, /\{[^}]*\}$/.test(decodeSafe(bare)) ? "document" : "unknown", on);
+    }
+  };
+
+  add("/", "the root document");
+  for (const c of config.collections) add(c, "a collection to probe", "collection");
+  if (config.openapi !== undefined) {
+    for (const [path, kind] of await openApiPaths(config.openapi, target, () => requests++)) add(path, "the OpenAPI document", kind);
+  }
+
+  try {
+    // One message per named collection, so that item and related paths exist to be found; deleted at the end.
+    for (const c of config.collections.slice(0, 3)) {
+      if (!canSend()) break;
+      const res = await send("POST", c, messageJson(uniqueBody("discovery")));
+      if (res.status < 200 || res.status >= 300) {
+        notes.push(`POST ${c} got ${res.status}: no item of it was crawled`);
+        continue;
+      }
+      learn(res, c);
+      const uri = locate(c, { req: { method: "POST", path: c }, res }, target.baseUrl);
+      if (uri) {
+        created.push(uri.path);
+        add(uri.path, `the ${uri.how} of a message created in ${c}`, "document", c);
+        const last = uri.path.split("/").pop();
+        if (last) ids.add(decodeSafe(last));
+      }
+    }
+
+    // Breadth first, bounded by the request budget and by one visit per template.
+    while (queue.length > 0 && canSend()) {
+      const path = queue.shift() as string;
+      const template = templateKey(path, ids);
+      const visits = visitedTemplates.get(template) ?? 0;
+      if (visits >= TEMPLATE_VISITS) continue;
+      visitedTemplates.set(template, visits + 1);
+      const res = await send("GET", path);
+      const entry = entries.get(path) as Entry;
+      entry.status = res.status;
+      if (res.status >= 200 && res.status < 300) {
+        const rep = representationOf(res);
+        if (rep && entry.kind === "unknown" && path !== "/") entry.kind = looksLikeCollection(rep.value) ? "collection" : "document";
+        learn(res, path);
+      }
+    }
+    if (queue.length > 0 && !canSend()) notes.push(`the bound of ${config.maxDiscoveryRequests} discovery requests was reached; ${queue.length} paths were not fetched`);
+  } finally {
+    for (const path of created) {
+      try {
+        await target.request({ method: "DELETE", path, headers: { accept: ACCEPT } });
+      } catch {
+        // Best effort: the message was the probe's own.
+      }
+    }
+  }
+
+  const paths: DiscoveredPath[] = [];
+  for (const e of entries.values()) {
+    if (e.path === "/") continue;
+    paths.push({
+      path: e.path,
+      idSegments: idSegmentsOf(e.path, ids),
+      kind: e.kind,
+      source: e.source,
+      ...(e.foundOn !== undefined && { foundOn: e.foundOn }),
+      ...(e.status !== undefined && { status: e.status }),
+    });
+  }
+  return { paths, links, requests, notes };
+}
+
+/**
+ * Which segments hold an id. The spec does not show the id format (part 2), so no format is assumed: a segment
+ * is an id when the server used that value as an id somewhere (an id member, a created resource's last segment),
+ * when it is a template variable, or when it has no letter at all, which no noun lacks.
+ */
+export function idSegmentsOf(path: string, ids: ReadonlySet<string>): number[] {
+  const segs = path.split("/").filter((s) => s !== "");
+  const out: number[] = [];
+  segs.forEach((raw, i) => {
+    const s = decodeSafe(raw);
+    if (/^\{[^}]*\}$/.test(s) || /^:[A-Za-z_]\w*$/.test(s) || ids.has(s) || !/\p{L}/u.test(s)) out.push(i);
+  });
+  return out;
+}
+
+function templateKey(path: string, ids: ReadonlySet<string>): string {
+  const idx = new Set(idSegmentsOf(path, ids));
+  return path
+    .split("/")
+    .filter((s) => s !== "")
+    .map((s, i) => (idx.has(i) ? "{id}" : s))
+    .join("/");
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection. */
+async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"]][]> {
+  const text = await loadDocument(source, target, count);
+  let doc: unknown;
+  const json = parseJson(text);
+  if (json.ok) doc = json.value;
+  else {
+    try {
+      const yaml = await import("yaml");
+      doc = yaml.parse(text) as unknown;
+    } catch (err) {
+      throw new ConformanceError("config", `--openapi ${source}: neither JSON nor YAML (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+  const paths = (doc as { paths?: unknown } | null)?.paths;
+  if (paths === null || typeof paths !== "object") throw new ConformanceError("config", `--openapi ${source}: the document has no "paths" object`);
+  const names = Object.keys(paths as object);
+  return names.map((p) => {
+    const hasChildParam = names.some((q) => q.startsWith(`${p}/{`) && !q.slice(p.length + 1).includes("/"));
+    const kind: PathShape["kind"] = hasChildParam ? "collection" : /\}$/.test(p) ? "document" : "unknown";
+    return [p, kind];
+  });
+}
+
+async function loadDocument(source: string, target: HttpTarget, count: () => void): Promise<string> {
+  if (/^https?:\/\//i.test(source) || (source.startsWith("/") && !existsSync(source))) {
+    const path = toTargetPath(source, target.baseUrl);
+    // Nothing is sent anywhere but the target: an OpenAPI URL on another origin is refused.
+    if (path === undefined) throw new ConformanceError("usage", `--openapi ${source}: not on the target's origin (${new URL(target.baseUrl).origin})`);
+    count();
+    const res = await target.request({ method: "GET", path, headers: { accept: "application/json, application/yaml;q=0.9, */*;q=0.1" } });
+    if (res.status !== 200) throw new ConformanceError("config", `--openapi ${source}: GET ${path} got ${res.status || (res.failure?.kind ?? "no answer")}`);
+    return res.text;
+  }
+  try {
+    return readFileSync(source, "utf8");
+  } catch (err) {
+    throw new ConformanceError("config", `--openapi ${source}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

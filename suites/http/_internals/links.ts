@@ -1,0 +1,133 @@
+// Reads what a response offers to follow: Link and Location headers, and links inside JSON or XML representations.
+import { XMLParser } from "fast-xml-parser";
+import type { HttpResponse } from "../../../harness/targets/http-target.js";
+
+export interface FoundLink {
+  href: string;
+  rel?: string;
+  /** Where it was found, for reports: "Link header", "Location header", "body". */
+  from: string;
+}
+
+/** Bounds on walking a representation: a hostile or huge body cannot make discovery loop or balloon. */
+const MAX_DEPTH = 24;
+const MAX_LINKS = 1000;
+
+export function mediaTypeOf(res: HttpResponse): string {
+  return (res.headers["content-type"]?.[0] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+export const isJsonType = (type: string) => type === "application/json" || type.endsWith("+json");
+export const isXmlType = (type: string) => type === "application/xml" || type === "text/xml" || type.endsWith("+xml");
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+const xmlParser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", processEntities: false, parseTagValue: false });
+
+export function parseXml(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (!/^\s*(<\?xml[^>]*>\s*)?<[A-Za-z_]/.test(text)) return { ok: false };
+  try {
+    const value = xmlParser.parse(text, true) as unknown;
+    return { ok: true, value };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The representation as data: JSON or XML by its Content-Type, or by what parses when the type says neither. */
+export function representationOf(res: HttpResponse): { format: "json" | "xml"; value: unknown } | undefined {
+  const type = mediaTypeOf(res);
+  if (isJsonType(type)) {
+    const j = parseJson(res.text);
+    return j.ok ? { format: "json", value: j.value } : undefined;
+  }
+  if (isXmlType(type)) {
+    const x = parseXml(res.text);
+    return x.ok ? { format: "xml", value: x.value } : undefined;
+  }
+  const j = parseJson(res.text);
+  if (j.ok && typeof j.value === "object" && j.value !== null) return { format: "json", value: j.value };
+  const x = parseXml(res.text);
+  return x.ok ? { format: "xml", value: x.value } : undefined;
+}
+
+/** RFC 8288: `<href>; rel="x", <href2>; rel=y`. */
+export function parseLinkHeader(value: string): FoundLink[] {
+  const out: FoundLink[] = [];
+  for (const m of value.matchAll(/<([^>]*)>([^<]*)/g)) {
+    const rel = /;\s*rel\s*=\s*"?([^";,]+)"?/i.exec(m[2] ?? "")?.[1];
+    out.push({ href: m[1] ?? "", ...(rel !== undefined && { rel }), from: "Link header" });
+  }
+  return out;
+}
+
+export function linksOf(res: HttpResponse): FoundLink[] {
+  const out: FoundLink[] = [];
+  for (const v of res.headers["link"] ?? []) out.push(...parseLinkHeader(v));
+  for (const v of res.headers["location"] ?? []) out.push({ href: v, from: "Location header" });
+  const rep = representationOf(res);
+  if (rep) walk(rep.value, undefined, out, 0);
+  return out.slice(0, MAX_LINKS);
+}
+
+/**
+ * The link forms seen in the wild, none assumed by the spec: any `href` member or attribute (with a sibling `rel`),
+ * HAL's `_links: { rel: { href } }`, and `links` as a list or map of strings.
+ */
+function walk(node: unknown, key: string | undefined, out: FoundLink[], depth: number): void {
+  if (depth > MAX_DEPTH || out.length >= MAX_LINKS || node === null || typeof node !== "object") return;
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      if (typeof item === "string" && (key === "links" || key === "_links" || key === "link")) out.push({ href: item, from: "body" });
+      else walk(item, key, out, depth + 1);
+    }
+    return;
+  }
+  const obj = node as Record<string, unknown>;
+  const href = obj["href"] ?? obj["@_href"];
+  if (typeof href === "string") {
+    const rel = obj["rel"] ?? obj["@_rel"] ?? (key !== "links" && key !== "_links" && key !== "link" ? key : undefined);
+    out.push({ href, ...(typeof rel === "string" && { rel }), from: "body" });
+  }
+  for (const [k, v] of Object.entries(obj)) {
+    if ((key === "links" || key === "_links") && typeof v === "string") out.push({ href: v, rel: k, from: "body" });
+    else if (typeof v === "object") walk(v, k, out, depth + 1);
+  }
+}
+
+/** Values of id members anywhere in a representation: what a path segment holding an id looks like on this server. */
+export function idsOf(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (depth > MAX_DEPTH || out.size >= MAX_LINKS || value === null || typeof value !== "object") return out;
+  if (Array.isArray(value)) {
+    for (const item of value) idsOf(item, out, depth + 1);
+    return out;
+  }
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (/^(@_)?(_?id|uuid)$/i.test(k) && (typeof v === "string" || typeof v === "number")) out.add(String(v));
+    else if (typeof v === "object") idsOf(v, out, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * Whether a representation lists items: a JSON array, or an object (or XML root) holding a list of objects
+ * other than its links. A single item still counts when the member is named as a plural.
+ */
+export function looksLikeCollection(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== "object") return false;
+  let obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => !k.startsWith("?"));
+  // An XML document parses to { rootName: {...} }.
+  if (keys.length === 1 && typeof obj[keys[0] as string] === "object" && obj[keys[0] as string] !== null && !Array.isArray(obj[keys[0] as string])) {
+    const inner = obj[keys[0] as string] as Record<string, unknown>;
+    if (Object.values(inner).some((v) => Array.isArray(v) && v.some((x) => typeof x === "object"))) obj = inner;
+  }
+  return Object.entries(obj).some(([k, v]) => k !== "links" && k !== "_links" && k !== "link" && Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null));
+}

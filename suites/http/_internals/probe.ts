@@ -1,0 +1,306 @@
+// What HTTP checks share: the run's HTTP settings, a probe that records exchanges for reports and cleans up what it
+// created, the message representations, and the way from a created message to its URI.
+import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity } from "../../../harness/check.js";
+import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
+import { idsOf, linksOf, representationOf } from "./links.js";
+
+export const DEFAULT_COLLECTIONS: readonly string[] = ["/messages"];
+export const DEFAULT_API_KEY_HEADER = "X-API-Key";
+export const DEFAULT_MAX_DISCOVERY_REQUESTS = 50;
+/** Dynamic probes run on the collections the user named; past this many, the rest are left out (and said so). */
+export const MAX_PROBED_COLLECTIONS = 5;
+/** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
+const MAX_REQUESTS_PER_CHECK = 60;
+
+export const JSON_TYPE = "application/json";
+export const XML_TYPE = "application/xml";
+
+export function configOf(ctx: CheckContext): HttpConfig {
+  const given = ctx.httpConfig;
+  return {
+    collections: given?.collections.length ? given.collections : DEFAULT_COLLECTIONS,
+    ...(given?.openapi !== undefined && { openapi: given.openapi }),
+    ...(given?.apiKey !== undefined && { apiKey: given.apiKey }),
+    apiKeyHeader: given?.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
+    maxDiscoveryRequests: given?.maxDiscoveryRequests ?? DEFAULT_MAX_DISCOVERY_REQUESTS,
+    ...(given?.verbs !== undefined && { verbs: given.verbs }),
+    ...(given?.allowWords !== undefined && { allowWords: given.allowWords }),
+  };
+}
+
+/** The default representation (§2: Message has one field, body): JSON, the usual choice (§1 principle 3). */
+export const messageJson = (body: string): string => JSON.stringify({ body });
+export const messageXml = (body: string): string => `<message><body>${escapeXml(body)}</body></message>`;
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+let tokens = 0;
+/** A body no other request of any run will send, so that finding it in a response means this probe's message. */
+export function uniqueBody(label: string): string {
+  tokens++;
+  return `conformance-${label}-${Date.now().toString(36)}-${tokens}-${Math.floor(Math.random() * 1e6).toString(36)}`;
+}
+
+export interface Exchange {
+  req: HttpRequest;
+  res: HttpResponse;
+}
+
+interface Problem {
+  message: string;
+  exchange?: Exchange;
+  /** A request that shows the problem again, when no exchange of this check did. */
+  request?: HttpRequest;
+}
+
+export class SkipProbe extends Error {}
+
+/** Turns an href the server offered into a path on the target, or undefined when it points elsewhere. */
+export function toTargetPath(href: string, baseUrl: string, fromPath = "/"): string | undefined {
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, "");
+  // A URI template's query part ({?q}) names optional parameters, not a path.
+  const cleaned = href.replace(/\{[?&#][^}]*\}/g, "");
+  let url: URL;
+  try {
+    url = new URL(cleaned, `${base.origin}${prefix}${fromPath}`);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== base.origin) return undefined;
+  if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return undefined;
+  const path = url.pathname.slice(prefix.length);
+  return path === "" ? "/" : path;
+}
+
+export function statusLine(res: HttpResponse): string {
+  if (res.failure) return res.failure.kind === "timeout" ? "no answer within the timeout" : `no answer: ${res.failure.message}`;
+  return `${res.status} ${res.statusText}`.trim();
+}
+
+const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 197)}...` : text).replace(/\s+/g, " ");
+
+export class Probe {
+  readonly target: HttpTarget;
+  readonly config: HttpConfig;
+  readonly problems: Problem[] = [];
+  readonly notes: string[] = [];
+  #created: string[] = [];
+  #requests = 0;
+
+  constructor(readonly ctx: CheckContext) {
+    if (!ctx.http) throw new SkipProbe("no HTTP target (--http URL)");
+    this.target = ctx.http;
+    this.config = configOf(ctx);
+  }
+
+  get collections(): readonly string[] {
+    return this.config.collections.slice(0, MAX_PROBED_COLLECTIONS);
+  }
+
+  async send(req: HttpRequest): Promise<Exchange> {
+    if (++this.#requests > MAX_REQUESTS_PER_CHECK) throw new Error(`the check needed more than ${MAX_REQUESTS_PER_CHECK} requests`);
+    if (this.ctx.signal.aborted) throw new Error("the run's time is up");
+    const res = await this.target.request(req);
+    return { req, res };
+  }
+
+  get(path: string, headers: Record<string, string> = { accept: JSON_TYPE }, extra: Partial<HttpRequest> = {}): Promise<Exchange> {
+    return this.send({ method: "GET", path, headers, ...extra });
+  }
+
+  /** Sends a representation with its type; JSON unless told. */
+  sendBody(method: string, path: string, body: string, contentType = JSON_TYPE, extra: Partial<HttpRequest> = {}): Promise<Exchange> {
+    return this.send({ method, path, headers: { accept: JSON_TYPE, "content-type": contentType }, body, ...extra });
+  }
+
+  /** POSTs a message to a collection; what it created is deleted when the check ends. */
+  async create(collection: string, body = uniqueBody("create"), extra: Partial<HttpRequest> = {}): Promise<Created> {
+    const ex = await this.sendBody("POST", collection, messageJson(body), JSON_TYPE, extra);
+    const uri = ex.res.status >= 200 && ex.res.status < 300 ? locate(collection, ex, this.target.baseUrl) : undefined;
+    if (uri) this.#created.push(uri.path);
+    return { ex, body, ...(uri && { uri }) };
+  }
+
+  /** Creates a message and insists on a URI for it: the checks that need a document stop here when there is none. */
+  async createOrStop(collection: string, body?: string): Promise<Created & { uri: Located }> {
+    const created = await this.create(collection, body);
+    const { ex, uri } = created;
+    if (ex.res.status < 200 || ex.res.status >= 300) {
+      this.problem(`creating a message to probe failed: POST ${collection} got ${statusLine(ex.res)}`, ex);
+      throw new StopProbe();
+    }
+    if (!uri) {
+      this.problem(`POST ${collection} got ${statusLine(ex.res)} but neither a Location header, a self link nor an id says where the message is`, ex);
+      throw new StopProbe();
+    }
+    return { ...created, uri };
+  }
+
+  /** Deletes, when the check ends, whatever a request that should have been refused created anyway. */
+  track(collection: string, ex: Exchange): void {
+    if (ex.res.status < 200 || ex.res.status >= 300) return;
+    const uri = locate(collection, ex, this.target.baseUrl);
+    if (uri) this.#created.push(uri.path);
+  }
+
+  /** Forgets a created resource the check deleted itself. */
+  deleted(path: string): void {
+    this.#created = this.#created.filter((p) => p !== path);
+  }
+
+  problem(message: string, exchange?: Exchange): void {
+    this.problems.push({ message, ...(exchange && { exchange }) });
+  }
+
+  /** A problem seen without an exchange of this check (a path discovery found): the request that shows it. */
+  problemAt(message: string, request: HttpRequest): void {
+    this.problems.push({ message, request });
+  }
+
+  note(message: string): void {
+    this.notes.push(message);
+  }
+
+  skip(reason: string): never {
+    throw new SkipProbe(reason);
+  }
+
+  describe(ex: Exchange): string {
+    return `${ex.req.method} ${ex.req.path} → ${statusLine(ex.res)}`;
+  }
+
+  async cleanup(): Promise<void> {
+    // Bounded by the number of resources created, each once.
+    for (const path of this.#created.splice(0)) {
+      try {
+        await this.target.request({ method: "DELETE", path, headers: { accept: JSON_TYPE } });
+      } catch {
+        // Cleanup is best effort: the verdict is already made.
+      }
+    }
+  }
+
+  details(): string[] {
+    const out: string[] = [];
+    for (const p of this.problems) {
+      out.push(p.message);
+      if (p.exchange) {
+        out.push(`  reproduce: ${this.target.curl(p.exchange.req)}`);
+        const res = p.exchange.res;
+        out.push(`  got: HTTP/1.1 ${statusLine(res)}${res.text ? ` ${excerpt(res.text)}` : ""}`);
+      } else if (p.request) {
+        out.push(`  reproduce: ${this.target.curl(p.request)}`);
+      }
+    }
+    return out;
+  }
+}
+
+/** Thrown after a problem that leaves nothing more to probe. */
+export class StopProbe extends Error {}
+
+export interface Located {
+  path: string;
+  /** How the URI was found, for reports. */
+  how: string;
+}
+
+export interface Created {
+  ex: Exchange;
+  body: string;
+  uri?: Located;
+}
+
+/**
+ * Where a created resource lives. The spec leaves the URI form open, so each way a server may say it is tried:
+ * the Location header (part 4.2), a self link in the representation, an id appended to the collection path.
+ */
+export function locate(collection: string, ex: Exchange, baseUrl: string): Located | undefined {
+  const location = ex.res.headers["location"]?.[0];
+  if (location !== undefined) {
+    const path = toTargetPath(location, baseUrl, collection);
+    if (path !== undefined) return { path: stripQuery(path), how: "Location header" };
+  }
+  const self = linksOf(ex.res).find((l) => l.from === "body" && l.rel === "self");
+  if (self) {
+    const path = toTargetPath(self.href, baseUrl, collection);
+    if (path !== undefined && stripQuery(path) !== collection) return { path: stripQuery(path), how: "self link" };
+  }
+  const rep = representationOf(ex.res);
+  const top = rep ? topObject(rep.value, rep.format) : undefined;
+  const id = top?.["id"] ?? top?.["_id"];
+  if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "id member" };
+  if (rep && idsOf(rep.value).size === 1) return { path: `${collection}/${encodeURIComponent([...idsOf(rep.value)][0] as string)}`, how: "id member" };
+  return undefined;
+}
+
+const stripQuery = (path: string) => path.replace(/[?#].*$/, "");
+
+/** The representation's own members: a JSON object, or the root element of an XML document. */
+export function topObject(value: unknown, format: "json" | "xml"): Record<string, unknown> | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const obj = value as Record<string, unknown>;
+  if (format === "json") return obj;
+  const roots = Object.entries(obj).filter(([k]) => !k.startsWith("?"));
+  const root = roots[0]?.[1];
+  return root !== null && typeof root === "object" && !Array.isArray(root) ? (root as Record<string, unknown>) : undefined;
+}
+
+/** The body field of a message representation, JSON or XML, or undefined when there is none. */
+export function bodyFieldOf(res: HttpResponse): string | undefined {
+  const rep = representationOf(res);
+  if (!rep) return undefined;
+  const top = topObject(rep.value, rep.format);
+  const body = top?.["body"];
+  if (typeof body === "string") return body;
+  // An empty XML element parses to "".
+  return body === undefined || body === null ? undefined : typeof body === "object" ? undefined : String(body);
+}
+
+export interface HttpCheckSpec {
+  id: string;
+  title: string;
+  severity: Severity;
+  spec: string;
+}
+
+/**
+ * Declares an HTTP check: skipped with no HTTP target, fails with every problem its probe recorded (each with the
+ * curl that reproduces it), and deletes what it created however it ends.
+ */
+export function httpCheck(spec: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
+  return {
+    ...spec,
+    area: "http",
+    profile: "contract",
+    async run(ctx) {
+      let p: Probe;
+      try {
+        p = new Probe(ctx);
+      } catch (err) {
+        if (err instanceof SkipProbe) return skip(err.message);
+        throw err;
+      }
+      let result: string | CheckOutcome;
+      try {
+        result = await run(p);
+      } catch (err) {
+        if (err instanceof SkipProbe) return skip(err.message);
+        if (!(err instanceof StopProbe)) throw err;
+        result = "";
+      } finally {
+        await p.cleanup();
+      }
+      if (p.problems.length > 0) {
+        const first = (p.problems[0] as Problem).message;
+        const more = p.problems.length > 1 ? ` (and ${p.problems.length - 1} more)` : "";
+        return fail(`${first}${more}`, { details: p.details() });
+      }
+      if (typeof result !== "string") return result;
+      return pass([result, ...p.notes].filter((s) => s !== "").join("; "));
+    },
+  };
+}

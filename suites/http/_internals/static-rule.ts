@@ -1,0 +1,29 @@
+// One factory for the static path rules: each discovered path judged by a pure rule, each breach reported once per template.
+import type { CheckDefinition } from "../../../harness/check.js";
+import { discovery } from "./discovery.js";
+import { templateOf, type PathShape, type PathWordOptions } from "./path-rules.js";
+import { httpCheck, JSON_TYPE, type HttpCheckSpec } from "./probe.js";
+
+export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined): CheckDefinition {
+  return httpCheck(spec, async (p) => {
+    const found = await discovery(p.ctx);
+    const words: PathWordOptions = {
+      ...(p.config.verbs !== undefined && { verbs: p.config.verbs }),
+      ...(p.config.allowWords !== undefined && { allow: p.config.allowWords }),
+    };
+    const reported = new Set<string>();
+    for (const path of found.paths) {
+      const problem = rule(path, words);
+      const template = templateOf(path);
+      if (problem === undefined || reported.has(template)) continue;
+      reported.add(template);
+      const concrete = !/\{[^}]*\}|%7B/i.test(path.path);
+      // The request that shows the path: a GET of it when it is concrete, else of the page that offered it.
+      const shownBy = concrete ? path.path : (path.foundOn ?? "/");
+      p.problemAt(`${template}: ${problem} (found as ${path.source})`, { method: "GET", path: shownBy, headers: { accept: JSON_TYPE } });
+    }
+    for (const note of found.notes) p.note(note);
+    const templates = [...new Set(found.paths.map(templateOf))];
+    return `${templates.length} paths judged: ${templates.join(", ")}`;
+  });
+}

@@ -1,0 +1,21 @@
+// http.content-type.415: a POST whose Content-Type is not a representation the server reads gets 415.
+import { httpCheck, statusLine, uniqueBody } from "./_internals/probe.js";
+
+export const contentType415 = httpCheck(
+  {
+    id: "http.content-type.415",
+    title: "a POST with an unsupported Content-Type (text/plain) gets 415 Unsupported Media Type",
+    severity: "MUST",
+    spec: "§1 principle 3 (JSON or XML representations), §4.2 rule 8 and §7",
+  },
+  async (p) => {
+    const shown: string[] = [];
+    for (const c of p.collections) {
+      const ex = await p.sendBody("POST", c, uniqueBody("plain"), "text/plain");
+      p.track(c, ex);
+      if (ex.res.status === 415) shown.push(`POST ${c} as text/plain → 415`);
+      else p.problem(`POST ${c} with Content-Type: text/plain answered ${statusLine(ex.res)}, not 415 Unsupported Media Type`, ex);
+    }
+    return shown.join("; ");
+  },
+);

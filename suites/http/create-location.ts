@@ -1,0 +1,33 @@
+// http.create.location (SHOULD): the 201 carries a Location that GETs 200 with the fields that were sent.
+import { bodyFieldOf, httpCheck, statusLine, toTargetPath } from "./_internals/probe.js";
+
+export const createLocation = httpCheck(
+  {
+    id: "http.create.location",
+    title: "a creating POST carries a Location header naming the created resource, which GETs 200 with the fields sent",
+    severity: "SHOULD",
+    spec: "§4.2 (a creating POST may add Location with the created resource's URI)",
+  },
+  async (p) => {
+    const shown: string[] = [];
+    for (const c of p.collections) {
+      const created = await p.createOrStop(c);
+      const location = created.ex.res.headers["location"]?.[0];
+      if (location === undefined) {
+        p.problem(`POST ${c} created a message (found by its ${created.uri.how}) but sent no Location header`, created.ex);
+        continue;
+      }
+      const path = toTargetPath(location, p.target.baseUrl, c);
+      if (path === undefined) {
+        p.problem(`POST ${c} sent Location ${JSON.stringify(location)}, which is not on the target's origin`, created.ex);
+        continue;
+      }
+      const read = await p.get(path);
+      const body = bodyFieldOf(read.res);
+      if (read.res.status !== 200) p.problem(`Location ${location} answered ${statusLine(read.res)} to GET, not 200`, read);
+      else if (body !== created.body) p.problem(`GET of Location ${location} shows body ${JSON.stringify(body)}, not the ${JSON.stringify(created.body)} that was sent`, read);
+      else shown.push(`POST ${c} → Location ${location} → GET 200 with the body sent`);
+    }
+    return shown.join("; ");
+  },
+);

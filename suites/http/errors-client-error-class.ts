@@ -1,0 +1,39 @@
+// http.errors.client-error-class: client mistakes (an unknown id or path, a representation of the wrong shape) get a 4xx.
+import type { HttpRequest } from "../../harness/targets/http-target.js";
+import { httpCheck, JSON_TYPE, statusLine, uniqueBody } from "./_internals/probe.js";
+
+export const errorsClientErrorClass = httpCheck(
+  {
+    id: "http.errors.client-error-class",
+    title: "no client mistake gets a 5xx or a 2xx: unknown ids and paths, and representations that are not a message, get a 4xx",
+    severity: "MUST",
+    spec: "§7 (4xx: the client's request was wrong)",
+  },
+  async (p) => {
+    let probes = 0;
+    for (const c of p.collections) {
+      const missing = `${c}/${uniqueBody("no-such-id")}`;
+      const mistakes: [string, HttpRequest][] = [
+        ["a GET of an id that does not exist", { method: "GET", path: missing, headers: { accept: JSON_TYPE } }],
+        ["a DELETE of an id that does not exist", { method: "DELETE", path: missing, headers: { accept: JSON_TYPE } }],
+        ["a GET of a path that does not exist", { method: "GET", path: `/${uniqueBody("no-such-resource")}`, headers: { accept: JSON_TYPE } }],
+        // §2: body is a string; these are not Message representations.
+        ["a body that is a number", post(c, '{"body": 42}')],
+        ["a JSON array instead of a message", post(c, '["conformance"]')],
+        ["an empty JSON body", post(c, "")],
+      ];
+      for (const [what, req] of mistakes) {
+        const ex = await p.send(req);
+        probes++;
+        if (req.method === "POST") p.track(c, ex);
+        const { status } = ex.res;
+        if (status < 400 || status >= 500) p.problem(`${what} (${req.method} ${req.path}) answered ${statusLine(ex.res)}, not a 4xx`, ex);
+      }
+    }
+    return `${probes} client mistakes each got a 4xx`;
+  },
+);
+
+function post(path: string, body: string): HttpRequest {
+  return { method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body };
+}

@@ -1,0 +1,79 @@
+// http.maturity: the Richardson level the interface reaches (0 to 3), with its evidence; level 2 is the bar.
+import { fail, pass } from "../../harness/check.js";
+import { linksOf, type FoundLink } from "./_internals/links.js";
+import { bodyFieldOf, httpCheck, JSON_TYPE, statusLine, toTargetPath, uniqueBody, type Exchange } from "./_internals/probe.js";
+
+const LEVEL_NAMES = ["HTTP used", "individual resources", "HTTP API", "REST API"];
+
+export const maturity = httpCheck(
+  {
+    id: "http.maturity",
+    title: "the interface reaches level 2 (an HTTP API: the appropriate methods and exact status codes); level 3 (hypermedia) is noted",
+    severity: "MUST",
+    spec: "§4.2 (resource-interface maturity levels: level 2 is sufficient)",
+  },
+  async (p) => {
+    const c = p.collections[0] as string;
+    const evidence: string[] = [];
+    const short: string[] = [];
+    const shortBy: Exchange[] = [];
+    const verdict = (level: number) => {
+      const text = `level ${level} (${LEVEL_NAMES[level]})${short.length ? `, short of the next: ${short.join("; ")}` : ""}. Evidence: ${evidence.join("; ")}`;
+      const details = [...short, ...shortBy.map((ex) => `reproduce: ${p.target.curl(ex.req)}`)];
+      return level >= 2 ? pass(text) : fail(text, { details });
+    };
+
+    const list = await p.get(c);
+    if (list.res.failure) {
+      p.problem(`GET ${c} got ${statusLine(list.res)}: not even level 0`, list);
+      return "";
+    }
+    evidence.push(`GET ${c} → ${list.res.status}`);
+    // Level 1: each resource has its own URI, named by a noun, with its details in the response body.
+    const created = await p.create(c);
+    evidence.push(`POST ${c} → ${created.ex.res.status}`);
+    if (list.res.status !== 200 || !created.uri) {
+      short.push(!created.uri ? `no URI for a created message (POST answered ${statusLine(created.ex.res)})` : `GET ${c} answered ${statusLine(list.res)}`);
+      shortBy.push(created.uri ? list : created.ex);
+      return verdict(0);
+    }
+    const read = await p.get(created.uri.path);
+    evidence.push(`GET ${created.uri.path} → ${read.res.status}`);
+    if (read.res.status !== 200 || bodyFieldOf(read.res) !== created.body) {
+      short.push(`GET ${created.uri.path} did not answer 200 with the message's body`);
+      shortBy.push(read);
+      return verdict(0);
+    }
+    // Level 2: the method says what to do and the status code says what happened.
+    const level2: string[] = [];
+    if (created.ex.res.status !== 201) (level2.push(`a creating POST answered ${statusLine(created.ex.res)}, not 201`), shortBy.push(created.ex));
+    const unknown = await p.get(`${c}/${uniqueBody("no-such-id")}`);
+    if (unknown.res.status !== 404) (level2.push(`an unknown id answered ${statusLine(unknown.res)}, not 404`), shortBy.push(unknown));
+    const del = await p.send({ method: "DELETE", path: created.uri.path, headers: { accept: JSON_TYPE } });
+    const after = await p.get(created.uri.path);
+    evidence.push(`DELETE → ${del.res.status}, then GET → ${after.res.status}`);
+    if (after.res.status === 404 || after.res.status === 410) p.deleted(created.uri.path);
+    if (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410)) {
+      level2.push(`DELETE answered ${statusLine(del.res)} and a GET afterwards ${statusLine(after.res)}`);
+      shortBy.push(del, after);
+    }
+    // Level 3: representations (or their Link headers) carry the URIs of related resources and next transitions.
+    const links = [...hypermedia(p.target.baseUrl, read.res, created.uri.path), ...hypermedia(p.target.baseUrl, list.res, c)];
+    const rels = [...new Set(links.map((l) => (l.rel ? `${l.rel} ${l.href}` : l.href)))].slice(0, 6);
+    if (level2.length > 0) {
+      short.push(...level2);
+      return verdict(1);
+    }
+    if (links.length === 0) {
+      short.push("no links in the representations of the collection or of a message (JSON links/_links/href, XML href, Link header)");
+      return verdict(2);
+    }
+    evidence.push(`links: ${rels.join(", ")}`);
+    return verdict(3);
+  },
+);
+
+/** Links on the target's own origin, other than Location (which level 2 already uses). */
+function hypermedia(baseUrl: string, res: Parameters<typeof linksOf>[0], on: string): FoundLink[] {
+  return linksOf(res).filter((l) => l.from !== "Location header" && toTargetPath(l.href, baseUrl, on) !== undefined);
+}

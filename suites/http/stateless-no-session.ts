@@ -1,0 +1,60 @@
+// http.stateless.no-session: requests stand alone: fresh connections with no cookies get the same answers, and a
+// cookie the server sets changes nothing.
+import type { HttpResponse } from "../../harness/targets/http-target.js";
+import { bodyFieldOf, httpCheck, messageJson, statusLine, uniqueBody, type Exchange } from "./_internals/probe.js";
+
+export const statelessNoSession = httpCheck(
+  {
+    id: "http.stateless.no-session",
+    title: "no flow needs a session: the same answers on fresh connections with no cookies, and a cookie the server sets changes nothing",
+    severity: "MUST",
+    spec: "§1 principles 1 and 2 (the server stores no client context)",
+  },
+  async (p) => {
+    const shown: string[] = [];
+    for (const c of p.collections) {
+      const list = await p.get(c);
+      const created = await p.createOrStop(c);
+      const path = created.uri.path;
+      const cookie = cookiesOf([list.res, created.ex.res]);
+      // Every request of the target is on a fresh connection and carries no cookie.
+      const first = await p.get(path);
+      const second = await p.get(path);
+      if (first.res.status !== second.res.status || bodyFieldOf(first.res) !== bodyFieldOf(second.res)) {
+        p.problem(`two GETs of ${path} on fresh connections got ${summary(first)} and then ${summary(second)}`, second);
+      }
+      if (cookie === undefined) {
+        shown.push(`${c}: no cookie set; the same answers on fresh connections without one`);
+        continue;
+      }
+      const withCookie = await p.get(path, { accept: "application/json", cookie });
+      if (withCookie.res.status !== second.res.status || bodyFieldOf(withCookie.res) !== bodyFieldOf(second.res)) {
+        p.problem(`GET ${path} answers ${summary(withCookie)} with the cookie the server set (${cookie}) and ${summary(second)} without it`, withCookie);
+      }
+      // The same replacement both times, so that the second PUT finds what the first left if it worked.
+      const replacement = uniqueBody("session");
+      const putWithout = await p.sendBody("PUT", path, messageJson(replacement));
+      const putWith = await p.sendBody("PUT", path, messageJson(replacement), "application/json", { headers: { accept: "application/json", "content-type": "application/json", cookie } });
+      if (ok(putWith.res) && !ok(putWithout.res)) {
+        p.problem(`PUT ${path} answers ${statusLine(putWithout.res)} without the cookie the server set and ${statusLine(putWith.res)} with it: the flow needs a session`, putWithout);
+      } else if (putWith.res.status !== putWithout.res.status) {
+        p.problem(`PUT ${path} answers ${statusLine(putWith.res)} with the cookie the server set and ${statusLine(putWithout.res)} without it`, putWith);
+      }
+      p.note(`the server sets a cookie (${cookie}) that changes no answer`);
+      shown.push(`${c}: the same answers with and without the cookie`);
+    }
+    return shown.join("; ");
+  },
+);
+
+const ok = (res: HttpResponse) => res.status >= 200 && res.status < 300;
+
+function summary(ex: Exchange): string {
+  return `${statusLine(ex.res)}${ex.res.status === 200 ? ` (body ${JSON.stringify(bodyFieldOf(ex.res))})` : ""}`;
+}
+
+/** The cookies the server asked for, as a client would send them back: names and values only. */
+function cookiesOf(responses: readonly HttpResponse[]): string | undefined {
+  const pairs = responses.flatMap((r) => r.headers["set-cookie"] ?? []).map((v) => v.split(";")[0]?.trim() ?? "").filter((v) => v.includes("="));
+  return pairs.length === 0 ? undefined : [...new Set(pairs)].join("; ");
+}

@@ -1,0 +1,38 @@
+// http.status.reason-phrase (SHOULD, HTTP/1.1): the status line carries the standard reason phrase for its code.
+import { isStandardPhrase, REASON_PHRASES } from "./_internals/reason-phrases.js";
+import { httpCheck, JSON_TYPE, uniqueBody, type Exchange } from "./_internals/probe.js";
+
+export const statusReasonPhrase = httpCheck(
+  {
+    id: "http.status.reason-phrase",
+    title: "HTTP/1.1 status lines carry the standard reason phrase (201 Created, 404 Not Found...)",
+    severity: "SHOULD",
+    spec: "§4.2 (level 2: the exact status code and text in the status line)",
+  },
+  async (p) => {
+    const seen: Exchange[] = [];
+    for (const c of p.collections) {
+      seen.push(await p.get(c));
+      const created = await p.create(c);
+      seen.push(created.ex);
+      if (created.uri) {
+        seen.push(await p.get(created.uri.path));
+        const del = await p.send({ method: "DELETE", path: created.uri.path, headers: { accept: JSON_TYPE } });
+        seen.push(del);
+        if (del.res.status >= 200 && del.res.status < 300) p.deleted(created.uri.path);
+      }
+      seen.push(await p.get(`${c}/${uniqueBody("no-such-id")}`));
+      seen.push(await p.sendBody("POST", c, '{"body": ', JSON_TYPE));
+    }
+    const judged = new Map<number, string>();
+    for (const ex of seen) {
+      const { status, statusText } = ex.res;
+      if (ex.res.failure || judged.has(status)) continue;
+      const standard = isStandardPhrase(status, statusText);
+      if (standard === undefined) continue;
+      judged.set(status, statusText);
+      if (!standard) p.problem(`${p.describe(ex)}: the status line says ${JSON.stringify(statusText)}, not ${JSON.stringify(REASON_PHRASES[status])}`, ex);
+    }
+    return [...judged].map(([s, t]) => `${s} ${t}`).join(", ");
+  },
+);

@@ -1,0 +1,29 @@
+// http.update.put: PUT replaces a message, and a GET afterwards shows the replacement.
+import { bodyFieldOf, httpCheck, messageJson, statusLine, uniqueBody } from "./_internals/probe.js";
+
+export const updatePut = httpCheck(
+  {
+    id: "http.update.put",
+    title: "PUT of a representation replaces the message (2xx), and GET then shows the new body",
+    severity: "MUST",
+    spec: "§4.2 (method mapping: Update is PUT)",
+  },
+  async (p) => {
+    const shown: string[] = [];
+    for (const c of p.collections) {
+      const created = await p.createOrStop(c);
+      const replacement = uniqueBody("put");
+      const put = await p.sendBody("PUT", created.uri.path, messageJson(replacement));
+      if (put.res.status < 200 || put.res.status >= 300) {
+        p.problem(`PUT ${created.uri.path} answered ${statusLine(put.res)}, not a 2xx`, put);
+        continue;
+      }
+      const read = await p.get(created.uri.path);
+      const body = bodyFieldOf(read.res);
+      if (read.res.status !== 200 || body !== replacement) {
+        p.problem(`after PUT ${created.uri.path} answered ${put.res.status}, GET shows ${read.res.status === 200 ? `body ${JSON.stringify(body)}` : statusLine(read.res)}, not the replacement ${JSON.stringify(replacement)}`, read);
+      } else shown.push(`PUT ${created.uri.path} → ${put.res.status}, GET shows the replacement`);
+    }
+    return shown.join("; ");
+  },
+);
