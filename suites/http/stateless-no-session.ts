@@ -53,8 +53,13 @@ function summary(ex: Exchange): string {
   return `${statusLine(ex.res)}${ex.res.status === 200 ? ` (body ${JSON.stringify(bodyFieldOf(ex.res))})` : ""}`;
 }
 
-/** The cookies the server asked for, as a client would send them back: names and values only. */
+/** The cookies the server asked for, as a client's jar would send them back: a later value of a name replaces an earlier. */
 function cookiesOf(responses: readonly HttpResponse[]): string | undefined {
-  const pairs = responses.flatMap((r) => r.headers["set-cookie"] ?? []).map((v) => v.split(";")[0]?.trim() ?? "").filter((v) => v.includes("="));
-  return pairs.length === 0 ? undefined : [...new Set(pairs)].join("; ");
+  const jar = new Map<string, string>();
+  for (const v of responses.flatMap((r) => r.headers["set-cookie"] ?? [])) {
+    const pair = v.split(";")[0]?.trim() ?? "";
+    const at = pair.indexOf("=");
+    if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+  }
+  return jar.size === 0 ? undefined : [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 }

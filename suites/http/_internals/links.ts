@@ -51,6 +51,8 @@ export function representationOf(res: HttpResponse): { format: "json" | "xml"; v
     const x = parseXml(res.text);
     return x.ok ? { format: "xml", value: x.value } : undefined;
   }
+  // A page for people (HTML) or a file is no representation of a resource; only an untyped body is sniffed.
+  if (type !== "" && type !== "text/plain" && type !== "application/octet-stream") return undefined;
   const j = parseJson(res.text);
   if (j.ok && typeof j.value === "object" && j.value !== null) return { format: "json", value: j.value };
   const x = parseXml(res.text);
@@ -76,6 +78,8 @@ export function linksOf(res: HttpResponse): FoundLink[] {
   return out.slice(0, MAX_LINKS);
 }
 
+const LINK_ITEM = "#link-item";
+
 /**
  * The link forms seen in the wild, none assumed by the spec: any `href` member or attribute (with a sibling `rel`),
  * HAL's `_links: { rel: { href } }`, and `links` as a list or map of strings.
@@ -85,14 +89,15 @@ function walk(node: unknown, key: string | undefined, out: FoundLink[], depth: n
   if (Array.isArray(node)) {
     for (const item of node) {
       if (typeof item === "string" && (key === "links" || key === "_links" || key === "link")) out.push({ href: item, from: "body" });
-      else walk(item, key, out, depth + 1);
+      // An item of a list of links is a link object, not a map from rel to href.
+      else walk(item, key === "links" || key === "_links" || key === "link" ? LINK_ITEM : key, out, depth + 1);
     }
     return;
   }
   const obj = node as Record<string, unknown>;
   const href = obj["href"] ?? obj["@_href"];
   if (typeof href === "string") {
-    const rel = obj["rel"] ?? obj["@_rel"] ?? (key !== "links" && key !== "_links" && key !== "link" ? key : undefined);
+    const rel = obj["rel"] ?? obj["@_rel"] ?? (key !== LINK_ITEM && key !== "links" && key !== "_links" && key !== "link" ? key : undefined);
     out.push({ href, ...(typeof rel === "string" && { rel }), from: "body" });
   }
   for (const [k, v] of Object.entries(obj)) {
