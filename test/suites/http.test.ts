@@ -1,0 +1,141 @@
+// The HTTP suite's verdicts: every check passes a correct server, each broken server fails exactly its defect's
+// checks, and json-server, a REST server nobody here wrote, gets the verdicts a new user would see explained.
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { startBaseServer } from "../../fixtures/broken-servers/http/_base/server.js";
+import { brokenHttpServers } from "../../fixtures/broken-servers/http/index.js";
+import type { StartedHttpServer } from "../../fixtures/broken-servers/http/types.js";
+import { startHttpServer } from "../../reference-server/http/server.js";
+import { httpChecks } from "../../suites/http/index.js";
+import { failing, runHttpChecks, type HttpVerdict } from "../helpers/http-context.js";
+import { startJsonServer } from "../helpers/http-json-server.js";
+
+let server: StartedHttpServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const statusOf = (verdicts: readonly HttpVerdict[], id: string) => verdicts.find((v) => v.id === id)?.outcome;
+const notPassing = (verdicts: readonly HttpVerdict[]) => verdicts.filter((v) => v.outcome.status !== "pass").map((v) => `${v.id}: ${v.outcome.status} ${v.outcome.message}`);
+
+describe("a correct server", () => {
+  it("passes every HTTP check of the base server; the API key check skips, saying why, when no key was given", async () => {
+    server = await startBaseServer();
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(notPassing(verdicts)).toEqual(["http.auth.api-key: skip no API key given (--api-key K [--api-key-header NAME])"]);
+    expect(statusOf(verdicts, "http.maturity")?.message).toMatch(/^level 3 \(REST API\)/);
+  });
+
+  it("passes every HTTP check, the API key one included, when started with a key", async () => {
+    server = await startBaseServer({ apiKey: "conformance-key" });
+    const verdicts = await runHttpChecks(httpChecks, server.url, { apiKey: "conformance-key" });
+    expect(notPassing(verdicts)).toEqual([]);
+  });
+
+  it("reports level 2, and passes, for a server with the right methods and codes but no links", async () => {
+    server = await startBaseServer({ links: false });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(statusOf(verdicts, "http.maturity")).toMatchObject({ status: "pass", message: expect.stringMatching(/^level 2 \(HTTP API\), short of the next: no links/) });
+    expect(failing(verdicts)).toEqual([]);
+  });
+
+  it("passes every HTTP check against the reference server with its key, at level 3", async () => {
+    const reference = await startHttpServer({ port: 0, apiKey: "reference-key", log: "silent" });
+    server = reference;
+    const verdicts = await runHttpChecks(httpChecks, reference.url, { apiKey: "reference-key" });
+    expect(notPassing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.maturity")?.message).toMatch(/^level 3 \(REST API\)/);
+  });
+});
+
+const caught = new Map<string, string[]>();
+afterAll(() => {
+  if (caught.size > 0) console.log(`HTTP defects caught: ${[...caught.values()].filter((ids) => ids.length > 0).length}/${caught.size}`);
+});
+
+describe.each(brokenHttpServers)("broken HTTP server $name", (broken) => {
+  it(`fails exactly [${broken.mustFail.join(", ")}]: ${broken.defect}`, async () => {
+    server = await broken.start();
+    const verdicts = await runHttpChecks(httpChecks, server.url, broken.apiKey !== undefined ? { apiKey: broken.apiKey } : {});
+    const failed = failing(verdicts);
+    caught.set(broken.name, failed);
+    expect(failed).toEqual([...broken.mustFail].sort());
+    // Every failure says how to see it again.
+    for (const v of verdicts.filter((x) => x.outcome.status === "fail")) {
+      expect(v.outcome.details?.some((d) => d.includes(`curl -sS -i`) && d.includes(server?.url ?? "?"))).toBe(true);
+    }
+  });
+});
+
+describe("coverage of the suite", () => {
+  it("has a broken server for every HTTP check", () => {
+    const declared = new Set(brokenHttpServers.flatMap((b) => b.mustFail));
+    expect(httpChecks.map((c) => c.id).filter((id) => !declared.has(id))).toEqual([]);
+  });
+
+  it("names a spec rule in every check and has unique IDs", () => {
+    for (const c of httpChecks) expect(c.spec).toMatch(/§\d/);
+    expect(new Set(httpChecks.map((c) => c.id)).size).toBe(httpChecks.length);
+  });
+});
+
+describe("json-server 0.17.4 with { messages: [] }, checked as a new user would (no OpenAPI, no key)", () => {
+  it("gets the verdicts its behaviour deserves", async () => {
+    // Its router logs a stack trace for each malformed body it cannot parse; the verdict below is what matters.
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      server = await startJsonServer();
+      const verdicts = await runHttpChecks(httpChecks, server.url);
+      const verdict = (id: string) => statusOf(verdicts, id);
+
+      // Discovery: its root is an HTML page for people (not followed); the collection and the item it created are
+      // /messages and /messages/{id} (ids are numbers it assigns), which follow every static path rule.
+      for (const id of httpChecks.filter((c) => c.id.startsWith("http.paths.") && !/distinct|served|sensitive/.test(c.id)).map((c) => c.id)) {
+        expect(verdict(id)).toMatchObject({ status: "pass", message: "2 paths judged: /messages, /messages/{id}" });
+      }
+      // POST answers 201 Created with an absolute Location on the same origin, which GETs the created message.
+      expect(verdict("http.create.status-201")?.status).toBe("pass");
+      expect(verdict("http.create.location")?.message).toMatch(/Location http:\/\/127\.0\.0\.1:\d+\/messages\/1 → GET 200/);
+      // GET, PUT (replaces the whole object), DELETE (200, then 404) and HEAD (Express answers HEAD with GET's
+      // headers and no body) all behave.
+      for (const id of ["http.read.after-create", "http.update.put", "http.delete.then-404", "http.head.matches-get"]) expect(verdict(id)?.status).toBe("pass");
+      // An unsupported method falls through its router to 404 Not Found: no 405 and no Allow.
+      expect(verdict("http.methods.405-allow")).toMatchObject({ status: "fail", message: expect.stringMatching(/PATCH \/messages.*answered 404 Not Found, not 405/) });
+      // Express routes are neither strict nor case-sensitive by default: /messages/ and /MESSAGES serve the collection.
+      expect(verdict("http.paths.trailing-slash-distinct")).toMatchObject({ status: "fail", message: expect.stringMatching(/GET \/messages\/ answered 200 OK/) });
+      expect(verdict("http.paths.case-sensitive")).toMatchObject({ status: "fail", message: expect.stringMatching(/GET \/MESSAGES answered 200 OK/) });
+      // /messages.json is no route and /messages/1.json is an id that does not exist: 404 both.
+      expect(verdict("http.paths.extension-not-served")?.status).toBe("pass");
+      // It filters on any field in the query: ?body=X selects exactly the messages whose body is X.
+      expect(verdict("http.get.no-payload")?.status).toBe("pass");
+      // It answers JSON whatever Accept asks for: XML and image/png both get 200 application/json.
+      expect(verdict("http.negotiation.accept")).toMatchObject({ status: "fail", message: expect.stringMatching(/Accept: application\/xml answered 200 OK with Content-Type application\/json/) });
+      // Its body parser skips types it does not know, so a text/plain POST stores an empty object: 201.
+      expect(verdict("http.content-type.415")).toMatchObject({ status: "fail", message: expect.stringMatching(/text\/plain answered 201 Created/) });
+      // The JSON parser's SyntaxError reaches its router's error handler, which answers 500 with the stack trace.
+      expect(verdict("http.errors.malformed-400")).toMatchObject({ status: "fail", message: expect.stringMatching(/answered 500 Internal Server Error/) });
+      // It has no schema: {"body": 42}, an array and an empty body are all stored (201) rather than refused.
+      expect(verdict("http.errors.client-error-class")).toMatchObject({ status: "fail", message: expect.stringMatching(/a body that is a number .* answered 201 Created, not a 4xx \(and 2 more\)/) });
+      // Node writes the standard reason phrases.
+      expect(verdict("http.status.reason-phrase")?.status).toBe("pass");
+      // No key was given, so the key check has nothing to hold it to.
+      expect(verdict("http.auth.api-key")?.status).toBe("skip");
+      // It sets no cookie and keeps no client context.
+      expect(verdict("http.stateless.no-session")?.status).toBe("pass");
+      // 201 on create, 404 for an unknown id and after DELETE: an HTTP API; its representations carry no links.
+      expect(verdict("http.maturity")).toMatchObject({ status: "pass", message: expect.stringMatching(/^level 2 \(HTTP API\)/) });
+
+      expect(failing(verdicts)).toEqual([
+        "http.content-type.415",
+        "http.errors.client-error-class",
+        "http.errors.malformed-400",
+        "http.methods.405-allow",
+        "http.negotiation.accept",
+        "http.paths.case-sensitive",
+        "http.paths.trailing-slash-distinct",
+      ]);
+    } finally {
+      quiet.mockRestore();
+    }
+  });
+});
