@@ -31,6 +31,9 @@ export const DEFAULT_VERBS: readonly string[] = [
 /** Method names that are also everyday nouns of an interface ("/products/{id}/options"). */
 export const DEFAULT_ALLOWED_WORDS: readonly string[] = ["options"];
 
+/** Extensions a path might carry to pick a representation, which rule 8 leaves to Accept. */
+const EXTENSION = /\.(json|xml|html?|txt|csv|ya?ml|php|aspx?|jsp|cgi|pl|js|atom|rss|[a-z][a-z0-9]{0,4})$/i;
+
 export interface Segment {
   text: string;
   isId: boolean;
@@ -88,7 +91,8 @@ export function pluralProblem(shape: PathShape): string | undefined {
     const last = i === segs.length - 1;
     const role = next?.isId ? "collection" : last ? shape.kind : "unknown";
     if (role === "unknown") return;
-    const words = wordsOf(seg.text);
+    // The noun is the name's last word, an extension aside (rule 8 reports that one).
+    const words = wordsOf(seg.text.replace(EXTENSION, ""));
     const noun = words[words.length - 1];
     if (noun === undefined || /^[0-9]+$/.test(noun)) return;
     if (role === "collection" && !pluralize.isPlural(noun)) problems.push(`collection ${JSON.stringify(seg.text)} is not a plural noun (${pluralize.plural(noun)}?)`);
@@ -108,8 +112,6 @@ export function underscoreProblem(shape: PathShape): string | undefined {
   return bad.length === 0 ? undefined : `underscores in ${bad.map((s) => JSON.stringify(s.text)).join(", ")} (use hyphens)`;
 }
 
-/** Extensions a path might carry to pick a representation, which rule 8 leaves to Accept. */
-const EXTENSION = /\.(json|xml|html?|txt|csv|ya?ml|php|aspx?|jsp|cgi|pl|js|atom|rss|[a-z][a-z0-9]{0,4})$/i;
 
 /** Rule 8: no file extension on a name (an id may hold a dot: it is the server's to spell). */
 export function extensionProblem(shape: PathShape): string | undefined {

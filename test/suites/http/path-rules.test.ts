@@ -1,0 +1,60 @@
+// The static path rules against golden cases: each case breaks exactly the rules it lists.
+import { describe, expect, it } from "vitest";
+import {
+  extensionProblem,
+  hierarchyProblem,
+  lowercaseProblem,
+  pluralProblem,
+  templateOf,
+  trailingSlashProblem,
+  underscoreProblem,
+  verbProblem,
+  type PathShape,
+} from "../../../suites/http/_internals/path-rules.js";
+import { idSegmentsOf } from "../../../suites/http/_internals/discovery.js";
+import { pathCases, wordCases, type RuleName } from "./path-rules.testdata.js";
+
+const rules: Record<RuleName, (shape: PathShape) => string | undefined> = {
+  lowercase: lowercaseProblem,
+  nouns: (s) => verbProblem(s),
+  plural: pluralProblem,
+  trailingSlash: trailingSlashProblem,
+  underscore: underscoreProblem,
+  extension: extensionProblem,
+  hierarchy: hierarchyProblem,
+};
+
+describe.each(pathCases)("$shape.path ($why)", ({ shape, breaks }) => {
+  it(`breaks [${breaks.join(", ")}] and nothing else`, () => {
+    const broken = (Object.keys(rules) as RuleName[]).filter((r) => rules[r](shape) !== undefined);
+    expect(broken.sort()).toEqual([...breaks].sort());
+  });
+});
+
+describe("the verb list and the allow-list", () => {
+  it.each(wordCases)("$path: $why", ({ path, verbs, allow, breaks }) => {
+    const shape: PathShape = { path, idSegments: idSegmentsOf(path, new Set(["1"])), kind: "unknown" };
+    const problem = verbProblem(shape, { ...(verbs && { verbs }), ...(allow && { allow }) });
+    expect(problem !== undefined).toBe(breaks);
+  });
+});
+
+describe("reports", () => {
+  it("shows ids as {id}, so that one breach is reported once for all items", () => {
+    expect(templateOf({ path: "/messages/3f0c/reply", idSegments: [1], kind: "document" })).toBe("/messages/{id}/reply");
+  });
+
+  it("names the offending word", () => {
+    expect(verbProblem({ path: "/messages/1/show", idSegments: [1], kind: "unknown" })).toBe('the path names an action: "show"');
+    expect(pluralProblem({ path: "/message/1", idSegments: [1], kind: "document" })).toBe('collection "message" is not a plural noun (messages?)');
+  });
+});
+
+describe("which segments hold an id (the spec shows no id format)", () => {
+  it("takes ids the server used, template variables and segments with no letter; names stay names", () => {
+    expect(idSegmentsOf("/messages/abc/reply", new Set(["abc"]))).toEqual([1]);
+    expect(idSegmentsOf("/messages/%7Bid%7D/show", new Set())).toEqual([1]);
+    expect(idSegmentsOf("/messages/42", new Set())).toEqual([1]);
+    expect(idSegmentsOf("/messages/latest", new Set())).toEqual([]);
+  });
+});
