@@ -1,5 +1,4 @@
-// http.stateless.no-session: requests stand alone: fresh connections with no cookies get the same answers, and a
-// cookie the server sets changes nothing.
+// http.stateless.no-session: fresh connections without cookies get the same answers, and a cookie the server sets changes nothing.
 import type { HttpResponse } from "../../harness/targets/http-target.js";
 import { bodyFieldOf, httpCheck, messageJson, statusLine, uniqueBody, type Exchange } from "./_internals/probe.js";
 

@@ -1,5 +1,4 @@
-// The HTTP suite's verdicts: every check passes a correct server, each broken server fails exactly its defect's
-// checks, and json-server, a REST server nobody here wrote, gets the verdicts a new user would see explained.
+// The HTTP suite's verdicts: correct servers pass, each broken server fails exactly its checks, json-server's verdicts explained.
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { startBaseServer } from "../../fixtures/broken-servers/http/_base/server.js";
 import { brokenHttpServers } from "../../fixtures/broken-servers/http/index.js";

@@ -1,5 +1,4 @@
-// Finds the target's paths once per run: the named collections, an OpenAPI document, and a bounded breadth-first
-// crawl of the links the server offers (root document, Link and Location headers, links in representations).
+// Finds the target's paths once per run: named collections, an OpenAPI document, and a bounded crawl of the server's links.
 import { existsSync, readFileSync } from "node:fs";
 import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";

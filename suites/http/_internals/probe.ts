@@ -1,5 +1,4 @@
-// What HTTP checks share: the run's HTTP settings, a probe that records exchanges for reports and cleans up what it
-// created, the message representations, and the way from a created message to its URI.
+// What HTTP checks share: the run's settings, a probe that records exchanges and cleans up, representations, URIs.
 import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity } from "../../../harness/check.js";
 import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { idsOf, linksOf, representationOf } from "./links.js";

@@ -1,5 +1,4 @@
-// Discovery: the link forms it follows, what it never follows, its bound on requests, the OpenAPI document, and one
-// discovery per run shared by every check.
+// Discovery: the link forms it follows, what it never follows, its bound on requests, OpenAPI input, one discovery per run.
 import * as http from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,5 +1,4 @@
-// The HTTP target: URL validation, what each exchange keeps (reason phrase, every header, a body sent on HEAD),
-// fresh connections without cookies, the API key, bounds in time and count, and curl lines that replay it.
+// The HTTP target: URL validation, what an exchange keeps, fresh connections, the key, bounds, and curl lines that replay it.
 import * as http from "node:http";
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
