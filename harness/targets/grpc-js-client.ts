@@ -30,8 +30,10 @@ export class GrpcJsClient {
     this.#tls = tls;
   }
 
-  #newClient(): grpc.Client {
+  #newClient(fresh = false): grpc.Client {
     const opts: grpc.ChannelOptions = {
+      // grpc-js shares connections between channels with equal options; a fresh channel must not.
+      ...(fresh && { "grpc.use_local_subchannel_pool": 1 }),
       // See what the server sends, however large; limits are the server's to enforce.
       "grpc.max_receive_message_length": 64 * 1024 * 1024,
       "grpc.max_send_message_length": 64 * 1024 * 1024,
@@ -51,7 +53,7 @@ export class GrpcJsClient {
 
   unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const fresh = options.channel === "fresh";
-    const client = fresh ? this.#newClient() : this.#client();
+    const client = fresh ? this.#newClient(true) : this.#client();
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
     for (const [k, v] of Object.entries(options.metadata ?? {}) as [string, MetadataValue][]) {
