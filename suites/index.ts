@@ -39,10 +39,11 @@ export const contractChecks: readonly CheckDefinition[] = [contractShape, contra
 
 /** Contract-profile gRPC checks first (what the implementer controls), then the protocol profile. */
 export const grpcChecks: readonly CheckDefinition[] = [
+  // The shape of one exchange first: when it is wrong, its precise reason is the first thing reported.
+  unarySingleResponse,
   defaultsEmptyRequest,
   defaultsExplicitEmpty,
   defaultsDecodes,
-  unarySingleResponse,
   statelessDeterministic,
   statelessHistoryIndependent,
   statelessConnectionIndependent,

@@ -29,7 +29,7 @@ export interface GrpcTargetOptions {
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_CALLS = 10_000;
 export const DEFAULT_REMOTE_RATE = 50;
-/** Calls in a row with no answer within the timeout, after which the target counts as no longer answering. */
+/** Calls in a row with no complete answer within the timeout, after which the target counts as no longer answering. */
 export const SILENT_CALLS_LIMIT = 3;
 
 export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
@@ -74,7 +74,8 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
       return guard(
         () => client.unary(request, callOptions),
-        (r) => r.code === Status.DEADLINE_EXCEEDED && Object.keys(r.headers).length === 0 && performance.now() - started >= deadline,
+        // A call that runs to its deadline got no usable answer, whether or not headers came first.
+        (r) => r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline,
       );
     },
     async raw(request) {

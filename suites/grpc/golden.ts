@@ -3,8 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
 import { fail, pass, type CheckDefinition, type Profile, type Severity } from "../../harness/check.js";
-import { Status, statusText } from "../../harness/targets/grpc-target.js";
-import { asReply, hello, show, variationProfile } from "./_internals/calls.js";
+import { Status } from "../../harness/targets/grpc-target.js";
+import { asReply, hello, show, target, variationProfile } from "./_internals/calls.js";
+import { describeRaw, rawStatus } from "./_internals/raw.js";
 
 export const GOLDEN_DIR = join(PACKAGE_ROOT, "fixtures", "golden", "grpc");
 
@@ -38,14 +39,17 @@ export function goldenCheck(c: GoldenCase): CheckDefinition {
     async run(ctx) {
       const request = bytes(c.request.hex);
       const details = [`request bytes: ${c.request.hex || "(none)"}${c.request.path ? ` to ${c.request.path}` : ""}`];
-      const result = await hello(ctx, request, c.request.path ? { path: c.request.path } : {});
       const expect = c.expect;
       if (expect.outcome === "status") {
+        // On the wire, so that a status the client made up (a refused connection) never counts as the server's.
+        const res = await target(ctx).raw({ ...(c.request.path && { path: c.request.path }), body: [{ compressed: false, data: request }] });
+        const code = rawStatus(res);
+        if (code === undefined) return fail(`no grpc-status from the server: ${describeRaw(res)}`, { details });
         const want = expect.status === "not-ok" ? undefined : Status[expect.status as keyof typeof Status];
-        const ok = want === undefined ? result.code !== Status.OK : result.code === want;
-        const got = statusText(result.code, result.details);
-        return ok ? pass(got) : fail(`got ${got}, expected ${expect.status}`, { details });
+        const ok = want === undefined ? code !== Status.OK : code === want;
+        return ok ? pass(describeRaw(res)) : fail(`got ${describeRaw(res)}, expected ${expect.status}`, { details });
       }
+      const result = await hello(ctx, request, c.request.path ? { path: c.request.path } : {});
       const reply = asReply(result);
       if (!reply.ok) return fail(reply.reason, { details });
       if (expect.outcome === "ok") return pass(`OK, reply ${show(reply.message.body)}`);

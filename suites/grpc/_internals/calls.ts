@@ -34,8 +34,10 @@ export function show(body: string): string {
 }
 
 export interface VariationProfile {
-  /** The same request in fresh contexts got the same reply every time. */
+  /** The same request in fresh contexts got the same reply every time (true when nothing could be compared). */
   deterministic: boolean;
+  /** Whether replies were there to compare at all. */
+  compared: boolean;
   /** What was seen, for reports. */
   evidence: string;
 }
@@ -55,17 +57,18 @@ export function variationProfile(ctx: CheckContext): Promise<VariationProfile> {
         const seen = new Set<string>();
         for (let i = 0; i < PROBE_REPEATS; i++) {
           const reply = await helloReply(ctx, body, { channel: "fresh" });
-          if (!reply.ok) return { deterministic: true, evidence: `no reply to compare (${reply.reason})` };
+          if (!reply.ok) return { deterministic: true, compared: false, evidence: `no reply to compare (${reply.reason})` };
           seen.add(reply.message.body);
         }
         if (seen.size > 1) {
           return {
             deterministic: false,
+            compared: true,
             evidence: `${show(body)} got ${seen.size} different replies in ${PROBE_REPEATS} fresh calls: ${[...seen].map(show).join(", ")}`,
           };
         }
       }
-      return { deterministic: true, evidence: `the same reply to each probe in ${PROBE_REPEATS} fresh calls` };
+      return { deterministic: true, compared: true, evidence: `the same reply to each probe in ${PROBE_REPEATS} fresh calls` };
     })();
     ctx.memo.set("variation", memo);
   }
