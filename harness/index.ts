@@ -12,3 +12,6 @@ export { startReferenceServer } from "../reference-server/start.js";
 export type { ReferenceServer, ReferenceServerOptions } from "../reference-server/start.js";
 export { createGrpcTarget } from "./targets/create-grpc-target.js";
 export type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
+export { createHttpTarget } from "./targets/create-http-target.js";
+export type { HttpTargetOptions } from "./targets/create-http-target.js";
+export type { HttpRunTarget } from "./session.js";

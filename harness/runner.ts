@@ -8,8 +8,10 @@ import { expectationFor, loadExpectations } from "./expectations.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
 import type { CheckResult, Reporter, RunReport } from "./report.js";
 import { selectChecks } from "./selection.js";
-import { openSession, runCheck } from "./session.js";
+import { openSession, runCheck, type HttpRunTarget } from "./session.js";
 import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import { API_KEY_PLACEHOLDER, parseHttpBaseUrl, shellQuote } from "./targets/create-http-target.js";
+import { DEFAULT_API_KEY_HEADER } from "./targets/http-target.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 
@@ -37,9 +39,11 @@ export interface RunOptions {
   grpc?: GrpcTargetOptions;
   /** Other instances of the same service, reached with the same options. */
   replicas?: readonly string[];
+  /** The HTTP target; http checks are skipped without one. */
+  http?: HttpRunTarget;
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
   expectFailures?: string;
-  /** The gRPC target is the built-in reference server: replay lines leave --grpc out, as a rerun starts a new one. */
+  /** The targets are the built-in reference server: replay lines leave --grpc and --http out, as a rerun starts a new one. */
   builtIn?: boolean;
 }
 
@@ -60,6 +64,16 @@ function replayCommand(id: string, seed: number, opts: RunOptions, path?: string
   if (opts.grpc && !opts.builtIn) parts.push(`--grpc ${opts.grpc.address}`);
   if (opts.grpc?.tls) parts.push("--tls");
   for (const r of opts.replicas ?? []) parts.push(`--replica ${r}`);
+  if (opts.http && !opts.builtIn) {
+    parts.push(`--http ${shellQuote(opts.http.baseUrl)}`);
+    for (const c of opts.http.collections ?? []) parts.push(`--collection ${shellQuote(c)}`);
+    if (opts.http.openapi !== undefined) parts.push(`--openapi ${shellQuote(opts.http.openapi)}`);
+    // The key itself never reaches a report: the reader puts theirs in its place.
+    if (opts.http.apiKey !== undefined) parts.push(`--api-key '${API_KEY_PLACEHOLDER}'`);
+    if (opts.http.apiKeyHeader !== undefined && opts.http.apiKeyHeader !== DEFAULT_API_KEY_HEADER) parts.push(`--api-key-header ${shellQuote(opts.http.apiKeyHeader)}`);
+    if (opts.http.verbs?.length) parts.push(`--verbs ${shellQuote(opts.http.verbs.join(","))}`);
+    for (const w of opts.http.allowWords ?? []) parts.push(`--allow-word ${shellQuote(w)}`);
+  }
   if (opts.contract) parts.push(`--contract ${opts.contract}`);
   parts.push(`--only ${id}`, `--seed ${seed}`);
   if (path) parts.push(`--path ${path}`);
@@ -89,22 +103,25 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     ...(options.skip && { skip: options.skip }),
   });
   const expectations = options.expectFailures ? loadExpectations(options.expectFailures, all) : [];
+  if (options.http) parseHttpBaseUrl(options.http.baseUrl);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const reporters = options.reporters ?? [];
   const target: RunReport["target"] = {
     contract: options.contract ?? "proto (shipped)",
     ...(options.grpc && { grpc: options.builtIn ? `${options.grpc.address} (built-in reference server)` : options.grpc.address }),
+    ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
   };
   const session = await openSession(
     {
       ...(options.contract !== undefined && { contract: options.contract }),
       ...(options.grpc && { grpc: options.grpc }),
       ...(options.replicas && { replicas: options.replicas }),
+      ...(options.http && { http: options.http }),
       seed,
       runs: options.runs ?? DEFAULT_RUNS,
       ...(options.path !== undefined && { path: options.path }),
     },
-    checks.some((c) => c.area === "grpc"),
+    { grpc: checks.some((c) => c.area === "grpc"), http: checks.some((c) => c.area === "http") },
   );
   const startedAt = new Date();
   const started = performance.now();
@@ -119,6 +136,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       .filter((c) => c.area === "contract")
       .map((c) => [c.id, timed(() => runCheck(c, session.context(), checkTimeout))] as const),
   );
+  // Awaited in order below; until then a rejection (a usage error) must not count as unhandled.
+  for (const p of early.values()) p.catch(() => undefined);
   try {
     for (const check of checks) {
       for (const r of reporters) r.onCheckStart?.(check);

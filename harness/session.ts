@@ -3,13 +3,45 @@ import { resolve } from "node:path";
 import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
+import type { CallBudget } from "./targets/budget.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import { createGrpcTarget, DEFAULT_TIMEOUT_MS, probeReachable, type GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import { createHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
+import {
+  DEFAULT_API_KEY_HEADER,
+  DEFAULT_COLLECTIONS,
+  DEFAULT_MAX_DISCOVERY_REQUESTS,
+  type HttpConfig,
+  type HttpTarget,
+} from "./targets/http-target.js";
+
+/** The HTTP target of a run: a base URL and what the checks are told about it. */
+export interface HttpRunTarget {
+  /** http://host:port[/prefix] */
+  baseUrl: string;
+  /** Collection paths to probe; default /messages. Discovery adds what the server links to. */
+  collections?: readonly string[];
+  /** An OpenAPI document (a file, or a URL on the target) naming more paths. */
+  openapi?: string;
+  apiKey?: string;
+  /** Default X-API-Key. */
+  apiKeyHeader?: string;
+  /** Words that name an action in a path; default the CRUD verbs and HTTP method names. */
+  verbs?: readonly string[];
+  /** Words the verb rule lets through: nouns of this interface spelled like verbs. */
+  allowWords?: readonly string[];
+  /** Bound on one request; default the gRPC timeout, or 5 s. */
+  timeoutMs?: number;
+  /** Requests allowed for the run when there is no gRPC target to share a budget with. */
+  maxCalls?: number;
+  rate?: number;
+}
 
 export interface SessionOptions {
   contract?: string;
   grpc?: GrpcTargetOptions;
   replicas?: readonly string[];
+  http?: HttpRunTarget;
   seed: number;
   runs: number;
   path?: string;
@@ -21,21 +53,49 @@ export interface Session {
 }
 
 /** Probes every target first (exit 3 with the address and the cause when one does not answer), then opens them. */
-export async function openSession(options: SessionOptions, needsGrpc = true): Promise<Session> {
+export async function openSession(options: SessionOptions, needs: { grpc: boolean; http: boolean } = { grpc: true, http: true }): Promise<Session> {
   const contractDir = resolve(options.contract ?? CONTRACT_DIR);
   let grpc: ReturnType<typeof createGrpcTarget> | undefined;
   const replicas: GrpcTarget[] = [];
-  if (options.grpc && needsGrpc) {
+  let http: HttpTarget | undefined;
+  let httpConfig: HttpConfig | undefined;
+  if (options.grpc && needs.grpc) {
     await probeReachable(options.grpc);
     for (const r of options.replicas ?? []) await probeReachable({ ...options.grpc, address: r }, "--replica");
+  }
+  const h = options.http;
+  if (h && needs.http) await probeHttpReachable(h.baseUrl, h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  let budget: CallBudget | undefined;
+  if (options.grpc && needs.grpc) {
     grpc = createGrpcTarget(options.grpc);
-    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...options.grpc, address: r, budget: grpc.budget }));
+    budget = grpc.budget;
+    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...options.grpc, address: r, budget }));
+  }
+  if (h && needs.http) {
+    // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
+    http = createHttpTarget({
+      baseUrl: h.baseUrl,
+      timeoutMs: h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
+      ...(h.apiKeyHeader !== undefined && { apiKeyHeader: h.apiKeyHeader }),
+      ...(budget ? { budget } : { ...(h.maxCalls !== undefined && { maxCalls: h.maxCalls }), ...(h.rate !== undefined && { rate: h.rate }) }),
+    });
+    httpConfig = {
+      collections: h.collections && h.collections.length > 0 ? h.collections : DEFAULT_COLLECTIONS,
+      apiKeyHeader: h.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
+      maxDiscoveryRequests: DEFAULT_MAX_DISCOVERY_REQUESTS,
+      ...(h.verbs !== undefined && h.verbs.length > 0 && { verbs: h.verbs }),
+      ...(h.allowWords !== undefined && h.allowWords.length > 0 && { allowWords: h.allowWords }),
+      ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
+      ...(h.openapi !== undefined && { openapi: h.openapi }),
+    };
   }
   const memo = new Map<string, Promise<unknown>>();
   return {
     context: () => ({
       contractDir,
       ...(grpc && { grpc }),
+      ...(http && httpConfig && { http, httpConfig }),
       replicas,
       seed: options.seed,
       runs: options.runs,
@@ -47,13 +107,18 @@ export async function openSession(options: SessionOptions, needsGrpc = true): Pr
     async close() {
       await grpc?.close();
       for (const r of replicas) await r.close();
+      await http?.close();
     },
   };
 }
 
-/** Runs one check with a bound on its time; what it throws becomes an error outcome, never a pass. */
+/**
+ * Runs one check with a bound on its time; what it throws becomes an error outcome, never a pass, except a
+ * usage or configuration error, which is the user's to fix and is thrown on.
+ */
 export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number): Promise<CheckOutcome> {
   if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no gRPC target (--grpc HOST:PORT)" };
+  if (check.area === "http" && !ctx.http) return { status: "skip", message: "no HTTP target (--http URL)" };
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckOutcome>((resolvePromise) => {
@@ -65,7 +130,10 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
   try {
     return await Promise.race([check.run({ ...ctx, signal: controller.signal }), timeout]);
   } catch (reason) {
-    return { status: "error", message: ConformanceError.from(reason).message };
+    const err = ConformanceError.from(reason);
+    // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line.
+    if (err.code === "usage" || err.code === "config") throw err;
+    return { status: "error", message: err.message };
   } finally {
     clearTimeout(timer);
   }

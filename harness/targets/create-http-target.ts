@@ -6,7 +6,7 @@ import { ConformanceError } from "../errors.js";
 import { isLocal } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { DEFAULT_MAX_CALLS, DEFAULT_REMOTE_RATE, DEFAULT_TIMEOUT_MS, SILENT_CALLS_LIMIT } from "./create-grpc-target.js";
-import type { HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
+import { DEFAULT_API_KEY_HEADER, type HttpRequest, type HttpResponse, type HttpTarget } from "./http-target.js";
 
 export interface HttpTargetOptions {
   /** http://host:port[/prefix]: every request goes to this origin, under this prefix. */
@@ -25,7 +25,6 @@ export interface HttpTargetOptions {
   budget?: CallBudget;
 }
 
-export const DEFAULT_API_KEY_HEADER = "X-API-Key";
 /** A response body past this is cut off: a conformance probe never needs more, and a hostile target cannot fill memory. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** How long a HEAD exchange waits after the headers for bytes a server should not send. */

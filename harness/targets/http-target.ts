@@ -25,6 +25,13 @@ export interface HttpResponse {
   failure?: { kind: "timeout" } | { kind: "connection"; message: string };
 }
 
+/** The collection probed when none is named: the Message resource (the specification's example). */
+export const DEFAULT_COLLECTIONS: readonly string[] = ["/messages"];
+/** The header an API key goes in when none is named: the specification shows no placement (part 5). */
+export const DEFAULT_API_KEY_HEADER = "X-API-Key";
+/** Bound on the requests discovery sends while following the server's links. */
+export const DEFAULT_MAX_DISCOVERY_REQUESTS = 50;
+
 export interface HttpConfig {
   /** Collection paths to probe, e.g. ["/messages"]; discovery adds what the server links to. */
   collections: readonly string[];

@@ -223,7 +223,10 @@ async function loadDocument(source: string, target: HttpTarget, count: () => voi
     if (path === undefined) throw new ConformanceError("usage", `--openapi ${source}: not on the target's origin (${new URL(target.baseUrl).origin})`);
     count();
     const res = await target.request({ method: "GET", path, headers: { accept: "application/json, application/yaml;q=0.9, */*;q=0.1" } });
-    if (res.status !== 200) throw new ConformanceError("config", `--openapi ${source}: GET ${path} got ${res.status || (res.failure?.kind ?? "no answer")}`);
+    if (res.status !== 200) {
+      const file = /^https?:\/\//i.test(source) ? "" : "no such file, and ";
+      throw new ConformanceError("config", `--openapi ${source}: ${file}GET ${path} on the target got ${res.status || (res.failure?.kind ?? "no answer")}`);
+    }
     return res.text;
   }
   try {

@@ -1,11 +1,15 @@
 // What HTTP checks share: the run's settings, a probe that records exchanges and cleans up, representations, URIs.
 import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity } from "../../../harness/check.js";
-import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
+import {
+  DEFAULT_API_KEY_HEADER,
+  DEFAULT_COLLECTIONS,
+  DEFAULT_MAX_DISCOVERY_REQUESTS,
+  type HttpConfig,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpTarget,
+} from "../../../harness/targets/http-target.js";
 import { idsOf, linksOf, representationOf } from "./links.js";
-
-export const DEFAULT_COLLECTIONS: readonly string[] = ["/messages"];
-export const DEFAULT_API_KEY_HEADER = "X-API-Key";
-export const DEFAULT_MAX_DISCOVERY_REQUESTS = 50;
 /** Dynamic probes run on the collections the user named; past this many, the rest are left out (and said so). */
 export const MAX_PROBED_COLLECTIONS = 5;
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
