@@ -34,6 +34,7 @@ import { timeoutMalformed } from "./grpc/timeout-malformed.js";
 import { trailersStatus } from "./grpc/trailers-status.js";
 import { unaryCardinality } from "./grpc/unary-cardinality.js";
 import { unarySingleResponse } from "./grpc/unary-single-response.js";
+import { httpChecks } from "./http/index.js";
 
 export const contractChecks: readonly CheckDefinition[] = [contractShape, contractGoPackage, contractLint];
 
@@ -73,4 +74,6 @@ export const grpcChecks: readonly CheckDefinition[] = [
   ...loadGoldenCases().map(goldenCheck),
 ];
 
-export const catalogue: readonly CheckDefinition[] = [...contractChecks, ...grpcChecks];
+export { httpChecks };
+
+export const catalogue: readonly CheckDefinition[] = [...contractChecks, ...grpcChecks, ...httpChecks];

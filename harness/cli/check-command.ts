@@ -1,4 +1,5 @@
 // `check`: runs the conformance catalogue against a target and reports; thin over runConformance.
+import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { ConformanceError } from "../errors.js";
@@ -6,11 +7,20 @@ import { createReporters, type ReportFiles } from "../reporters/index.js";
 import { runConformance, type RunOptions } from "../runner.js";
 import { parseAddress } from "../targets/address.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
+import { parseHttpBaseUrl } from "../targets/create-http-target.js";
+import type { HttpRunTarget } from "../session.js";
 import type { CliIo } from "./io.js";
 
 export interface CheckCliOptions extends ReportFiles {
   grpc?: string;
   replica: string[];
+  http?: string;
+  collection: string[];
+  openapi?: string;
+  apiKey?: string;
+  apiKeyHeader?: string;
+  verbs: string[];
+  allowWord: string[];
   tls?: boolean;
   ca?: string;
   cert?: string;
@@ -79,9 +89,47 @@ export function checkUsage(opts: CheckCliOptions): void {
   if (opts.grpc !== undefined) parseAddress(opts.grpc);
   for (const r of opts.replica) parseAddress(r, "--replica");
   parseMetadata(opts.metadata);
+  const httpOnly = [
+    ["--collection", opts.collection.length > 0],
+    ["--openapi", opts.openapi !== undefined],
+    ["--api-key", opts.apiKey !== undefined],
+    ["--api-key-header", opts.apiKeyHeader !== undefined],
+    ["--verbs", opts.verbs.length > 0],
+    ["--allow-word", opts.allowWord.length > 0],
+  ] as const;
+  for (const [flag, given] of httpOnly) {
+    // Without --http the built-in reference server is checked; it needs none of these.
+    if (given && opts.http === undefined) throw new ConformanceError("usage", `${flag} needs --http`);
+  }
+  if (opts.http !== undefined) parseHttpBaseUrl(opts.http);
+  for (const c of opts.collection) {
+    if (!/^\/[^\s?#]*$/.test(c) || c.startsWith("//")) {
+      throw new ConformanceError("usage", `--collection ${c}: expected a path on the base URL, such as /messages`);
+    }
+  }
+  if (opts.apiKey === "") throw new ConformanceError("usage", "--api-key: the key is empty");
+  if (opts.apiKeyHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(opts.apiKeyHeader)) {
+    throw new ConformanceError("usage", `--api-key-header ${opts.apiKeyHeader}: not a valid HTTP header name`);
+  }
 }
 
-export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined): RunOptions {
+/** The HTTP target as the flags describe it. */
+export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: string | undefined = opts.apiKey): HttpRunTarget {
+  return {
+    baseUrl,
+    collections: opts.collection,
+    ...(opts.openapi !== undefined && { openapi: opts.openapi }),
+    ...(apiKey !== undefined && { apiKey }),
+    ...(opts.apiKeyHeader !== undefined && { apiKeyHeader: opts.apiKeyHeader }),
+    ...(opts.verbs.length > 0 && { verbs: opts.verbs }),
+    ...(opts.allowWord.length > 0 && { allowWords: opts.allowWord }),
+    timeoutMs: opts.timeout,
+    ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
+    ...(opts.rate !== undefined && { rate: opts.rate }),
+  };
+}
+
+export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget): RunOptions {
   checkUsage(opts);
   const grpc: GrpcTargetOptions | undefined = grpcAddress
     ? {
@@ -104,6 +152,7 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
     ...(opts.contract !== undefined && { contract: opts.contract }),
     ...(grpc && { grpc }),
     replicas: opts.replica,
+    ...(http && { http }),
     only: opts.only,
     skip: opts.skip,
     ...(opts.seed !== undefined && { seed: opts.seed }),
@@ -127,8 +176,15 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
   program
     .command("check")
     .description("check a server (default: the built-in reference server) and the contract against the specification")
-    .option("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (default: start the reference server)")
+    .option("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)")
     .option("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)", repeat, [])
+    .option("--http <url>", "HTTP target: the base URL of its resource interface, http://host:port[/prefix]")
+    .option("--collection <path>", "a collection path to probe, such as /messages (repeatable; default /messages)", repeat, [])
+    .option("--openapi <file|url>", "an OpenAPI document naming more paths (a file, or a URL on the HTTP target)")
+    .option("--api-key <key>", "API key the HTTP target needs; never written to a report")
+    .option("--api-key-header <name>", "header that carries the API key (default X-API-Key)")
+    .option("--verbs <words>", "words that name an action in a path, replacing the default list (comma-separated)", collect, [])
+    .option("--allow-word <word>", "a noun of your interface that the verb rule would flag (repeatable)", repeat, [])
     .option("--tls", "use TLS (system roots unless --ca)")
     .option("--ca <file>", "CA bundle (PEM) to trust")
     .option("--cert <file>", "client certificate (PEM), for mutual TLS")
@@ -159,15 +215,20 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
       checkUsage(opts);
       const reporters = createReporters(opts, io);
       let grpcAddress = opts.grpc;
+      let http = opts.http !== undefined ? toHttpTarget(opts, opts.http) : undefined;
       let stop: (() => Promise<void>) | undefined;
-      if (grpcAddress === undefined) {
+      if (grpcAddress === undefined && http === undefined) {
+        // No target given: check the built-in reference server on both interfaces, with a fresh key so that
+        // the API-key check runs too.
         const { startReferenceServer } = await import("../../reference-server/start.js");
-        const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" });
+        const apiKey = randomBytes(18).toString("base64url");
+        const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey });
         grpcAddress = server.grpcAddress;
+        http = toHttpTarget(opts, server.httpUrl, apiKey);
         stop = server.close;
       }
       try {
-        const report = await runConformance({ ...toRunOptions(opts, grpcAddress), builtIn: stop !== undefined, reporters });
+        const report = await runConformance({ ...toRunOptions(opts, grpcAddress, http), builtIn: stop !== undefined, reporters });
         setExit(report.exitCode);
       } finally {
         await stop?.();

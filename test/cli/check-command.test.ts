@@ -1,5 +1,5 @@
 // `example-conformance check` as a CI pipeline runs it: exit codes, report files, one-line errors.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
@@ -87,12 +87,119 @@ describe("example-conformance check", () => {
 });
 
 describe("example-conformance check with no target", () => {
-  it("starts the built-in reference server, passes every check, and replays without --grpc", async () => {
+  it("starts the built-in reference server, passes every gRPC and HTTP check, and replays without --grpc", async () => {
     const run = await cli(["check", "--seed", "2", "--runs", "20"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\(built-in reference server\)/);
     expect(run.stdout).not.toMatch(/^(FAIL|ERR)/m);
     expect(run.stdout).toMatch(/\d+ passed, 0 failed, \d+ skipped, 0 errored/);
+    // The built-in server has a key for this run, so the API-key check runs rather than skips; level 3 is reported.
+    expect(run.stdout).toMatch(/^PASS http\.auth\.api-key /m);
+    expect(run.stdout).toMatch(/^PASS http\.maturity .* level 3 \(REST API\)/m);
+    expect(run.stdout).not.toMatch(/replay: .*--(grpc|http) /);
+  });
+});
+
+async function startBrokenHttp(name: string) {
+  const { brokenHttpServers } = await import("../../fixtures/broken-servers/http/index.js");
+  const broken = brokenHttpServers.find((s) => s.name === name);
+  if (!broken) throw new Error(`fixture ${name} is missing`);
+  return broken.start();
+}
+
+describe("example-conformance check --http", () => {
+  it("checks an HTTP target alone: the HTTP checks run, the gRPC ones skip saying why, the report names the URL", async () => {
+    const { startReferenceServer } = await import("../../reference-server/start.js");
+    const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: "k-123" });
+    try {
+      const json = join(out, "http.json");
+      const run = await cli(["check", "--http", server.httpUrl, "--api-key", "k-123", "--skip", "contract.*", "--report-json", json]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      const report = JSON.parse(readFileSync(json, "utf8")) as { target: { http?: string; grpc?: string }; checks: { id: string; status: string; message: string }[] };
+      expect(report.target).toMatchObject({ http: server.httpUrl });
+      expect(report.target.grpc).toBeUndefined();
+      const http = report.checks.filter((c) => c.id.startsWith("http."));
+      expect(http.length).toBeGreaterThan(20);
+      expect(http.filter((c) => c.status !== "pass")).toEqual([]);
+      expect(report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
+      expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no gRPC target (--grpc HOST:PORT)")).toBe(true);
+      // The key is a secret: it reaches neither the console nor the report.
+      expect(run.stdout).not.toContain("k-123");
+      expect(readFileSync(json, "utf8")).not.toContain("k-123");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exits 1 for a broken HTTP server and prints a replay line with --http and a curl line", async () => {
+    const server = await startBrokenHttp("create-200");
+    try {
+      const run = await cli(["check", "--http", server.url, "--only", "http.create.status-201", "--seed", "3"]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/^FAIL http\.create\.status-201/m);
+      expect(run.stdout).toContain(`replay: npx example-conformance check --http ${server.url} --only http.create.status-201 --seed 3`);
+      expect(run.stdout).toMatch(/curl .*-X POST/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("--verbs and --allow-word change what the verb rule flags, and the replay line carries them", async () => {
+    const server = await startBrokenHttp("verb-path");
+    try {
+      const flagged = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--seed", "5"]);
+      expect(flagged.code).toBe(1);
+      const word = /names an action: "([a-z]+)"/.exec(flagged.stdout)?.[1];
+      expect(word).toBeDefined();
+      const allowed = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--allow-word", word as string]);
+      expect(allowed.stdout).toMatch(/^PASS http\.paths\.nouns/m);
+      const custom = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--verbs", "messages", "--seed", "5"]);
+      expect(custom.code).toBe(1);
+      expect(custom.stdout).toMatch(/names an action: "messages"/);
+      expect(custom.stdout).toContain(`--verbs messages`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exits 2 with one line when the OpenAPI document cannot be read or parsed", async () => {
+    const { startReferenceServer } = await import("../../reference-server/start.js");
+    const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" });
+    try {
+      const missing = await cli(["check", "--http", server.httpUrl, "--openapi", join(out, "none.yaml")]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/^example-conformance: --openapi .*none\.yaml: no such file, and GET .* on the target got 404\n$/);
+      const bad = join(out, "bad.json");
+      writeFileSync(bad, JSON.stringify({ openapi: "3.0.0" }));
+      const noPaths = await cli(["check", "--http", server.httpUrl, "--openapi", bad]);
+      expect(noPaths.code).toBe(2);
+      expect(noPaths.stderr).toMatch(/^example-conformance: --openapi .*bad\.json: the document has no "paths" object\n$/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exits 3 within the timeout for an HTTP target that is not there", async () => {
+    const run = await cli(["check", "--http", "http://127.0.0.1:1", "--timeout", "2s"]);
+    expect(run).toMatchObject({ code: 3, stdout: "" });
+    expect(run.stderr).toMatch(/^example-conformance: cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED.*\n$/);
+  });
+
+  it.each([
+    [["--http", "ftp://host"], /--http ftp:\/\/host: only http and https URLs are supported/],
+    [["--http", "not a url"], /--http not a url: not a valid URL/],
+    [["--http", "http://u:p@127.0.0.1:2"], /credentials in the URL are not supported/],
+    [["--collection", "/messages"], /--collection needs --http/],
+    [["--api-key", "k"], /--api-key needs --http/],
+    [["--http", "http://127.0.0.1:2", "--collection", "messages"], /--collection messages: expected a path/],
+    [["--http", "http://127.0.0.1:2", "--api-key-header", "bad header"], /--api-key-header bad header: not a valid HTTP header name/],
+    [["--allow-word", "options"], /--allow-word needs --http/],
+  ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {
+    const run = await cli(["check", ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(message);
   });
 });
