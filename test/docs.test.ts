@@ -4,11 +4,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderChecksMarkdown } from "../harness/docs.js";
 import { PACKAGE_ROOT } from "../harness/_internals/paths.js";
-import { catalogue } from "../suites/index.js";
+import { renderDefectsMarkdown } from "../fixtures/defects.js";
+import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";
 
 describe("docs/checks.md", () => {
   it("lists exactly the catalogue (run `npm run docs` after changing a check)", () => {
     expect(readFileSync(join(PACKAGE_ROOT, "docs", "checks.md"), "utf8")).toBe(renderChecksMarkdown(catalogue));
+  });
+
+  it("docs/defects.md lists exactly the fixtures' defects (run `npm run docs` after changing a fixture)", () => {
+    expect(readFileSync(join(PACKAGE_ROOT, "docs", "defects.md"), "utf8")).toBe(renderDefectsMarkdown({ grpc: grpcChecks, http: httpChecks }));
   });
 
   it("has unique, stable-looking check IDs", () => {

@@ -1,7 +1,7 @@
 // `example-conformance lint` and `breaking`: exit codes, messages and formats as a user meets them.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTRACTS_DIR } from "../contract/contracts.testdata.js";
+import { CONTRACTS_DIR } from "../../fixtures/contracts/index.js";
 import { cli } from "../helpers/cli.js";
 
 describe("example-conformance lint", () => {

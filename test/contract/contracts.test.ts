@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { breakingContract, lintContract } from "../../harness/contract/buf.js";
 import { runConformance } from "../../harness/runner.js";
-import { badContracts } from "./contracts.testdata.js";
+import { badContracts } from "../../fixtures/contracts/index.js";
 
 function ruleIds(jsonLines: string): string[] {
   const ids = jsonLines

@@ -6,6 +6,7 @@ import type { StartedHttpServer } from "../../fixtures/broken-servers/http/types
 import { startHttpServer } from "../../reference-server/http/server.js";
 import { httpChecks } from "../../suites/http/index.js";
 import { failing, runHttpChecks, type HttpVerdict } from "../helpers/http-context.js";
+import { checkVerdicts } from "../helpers/cli.js";
 import { startJsonServer } from "../helpers/http-json-server.js";
 
 let server: StartedHttpServer | undefined;
@@ -49,19 +50,23 @@ describe("a correct server", () => {
 
 const caught = new Map<string, string[]>();
 afterAll(() => {
-  if (caught.size > 0) console.log(`HTTP defects caught: ${[...caught.values()].filter((ids) => ids.length > 0).length}/${caught.size}`);
+  if (caught.size > 0) {
+    const n = [...caught.values()].filter((ids) => ids.length > 0).length;
+    console.log(`HTTP defects caught: ${n}/${caught.size} (${Math.round((100 * n) / caught.size)}%)`);
+  }
 });
 
 describe.each(brokenHttpServers)("broken HTTP server $name", (broken) => {
   it(`fails exactly [${broken.mustFail.join(", ")}]: ${broken.defect}`, async () => {
     server = await broken.start();
-    const verdicts = await runHttpChecks(httpChecks, server.url, broken.apiKey !== undefined ? { apiKey: broken.apiKey } : {});
-    const failed = failing(verdicts);
-    caught.set(broken.name, failed);
-    expect(failed).toEqual([...broken.mustFail].sort());
-    // Every failure says how to see it again.
-    for (const v of verdicts.filter((x) => x.outcome.status === "fail")) {
-      expect(v.outcome.details?.some((d) => d.includes(`curl -sS -i`) && d.includes(server?.url ?? "?"))).toBe(true);
+    const run = await checkVerdicts(["--http", server.url, ...(broken.apiKey !== undefined ? ["--api-key", broken.apiKey] : []), "--only", "http.*", "--strict"]);
+    caught.set(broken.name, run.failed);
+    expect(run.failed).toEqual([...broken.mustFail].sort());
+    expect(run.code).toBe(1);
+    // Every failure says how to see it again: the command line, and the request as curl.
+    for (const c of run.report.checks.filter((x) => x.status === "fail")) {
+      expect(c.replay).toContain(`--http ${server.url}`);
+      expect(c.details?.some((d) => d.includes(`curl -sS -i`) && d.includes(server?.url ?? "?"))).toBe(true);
     }
   });
 });
