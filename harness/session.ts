@@ -5,7 +5,7 @@ import { ConformanceError } from "./errors.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
-import { createGrpcTarget, DEFAULT_TIMEOUT_MS, probeReachable, type GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import { createGrpcTarget, DEFAULT_TIMEOUT_MS, probeGrpcHandshake, probeReachable, type GrpcTargetOptions } from "./targets/create-grpc-target.js";
 import { createHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import {
   DEFAULT_API_KEY_HEADER,
@@ -67,9 +67,15 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
   if (h && needs.http) await probeHttpReachable(h.baseUrl, h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   let budget: CallBudget | undefined;
   if (options.grpc && needs.grpc) {
-    grpc = createGrpcTarget(options.grpc);
+    // A target that accepts connections but never speaks HTTP/2 fails every check at once, with the reason,
+    // rather than each waiting out its timeout.
+    const unusable = async (address: string) => {
+      const reason = await probeGrpcHandshake({ ...options.grpc, address } as GrpcTargetOptions);
+      return reason === undefined ? {} : { unusable: reason };
+    };
+    grpc = createGrpcTarget({ ...options.grpc, ...(await unusable(options.grpc.address)) });
     budget = grpc.budget;
-    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...options.grpc, address: r, budget }));
+    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...options.grpc, address: r, budget, ...(await unusable(r)) }));
   }
   if (h && needs.http) {
     // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.

@@ -7,6 +7,7 @@ import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient } from "./grpc-js-client.js";
 import { Status, type GrpcTarget } from "./grpc-target.js";
+import { probeHandshake } from "./handshake.js";
 import { sendRaw } from "./raw-h2.js";
 
 export interface GrpcTargetOptions {
@@ -24,6 +25,8 @@ export interface GrpcTargetOptions {
   rate?: number;
   /** Shared across a target and its replicas, so the budget covers the whole run. */
   budget?: CallBudget;
+  /** Why the target cannot serve gRPC at all (see probeHandshake): every call then fails at once with it. */
+  unusable?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -55,6 +58,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   // calls in a row the rest fail at once, with the reason.
   let silent = 0;
   const guard = async <T>(call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
+    if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
     if (silent >= SILENT_CALLS_LIMIT) {
       throw new ConformanceError("unreachable", `${options.address} stopped answering: ${silent} calls in a row got no answer within ${conn.timeoutMs} ms`);
     }
@@ -95,14 +99,23 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
  * Opens one TCP (and TLS) connection to the target and closes it: exit 3 with the address and the cause when
  * nothing answers, before any check runs.
  */
+function servernameOf(options: GrpcTargetOptions, address: ReturnType<typeof parseAddress>): string {
+  return (options.authority ?? (address.kind === "tcp" ? address.host : "localhost")).replace(/:\d+$/, "");
+}
+
+function tlsMaterialOf(options: GrpcTargetOptions) {
+  const useTls = options.tls !== undefined && options.tls !== false;
+  return useTls ? loadTls(options.tls === true ? {} : (options.tls as TlsOptions)) : undefined;
+}
+
 export async function probeReachable(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
   const address = parseAddress(options.address, flag);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const useTls = options.tls !== undefined && options.tls !== false;
-  const material = useTls ? loadTls(options.tls === true ? {} : (options.tls as TlsOptions)) : undefined;
+  const material = tlsMaterialOf(options);
+  const useTls = material !== undefined;
   await new Promise<void>((resolve, reject) => {
     const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
-    const servername = (options.authority ?? (address.kind === "tcp" ? address.host : "localhost")).replace(/:\d+$/, "");
+    const servername = servernameOf(options, address);
     const socket = useTls
       ? tls.connect({ ...endpoint, ...material, ALPNProtocols: ["h2"], ...(net.isIP(servername) === 0 && { servername }) })
       : net.connect(endpoint);
@@ -111,10 +124,32 @@ export async function probeReachable(options: GrpcTargetOptions, flag = "--grpc"
       reject(new ConformanceError("unreachable", `cannot reach ${options.address}: ${cause}`));
     };
     socket.setTimeout(timeoutMs, () => fail(`no connection within ${timeoutMs} ms`));
-    socket.once("error", (err: NodeJS.ErrnoException) => fail(err.code ? `${err.code} (${err.message})` : err.message));
+    socket.once("error", (err: NodeJS.ErrnoException) => fail(connectError(err, useTls)));
     socket.once(useTls ? "secureConnect" : "connect", () => {
       socket.destroy();
       resolve();
     });
+  });
+}
+
+/** One line for a failed connection: OpenSSL's messages run over several lines and name source files. */
+function connectError(err: NodeJS.ErrnoException, useTls: boolean): string {
+  if (err.code === "ERR_SSL_WRONG_VERSION_NUMBER" || err.code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
+    return `${err.code}: the TLS handshake got an answer that is not TLS (a plaintext server? then leave --tls out)`;
+  }
+  const first = (err.message.split("\n")[0] ?? "").replace(/:\.\.\/deps\/openssl\S*$/, "").trim();
+  const message = useTls && err.code?.startsWith("ERR_SSL") ? `TLS handshake failed: ${first}` : first;
+  return err.code ? `${err.code} (${message})` : message;
+}
+
+/** Undefined when the target completes an HTTP/2 handshake within the timeout; else why it cannot serve gRPC. */
+export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string | undefined> {
+  const address = parseAddress(options.address);
+  const material = tlsMaterialOf(options);
+  return probeHandshake({
+    address,
+    ...(material && { tls: material }),
+    servername: servernameOf(options, address),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
 }

@@ -46,23 +46,55 @@ function fromRaw(raw: readonly string[] | undefined): Record<string, string[]> {
 
 const MAX_BODY = 64 * 1024 * 1024;
 
+/** Reads the length prefixes of a message stream as it arrives, chunk by chunk, without keeping the payloads. */
+function announcedLengths(): (chunk: Buffer) => number[] {
+  let payloadLeft = 0;
+  const prefix: number[] = [];
+  return (chunk) => {
+    const lengths: number[] = [];
+    let at = 0;
+    while (at < chunk.length) {
+      if (payloadLeft > 0) {
+        const take = Math.min(payloadLeft, chunk.length - at);
+        payloadLeft -= take;
+        at += take;
+        continue;
+      }
+      prefix.push(chunk[at] as number);
+      at++;
+      if (prefix.length === 5) {
+        payloadLeft = Buffer.from(prefix).readUInt32BE(1);
+        lengths.push(payloadLeft);
+        prefix.length = 0;
+      }
+    }
+    return lengths;
+  };
+}
+
+/** Opens an HTTP/2 session of its own to the target, over TLS when material is given. */
+function connectSession(conn: ConnectionOptions, tls: TlsMaterial | undefined): http2.ClientHttp2Session {
+  const authority = conn.authority ?? defaultAuthority(conn.address);
+  const address = conn.address;
+  const connectOptions: http2.SecureClientSessionOptions = {
+    ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
+    ...(tls && { ca: tls.ca, cert: tls.cert, key: tls.key, servername: authority.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") }),
+  };
+  const host = address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]` : address.host;
+  const port = address.kind === "unix" ? "" : `:${address.port}`;
+  return http2.connect(`${tls ? "https" : "http"}://${host}${port}`, connectOptions);
+}
+
 export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, request: RawRequest): Promise<RawResponse> {
   const authority = conn.authority ?? defaultAuthority(conn.address);
   const scheme = tls ? "https" : "http";
   const timeoutMs = request.timeoutMs ?? conn.timeoutMs;
-  const address = conn.address;
   return new Promise<RawResponse>((resolve) => {
     const result: RawResponse = { headers: {}, trailers: {}, trailersOnly: false, frames: [], leftover: 0 };
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const connectOptions: http2.SecureClientSessionOptions = {
-      ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
-      ...(tls && { ca: tls.ca, cert: tls.cert, key: tls.key, servername: authority.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") }),
-    };
-    const host = address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]` : address.host;
-    const port = address.kind === "unix" ? "" : `:${address.port}`;
-    const session = http2.connect(`${scheme}://${host}${port}`, connectOptions);
+    const session = connectSession(conn, tls);
 
     const finish = (failure?: RawResponse["failure"]) => {
       if (settled) return;
@@ -114,10 +146,18 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
     stream.on("trailers", (h, _flags, raw?: string[]) => {
       result.trailers = raw ? fromRaw(raw) : fromRaw(Object.entries(h).flatMap(([k, v]) => [k, String(v)]));
     });
+    const announced = announcedLengths();
     stream.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
         finish({ kind: "connection", message: `the response body passed ${MAX_BODY} bytes` });
+        return;
+      }
+      // A message announced past the bound would never be read whole: say so now rather than wait it out.
+      const tooLong = announced(chunk).find((n) => n > MAX_BODY);
+      if (tooLong !== undefined) {
+        chunks.push(chunk);
+        finish({ kind: "connection", message: `a response message announced as ${tooLong} bytes, past the ${MAX_BODY} a check reads` });
         return;
       }
       chunks.push(chunk);
