@@ -1,9 +1,5 @@
 // The reference gRPC server over real sockets: replies, strict decoding, limits, health, reflection, TLS, shutdown.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import http2 from "node:http2";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +8,7 @@ import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import { encodeFrames } from "../../harness/targets/raw-h2.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
 import { helloReply } from "../../reference-server/hello.js";
+import { selfSignedCert } from "../helpers/tls.js";
 
 let server: GrpcServerHandle;
 let target: ReturnType<typeof createGrpcTarget>;
@@ -137,11 +134,7 @@ describe("shutdown", () => {
 
 describe("TLS", () => {
   it("serves over TLS with a certificate the client trusts", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "ref-tls-"));
-    const cert = join(dir, "cert.pem");
-    const key = join(dir, "key.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert], { stdio: "ignore" });
+    const { certFile: cert, keyFile: key } = selfSignedCert();
     const s = await startGrpcServer({ port: 0, log: "silent", tls: { certFile: cert, keyFile: key } });
     const tls = createGrpcTarget({ address: s.address, tls: { caFile: cert }, authority: "localhost", timeoutMs: 3000 });
     try {
