@@ -131,7 +131,9 @@ function answerUnparsedRequest(err: NodeJS.ErrnoException, socket: Duplex): void
   const reason = STATUS_CODES[status] ?? "";
   const message = status === 408 ? "the request did not arrive in time" : status === 431 ? "the request headers are too large" : "the request is not valid HTTP/1.1";
   const body = serialize("json", { kind: "error", status, reason, message, links: errorLinks() });
-  if (socket.writable) {
+  // Only on a connection that has sent nothing yet, as Node's own handler does: after a response that said
+  // Connection: close, bytes the client sent past it (a body it did not frame) must not get a second response.
+  if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
