@@ -87,14 +87,14 @@ describe("runConformance", () => {
   });
 });
 
-describe("a target that accepts connections and never answers", () => {
+describe("a target that completes the HTTP/2 handshake and never answers a call", () => {
   it("ends the run by itself: a few calls wait out the timeout, the rest fail at once with the reason", async () => {
-    const net = await import("node:net");
-    const sockets = new Set<import("node:net").Socket>();
-    const silent = net.createServer((s) => {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-    });
+    const http2 = await import("node:http2");
+    // Streams are accepted and left open: no headers, no data, no reset.
+    const silent = http2.createServer();
+    silent.on("stream", (stream) => stream.on("error", () => undefined));
+    const sessions = new Set<import("node:http2").ServerHttp2Session>();
+    silent.on("session", (s) => (sessions.add(s), s.on("close", () => sessions.delete(s))));
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     const port = (silent.address() as import("node:net").AddressInfo).port;
     try {
@@ -105,7 +105,7 @@ describe("a target that accepts connections and never answers", () => {
       expect(errored.at(-1)?.message).toMatch(/stopped answering: 3 calls in a row got no answer within 300 ms/);
       expect(report.checks.filter((c) => c.status === "pass")).toEqual([]);
     } finally {
-      for (const s of sockets) s.destroy();
+      for (const s of sessions) s.destroy();
       await new Promise((r) => silent.close(r));
     }
   });
