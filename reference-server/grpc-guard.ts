@@ -38,6 +38,32 @@ export interface GuardOptions {
   paths: ReadonlySet<string>;
   /** The unary ones among them: exactly one request message, and its compressed flag is checked. */
   unaryPaths: ReadonlySet<string>;
+  /**
+   * Keepalive abuse (gRPC's keepalive.md): pings closer together than this with no call in flight are strikes;
+   * past maxPingStrikes the connection gets GOAWAY ENHANCE_YOUR_CALM "too_many_pings". grpc-js's server enforces
+   * none of it.
+   */
+  minPingIntervalWithoutCallsMs?: number;
+  maxPingStrikes?: number;
+}
+
+const ENHANCE_YOUR_CALM = 0x0b;
+
+/** Counts a session's calls in flight and its ping strikes, and sends it away when it abuses pings. */
+function policePings(session: http2.ServerHttp2Session, options: GuardOptions, inFlight: () => number): void {
+  let last = -Infinity;
+  let strikes = 0;
+  session.on("ping", () => {
+    const now = performance.now();
+    const tooSoon = now - last < (options.minPingIntervalWithoutCallsMs ?? 10_000);
+    last = now;
+    if (!tooSoon || inFlight() > 0) return;
+    strikes++;
+    if (strikes > (options.maxPingStrikes ?? 2) && !session.closed && !session.destroyed) {
+      session.goaway(ENHANCE_YOUR_CALM, 0, Buffer.from("too_many_pings"));
+      session.close();
+    }
+  });
 }
 
 type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => void;
@@ -53,9 +79,19 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): voi
     throw new Error("grpc-guard: this grpc-js version keeps no http2Servers; the protocol guard cannot be installed");
   }
   for (const h2 of servers.keys()) {
+    const calls = new WeakMap<http2.ServerHttp2Session, number>();
+    h2.on("session", (session: http2.ServerHttp2Session) => {
+      calls.set(session, 0);
+      policePings(session, options, () => calls.get(session) ?? 0);
+    });
     const handlers = h2.listeners("stream") as StreamListener[];
     h2.removeAllListeners("stream");
     h2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+      const session = stream.session as http2.ServerHttp2Session | undefined;
+      if (session) {
+        calls.set(session, (calls.get(session) ?? 0) + 1);
+        stream.once("close", () => calls.set(session, (calls.get(session) ?? 1) - 1));
+      }
       const forward = () => {
         for (const handler of handlers) handler.call(h2, stream, headers, ...rest);
       };

@@ -26,6 +26,8 @@ export interface GrpcServerOptions {
   log?: LogLevel;
   /** Where log lines go; default stderr. */
   logSink?: (line: string) => void;
+  /** Overrides of the protective limits (SERVER_CHANNEL_OPTIONS), e.g. a shorter idle time. */
+  limits?: Partial<Record<keyof typeof SERVER_CHANNEL_OPTIONS, number>>;
 }
 
 export interface GrpcServerHandle {
@@ -46,7 +48,8 @@ export const SERVER_CHANNEL_OPTIONS = {
   "grpc.keepalive_time_ms": 60_000, // ping an idle connection every minute
   "grpc.keepalive_timeout_ms": 20_000, // and drop it when the ping goes unanswered
   "grpc.keepalive_permit_without_calls": 1,
-  "grpc.http2.min_ping_interval_without_data_ms": 10_000, // pings more often than this are abuse: GOAWAY
+  "grpc.http2.min_ping_interval_without_data_ms": 10_000, // pings more often than this are abuse: GOAWAY (enforced by the guard)
+  "grpc.http2.max_ping_strikes": 2,
   "grpc.max_connection_idle_ms": 5 * 60_000,
   "grpc.max_connection_age_ms": 30 * 60_000,
   "grpc.max_connection_age_grace_ms": 10_000,
@@ -102,6 +105,7 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
   const log = createLogger(options.log ?? "info", options.logSink ?? ((l) => process.stderr.write(l)));
   const server = new grpc.Server({
     ...SERVER_CHANNEL_OPTIONS,
+    ...options.limits,
     "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES,
   });
   server.addService(helloDefinition(), { Hello: helloHandler(log) });
@@ -120,9 +124,12 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
     server.bindAsync(`${bindHost}:${options.port ?? 50051}`, credentials, (err, p) => (err ? reject(err) : resolve(p))),
   );
   const address = `${bindHost}:${port}`;
+  const limits = { ...SERVER_CHANNEL_OPTIONS, ...options.limits };
   guardGrpcServer(server, {
     paths: new Set([...SERVED_PATHS, ...HEALTH_PATHS, ...REFLECTION_PATHS]),
     unaryPaths: new Set([HELLO_PATH, HEALTH_PATHS[0]]),
+    minPingIntervalWithoutCallsMs: limits["grpc.http2.min_ping_interval_without_data_ms"],
+    maxPingStrikes: limits["grpc.http2.max_ping_strikes"],
   });
   log("info", { msg: "grpc listening", address, tls: Boolean(options.tls) });
 
