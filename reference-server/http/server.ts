@@ -26,6 +26,10 @@ export interface HttpServerOptions {
   log?: HttpLogLevel;
   /** Where log lines go; default stderr. */
   logSink?: (line: string) => void;
+  /** A request not fully received within this is answered 408 and its connection closed; default 30 s. */
+  requestTimeoutMs?: number;
+  /** An idle keep-alive connection is closed after this; default 5 s. */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface HttpServerHandle {
@@ -53,6 +57,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     if (rank[at] <= rank[level]) sink(`${JSON.stringify({ time: new Date().toISOString(), level: at, ...fields })}\n`);
   };
 
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.
     logger: false,
@@ -62,7 +67,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     // Rules 5 and 7 of part 4.2: another spelling of a path is another resource, which here does not exist.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 256 },
     // A client that trickles its request out does not hold a connection for Node's default five minutes.
-    requestTimeout: 30_000,
+    requestTimeout,
+    // Node looks for overdue requests every 30 s by default, so a 30 s bound could take a minute: look more often.
+    http: { connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))) },
+    // Node's own default: an idle connection costs the server a socket, so it does not stay for fastify's 72 s.
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
     return503OnClosing: true,
     clientErrorHandler: answerUnparsedRequest,
     // Malformed URLs and overlong ids are the client's mistakes: answered like any other error.
