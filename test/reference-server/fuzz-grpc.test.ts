@@ -6,21 +6,22 @@ import { encodeMessage } from "../../harness/_internals/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import type { GrpcTarget, RawRequest, RawResponse } from "../../harness/targets/grpc-target.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
+import { heapAfterGc, mib } from "../helpers/heap.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 let server: GrpcServerHandle;
 let target: GrpcTarget;
-const tally = { cases: 0, statuses: new Map<string, number>() };
+const tally = { cases: 0, statuses: new Map<string, number>(), heapBefore: 0, heapAfter: 0 };
 
 beforeAll(async () => {
   server = await startGrpcServer({ port: 0, log: "silent" });
-  target = createGrpcTarget({ address: server.address, timeoutMs: 3000 });
+  target = createGrpcTarget({ address: server.address, timeoutMs: 3000, maxCalls: RUNS + 10 });
 });
 afterAll(async () => {
   await target?.close();
   await server?.close();
   const seen = [...tally.statuses].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(", ");
-  console.log(`gRPC fuzz: ${tally.cases} cases, every one answered: ${seen}`);
+  console.log(`gRPC fuzz: ${tally.cases} cases, every one answered: ${seen}; heap ${mib(tally.heapBefore)} before, ${mib(tally.heapAfter)} after`);
 });
 
 /** A valid Message, then perhaps bytes flipped, cut or appended: close to what the server decodes, and past it. */
@@ -88,6 +89,7 @@ function statusOf(res: RawResponse): string | undefined {
 
 describe("the reference gRPC server under fuzzing", () => {
   it(`answers each of ${RUNS} generated and mutated requests with a status, and still serves Hello`, async () => {
+    tally.heapBefore = heapAfterGc();
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const headers: Record<string, string | null> = {};
@@ -108,5 +110,6 @@ describe("the reference gRPC server under fuzzing", () => {
     );
     const after = await target.unary(encodeMessage("still here"));
     expect(after.code).toBe(0);
-  });
+    tally.heapAfter = heapAfterGc();
+  }, Math.max(60_000, RUNS * 20));
 });
