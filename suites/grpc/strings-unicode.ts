@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { encodeMessage } from "../../harness/_internals/message.js";
 import type { CheckDefinition } from "../../harness/check.js";
+import { anyCodePoint } from "./_internals/any-code-point.js";
 import { asReply, hello, show } from "./_internals/calls.js";
 import { checkProperty } from "./_internals/property.js";
 
@@ -25,9 +26,9 @@ export const stringsUnicode: CheckDefinition = {
   spec: "§2 (body: string)",
   run(ctx) {
     const body = fc.oneof(
-      { weight: 4, arbitrary: fc.string({ unit: "binary", maxLength: 64 }) },
+      { weight: 4, arbitrary: fc.string({ unit: anyCodePoint, maxLength: 64 }) },
       { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 32 }) },
-      { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: 1024, maxLength: 4096 }) },
+      { weight: 1, arbitrary: fc.string({ unit: anyCodePoint, minLength: 1024, maxLength: 4096 }) },
     );
     const property = fc.asyncProperty(body, async (text) => {
       const reply = asReply(await hello(ctx, encodeMessage(text)));
