@@ -15,3 +15,5 @@ export type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
 export { createHttpTarget } from "./targets/create-http-target.js";
 export type { HttpTargetOptions } from "./targets/create-http-target.js";
 export type { HttpRunTarget } from "./session.js";
+export { runLoad } from "./load/run-load.js";
+export type { LoadOptions, LoadReport, LoadProgress } from "./load/run-load.js";

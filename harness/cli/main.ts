@@ -4,6 +4,7 @@ import { ConformanceError } from "../errors.js";
 import { SUITE_VERSION } from "../version.js";
 import { addContractCommands } from "./contract-commands.js";
 import { addCheckCommand } from "./check-command.js";
+import { addLoadCommand } from "./load-command.js";
 import { addServeCommand } from "./serve-command.js";
 import { processIo, type CliIo } from "./io.js";
 
@@ -21,6 +22,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
   addCheckCommand(program, io, setExit);
   addContractCommands(program, io, setExit);
   addServeCommand(program, io, setExit);
+  addLoadCommand(program, io, setExit);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

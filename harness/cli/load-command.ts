@@ -1,0 +1,82 @@
+// `load`: a bounded load run on Hello with a progress line, then throughput, latency percentiles, errors by
+// status and statelessness under concurrency; thin over runLoad.
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import pc from "picocolors";
+import { ConformanceError } from "../errors.js";
+import { runLoad, type LoadReport } from "../load/run-load.js";
+import { isLocal, parseAddress } from "../targets/address.js";
+import { duration, integer } from "./check-command.js";
+import type { CliIo } from "./io.js";
+
+interface LoadCliOptions {
+  grpc: string;
+  duration: number;
+  concurrency: number;
+  connections: number;
+  rate?: number;
+  timeout: number;
+  json?: string;
+  allowRemote?: boolean;
+}
+
+export function formatLoadReport(r: LoadReport, color: boolean): string {
+  const c = pc.createColors(color);
+  const errors = Object.entries(r.errors);
+  const lines = [
+    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${r.target} (${r.concurrency} in flight over ${r.connections} connections)${r.interrupted ? ", stopped early" : ""}`,
+    `requests/s   ${r.requestsPerSecond}`,
+    `latency ms   p50 ${r.latencyMs.p50}  p90 ${r.latencyMs.p90}  p99 ${r.latencyMs.p99}  max ${r.latencyMs.max}`,
+    `errors       ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${k} ${n}`).join(", ")}`,
+    r.stateless.mismatches === 0
+      ? c.green(`stateless    every one of ${r.stateless.compared} replies equals the reply at rest (${r.stateless.distinctRequests} distinct requests)`)
+      : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} replies differ from the reply at rest; first: ${r.stateless.example ?? ""}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export function addLoadCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command("load")
+    .description("load a gRPC server with Hello calls: throughput, latency percentiles, errors, and replies under load equal to replies at rest")
+    .requiredOption("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path")
+    .option("--duration <duration>", "how long calls keep starting (at most 10m)", duration("--duration"), 10_000)
+    .option("--concurrency <n>", "calls in flight at once", integer("--concurrency", 1, 10_000), 64)
+    .option("--connections <n>", "connections the calls are spread over", integer("--connections", 1, 1_000), 4)
+    .option("--rate <n>", "calls started per second at most (default: as fast as the target answers)", integer("--rate", 1, 10_000_000))
+    .option("--timeout <duration>", "bound on one call", duration("--timeout"), 5000)
+    .option("--json <file>", "write the results as JSON")
+    .option("--allow-remote", "allow a target that is not this machine (a load test is not for production by mistake)")
+    .action(async (opts: LoadCliOptions) => {
+      const address = parseAddress(opts.grpc);
+      if (!isLocal(address) && !opts.allowRemote) {
+        throw new ConformanceError("usage", `--grpc ${opts.grpc}: not this machine; a load run elsewhere needs --allow-remote`);
+      }
+      const controller = new AbortController();
+      const interrupt = () => controller.abort();
+      process.once("SIGINT", interrupt);
+      try {
+        const report = await runLoad({
+          address: opts.grpc,
+          durationMs: opts.duration,
+          concurrency: opts.concurrency,
+          connections: opts.connections,
+          timeoutMs: opts.timeout,
+          signal: controller.signal,
+          ...(opts.rate !== undefined && { rate: opts.rate }),
+          onProgress: (p) => {
+            const line = `${(p.elapsedMs / 1000).toFixed(0)} s: ${p.requests} calls, ${Math.round(p.requestsPerSecond)}/s, ${p.errors} errors`;
+            // A live line on a terminal; nothing in a log, where the summary says it all.
+            if (io.isTty) io.stderr(`\r${line}   `);
+          },
+        });
+        if (io.isTty) io.stderr("\n");
+        io.stdout(formatLoadReport(report, io.isTty));
+        if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+        const failed = report.stateless.mismatches > 0 || Object.keys(report.errors).length > 0;
+        setExit(failed ? 1 : 0);
+      } finally {
+        process.off("SIGINT", interrupt);
+      }
+    });
+}
