@@ -1,5 +1,6 @@
 // contract.lint: the contract passes buf lint with the product's rules.
 import { lintContract } from "../../harness/contract/buf.js";
+import { cachedLint } from "../../harness/contract/lint-cache.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 export const contractLint: CheckDefinition = {
@@ -10,7 +11,7 @@ export const contractLint: CheckDefinition = {
   profile: "contract",
   spec: "§2, §9",
   async run(ctx) {
-    const run = await lintContract({ dir: ctx.contractDir, format: "text" });
+    const run = await cachedLint(ctx.contractDir, "text", () => lintContract({ dir: ctx.contractDir, format: "text" }));
     if (run.exitCode === 0) return pass("buf lint found no violation");
     const lines = run.output.trim().split("\n");
     return fail(`buf lint found ${lines.length} violation(s)`, {

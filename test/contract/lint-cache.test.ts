@@ -1,0 +1,26 @@
+// buf lint's verdict is reused only for exactly the same contract: any change to a file runs buf again.
+import { randomUUID } from "node:crypto";
+import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CONTRACT_DIR } from "../../harness/_internals/paths.js";
+import type { BufRun } from "../../harness/contract/buf.js";
+import { cachedLint } from "../../harness/contract/lint-cache.js";
+
+describe("the lint cache", () => {
+  it("runs buf once per distinct contract, and again after any change", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lint-cache-"));
+    cpSync(join(CONTRACT_DIR, "example"), join(dir, "example"), { recursive: true });
+    // A contract no earlier run has seen, so the cache starts empty for it.
+    writeFileSync(join(dir, "README.md"), `lint cache test ${randomUUID()}\n`);
+    let runs = 0;
+    const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}` });
+    expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 1" });
+    expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 1" });
+    expect(await cachedLint(dir, "json", lint)).toEqual({ exitCode: 0, output: "run 2" });
+    writeFileSync(join(dir, "example", "extra.proto"), 'syntax = "proto3";\npackage example;\n');
+    expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 3" });
+    expect(runs).toBe(3);
+  });
+});
