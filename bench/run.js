@@ -1,0 +1,109 @@
+// Benchmarks, not tests: npm run bench. Measures the default `check` run's wall time, the reference server and a
+// grpc-go implementation under `load` at the same concurrency, and the load generator's own ceiling; prints a
+// table and writes bench/results.json. BENCH_DURATION (seconds, default 5) sets each load run's length.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { implementations } from "../dist/fixtures/implementations/index.js";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const CLI = join(ROOT, "bin", "example-conformance.js");
+const DURATION = `${Number(process.env.BENCH_DURATION ?? 5)}s`;
+const CHECK_RUNS = 3;
+const tmp = mkdtempSync(join(os.tmpdir(), "bench-"));
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function checkWallTime() {
+  const times = [];
+  for (let i = 0; i < CHECK_RUNS; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [CLI, "check", "--seed", "1"], { stdio: "ignore", timeout: 120_000 });
+    if (r.status !== 0) throw new Error(`check exited ${r.status}`);
+    times.push(performance.now() - t0);
+  }
+  return { medianMs: Math.round(median(times)), runsMs: times.map(Math.round) };
+}
+
+/** The load generator in its own process, so that it never shares an event loop with a server. */
+function load(address, concurrency, connections) {
+  const file = join(tmp, `load-${Date.now()}.json`);
+  const r = spawnSync(process.execPath, [CLI, "load", "--grpc", address, "--duration", DURATION, "--concurrency", String(concurrency), "--connections", String(connections), "--json", file], {
+    stdio: ["ignore", "ignore", "inherit"],
+    timeout: 15 * 60_000,
+  });
+  if (r.status !== 0) throw new Error(`load against ${address} exited ${r.status}`);
+  return JSON.parse(readFileSync(file, "utf8"));
+}
+
+function startReference() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+      const m = /^grpc (\S+)$/m.exec(out);
+      if (m) resolve({ address: m[1], close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+
+const row = (name, r) => ({
+  name,
+  requestsPerSecond: r.requestsPerSecond,
+  p50: r.latencyMs.p50,
+  p90: r.latencyMs.p90,
+  p99: r.latencyMs.p99,
+  max: r.latencyMs.max,
+  errors: Object.values(r.errors).reduce((a, b) => a + b, 0),
+  mismatches: r.stateless.mismatches,
+});
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpu: os.cpus()[0]?.model ?? "unknown", cores: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+  loadDuration: DURATION,
+  check: checkWallTime(),
+  load: [],
+  notes: [],
+};
+
+const reference = await startReference();
+try {
+  results.load.push(row("reference (grpc-js), 64 in flight, 4 connections", load(reference.address, 64, 4)));
+} finally {
+  await reference.close();
+}
+
+const go = implementations.find((i) => i.name === "go");
+const missing = await go.missing();
+if (missing) {
+  results.notes.push(`grpc-go not available: ${missing}`);
+} else {
+  const server = await go.start();
+  try {
+    results.load.push(row("grpc-go, 64 in flight, 4 connections", load(server.address, 64, 4)));
+    results.load.push(row("generator ceiling: grpc-go, 256 in flight, 8 connections", load(server.address, 256, 8)));
+  } finally {
+    await server.close();
+  }
+}
+const [ref, goRow, ceiling] = results.load;
+if (goRow) results.ratio = { referenceToGo: Number((ref.requestsPerSecond / goRow.requestsPerSecond).toFixed(2)) };
+if (ceiling) results.generator = { ceilingRequestsPerSecond: ceiling.requestsPerSecond, timesReference: Number((ceiling.requestsPerSecond / ref.requestsPerSecond).toFixed(2)) };
+
+writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+const lines = [
+  `machine: ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGiB} GiB, Node ${results.machine.node}`,
+  "",
+  `| measure | result |`,
+  `|---|---|`,
+  `| \`check\` (default run, built-in reference server), wall time, median of ${CHECK_RUNS} | ${(results.check.medianMs / 1000).toFixed(2)} s |`,
+  ...results.load.map((r) => `| ${r.name} | ${r.requestsPerSecond} req/s; p50 ${r.p50} ms, p90 ${r.p90} ms, p99 ${r.p99} ms, max ${r.max} ms; ${r.errors} errors, ${r.mismatches} mismatches |`),
+  ...(results.ratio ? [`| reference / grpc-go requests/s | ${results.ratio.referenceToGo} |`] : []),
+  ...(results.generator ? [`| load generator ceiling / reference requests/s | ${results.generator.timesReference} |`] : []),
+  ...results.notes.map((n) => `| note | ${n} |`),
+];
+console.log(lines.join("\n"));
