@@ -100,6 +100,21 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       log("debug", { msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
     },
   });
+  // Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as
+  // the client likes. The same bound covers the body, counted from the request's start.
+  app.addHook("onRequest", (request, reply, done) => {
+    const raw = request.raw;
+    if (!raw.complete) {
+      const timer = setTimeout(() => {
+        if (!raw.complete) answerUnparsedRequest(Object.assign(new Error("request timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" }), raw.socket);
+      }, requestTimeout);
+      const clear = () => clearTimeout(timer);
+      raw.once("end", clear);
+      raw.once("close", clear);
+      reply.raw.once("finish", clear);
+    }
+    done();
+  });
   app.addHook("onResponse", async (request, reply) => {
     log("debug", { msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
   });

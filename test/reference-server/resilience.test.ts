@@ -106,7 +106,7 @@ describe("abusive and idle clients", () => {
     }
   });
 
-  it("closes an idle HTTP keep-alive connection, and answers a request that trickles in with 408", async () => {
+  it("closes an idle HTTP keep-alive connection, and answers a request whose headers or body trickle in with 408", async () => {
     const server = await startHttpServer({ port: 0, log: "silent", keepAliveTimeoutMs: 200, requestTimeoutMs: 500 });
     try {
       // Idle: one request, then nothing; the server ends the connection.
@@ -133,6 +133,23 @@ describe("abusive and idle clients", () => {
         slow.destroy();
       }
       expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+
+      // Slow body: the headers whole, the announced body one byte every 100 ms.
+      const body = net.connect(server.port, "127.0.0.1");
+      let bodyAnswer = "";
+      body.on("data", (c: Buffer) => (bodyAnswer += c.toString("latin1")));
+      body.write(`POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`);
+      const bodyDrip = setInterval(() => {
+        if (!body.destroyed) body.write("{");
+      }, 100);
+      const bodyClosed = new Promise<string>((r) => body.once("close", () => r("closed")));
+      try {
+        expect(await Promise.race([bodyClosed, new Promise<string>((r) => setTimeout(() => r("still open after 10 s"), 10_000))])).toBe("closed");
+      } finally {
+        clearInterval(bodyDrip);
+        body.destroy();
+      }
+      expect(bodyAnswer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     } finally {
       await server.close();
     }
