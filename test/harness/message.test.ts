@@ -1,4 +1,5 @@
 // The strict Message codec and gRPC framing that every check relies on.
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../harness/_internals/message.js";
@@ -17,6 +18,18 @@ describe("Message codec", () => {
         expect(d).toEqual({ ok: true, message: { body: s, bodyPresent: s !== "", unknownFields: [] } });
       }),
       { seed: 7, numRuns: 200 },
+    );
+  });
+
+  it("encodes exactly as BinaryWriter does, lone surrogates and long bodies included", () => {
+    const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: anyUnit }), fc.string({ unit: anyUnit, minLength: 100, maxLength: 20_000 })), (s) => {
+        const w = new BinaryWriter();
+        if (s !== "") w.tag(1, WireType.LengthDelimited).string(s);
+        expect(hex(encodeMessage(s))).toBe(hex(w.finish()));
+      }),
+      { seed: 11, numRuns: 300 },
     );
   });
 
