@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { ConformanceError } from "../errors.js";
-import { runLoad, type LoadReport } from "../load/run-load.js";
+import type { LoadReport } from "../load/run-load.js";
 import { isLocal, parseAddress } from "../targets/address.js";
 import { duration, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
@@ -52,6 +52,8 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       if (!isLocal(address) && !opts.allowRemote) {
         throw new ConformanceError("usage", `--grpc ${opts.grpc}: not this machine; a load run elsewhere needs --allow-remote`);
       }
+      // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
+      const { runLoad } = await import("../load/run-load.js");
       const controller = new AbortController();
       const interrupt = () => controller.abort();
       process.once("SIGINT", interrupt);
