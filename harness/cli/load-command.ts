@@ -18,6 +18,7 @@ interface LoadCliOptions {
   timeout: number;
   json?: string;
   allowRemote?: boolean;
+  quiet?: boolean;
 }
 
 export function formatLoadReport(r: LoadReport, color: boolean): string {
@@ -47,6 +48,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
     .option("--timeout <duration>", "bound on one call", duration("--timeout"), 5000)
     .option("--json <file>", "write the results as JSON")
     .option("--allow-remote", "allow a target that is not this machine (a load test is not for production by mistake)")
+    .option("--quiet", "no progress line on stderr, only the summary")
     .action(async (opts: LoadCliOptions) => {
       const address = parseAddress(opts.grpc);
       if (!isLocal(address) && !opts.allowRemote) {
@@ -54,6 +56,8 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       }
       // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
       const { runLoad } = await import("../load/run-load.js");
+      const live = io.stderrIsTty === true;
+      let drawn = false;
       const controller = new AbortController();
       const interrupt = () => controller.abort();
       process.once("SIGINT", interrupt);
@@ -67,12 +71,14 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
           signal: controller.signal,
           ...(opts.rate !== undefined && { rate: opts.rate }),
           onProgress: (p) => {
-            const line = `${(p.elapsedMs / 1000).toFixed(0)} s: ${p.requests} calls, ${Math.round(p.requestsPerSecond)}/s, ${p.errors} errors`;
-            // A live line on a terminal; nothing in a log, where the summary says it all.
-            if (io.isTty) io.stderr(`\r${line}   `);
+            if (opts.quiet) return;
+            const line = `load: ${(p.elapsedMs / 1000).toFixed(0)} s, ${p.requests} calls, ${Math.round(p.requestsPerSecond)}/s, ${p.errors} errors`;
+            // Redrawn in place on a terminal; in a log (CI, a pipe) one line a second, so a long run shows it is alive.
+            io.stderr(live ? `\r${line}\x1b[K` : `${line}\n`);
+            drawn = true;
           },
         });
-        if (io.isTty) io.stderr("\n");
+        if (live && drawn) io.stderr("\n");
         io.stdout(formatLoadReport(report, io.isTty));
         if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
         const failed = report.stateless.mismatches > 0 || Object.keys(report.errors).length > 0;

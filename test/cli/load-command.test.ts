@@ -27,7 +27,7 @@ afterAll(async () => {
 describe("example-conformance load", () => {
   it("reports throughput, latency percentiles and no errors for the reference server, and writes JSON", async () => {
     const json = join(out, "load.json");
-    const run = await cli(["load", "--grpc", reference.address, "--duration", "1s", "--concurrency", "8", "--connections", "2", "--json", json]);
+    const run = await cli(["load", "--grpc", reference.address, "--duration", "1s", "--concurrency", "8", "--connections", "2", "--json", json, "--quiet"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^requests\/s {3}\d+$/m);
@@ -38,6 +38,13 @@ describe("example-conformance load", () => {
     expect(report.stateless).toMatchObject({ mismatches: 0, compared: report.requests, distinctRequests: 16 });
     expect(report.latencyMs.p50).toBeLessThanOrEqual(report.latencyMs.p99);
     expect(report.latencyMs.p99).toBeLessThanOrEqual(report.latencyMs.max);
+  });
+
+  it("prints a progress line a second on stderr when it is no terminal, and none with --quiet", async () => {
+    const run = await cli(["load", "--grpc", reference.address, "--duration", "1500ms", "--concurrency", "4"]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^(load: \d+ s, \d+ calls, \d+\/s, 0 errors\n)+$/);
+    expect(run.stdout).toMatch(/^requests\/s {3}\d+$/m);
   });
 
   it("exits 1 when replies under load differ from the replies at rest, showing one", async () => {
