@@ -19,13 +19,14 @@ interface LoadCliOptions {
   json?: string;
   allowRemote?: boolean;
   quiet?: boolean;
+  threads: number;
 }
 
 export function formatLoadReport(r: LoadReport, color: boolean): string {
   const c = pc.createColors(color);
   const errors = Object.entries(r.errors);
   const lines = [
-    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${r.target} (${r.concurrency} in flight over ${r.connections} connections)${r.interrupted ? ", stopped early" : ""}`,
+    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${r.target} (${r.concurrency} in flight over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""})${r.interrupted ? ", stopped early" : ""}`,
     `requests/s   ${r.requestsPerSecond}`,
     `latency ms   p50 ${r.latencyMs.p50}  p90 ${r.latencyMs.p90}  p99 ${r.latencyMs.p99}  max ${r.latencyMs.max}`,
     `errors       ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${k} ${n}`).join(", ")}`,
@@ -46,6 +47,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
     .option("--connections <n>", "connections the calls are spread over", integer("--connections", 1, 1_000), 4)
     .option("--rate <n>", "calls started per second at most (default: as fast as the target answers)", integer("--rate", 1, 10_000_000))
     .option("--timeout <duration>", "bound on one call", duration("--timeout"), 5000)
+    .option("--threads <n>", "threads driving the calls, for a generator that needs more than one core", integer("--threads", 1, 64), 1)
     .option("--json <file>", "write the results as JSON")
     .option("--allow-remote", "allow a target that is not this machine (a load test is not for production by mistake)")
     .option("--quiet", "no progress line on stderr, only the summary")
@@ -68,6 +70,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
           concurrency: opts.concurrency,
           connections: opts.connections,
           timeoutMs: opts.timeout,
+          threads: opts.threads,
           signal: controller.signal,
           ...(opts.rate !== undefined && { rate: opts.rate }),
           onProgress: (p) => {

@@ -47,6 +47,18 @@ describe("example-conformance load", () => {
     expect(run.stdout).toMatch(/^requests\/s {3}\d+$/m);
   });
 
+  it("drives from several threads and adds up their calls and percentiles (the compiled worker, as npm test builds it)", async () => {
+    const json = join(out, "threads.json");
+    const run = await cli(["load", "--grpc", reference.address, "--duration", "1s", "--concurrency", "8", "--threads", "2", "--quiet", "--json", json]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/over 4 connections, 2 threads\)/);
+    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    expect(report.threads).toBe(2);
+    expect(report.stateless).toMatchObject({ mismatches: 0, compared: report.requests });
+    expect(report.latencyMs.p50).toBeGreaterThan(0);
+    expect(report.latencyMs.p99).toBeLessThanOrEqual(report.latencyMs.max);
+  });
+
   it("exits 1 when replies under load differ from the replies at rest, showing one", async () => {
     const run = await cli(["load", "--grpc", counting.address, "--duration", "1s", "--concurrency", "8"]);
     expect(run.code).toBe(1);
@@ -73,6 +85,7 @@ describe("example-conformance load", () => {
     [["--grpc", "example.com:443"], /not this machine; a load run elsewhere needs --allow-remote/],
     [["--grpc", "127.0.0.1:2", "--duration", "11m"], /--duration must be between 1ms and 10m/],
     [["--grpc", "127.0.0.1:2", "--concurrency", "0"], /--concurrency must be between 1 and 10000/],
+    [["--grpc", "127.0.0.1:2", "--threads", "5"], /--threads 5: expected a whole number from 1 to the lesser of --concurrency and --connections/],
     [[], /required option '--grpc <address>' not specified/],
   ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {
     const run = await cli(["load", ...args]);
