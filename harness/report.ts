@@ -26,13 +26,15 @@ export interface CheckResult {
 export interface RunReport {
   suiteVersion: string;
   contractSha256: string;
-  target: { grpc?: string; http?: string; contract: string };
+  target: { grpc?: string; http?: string; image?: string; contract: string };
   seed: number;
   startedAt: string;
   durationMs: number;
   checks: CheckResult[];
   /** 0 conformant, 1 a gating check failed. */
   exitCode: 0 | 1;
+  /** With --image, when a check failed: the container's last log lines. */
+  containerLog?: string[];
 }
 
 export interface Reporter {

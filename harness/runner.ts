@@ -45,6 +45,8 @@ export interface RunOptions {
   expectFailures?: string;
   /** The targets are the built-in reference server: replay lines leave --grpc and --http out, as a rerun starts a new one. */
   builtIn?: boolean;
+  /** The targets run in a container started from this image: replay lines name the image, not its mapped ports. */
+  image?: { name: string; args: readonly string[]; logTail(): string[] };
 }
 
 const DEFAULT_RUNS = 100;
@@ -61,10 +63,12 @@ export function contractSha256(dir: string): string {
 
 function replayCommand(id: string, seed: number, opts: RunOptions, path?: string): string {
   const parts = ["npx example-conformance check"];
-  if (opts.grpc && !opts.builtIn) parts.push(`--grpc ${opts.grpc.address}`);
+  if (opts.image) parts.push(...opts.image.args);
+  const ownTargets = !opts.builtIn && !opts.image;
+  if (opts.grpc && ownTargets) parts.push(`--grpc ${opts.grpc.address}`);
   if (opts.grpc?.tls) parts.push("--tls");
   for (const r of opts.replicas ?? []) parts.push(`--replica ${r}`);
-  if (opts.http && !opts.builtIn) {
+  if (opts.http && ownTargets) {
     parts.push(`--http ${shellQuote(opts.http.baseUrl)}`);
     for (const c of opts.http.collections ?? []) parts.push(`--collection ${shellQuote(c)}`);
     if (opts.http.openapi !== undefined) parts.push(`--openapi ${shellQuote(opts.http.openapi)}`);
@@ -110,6 +114,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     contract: options.contract ?? "proto (shipped)",
     ...(options.grpc && { grpc: options.builtIn ? `${options.grpc.address} (built-in reference server)` : options.grpc.address }),
     ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
+    ...(options.image && { image: options.image.name }),
   };
   const session = await openSession(
     {
@@ -183,6 +188,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     checks: results,
     exitCode: results.some((r) => r.gating) ? 1 : 0,
   };
+  if (report.exitCode !== 0 && options.image) report.containerLog = options.image.logTail();
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;
 }

@@ -7,7 +7,7 @@ import { createReporters, type ReportFiles } from "../reporters/index.js";
 import { runConformance, type RunOptions } from "../runner.js";
 import { parseAddress } from "../targets/address.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
-import { parseHttpBaseUrl } from "../targets/create-http-target.js";
+import { parseHttpBaseUrl, shellQuote } from "../targets/create-http-target.js";
 import type { HttpRunTarget } from "../session.js";
 import type { CliIo } from "./io.js";
 
@@ -21,6 +21,11 @@ export interface CheckCliOptions extends ReportFiles {
   apiKeyHeader?: string;
   verbs: string[];
   allowWord: string[];
+  image?: string;
+  grpcPort: number;
+  httpPort?: number;
+  env: string[];
+  waitLog?: string;
   tls?: boolean;
   ca?: string;
   cert?: string;
@@ -99,9 +104,19 @@ export function checkUsage(opts: CheckCliOptions): void {
   ] as const;
   for (const [flag, given] of httpOnly) {
     // Without --http the built-in reference server is checked; it needs none of these.
-    if (given && opts.http === undefined) throw new ConformanceError("usage", `${flag} needs --http`);
+    if (given && opts.http === undefined && opts.httpPort === undefined) throw new ConformanceError("usage", `${flag} needs --http (or --image with --http-port)`);
   }
   if (opts.http !== undefined) parseHttpBaseUrl(opts.http);
+  if (opts.image !== undefined) {
+    if (opts.grpc !== undefined || opts.http !== undefined) throw new ConformanceError("usage", "--image starts its own target: leave out --grpc and --http");
+    if (opts.replica.length > 0) throw new ConformanceError("usage", "--replica needs --grpc, not --image");
+    parseEnv(opts.env);
+    if (opts.waitLog !== undefined) waitLogPattern(opts.waitLog);
+  } else {
+    for (const [flag, given] of [["--env", opts.env.length > 0], ["--wait-log", opts.waitLog !== undefined], ["--http-port", opts.httpPort !== undefined]] as const) {
+      if (given) throw new ConformanceError("usage", `${flag} needs --image`);
+    }
+  }
   for (const c of opts.collection) {
     if (!/^\/[^\s?#]*$/.test(c) || c.startsWith("//")) {
       throw new ConformanceError("usage", `--collection ${c}: expected a path on the base URL, such as /messages`);
@@ -110,6 +125,61 @@ export function checkUsage(opts: CheckCliOptions): void {
   if (opts.apiKey === "") throw new ConformanceError("usage", "--api-key: the key is empty");
   if (opts.apiKeyHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(opts.apiKeyHeader)) {
     throw new ConformanceError("usage", `--api-key-header ${opts.apiKeyHeader}: not a valid HTTP header name`);
+  }
+}
+
+/** --env K=V pairs for the container. */
+export function parseEnv(pairs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(pair.slice(0, eq))) throw new ConformanceError("usage", `--env ${pair}: expected NAME=value`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+function waitLogPattern(source: string): RegExp {
+  try {
+    return new RegExp(source);
+  } catch (err) {
+    throw new ConformanceError("usage", `--wait-log ${source}: not a regular expression (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens. */
+async function checkImage(opts: CheckCliOptions & { image: string }, reporters: ReturnType<typeof createReporters>, setExit: (code: number) => void): Promise<void> {
+  const { startContainer } = await import("../container/start-container.js");
+  const container = await startContainer({
+    image: opts.image,
+    grpcPort: opts.grpcPort,
+    ...(opts.httpPort !== undefined && { httpPort: opts.httpPort }),
+    env: parseEnv(opts.env),
+    ...(opts.waitLog !== undefined && { waitLog: waitLogPattern(opts.waitLog) }),
+    startupTimeoutMs: Math.max(60_000, opts.timeout),
+  });
+  // Ctrl-C or a CI runner's SIGTERM: the container is removed before the process goes.
+  const onSignal = (signal: NodeJS.Signals) => {
+    void container.stop().finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl) : undefined;
+    const args = [`--image ${shellQuote(opts.image)}`, `--grpc-port ${opts.grpcPort}`];
+    if (opts.httpPort !== undefined) args.push(`--http-port ${opts.httpPort}`);
+    for (const e of opts.env) args.push(`--env ${shellQuote(e)}`);
+    if (opts.waitLog !== undefined) args.push(`--wait-log ${shellQuote(opts.waitLog)}`);
+    const report = await runConformance({
+      ...toRunOptions(opts, container.grpcAddress, http),
+      image: { name: opts.image, args, logTail: () => container.logTail() },
+      reporters,
+    });
+    setExit(report.exitCode);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    await container.stop();
   }
 }
 
@@ -185,6 +255,11 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     .option("--api-key-header <name>", "header that carries the API key (default X-API-Key)")
     .option("--verbs <words>", "words that name an action in a path, replacing the default list (comma-separated)", collect, [])
     .option("--allow-word <word>", "a noun of your interface that the verb rule would flag (repeatable)", repeat, [])
+    .option("--image <image>", "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards")
+    .option("--grpc-port <port>", "with --image: the port the image serves gRPC on", integer("--grpc-port", 1, 65535), 50051)
+    .option("--http-port <port>", "with --image: the port the image serves its HTTP interface on", integer("--http-port", 1, 65535))
+    .option("--env <name=value>", "with --image: an environment variable for the container (repeatable)", repeat, [])
+    .option("--wait-log <regex>", "with --image: wait for a log line matching this instead of probing the port")
     .option("--tls", "use TLS (system roots unless --ca)")
     .option("--ca <file>", "CA bundle (PEM) to trust")
     .option("--cert <file>", "client certificate (PEM), for mutual TLS")
@@ -214,6 +289,10 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
       }
       checkUsage(opts);
       const reporters = createReporters(opts, io);
+      if (opts.image !== undefined) {
+        await checkImage({ ...opts, image: opts.image }, reporters, setExit);
+        return;
+      }
       let grpcAddress = opts.grpc;
       let http = opts.http !== undefined ? toHttpTarget(opts, opts.http) : undefined;
       let stop: (() => Promise<void>) | undefined;

@@ -50,6 +50,10 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
         `${count("error")} errored`,
         `${count("expected-fail")} expected failures`,
       ].join(", ");
+      if (report.containerLog) {
+        options.write(`\ncontainer log of ${report.target.image ?? "the image"} (last ${report.containerLog.length} lines):\n`);
+        for (const line of report.containerLog) options.write(`  ${line}\n`);
+      }
       options.write(`\n${summary} in ${(report.durationMs / 1000).toFixed(1)} s\n`);
       options.write(
         report.exitCode === 0

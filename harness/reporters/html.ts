@@ -28,7 +28,7 @@ function row(r: CheckResult): string {
 export function toHtml(report: RunReport): string {
   const conformant = report.exitCode === 0;
   const count = (s: CheckResult["status"]) => report.checks.filter((c) => c.status === s).length;
-  const target = [report.target.grpc && `gRPC ${report.target.grpc}`, report.target.http && `HTTP ${report.target.http}`]
+  const target = [report.target.image && `image ${report.target.image}`, report.target.grpc && `gRPC ${report.target.grpc}`, report.target.http && `HTTP ${report.target.http}`]
     .filter(Boolean)
     .join(", ");
   return `<!doctype html>
@@ -65,6 +65,7 @@ tr.pass .verdict{color:#116329}tr.fail .verdict{color:#a40e26;font-weight:600}tr
 ${report.checks.map(row).join("\n")}
 </tbody>
 </table>
+${report.containerLog ? `<h2>Container log (last ${report.containerLog.length} lines)</h2>\n<pre><code>${escape(report.containerLog.join("\n"))}</code></pre>` : ""}
 </body>
 </html>
 `;

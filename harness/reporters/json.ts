@@ -19,7 +19,8 @@ export function toJson(report: RunReport): string {
     ...(r.details && { details: r.details }),
     ...(r.note && { note: r.note }),
   }));
-  return `${JSON.stringify({ suiteVersion, contractSha256, target, seed, startedAt, durationMs, exitCode, checks }, null, 2)}\n`;
+  const containerLog = report.containerLog && { containerLog: report.containerLog };
+  return `${JSON.stringify({ suiteVersion, contractSha256, target, seed, startedAt, durationMs, exitCode, checks, ...containerLog }, null, 2)}\n`;
 }
 
 export function createJsonReporter(file: string): Reporter {
