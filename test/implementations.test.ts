@@ -70,5 +70,6 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
     } finally {
       await Promise.all(started.map((s) => s.close()));
     }
-  });
+    // A cold Go build (grpc-go compiled from source) takes minutes on a busy two-core machine.
+  }, 300_000);
 });

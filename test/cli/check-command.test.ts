@@ -191,7 +191,7 @@ describe("example-conformance check --http", () => {
     [["--http", "ftp://host"], /--http ftp:\/\/host: only http and https URLs are supported/],
     [["--http", "not a url"], /--http not a url: not a valid URL/],
     [["--http", "http://u:p@127.0.0.1:2"], /credentials in the URL are not supported/],
-    [["--collection", "/messages"], /--collection needs --http/],
+    [["--collection", "/messages"], /--collection needs --http \(or --image with --http-port\)/],
     [["--api-key", "k"], /--api-key needs --http/],
     [["--http", "http://127.0.0.1:2", "--collection", "messages"], /--collection messages: expected a path/],
     [["--http", "http://127.0.0.1:2", "--api-key-header", "bad header"], /--api-key-header bad header: not a valid HTTP header name/],
