@@ -1,0 +1,26 @@
+# example-conformance as an image: the harness (entrypoint) and the reference server (`serve`) in one.
+#   docker build -t example-conformance .
+#   docker run --rm --network host example-conformance check --grpc 127.0.0.1:50051
+#   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:8080:8080 example-conformance serve --host 0.0.0.0
+FROM node:20-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY proto/plugin ./proto/plugin
+RUN npm ci --ignore-scripts
+COPY . .
+RUN npx tsc -p . && npm prune --omit=dev --ignore-scripts
+
+FROM node:20-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json /app/package-lock.json ./
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --from=build --chown=node:node /app/bin ./bin
+COPY --from=build --chown=node:node /app/proto ./proto
+COPY --from=build --chown=node:node /app/fixtures/golden ./fixtures/golden
+COPY --from=build --chown=node:node /app/fixtures/contracts ./fixtures/contracts
+USER node
+EXPOSE 50051 8080
+ENTRYPOINT ["node", "/app/bin/example-conformance.js"]
+CMD ["check"]
