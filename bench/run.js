@@ -1,6 +1,8 @@
 // Benchmarks, not tests: npm run bench. Measures the default `check` run's wall time, the reference server and a
 // grpc-go implementation under `load` at the same concurrency, and the load generator's own ceiling; prints a
-// table and writes bench/results.json. BENCH_DURATION (seconds, default 5) sets each load run's length.
+// table and writes bench/results.json. BENCH_DURATION (seconds, default 5) sets each load run's length, BENCH_ROUNDS
+// (default 3) how many times each is run: rounds interleave the servers, so that whatever else the machine does
+// weighs on both alike, and each row reports its median round.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -10,7 +12,8 @@ import { implementations } from "../dist/fixtures/implementations/index.js";
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
 const DURATION = `${Number(process.env.BENCH_DURATION ?? 5)}s`;
-const CHECK_RUNS = 3;
+const CHECK_RUNS = 5;
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const tmp = mkdtempSync(join(os.tmpdir(), "bench-"));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -51,16 +54,21 @@ function startReference() {
   });
 }
 
-const row = (name, r) => ({
-  name,
-  requestsPerSecond: r.requestsPerSecond,
-  p50: r.latencyMs.p50,
-  p90: r.latencyMs.p90,
-  p99: r.latencyMs.p99,
-  max: r.latencyMs.max,
-  errors: Object.values(r.errors).reduce((a, b) => a + b, 0),
-  mismatches: r.stateless.mismatches,
-});
+const row = (name, runs) => {
+  // The round with the median throughput, whole, so that its percentiles belong to it.
+  const r = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)];
+  return {
+    name,
+    requestsPerSecond: r.requestsPerSecond,
+    p50: r.latencyMs.p50,
+    p90: r.latencyMs.p90,
+    p99: r.latencyMs.p99,
+    max: r.latencyMs.max,
+    errors: Object.values(r.errors).reduce((a, b) => a + b, 0),
+    mismatches: r.stateless.mismatches,
+    roundsRequestsPerSecond: runs.map((x) => x.requestsPerSecond),
+  };
+};
 
 const results = {
   date: new Date().toISOString(),
@@ -68,47 +76,55 @@ const results = {
   // What else the machine was doing when the bench started: figures from a busy machine mislead.
   loadAverageAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
   loadDuration: DURATION,
+  rounds: ROUNDS,
   check: checkWallTime(),
   load: [],
   notes: [],
 };
 
-const reference = await startReference();
-try {
-  results.load.push(row("reference (grpc-js), 64 in flight, 4 connections", load(reference.address, 64, 4)));
-} finally {
-  await reference.close();
-}
-
 const go = implementations.find((i) => i.name === "go");
 const missing = await go.missing();
-if (missing) {
-  results.notes.push(`grpc-go not available: ${missing}`);
-} else {
-  const server = await go.start();
-  try {
-    results.load.push(row("grpc-go, 64 in flight, 4 connections", load(server.address, 64, 4)));
-    // The generator's ceiling uses every core: one thread of Node's HTTP/2 client tops out near one core's worth.
-    const threads = Math.min(os.cpus().length, 8);
-    results.load.push(row(`generator ceiling: grpc-go, 256 in flight, 8 connections, ${threads} threads`, load(server.address, 256, 8, threads)));
-  } finally {
-    await server.close();
+if (missing) results.notes.push(`grpc-go: not available: ${missing}`);
+const reference = await startReference();
+const goServer = missing ? undefined : await go.start().catch((err) => void results.notes.push(`grpc-go: not available: ${err.message}`));
+// The generator's ceiling uses every core: one thread of Node's HTTP/2 client tops out near one core's worth.
+const threads = Math.min(os.cpus().length, 8);
+const runs = { reference: [], go: [], ceiling: [] };
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.reference.push(load(reference.address, 64, 4));
+    if (goServer) {
+      runs.go.push(load(goServer.address, 64, 4));
+      runs.ceiling.push(load(goServer.address, 256, 8, threads));
+    }
   }
+} finally {
+  await reference.close();
+  await goServer?.close();
 }
-const [ref, goRow, ceiling] = results.load;
-if (goRow) results.ratio = { referenceToGo: Number((ref.requestsPerSecond / goRow.requestsPerSecond).toFixed(2)) };
-if (ceiling) results.generator = { ceilingRequestsPerSecond: ceiling.requestsPerSecond, timesReference: Number((ceiling.requestsPerSecond / ref.requestsPerSecond).toFixed(2)) };
+results.load.push(row("reference (grpc-js), 64 in flight, 4 connections", runs.reference));
+if (goServer) {
+  results.load.push(row("grpc-go, 64 in flight, 4 connections", runs.go));
+  results.load.push(row(`generator ceiling: grpc-go, 256 in flight, 8 connections, ${threads} threads`, runs.ceiling));
+  const perRound = (a, b) => median(a.map((x, i) => x.requestsPerSecond / b[i].requestsPerSecond));
+  results.ratio = { referenceToGo: Number(perRound(runs.reference, runs.go).toFixed(2)) };
+  results.generator = {
+    ceilingRequestsPerSecond: results.load[2].requestsPerSecond,
+    timesReference: Number(perRound(runs.ceiling, runs.reference).toFixed(2)),
+  };
+}
 
 writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+const rounds = (r) => (r.roundsRequestsPerSecond.length > 1 ? ` (rounds: ${r.roundsRequestsPerSecond.join(", ")})` : "");
 const lines = [
   `machine: ${results.machine.cpu}, ${results.machine.cores} cores, ${results.machine.memoryGiB} GiB, Node ${results.machine.node}; load average at start ${results.loadAverageAtStart.join(", ")}`,
   "",
   `| measure | result |`,
   `|---|---|`,
   `| \`check\` (default run, built-in reference server), wall time, median of ${CHECK_RUNS} | ${(results.check.medianMs / 1000).toFixed(2)} s |`,
-  ...results.load.map((r) => `| ${r.name} | ${r.requestsPerSecond} req/s; p50 ${r.p50} ms, p90 ${r.p90} ms, p99 ${r.p99} ms, max ${r.max} ms; ${r.errors} errors, ${r.mismatches} mismatches |`),
-  ...(results.ratio ? [`| reference / grpc-go requests/s | ${results.ratio.referenceToGo} |`] : []),
-  ...(results.generator ? [`| load generator ceiling / reference requests/s | ${results.generator.timesReference} |`] : []),
-  ...results.notes.map((n) => `| note | ${n} |`),
+  ...results.load.map((r) => `| ${r.name}, median of ${ROUNDS} | ${r.requestsPerSecond} req/s${rounds(r)}; p50 ${r.p50} ms, p90 ${r.p90} ms, p99 ${r.p99} ms, max ${r.max} ms; ${r.errors} errors, ${r.mismatches} mismatches |`),
+  ...(results.ratio ? [`| reference / grpc-go requests/s, median of the rounds' ratios | ${results.ratio.referenceToGo} |`] : []),
+  ...(results.generator ? [`| load generator ceiling / reference requests/s, median of the rounds' ratios | ${results.generator.timesReference} |`] : []),
+  ...results.notes.map((n) => `| ${n.split(":")[0]} | ${n.slice(n.indexOf(":") + 2)} |`),
 ];
 console.log(lines.join("\n"));
