@@ -97,7 +97,10 @@ export async function startContainer(options: ContainerOptions): Promise<Started
   try {
     // Where the engine publishes ports: this machine for a local engine (as IPv4 loopback, where Docker binds),
     // the engine's host for a remote one (Docker-in-Docker in CI, TESTCONTAINERS_HOST_OVERRIDE).
-    const reported = container.getHost();
+    // (testcontainers may name the bridge gateway for a local engine when it believes it runs in a container,
+    // but a local engine publishes on this machine's loopback.)
+    const localEngine = !process.env.TESTCONTAINERS_HOST_OVERRIDE && (!process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://"));
+    const reported = localEngine ? "127.0.0.1" : container.getHost();
     const host = reported === "localhost" ? "127.0.0.1" : reported.includes(":") ? `[${reported}]` : reported;
     const grpcAddress = `${host}:${container.getMappedPort(options.grpcPort)}`;
     const httpUrl = options.httpPort !== undefined ? `http://${host}:${container.getMappedPort(options.httpPort)}` : undefined;

@@ -24,10 +24,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (missing !== undefined) return;
-  // Whatever happened above, no container of these runs is left behind.
+  // Whatever happened above, no container of these runs is left behind; if one is, it goes, and the test fails.
   const { stdout } = await run("docker", ["ps", "-a", "-q", "--filter", `label=${CONTAINER_LABEL}`]);
-  expect(stdout.trim()).toBe("");
+  const left = stdout.trim().split("\n").filter(Boolean);
+  if (left.length > 0) await run("docker", ["rm", "-f", ...left]);
+  expect(left).toEqual([]);
 });
+
+/** Above the container's own startup bound (60 s), so that a run that fails still stops its container in time. */
+const CONTAINER_TEST_MS = 150_000;
 
 describe("example-conformance check --image", () => {
   const needsDocker = (t: { skip: (note: string) => void }) => {
@@ -46,7 +51,7 @@ describe("example-conformance check --image", () => {
     expect(result.report.target.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(result.report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
     expect(result.report.containerLog).toBeUndefined();
-  });
+  }, CONTAINER_TEST_MS);
 
   it("fails an image of a broken server with the IDs it fails in process, names the image in replays, and attaches its log", async (t) => {
     needsDocker(t);
@@ -57,14 +62,14 @@ describe("example-conformance check --image", () => {
     expect(failedCheck?.replay).toMatch(new RegExp(`^npx example-conformance check --image ${broken.replace(/[/.]/g, "\\$&")} --grpc-port 50051 --only grpc\\.stateless\\.`));
     expect(result.report.containerLog?.join("\n")).toContain("broken server counts-calls listening on 0.0.0.0:50051");
     expect(result.stdout).toMatch(/^container log of .* \(last \d+ lines\):$/m);
-  });
+  }, CONTAINER_TEST_MS);
 
   it("exits 3 with the cause when the image's server never comes up", async (t) => {
     needsDocker(t);
     const result = await cli(["check", "--image", broken.replace(/:.*$/, ":no-such-tag")]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^example-conformance: --image .*no-such-tag: the container did not start: .*\n$/);
-  });
+  }, CONTAINER_TEST_MS);
 
   it.each([
     [["--image", "x", "--grpc", "127.0.0.1:1"], /--image starts its own target: leave out --grpc and --http/],
