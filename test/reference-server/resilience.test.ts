@@ -70,6 +70,25 @@ describe("a flood of calls", () => {
   }, SOAK ? 900_000 : 60_000);
 });
 
+/** Writes `first`, then one more piece every 100 ms; whether the server closed the connection within 10 s, and what it said. */
+async function trickle(port: number, first: string, next: () => string): Promise<{ closed: boolean; answer: string }> {
+  const socket = net.connect(port, "127.0.0.1");
+  let answer = "";
+  socket.on("data", (c: Buffer) => (answer += c.toString("latin1")));
+  socket.on("error", () => undefined);
+  if (first) socket.write(first);
+  const drip = setInterval(() => {
+    if (!socket.destroyed) socket.write(next());
+  }, 100);
+  const closed = new Promise<boolean>((r) => socket.once("close", () => r(true)));
+  try {
+    return { closed: await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]), answer };
+  } finally {
+    clearInterval(drip);
+    socket.destroy();
+  }
+}
+
 describe("abusive and idle clients", () => {
   it("answers a client that pings far more often than allowed with GOAWAY ENHANCE_YOUR_CALM", async () => {
     const server = await startGrpcServer({ port: 0, log: "silent" });
@@ -116,40 +135,16 @@ describe("abusive and idle clients", () => {
       const idleClosed = new Promise<string>((r) => idle.once("close", () => r("closed")));
       expect(await Promise.race([idleClosed, new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5000))])).toBe("closed");
 
-      // Slow: headers one byte every 100 ms, never finished.
-      const slow = net.connect(server.port, "127.0.0.1");
-      let answer = "";
-      slow.on("data", (c: Buffer) => (answer += c.toString("latin1")));
+      // Slow headers: one byte every 100 ms, never finished.
       const request = "GET /messages HTTP/1.1\r\nHost: x\r\nX-Slow: ";
       let i = 0;
-      const drip = setInterval(() => {
-        if (!slow.destroyed) slow.write(request[i++ % request.length] as string);
-      }, 100);
-      const slowClosed = new Promise<string>((r) => slow.once("close", () => r("closed")));
-      try {
-        expect(await Promise.race([slowClosed, new Promise<string>((r) => setTimeout(() => r("still open after 10 s"), 10_000))])).toBe("closed");
-      } finally {
-        clearInterval(drip);
-        slow.destroy();
-      }
-      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      const headers = await trickle(server.port, "", () => request[i++ % request.length] as string);
+      expect(headers).toMatchObject({ closed: true, answer: expect.stringMatching(/^HTTP\/1\.1 408 Request Timeout\r\n/) });
 
       // Slow body: the headers whole, the announced body one byte every 100 ms.
-      const body = net.connect(server.port, "127.0.0.1");
-      let bodyAnswer = "";
-      body.on("data", (c: Buffer) => (bodyAnswer += c.toString("latin1")));
-      body.write(`POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`);
-      const bodyDrip = setInterval(() => {
-        if (!body.destroyed) body.write("{");
-      }, 100);
-      const bodyClosed = new Promise<string>((r) => body.once("close", () => r("closed")));
-      try {
-        expect(await Promise.race([bodyClosed, new Promise<string>((r) => setTimeout(() => r("still open after 10 s"), 10_000))])).toBe("closed");
-      } finally {
-        clearInterval(bodyDrip);
-        body.destroy();
-      }
-      expect(bodyAnswer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+      const post = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n";
+      const body = await trickle(server.port, post, () => "{");
+      expect(body).toMatchObject({ closed: true, answer: expect.stringMatching(/^HTTP\/1\.1 408 Request Timeout\r\n/) });
     } finally {
       await server.close();
     }
