@@ -66,16 +66,17 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
   const h = options.http;
   if (h && needs.http) await probeHttpReachable(h.baseUrl, h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   let budget: CallBudget | undefined;
-  if (options.grpc && needs.grpc) {
+  const g = options.grpc;
+  if (g && needs.grpc) {
     // A target that accepts connections but never speaks HTTP/2 fails every check at once, with the reason,
     // rather than each waiting out its timeout.
     const unusable = async (address: string) => {
-      const reason = await probeGrpcHandshake({ ...options.grpc, address } as GrpcTargetOptions);
+      const reason = await probeGrpcHandshake({ ...g, address });
       return reason === undefined ? {} : { unusable: reason };
     };
-    grpc = createGrpcTarget({ ...options.grpc, ...(await unusable(options.grpc.address)) });
+    grpc = createGrpcTarget({ ...g, ...(await unusable(g.address)) });
     budget = grpc.budget;
-    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...options.grpc, address: r, budget, ...(await unusable(r)) }));
+    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...g, address: r, budget, ...(await unusable(r)) }));
   }
   if (h && needs.http) {
     // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
