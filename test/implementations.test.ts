@@ -34,6 +34,18 @@ const NOT_GATING: Record<string, string[]> = {
   ],
 };
 
+/** Bounds on each phase, so that a slow machine fails with the phase named rather than the whole test timing out. */
+const START_MS = 240_000; // a cold Go build compiles grpc-go from source
+const CHECK_MS = 120_000;
+
+function within<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 const falseFailures = new Map<string, string[]>();
 afterAll(() => {
   const tried = falseFailures.size;
@@ -51,15 +63,17 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
     }
     const started: RunningImplementation[] = [];
     try {
-      started.push(await impl.start(), await impl.start());
+      // One at a time, so that a second start that fails still leaves the first to be stopped.
+      started.push(await within(`starting ${impl.name}`, START_MS, impl.start()));
+      started.push(await within(`starting a second ${impl.name}`, START_MS, impl.start()));
       const [primary, replica] = started as [RunningImplementation, RunningImplementation];
-      const run = await checkVerdicts([
+      const run = await within(`checking ${impl.name}`, CHECK_MS, checkVerdicts([
         "--grpc", primary.address,
         "--replica", replica.address,
         "--skip", contractChecks.map((c) => c.id).join(","),
         "--seed", "7",
         "--runs", "25",
-      ]);
+      ]));
       const gating = run.report.checks.filter((c) => c.gating).map((c) => `${c.id}: ${c.message}`);
       falseFailures.set(impl.name, gating);
       expect(gating).toEqual([]);
@@ -70,6 +84,5 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
     } finally {
       await Promise.all(started.map((s) => s.close()));
     }
-    // A cold Go build (grpc-go compiled from source) takes minutes on a busy two-core machine.
-  }, 300_000);
+  }, START_MS * 2 + CHECK_MS + 30_000);
 });
