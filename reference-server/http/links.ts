@@ -7,6 +7,7 @@
 //   messages: the message collection (from the root)   create: POST a new message
 //   update: PUT a replacement                            delete: DELETE this message
 //   reply: the Hello reply to this message (/messages/{id}/reply)
+// A page of the collection links to the following page with the IANA rel "next".
 
 export interface Link {
   readonly rel: string;
@@ -33,10 +34,14 @@ export function rootLinks(): Link[] {
   ];
 }
 
-/** self keeps the query, so that a filtered list links to itself and not to the whole collection. */
-export function collectionLinks(query: string): Link[] {
+/**
+ * self keeps the query, so that a filtered list links to itself and not to the whole collection; next (RFC 8288)
+ * is the following page, with the same filter and limit, when there is one.
+ */
+export function collectionLinks(query: string, nextQuery?: string): Link[] {
   return [
     { rel: "self", href: query === "" ? COLLECTION_PATH : `${COLLECTION_PATH}?${query}`, method: "GET" },
+    ...(nextQuery === undefined ? [] : [{ rel: "next", href: `${COLLECTION_PATH}?${nextQuery}`, method: "GET" } as const]),
     { rel: "create", href: COLLECTION_PATH, method: "POST" },
     { rel: "index", href: ROOT_PATH, method: "GET" },
   ];

@@ -23,7 +23,11 @@ import {
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
 import { type MessageRepresentation, parseMessage, type Representation, serialize } from "./representation.js";
-import type { MessageStore, StoredMessage } from "./store.js";
+import { InvalidCursorError, StoreFullError, type MessageStore, type StoredMessage } from "./store.js";
+
+/** A page of the collection holds this many messages unless ?limit= asks for fewer or more (up to the cap). */
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -74,16 +78,22 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     },
     {
       url: COLLECTION_PATH,
-      query: ["body"],
+      query: ["body", "limit", "cursor"],
       open: false,
       methods: {
         GET: async ({ query }) => {
-          const bodies = query.getAll("body");
-          if (bodies.length > 1) throw new HttpError(400, "give the body filter at most once");
-          const messages = await store.list(bodies[0] === undefined ? {} : { body: bodies[0] });
+          const body = single(query, "body");
+          const cursor = single(query, "cursor");
+          const page = await store.list(body === undefined ? {} : { body }, { limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) });
+          let next: string | undefined;
+          if (page.next !== undefined) {
+            const nextQuery = new URLSearchParams(query);
+            nextQuery.set("cursor", page.next);
+            next = nextQuery.toString();
+          }
           return {
             status: 200,
-            representation: { kind: "messages", messages: messages.map(messageRepresentation), links: collectionLinks(query.toString()) },
+            representation: { kind: "messages", messages: page.messages.map(messageRepresentation), links: collectionLinks(query.toString(), next) },
           };
         },
         POST: async ({ body, bodyFormat }) => {
@@ -208,6 +218,8 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     if (error instanceof HttpError) return error;
     const code = (error as { code?: unknown }).code;
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
+    if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; delete messages to make room`);
+    if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
     const status = (error as { statusCode?: unknown }).statusCode;
     // Fastify's own 4xx (a bad Content-Length, a malformed URL, an aborted body) are the client's; their
     // messages name the problem and nothing of the server.
@@ -243,6 +255,19 @@ function allowOf(resource: Resource): string[] {
  * path reaches the resource and is answered 405 with Allow, not 404 as if the path did not exist.
  */
 export const ROUTED_METHODS: readonly string[] = METHODS.filter((m) => m !== "CONNECT");
+
+function single(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw new HttpError(400, `give ${name} at most once`);
+  return values[0];
+}
+
+function pageSize(limit: string | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  const n = Number(limit);
+  if (!/^\d{1,7}$/.test(limit) || n < 1 || n > MAX_PAGE_SIZE) throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  return n;
+}
 
 function requireBody(body: Buffer | undefined): Buffer {
   if (body === undefined || body.length === 0) throw new HttpError(400, "the request body is empty: send a message representation");

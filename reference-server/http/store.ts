@@ -12,14 +12,38 @@ export interface MessageFilter {
   body?: string;
 }
 
+export interface PageRequest {
+  /** At most this many messages. */
+  limit: number;
+  /** Where the previous page ended, as that page's `next` gave it; absent for the first page. */
+  cursor?: string;
+}
+
+export interface MessagePage {
+  messages: StoredMessage[];
+  /** The cursor of the following page; absent on the last. */
+  next?: string;
+}
+
+/** The store is full: past its bound on messages or bytes. The HTTP interface answers 507. */
+export class StoreFullError extends Error {
+  override readonly name = "StoreFullError";
+}
+
+/** A cursor the store never gave out. The HTTP interface answers 400. */
+export class InvalidCursorError extends Error {
+  override readonly name = "InvalidCursorError";
+}
+
 /**
  * Asynchronous throughout so that a store backed by a database or a remote service fits without changing the
  * routes. Stored messages are frozen: callers cannot change stored data except through the store.
  */
 export interface MessageStore {
-  /** In creation order. */
-  list(filter: MessageFilter): Promise<StoredMessage[]>;
+  /** One page, in creation order: a message created after a page was read appears on a later page, never twice. */
+  list(filter: MessageFilter, page: PageRequest): Promise<MessagePage>;
   get(id: string): Promise<StoredMessage | undefined>;
+  /** Throws StoreFullError past the store's bounds. */
   create(body: string): Promise<StoredMessage>;
   /** undefined when no message has that id: the collection is server-managed, so PUT never creates. */
   replace(id: string, body: string): Promise<StoredMessage | undefined>;
@@ -27,30 +51,88 @@ export interface MessageStore {
   delete(id: string): Promise<boolean>;
 }
 
-export function createMemoryStore(): MessageStore {
-  // A Map, not an object, so that no id (not even "__proto__") can reach a prototype.
-  const messages = new Map<string, StoredMessage>();
+export interface StoreLimits {
+  /** Messages held at once; default 100,000. */
+  maxMessages?: number;
+  /** UTF-8 bytes of bodies held at once; default 64 MiB. */
+  maxBytes?: number;
+}
+
+export const DEFAULT_STORE_LIMITS: Required<StoreLimits> = { maxMessages: 100_000, maxBytes: 64 * 1024 * 1024 };
+
+interface Entry {
+  readonly message: StoredMessage;
+  /** Creation order; a cursor is the last one a page held. */
+  readonly seq: number;
+  readonly bytes: number;
+}
+
+export function createMemoryStore(limits: StoreLimits = {}): MessageStore {
+  const { maxMessages, maxBytes } = { ...DEFAULT_STORE_LIMITS, ...limits };
+  // A Map, not an object, so that no id (not even "__proto__") can reach a prototype. Insertion order is creation
+  // order, and a replace keeps the entry's place.
+  const entries = new Map<string, Entry>();
+  let seq = 0;
+  let bytes = 0;
+  const full = (more: number, moreMessages: number) => {
+    if (entries.size + moreMessages > maxMessages) return `the store holds its limit of ${maxMessages} messages`;
+    if (bytes + more > maxBytes) return `the store holds its limit of ${maxBytes} bytes of message bodies`;
+    return undefined;
+  };
   return {
-    async list(filter) {
-      const all = [...messages.values()];
-      return filter.body === undefined ? all : all.filter((m) => m.body === filter.body);
+    async list(filter, page) {
+      const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
+      const messages: StoredMessage[] = [];
+      let last = 0;
+      for (const entry of entries.values()) {
+        if (entry.seq <= after || (filter.body !== undefined && entry.message.body !== filter.body)) continue;
+        if (messages.length === page.limit) return { messages, next: encodeCursor(last) };
+        messages.push(entry.message);
+        last = entry.seq;
+      }
+      return { messages };
     },
     async get(id) {
-      return messages.get(id);
+      return entries.get(id)?.message;
     },
     async create(body) {
+      const size = Buffer.byteLength(body);
+      const refused = full(size, 1);
+      if (refused !== undefined) throw new StoreFullError(refused);
       const message = Object.freeze({ id: randomUUID(), body });
-      messages.set(message.id, message);
+      entries.set(message.id, { message, seq: ++seq, bytes: size });
+      bytes += size;
       return message;
     },
     async replace(id, body) {
-      if (!messages.has(id)) return undefined;
+      const existing = entries.get(id);
+      if (existing === undefined) return undefined;
+      const size = Buffer.byteLength(body);
+      const refused = full(size - existing.bytes, 0);
+      if (refused !== undefined) throw new StoreFullError(refused);
       const message = Object.freeze({ id, body });
-      messages.set(id, message);
+      entries.set(id, { message, seq: existing.seq, bytes: size });
+      bytes += size - existing.bytes;
       return message;
     },
     async delete(id) {
-      return messages.delete(id);
+      const existing = entries.get(id);
+      if (existing === undefined) return false;
+      entries.delete(id);
+      bytes -= existing.bytes;
+      return true;
     },
   };
+}
+
+/** Opaque to clients: base64url of the position, so that nobody builds one by hand and expects it to mean more. */
+function encodeCursor(seq: number): string {
+  return Buffer.from(`m${seq}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, "base64url").toString("latin1");
+  const seq = /^m(\d{1,15})$/.exec(text)?.[1];
+  if (seq === undefined || encodeCursor(Number(seq)) !== cursor) throw new InvalidCursorError(`the cursor ${JSON.stringify(cursor.slice(0, 64))} was not given by this server`);
+  return Number(seq);
 }

@@ -49,7 +49,7 @@ function send(method: string, path: string, headers: Record<string, string>, bod
   });
 }
 
-const snapshot = async () => JSON.stringify(await store.list({}));
+const snapshot = async () => JSON.stringify(await store.list({}, { limit: 100_000 }));
 
 const nested = (depth: number, leaf: string) => "[".repeat(depth) + leaf + "]".repeat(depth);
 const jsonBody = fc.oneof(

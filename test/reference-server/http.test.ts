@@ -680,7 +680,7 @@ describe("reference HTTP server options", () => {
       expect(response.status).toBe(200);
       expect((JSON.parse(response.text) as MessageJson).body).toBe("from the store");
       await send(server, { method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: '{"body":"into the store"}' });
-      expect((await store.list({ body: "into the store" })).length).toBe(1);
+      expect((await store.list({ body: "into the store" }, { limit: 10 })).messages.length).toBe(1);
     } finally {
       await server.close();
     }
