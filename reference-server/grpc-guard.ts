@@ -1,11 +1,14 @@
 // Protocol checks grpc-js does not make, done in front of it: :method, unknown paths and encodings answered with
-// proper statuses, and the compressed flag on an uncompressed call refused.
+// proper statuses, the compressed flag on an uncompressed call refused; and the protection grpc-js lacks: every
+// stream's and session's errors handled, connections and calls in flight capped, header blocks bounded.
 import type http2 from "node:http2";
 import type * as grpc from "@grpc/grpc-js";
+import { capConnections, createShedder, defaultLimits, type ProtectionLimits } from "./protection.js";
 
 /** Encodings grpc-js decompresses; anything else is refused with UNIMPLEMENTED and this list. */
 const SUPPORTED_ENCODINGS = ["identity", "deflate", "gzip"];
 const ACCEPT_ENCODING = SUPPORTED_ENCODINGS.join(",");
+const RESOURCE_EXHAUSTED = 8;
 const UNIMPLEMENTED = 12;
 const INTERNAL = 13;
 
@@ -18,18 +21,28 @@ export function percentEncode(message: string): string {
   return out;
 }
 
+/** Whether a response can still go out on the stream: a reset or closed one takes none, and respond() would throw. */
+function answerable(stream: http2.ServerHttp2Stream): boolean {
+  return !stream.headersSent && !stream.destroyed && !stream.closed;
+}
+
 function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: string): void {
-  if (stream.headersSent || stream.destroyed) return;
-  stream.respond(
-    {
-      ":status": 200,
-      "content-type": "application/grpc",
-      "grpc-status": String(code),
-      "grpc-message": percentEncode(message),
-      "grpc-accept-encoding": ACCEPT_ENCODING,
-    },
-    { endStream: true },
-  );
+  if (!answerable(stream)) return;
+  try {
+    stream.respond(
+      {
+        ":status": 200,
+        "content-type": "application/grpc",
+        "grpc-status": String(code),
+        "grpc-message": percentEncode(message),
+        "grpc-accept-encoding": ACCEPT_ENCODING,
+      },
+      { endStream: true },
+    );
+  } catch {
+    // The peer reset the stream between the check and the answer: there is no one left to answer.
+    return;
+  }
   stream.resume(); // drain what the client still sends
 }
 
@@ -45,9 +58,27 @@ export interface GuardOptions {
    */
   minPingIntervalWithoutCallsMs?: number;
   maxPingStrikes?: number;
+  /** Connections, calls in flight and the memory watermark; calls past a limit get RESOURCE_EXHAUSTED. Default defaultLimits(). */
+  protection?: ProtectionLimits;
+  /**
+   * SETTINGS_MAX_HEADER_LIST_SIZE: a stream whose header block is larger is reset (ENHANCE_YOUR_CALM) by node:http2.
+   * Default 16 KiB: metadata is for keys and ids, not data.
+   */
+  maxHeaderListBytes?: number;
+  /** Called with a short reason for each refused connection, shed call and stream or session error. */
+  onEvent?: (event: string, detail: string) => void;
+}
+
+export interface GuardHandle {
+  /** Destroys every session still open, whatever grpc-js tracks: the end of a forced shutdown. */
+  destroySessions(): void;
+  /** Calls being served now. */
+  inFlight(): number;
+  stop(): void;
 }
 
 const ENHANCE_YOUR_CALM = 0x0b;
+export const DEFAULT_MAX_HEADER_LIST_BYTES = 16 * 1024;
 
 /** Counts a session's calls in flight and its ping strikes, and sends it away when it abuses pings. */
 function policePings(session: http2.ServerHttp2Session, options: GuardOptions, inFlight: () => number): void {
@@ -73,36 +104,65 @@ type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingH
  * grpc-js keeps those servers in a private field; the pinned version is tested, and a version without it
  * fails here at start-up rather than serving unguarded.
  */
-export function guardGrpcServer(server: grpc.Server, options: GuardOptions): void {
+export function guardGrpcServer(server: grpc.Server, options: GuardOptions): GuardHandle {
   const servers = (server as unknown as { http2Servers?: Map<http2.Http2Server, unknown> }).http2Servers;
   if (!(servers instanceof Map) || servers.size === 0) {
     throw new Error("grpc-guard: this grpc-js version keeps no http2Servers; the protocol guard cannot be installed");
   }
+  const event = options.onEvent ?? (() => undefined);
+  const protection = options.protection ?? defaultLimits();
+  const shedder = createShedder(protection);
+  const maxHeaderListBytes = options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES;
+  const sessions = new Set<http2.ServerHttp2Session>();
   for (const h2 of servers.keys()) {
+    capConnections(h2, protection, (reason) => event("connection refused", reason));
+    // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
+    h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes });
     const calls = new WeakMap<http2.ServerHttp2Session, number>();
     h2.on("session", (session: http2.ServerHttp2Session) => {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+      // A session error (a protocol violation, nghttp2 refusing a flood of resets) ends that session only.
+      session.on("error", (err: Error) => event("session error", errorName(err)));
       calls.set(session, 0);
       policePings(session, options, () => calls.get(session) ?? 0);
     });
     const handlers = h2.listeners("stream") as StreamListener[];
     h2.removeAllListeners("stream");
     h2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+      // Until grpc-js takes the stream, nobody else listens: a reset (any code) must end this stream only.
+      stream.on("error", (err: Error) => event("stream error", errorName(err)));
       const session = stream.session as http2.ServerHttp2Session | undefined;
       if (session) {
         calls.set(session, (calls.get(session) ?? 0) + 1);
         stream.once("close", () => calls.set(session, (calls.get(session) ?? 1) - 1));
       }
       const forward = () => {
+        if (!answerable(stream)) return;
         for (const handler of handlers) handler.call(h2, stream, headers, ...rest);
       };
       const contentType = headers["content-type"];
       // Not gRPC at all: grpc-js answers HTTP 415 itself.
       if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) return forward();
       if (headers[":method"] !== "POST") {
+        if (!answerable(stream)) return;
         stream.respond({ ":status": 405, allow: "POST" }, { endStream: true });
         stream.resume();
         return;
       }
+      // node:http2 enforces the advertised limit only once the client has acknowledged it: a client that sends
+      // its streams before that gets nghttp2's 64 KiB. Count what arrived (as RFC 9113 §6.5.2 does) and refuse it.
+      const headerBytes = headerListSize(rest[1]);
+      if (headerBytes > maxHeaderListBytes) {
+        event("call refused", `header list of ${headerBytes} bytes`);
+        return trailersOnly(stream, RESOURCE_EXHAUSTED, `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`);
+      }
+      const refused = shedder.admit();
+      if (refused !== undefined) {
+        event("call shed", refused);
+        return trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`);
+      }
+      stream.once("close", () => shedder.done());
       const path = String(headers[":path"] ?? "");
       if (!options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
       const encoding = String(headers["grpc-encoding"] ?? "identity");
@@ -131,4 +191,24 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): voi
       stream.once("end", onEnd);
     });
   }
+  return {
+    destroySessions() {
+      for (const session of sessions) session.destroy();
+      sessions.clear();
+    },
+    inFlight: () => shedder.inFlight(),
+    stop: () => shedder.stop(),
+  };
+}
+
+/** RFC 9113 §6.5.2: the uncompressed size of a header list, each field's name and value plus 32. */
+function headerListSize(rawHeaders: unknown): number {
+  if (!Array.isArray(rawHeaders)) return 0;
+  let size = 0;
+  for (const field of rawHeaders) size += (typeof field === "string" ? Buffer.byteLength(field) : 0) + 16;
+  return size;
+}
+
+function errorName(err: Error): string {
+  return (err as NodeJS.ErrnoException).code ?? err.name;
 }

@@ -6,7 +6,8 @@ import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-
 import * as protoLoader from "@grpc/proto-loader";
 import { CONTRACT_FILE } from "../harness/_internals/paths.js";
 import { decodeMessage, encodeMessage } from "../harness/_internals/message.js";
-import { guardGrpcServer } from "./grpc-guard.js";
+import { DEFAULT_MAX_HEADER_LIST_BYTES, guardGrpcServer } from "./grpc-guard.js";
+import { defaultLimits, validateLimits, type ProtectionLimits } from "./protection.js";
 import { helloReply } from "./hello.js";
 import { LOADER_OPTIONS, loadContract, SERVICE_NAME } from "./proto.js";
 
@@ -28,6 +29,10 @@ export interface GrpcServerOptions {
   logSink?: (line: string) => void;
   /** Overrides of the protective limits (SERVER_CHANNEL_OPTIONS), e.g. a shorter idle time. */
   limits?: Partial<Record<keyof typeof SERVER_CHANNEL_OPTIONS, number>>;
+  /** Connections, calls in flight and the memory watermark; default defaultLimits(). */
+  protection?: Partial<ProtectionLimits>;
+  /** Largest header block a call may send; past it the stream is reset. Default 16 KiB. */
+  maxHeaderListBytes?: number;
 }
 
 export interface GrpcServerHandle {
@@ -53,7 +58,7 @@ export const SERVER_CHANNEL_OPTIONS = {
   "grpc.max_connection_idle_ms": 5 * 60_000,
   "grpc.max_connection_age_ms": 30 * 60_000,
   "grpc.max_connection_age_grace_ms": 10_000,
-  "grpc.max_concurrent_streams": 256,
+  "grpc.max_concurrent_streams": 100, // per connection; the guard bounds calls across connections
   "grpc.enable_channelz": 0, // a known source of leaks, and nothing here reads it
 } as const;
 
@@ -128,12 +133,22 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
   );
   const address = `${bindHost}:${port}`;
   const limits = { ...SERVER_CHANNEL_OPTIONS, ...options.limits };
-  guardGrpcServer(server, {
-    paths: new Set([...SERVED_PATHS, ...HEALTH_PATHS, ...REFLECTION_PATHS]),
-    unaryPaths: new Set([HELLO_PATH, HEALTH_PATHS[0]]),
-    minPingIntervalWithoutCallsMs: limits["grpc.http2.min_ping_interval_without_data_ms"],
-    maxPingStrikes: limits["grpc.http2.max_ping_strikes"],
-  });
+  let guard;
+  try {
+    guard = guardGrpcServer(server, {
+      paths: new Set([...SERVED_PATHS, ...HEALTH_PATHS, ...REFLECTION_PATHS]),
+      unaryPaths: new Set([HELLO_PATH, HEALTH_PATHS[0]]),
+      minPingIntervalWithoutCallsMs: limits["grpc.http2.min_ping_interval_without_data_ms"],
+      maxPingStrikes: limits["grpc.http2.max_ping_strikes"],
+      protection: validateLimits({ ...defaultLimits(), ...options.protection }),
+      maxHeaderListBytes: options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES,
+      // What an attacker sends is not logged, only what the server did about it.
+      onEvent: (what, detail) => log("debug", { msg: what, detail }),
+    });
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
   log("info", { msg: "grpc listening", address, tls: Boolean(options.tls) });
 
   let closing: Promise<void> | undefined;
@@ -148,10 +163,14 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
         const timer = setTimeout(() => {
           log("info", { msg: "grpc shutdown forced", afterMs: options.shutdownGraceMs ?? 5000 });
           server.forceShutdown();
+          // grpc-js destroys only the sessions channelz tracks; the guard knows them all.
+          guard.destroySessions();
+          guard.stop();
           resolve();
         }, options.shutdownGraceMs ?? 5000);
         server.tryShutdown(() => {
           clearTimeout(timer);
+          guard.stop();
           log("info", { msg: "grpc stopped" });
           resolve();
         });

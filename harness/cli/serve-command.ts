@@ -1,7 +1,7 @@
 // `serve`: runs the reference server until SIGTERM or SIGINT; the first two lines name the bound addresses.
 import type { Command } from "commander";
 import { ConformanceError } from "../errors.js";
-import { integer } from "./check-command.js";
+import { duration, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
 
 interface ServeOptions {
@@ -13,10 +13,29 @@ interface ServeOptions {
   tlsKey?: string;
   maxMessageBytes?: number;
   logLevel: "silent" | "info" | "debug";
+  maxConnections?: number;
+  maxConnectionsPerAddress?: number;
+  maxInFlight?: number;
+  memoryWatermarkMib?: number;
+  maxHeaderBytes?: number;
+  storeMaxMessages?: number;
+  storeMaxBytes?: number;
+  shutdownGrace: number;
 }
 
+/** Each a positive whole number; the defaults live in the server (reference-server/protection.ts, store.ts). */
+const LIMIT_FLAGS = [
+  ["--max-connections <n>", "connections each interface holds at once (default 1000, or half the open-file limit less 64 if lower)"],
+  ["--max-connections-per-address <n>", "connections from one client address, per interface (default 256)"],
+  ["--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED or 503 with Retry-After (default 10000)"],
+  ["--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"],
+  ["--max-header-bytes <n>", "largest gRPC header block; a larger one resets its stream (default 16384)"],
+  ["--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"],
+  ["--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"],
+] as const;
+
 export function addServeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
-  program
+  const command = program
     .command("serve")
     .description("run the reference server (gRPC and HTTP) until stopped; prints `grpc HOST:PORT` and `http URL` first")
     .option("--host <host>", "interface to bind", "127.0.0.1")
@@ -27,38 +46,62 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     .option("--tls-key <file>", "TLS key (PEM) for gRPC")
     .option("--max-message-bytes <n>", "gRPC receive limit (default 4 MiB)", integer("--max-message-bytes", 1, 1 << 30))
     .option("--log-level <level>", "silent, info or debug (one line per request)", "info")
-    .action(async (opts: ServeOptions) => {
-      if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
-        throw new ConformanceError("usage", "--tls-cert and --tls-key go together");
-      }
-      if (!["silent", "info", "debug"].includes(opts.logLevel)) {
-        throw new ConformanceError("usage", `--log-level ${opts.logLevel}: expected silent, info or debug`);
-      }
-      const apiKey = opts.apiKey ?? io.env.EXAMPLE_API_KEY;
-      const { startReferenceServer } = await import("../../reference-server/start.js");
-      const server = await startReferenceServer({
-        host: opts.host,
-        grpcPort: opts.grpcPort,
-        httpPort: opts.httpPort,
-        ...(apiKey !== undefined && apiKey !== "" && { apiKey }),
-        ...(opts.tlsCert !== undefined && opts.tlsKey !== undefined && { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } }),
-        ...(opts.maxMessageBytes !== undefined && { maxReceiveMessageBytes: opts.maxMessageBytes }),
-        log: opts.logLevel,
-      });
-      io.stdout(`grpc ${server.grpcAddress}\nhttp ${server.httpUrl}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals) => {
-          process.off("SIGTERM", stop);
-          process.off("SIGINT", stop);
-          io.stderr(`example-conformance: ${signal}: finishing in-flight calls\n`);
-          server.close().then(resolve, (err: unknown) => {
-            io.stderr(`example-conformance: shutdown: ${String(err)}\n`);
-            setExit(1);
-            resolve();
-          });
-        };
-        process.on("SIGTERM", stop);
-        process.on("SIGINT", stop);
-      });
+    .option("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut", duration("--shutdown-grace"), 5000);
+  for (const [flag, description] of LIMIT_FLAGS) command.option(flag, description, integer(flag.split(" ")[0] as string, 1, 2 ** 40));
+  command.action(async (opts: ServeOptions) => {
+    if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
+      throw new ConformanceError("usage", "--tls-cert and --tls-key go together");
+    }
+    if (!["silent", "info", "debug"].includes(opts.logLevel)) {
+      throw new ConformanceError("usage", `--log-level ${opts.logLevel}: expected silent, info or debug`);
+    }
+    const apiKey = opts.apiKey ?? io.env.EXAMPLE_API_KEY;
+    const { startReferenceServer } = await import("../../reference-server/start.js");
+    const server = await startReferenceServer({
+      host: opts.host,
+      grpcPort: opts.grpcPort,
+      httpPort: opts.httpPort,
+      ...(apiKey !== undefined && apiKey !== "" && { apiKey }),
+      ...(opts.tlsCert !== undefined && opts.tlsKey !== undefined && { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } }),
+      ...(opts.maxMessageBytes !== undefined && { maxReceiveMessageBytes: opts.maxMessageBytes }),
+      log: opts.logLevel,
+      protection: {
+        ...(opts.maxConnections !== undefined && { maxConnections: opts.maxConnections }),
+        ...(opts.maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress: opts.maxConnectionsPerAddress }),
+        ...(opts.maxInFlight !== undefined && { maxInFlight: opts.maxInFlight }),
+        ...(opts.memoryWatermarkMib !== undefined && { memoryWatermarkBytes: opts.memoryWatermarkMib * 1024 * 1024 }),
+      },
+      ...(opts.maxHeaderBytes !== undefined && { maxHeaderListBytes: opts.maxHeaderBytes }),
+      storeLimits: {
+        ...(opts.storeMaxMessages !== undefined && { maxMessages: opts.storeMaxMessages }),
+        ...(opts.storeMaxBytes !== undefined && { maxBytes: opts.storeMaxBytes }),
+      },
+      shutdownGraceMs: opts.shutdownGrace,
     });
+    // An error nothing handled leaves the server in a state nobody knows: say so loudly and exit non-zero
+    // rather than serve on from it or die with a bare stack trace.
+    const fatal = (err: unknown) => {
+      io.stderr(`example-conformance: serve: fatal: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}; stopping\n`);
+      process.exitCode = 70;
+      void server.close().finally(() => process.exit(70));
+      setTimeout(() => process.exit(70), 1000).unref();
+    };
+    process.on("uncaughtException", fatal);
+    process.on("unhandledRejection", fatal);
+    io.stdout(`grpc ${server.grpcAddress}\nhttp ${server.httpUrl}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.off("SIGTERM", stop);
+        process.off("SIGINT", stop);
+        io.stderr(`example-conformance: ${signal}: finishing in-flight calls\n`);
+        server.close().then(resolve, (err: unknown) => {
+          io.stderr(`example-conformance: shutdown: ${String(err)}\n`);
+          setExit(1);
+          resolve();
+        });
+      };
+      process.on("SIGTERM", stop);
+      process.on("SIGINT", stop);
+    });
+  });
 }

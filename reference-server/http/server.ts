@@ -7,7 +7,8 @@ import { HttpError } from "./errors.js";
 import { errorLinks } from "./links.js";
 import { serialize } from "./representation.js";
 import { registerRoutes, ROUTED_METHODS, sendError } from "./routes.js";
-import { createMemoryStore, type MessageStore } from "./store.js";
+import { capConnections, createShedder, defaultLimits, validateLimits, type ProtectionLimits } from "../protection.js";
+import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
 
 export type HttpLogLevel = "silent" | "info" | "debug";
 
@@ -18,8 +19,14 @@ export interface HttpServerOptions {
   port?: number;
   /** When set, every request but the root document's needs it in X-API-Key. Never logged. */
   apiKey?: string;
-  /** Default: a new in-memory store. */
+  /** Default: a new in-memory store with storeLimits. */
   store?: MessageStore;
+  /** Bounds of the default in-memory store (messages and bytes held); past them a create is answered 507. */
+  storeLimits?: StoreLimits;
+  /** Connections, requests in flight and the memory watermark; requests past a limit get 503 with Retry-After. */
+  protection?: Partial<ProtectionLimits>;
+  /** How long in-flight requests may run on close before their connections are destroyed. Default 5 s. */
+  shutdownGraceMs?: number;
   /** Request bodies past this get 413; default 1 MiB. */
   bodyLimitBytes?: number;
   /** debug: one structured line per request (method, path without query, status, time; never bodies, headers or keys); info: start and stop; silent: nothing. Default info. */
@@ -90,8 +97,30 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     done(null, body);
   });
 
+  const protection = validateLimits({ ...defaultLimits(), ...options.protection });
+  // Before any protocol: a connection past the caps is closed at once, so HTTP can never take the descriptors the
+  // gRPC interface needs (each has its own share).
+  capConnections(app.server, protection, (reason) => log("debug", { msg: "connection refused", detail: reason }));
+  const shedder = createShedder(protection);
+  app.addHook("onRequest", (request, reply, done) => {
+    const refused = shedder.admit();
+    if (refused !== undefined) {
+      log("debug", { msg: "request shed", detail: refused });
+      void sendError(request, reply, new HttpError(503, `${refused}; retry later`, { "retry-after": "1" }));
+      return;
+    }
+    let ended = false;
+    const end = () => {
+      if (!ended) shedder.done();
+      ended = true;
+    };
+    reply.raw.once("finish", end);
+    reply.raw.once("close", end);
+    done();
+  });
+
   registerRoutes(app, {
-    store: options.store ?? createMemoryStore(),
+    store: options.store ?? createMemoryStore(options.storeLimits),
     ...(options.apiKey !== undefined && { apiKeyCheck: createApiKeyCheck(options.apiKey) }),
     bodyLimitBytes,
     onServerError: (err, request) => {
@@ -133,7 +162,19 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     url,
     port: address.port,
     async close() {
-      await app.close();
+      // app.close waits for requests in flight, which a client may hold open: after the grace, their
+      // connections are destroyed.
+      const grace = options.shutdownGraceMs ?? 5000;
+      const timer = setTimeout(() => {
+        log("info", { msg: "http shutdown forced", afterMs: grace });
+        app.server.closeAllConnections();
+      }, grace);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+        shedder.stop();
+      }
       log("info", { msg: "http stopped" });
     },
   };

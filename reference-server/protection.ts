@@ -1,0 +1,121 @@
+// What keeps one client from starving the others, shared by both interfaces: connection caps, a bound on calls in
+// flight, and a memory watermark past which new work is shed instead of accepted.
+import { readFileSync } from "node:fs";
+import type net from "node:net";
+
+export interface ProtectionLimits {
+  /** Connections one interface holds at once; past it a new connection is closed at once. */
+  maxConnections: number;
+  /** Connections from one client address; past it that address's new connections are closed at once. */
+  maxConnectionsPerAddress: number;
+  /** Calls (gRPC) or requests (HTTP) being served at once; past it new ones are shed (RESOURCE_EXHAUSTED / 503). */
+  maxInFlight: number;
+  /** Bytes of JS heap and external memory past which new calls and requests are shed until it falls again. */
+  memoryWatermarkBytes: number;
+}
+
+/** Descriptors kept back for files, DNS, logs and the listening sockets themselves. */
+const RESERVED_DESCRIPTORS = 64;
+
+/** The process's open-file limit, from /proc on Linux; undefined where it cannot be read. */
+export function openFileLimit(): number | undefined {
+  try {
+    const line = readFileSync("/proc/self/limits", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("Max open files"));
+    const soft = line?.split(/\s{2,}/)[1];
+    const n = Number(soft);
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Defaults for one interface. Both interfaces share the process's descriptors, so each may hold at most half of
+ * what the open-file limit leaves: a flood on one is refused before the other runs out.
+ */
+export function defaultLimits(fileLimit = openFileLimit()): ProtectionLimits {
+  const share = fileLimit === undefined ? 1000 : Math.max(16, Math.floor((fileLimit - RESERVED_DESCRIPTORS) / 2));
+  const maxConnections = Math.min(1000, share);
+  return {
+    maxConnections,
+    maxConnectionsPerAddress: Math.min(256, maxConnections),
+    maxInFlight: 10_000,
+    memoryWatermarkBytes: 768 * 1024 * 1024,
+  };
+}
+
+export function validateLimits(limits: ProtectionLimits): ProtectionLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return limits;
+}
+
+/**
+ * Caps the connections a server accepts, in total and per client address. Refused sockets are destroyed before
+ * any protocol runs on them, so they cost a descriptor for an instant and no memory. Returns the open sockets, so
+ * a shutdown can destroy what is left after its grace.
+ */
+export function capConnections(server: net.Server, limits: Pick<ProtectionLimits, "maxConnections" | "maxConnectionsPerAddress">, onRefuse?: (reason: string) => void): Set<net.Socket> {
+  const open = new Set<net.Socket>();
+  const perAddress = new Map<string, number>();
+  server.on("connection", (socket: net.Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const fromAddress = perAddress.get(address) ?? 0;
+    if (open.size >= limits.maxConnections || fromAddress >= limits.maxConnectionsPerAddress) {
+      onRefuse?.(open.size >= limits.maxConnections ? "connection limit" : "per-address connection limit");
+      socket.on("error", () => undefined);
+      socket.destroy();
+      return;
+    }
+    open.add(socket);
+    perAddress.set(address, fromAddress + 1);
+    socket.once("close", () => {
+      open.delete(socket);
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left === 0) perAddress.delete(address);
+      else perAddress.set(address, left);
+    });
+  });
+  return open;
+}
+
+/** How often memory is sampled: a flood is seen within this, and no request pays for the reading. */
+const MEMORY_SAMPLE_MS = 100;
+
+export interface Shedder {
+  /** Why new work should be refused now, or undefined to accept it. Counts it in flight when accepted. */
+  admit(): string | undefined;
+  /** Ends one admitted call or request. */
+  done(): void;
+  inFlight(): number;
+  stop(): void;
+}
+
+/** Admission for one interface: at most maxInFlight at once, and nothing new while memory is past the watermark. */
+export function createShedder(limits: Pick<ProtectionLimits, "maxInFlight" | "memoryWatermarkBytes">): Shedder {
+  let inFlight = 0;
+  let overWatermark = false;
+  const sample = () => {
+    const m = process.memoryUsage();
+    overWatermark = m.heapUsed + m.external > limits.memoryWatermarkBytes;
+  };
+  sample();
+  const timer = setInterval(sample, MEMORY_SAMPLE_MS);
+  timer.unref();
+  return {
+    admit() {
+      if (inFlight >= limits.maxInFlight) return `the server is at its limit of ${limits.maxInFlight} calls in flight`;
+      if (overWatermark) return "the server is short of memory";
+      inFlight++;
+      return undefined;
+    },
+    done() {
+      if (inFlight > 0) inFlight--;
+    },
+    inFlight: () => inFlight,
+    stop: () => clearInterval(timer),
+  };
+}

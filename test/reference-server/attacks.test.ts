@@ -1,0 +1,335 @@
+// The reference server under the attacks independent tools made on it: resets after HEADERS, Rapid Reset, header
+// blocks far past any limit, floods of connections and calls, a slowloris near the descriptor limit, stored data
+// without end, and a stream held over shutdown. Each runs against `serve` in its own process, so that a crash is
+// seen as a crash; other clients come from 127.0.0.2, another loopback address, as a second client host would.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { encodeMessage } from "../../harness/_internals/message.js";
+import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
+import { FLAG, FRAME, frame, grpcRequestHeaders, headersFrames, rawH2, rstStream, type RawH2Connection } from "../helpers/h2-frames.js";
+
+interface Served {
+  child: ChildProcess;
+  grpcPort: number;
+  httpPort: number;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+const running: Served[] = [];
+const opened: Array<{ destroy(): void }> = [];
+
+afterEach(() => {
+  for (const c of opened.splice(0)) c.destroy();
+  for (const s of running.splice(0)) s.child.kill("SIGKILL");
+});
+
+/** `serve` on free ports, optionally under a lower open-file limit; resolves once both ports are printed. */
+async function serve(args: string[] = [], fileLimit?: number): Promise<Served> {
+  const argv = [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", ...args];
+  const child =
+    fileLimit === undefined
+      ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("/bin/sh", ["-c", `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const ports = await new Promise<{ grpcPort: number; httpPort: number }>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+      const g = /grpc 127\.0\.0\.1:(\d+)/.exec(out);
+      const h = /http http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (g?.[1] && h?.[1]) resolve({ grpcPort: Number(g[1]), httpPort: Number(h[1]) });
+    });
+    child.once("exit", () => reject(new Error(`serve exited before listening: ${out} ${err}`)));
+  });
+  const served = { child, ...ports, stderr: () => err, exited };
+  running.push(served);
+  return served;
+}
+
+const HELLO = "/example.exampleService/Hello";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Answer {
+  /** grpc-status, or "no answer: ..." when none came within the bound. */
+  status: string;
+  ms: number;
+}
+
+/** One Hello on a new connection from `localAddress`, bounded by `withinMs`. */
+function hello(port: number, withinMs = 1000, localAddress = "127.0.0.2"): Promise<Answer> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const done = (status: string) => {
+      clearTimeout(timer);
+      session.destroy();
+      resolve({ status, ms: Math.round(performance.now() - t0) });
+    };
+    const session = http2.connect(`http://127.0.0.1:${port}`, { createConnection: () => net.connect({ port, host: "127.0.0.1", localAddress }) });
+    session.on("error", (e) => done(`no answer: ${e.message}`));
+    session.on("close", () => done("no answer: connection closed"));
+    const timer = setTimeout(() => done(`no answer within ${withinMs} ms`), withinMs);
+    const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+    req.on("error", (e) => done(`no answer: ${e.message}`));
+    let headerStatus: string | undefined;
+    req.on("response", (h) => (headerStatus = h["grpc-status"] as string | undefined));
+    req.on("trailers", (t) => done(String(t["grpc-status"])));
+    req.on("end", () => done(headerStatus ?? "no answer: no grpc-status"));
+    req.resume();
+    const body = encodeMessage("still there?");
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(body.length, 1);
+    req.end(Buffer.concat([prefix, Buffer.from(body)]));
+  });
+}
+
+/** One HTTP GET on a new connection from `localAddress`, bounded by `withinMs`: the status, or why there was none. */
+function get(port: number, path: string, withinMs = 1000, localAddress = "127.0.0.2"): Promise<{ status: string; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: "127.0.0.1", port, path, localAddress, agent: false, timeout: withinMs }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve({ status: String(res.statusCode), headers: res.headers, body }));
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${withinMs} ms`)));
+    req.on("error", (e) => resolve({ status: `no answer: ${e.message}`, headers: {}, body: "" }));
+  });
+}
+
+function rssBytes(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) * 1024;
+}
+
+async function connect(port: number): Promise<RawH2Connection> {
+  const c = await rawH2(port);
+  opened.push(c);
+  return c;
+}
+
+describe("resets", () => {
+  for (const path of [HELLO, "/grpc.health.v1.Health/Check", "/no.such.Service/Method"]) {
+    it(`HEADERS without END_STREAM, then RST_STREAM with codes 0, 1, 2, 7 and 11, on ${path}: that stream ends, the server serves on`, async () => {
+      const s = await serve();
+      for (const code of [0, 1, 2, 7, 11]) {
+        const c = await connect(s.grpcPort);
+        await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(path)));
+        await sleep(20);
+        await c.write(rstStream(1, code));
+        await sleep(20);
+        c.destroy();
+      }
+      expect(await hello(s.grpcPort), s.stderr()).toMatchObject({ status: "0" });
+      expect(s.child.exitCode).toBe(null);
+    });
+  }
+
+  it("Rapid Reset: 20,000 streams opened and reset at once on one connection; other clients are answered within a second throughout", async () => {
+    const s = await serve();
+    const c = await connect(s.grpcPort);
+    const answers: Answer[] = [];
+    let attacking = true;
+    const bystander = (async () => {
+      while (attacking) {
+        answers.push(await hello(s.grpcPort));
+        await sleep(50);
+      }
+    })();
+    const headers = grpcRequestHeaders(HELLO);
+    for (let batch = 0; batch < 100 && !c.socket.destroyed; batch++) {
+      const frames: Buffer[] = [];
+      for (let i = 0; i < 200; i++) {
+        const id = 1 + 2 * (batch * 200 + i);
+        frames.push(frame(FRAME.HEADERS, FLAG.END_HEADERS, id, headers), rstStream(id, 8));
+      }
+      await c.write(...frames);
+    }
+    await sleep(300);
+    attacking = false;
+    await bystander;
+    expect(s.child.exitCode, s.stderr()).toBe(null);
+    expect(answers.length).toBeGreaterThan(0);
+    // Answered: served (0) or shed cleanly (8, RESOURCE_EXHAUSTED); never left waiting or cut off.
+    expect(answers.filter((a) => a.status !== "0" && a.status !== "8")).toEqual([]);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+  });
+});
+
+describe("large headers", () => {
+  it("60 KB header blocks on 20 connections × 50 streams are refused, and the process does not grow", async () => {
+    const s = await serve();
+    const pid = s.child.pid as number;
+    await hello(s.grpcPort);
+    const before = rssBytes(pid);
+    const block = grpcRequestHeaders(HELLO, "127.0.0.1", [["x-filler", "x".repeat(60_000)]]);
+    const connections = await Promise.all(Array.from({ length: 20 }, () => connect(s.grpcPort)));
+    await Promise.all(
+      connections.map(async (c) => {
+        for (let i = 0; i < 50; i++) await c.write(headersFrames(1 + 2 * i, block));
+      }),
+    );
+    await sleep(500);
+    const during = rssBytes(pid);
+    const bystander = await hello(s.grpcPort);
+    // Every stream was refused (a trailers-only answer or a reset), or its connection closed: none was held as a call.
+    const resets = connections.map((c) => refusedStreams(c.received()) + countFrames(c.received(), FRAME.GOAWAY) * 50);
+    for (const c of connections) c.destroy();
+    await sleep(500);
+    console.log(`60 KB headers: RSS ${mib(before)} before, ${mib(during)} under 1,000 streams (60 MB of headers), ${mib(rssBytes(pid))} after`);
+    expect(bystander).toMatchObject({ status: "0" });
+    expect(resets.every((n) => n >= 50), `resets and GOAWAYs per connection: ${resets.join(", ")}`).toBe(true);
+    expect(during - before).toBeLessThan(100 * 1024 * 1024);
+  });
+});
+
+describe("floods", () => {
+  it("connections past the per-address cap are closed at once, on both ports, and another address is served", async () => {
+    const s = await serve(["--max-connections", "100", "--max-connections-per-address", "20"]);
+    const grpcFlood = await Promise.all(Array.from({ length: 60 }, () => connect(s.grpcPort)));
+    const httpFlood = await Promise.all(Array.from({ length: 60 }, () => connectHttp(s.httpPort)));
+    await sleep(300);
+    const grpcOpen = grpcFlood.filter((c) => !c.socket.destroyed).length;
+    const httpOpen = httpFlood.filter((c) => !c.destroyed).length;
+    expect([grpcOpen, httpOpen]).toEqual([20, 20]);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+    expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+  });
+
+  it("calls in flight past the cap are shed with RESOURCE_EXHAUSTED at once, and served again once they end", async () => {
+    const s = await serve(["--max-in-flight", "50"]);
+    const holders = await Promise.all(Array.from({ length: 5 }, () => connect(s.grpcPort)));
+    // 100 calls held open: HEADERS and never a message.
+    await Promise.all(holders.map((c) => c.write(...Array.from({ length: 20 }, (_, i) => frame(FRAME.HEADERS, FLAG.END_HEADERS, 1 + 2 * i, grpcRequestHeaders(HELLO))))));
+    await sleep(300);
+    const shed = holders.reduce((n, c) => n + refusedStreams(c.received()), 0);
+    expect(shed).toBe(50);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "8" });
+    for (const c of holders) c.destroy();
+    await sleep(200);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+  });
+
+  it("an HTTP slowloris near the open-file limit does not starve the gRPC port", async () => {
+    // Under a limit of 256 descriptors each interface may hold (256 - 64) / 2 = 96 connections.
+    const s = await serve([], 256);
+    const loris = await Promise.all(Array.from({ length: 300 }, () => connectHttp(s.httpPort)));
+    for (const socket of loris) if (!socket.destroyed) socket.write("GET /messages HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+    const drip = setInterval(() => {
+      for (const socket of loris) if (!socket.destroyed) socket.write("a");
+    }, 200);
+    try {
+      await sleep(500);
+      expect(loris.filter((c) => !c.destroyed).length).toBeLessThanOrEqual(96);
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await hello(s.grpcPort));
+      expect(answers.map((a) => a.status)).toEqual(["0", "0", "0", "0", "0"]);
+      expect(s.child.exitCode).toBe(null);
+    } finally {
+      clearInterval(drip);
+    }
+  });
+});
+
+describe("stored data", () => {
+  it("a flood of 1 MB POSTs ends in 507 once the store is full and 413 past the body limit, never a crash", async () => {
+    const s = await serve(["--store-max-bytes", String(4 * 1024 * 1024)]);
+    const body = JSON.stringify({ body: "m".repeat(1_000_000) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await post(s.httpPort, body)).status);
+    expect(statuses).toEqual([201, 201, 201, 201, 507, 507, 507, 507]);
+    expect((await post(s.httpPort, JSON.stringify({ body: "m".repeat(1_100_000) }))).status).toBe(413);
+    expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+  });
+
+  it("lists the collection in pages linked by rel=next, each message exactly once", async () => {
+    const s = await serve();
+    const created = new Set<string>();
+    for (let i = 0; i < 250; i++) created.add((JSON.parse((await post(s.httpPort, JSON.stringify({ body: `page ${i}` }))).body) as { id: string }).id);
+    const seen: string[] = [];
+    let next: string | undefined = "/messages";
+    let pages = 0;
+    while (next !== undefined && pages < 10) {
+      const page = await get(s.httpPort, next);
+      pages++;
+      const json = JSON.parse(page.body) as { messages: Array<{ id: string }>; links: Array<{ rel: string; href: string }> };
+      expect(json.messages.length).toBeLessThanOrEqual(100);
+      seen.push(...json.messages.map((m) => m.id));
+      next = json.links.find((l) => l.rel === "next")?.href;
+      if (next !== undefined) expect(page.headers.link).toContain(`<${next}>; rel="next"`);
+    }
+    expect(pages).toBe(3);
+    expect(seen.length).toBe(250);
+    expect(new Set(seen)).toEqual(created);
+    expect((await get(s.httpPort, "/messages?limit=0")).status).toBe("400");
+    expect((await get(s.httpPort, "/messages?cursor=forged")).status).toBe("400");
+  });
+});
+
+describe("shutdown", () => {
+  it("SIGTERM with a gRPC stream and an HTTP request held open exits 0 within the grace and a second", async () => {
+    const s = await serve(["--shutdown-grace", "1s"]);
+    const held = await connect(s.grpcPort);
+    await held.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
+    const slow = await connectHttp(s.httpPort);
+    slow.write("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+    await sleep(200);
+    const t0 = performance.now();
+    s.child.kill("SIGTERM");
+    const code = await Promise.race([s.exited, sleep(10_000).then(() => "still running after 10 s")]);
+    const ms = performance.now() - t0;
+    expect(code, s.stderr()).toBe(0);
+    expect(ms).toBeLessThan(2000);
+  });
+});
+
+function connectHttp(port: number): Promise<net.Socket> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    opened.push(socket);
+    socket.on("error", () => undefined);
+    socket.once("connect", () => resolve(socket));
+    socket.once("close", () => resolve(socket));
+  });
+}
+
+function post(port: number, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, path: "/messages", method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Frames of one type in what a server sent, after the preface's SETTINGS. */
+function countFrames(bytes: Buffer, type: number): number {
+  let n = 0;
+  for (let at = 0; at + 9 <= bytes.length; at += 9 + bytes.readUIntBE(at, 3)) if (bytes[at + 3] === type) n++;
+  return n;
+}
+
+/** Streams the server ended without reading a message: a trailers-only answer (HEADERS with END_STREAM) or a reset. */
+function refusedStreams(bytes: Buffer): number {
+  let n = 0;
+  for (let at = 0; at + 9 <= bytes.length; at += 9 + bytes.readUIntBE(at, 3)) {
+    const type = bytes[at + 3];
+    if (type === FRAME.RST_STREAM || (type === FRAME.HEADERS && ((bytes[at + 4] ?? 0) & FLAG.END_STREAM) !== 0)) n++;
+  }
+  return n;
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
