@@ -23,7 +23,7 @@ import {
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
 import { type MessageRepresentation, parseMessage, type Representation, serialize } from "./representation.js";
-import { InvalidCursorError, StoreFullError, type MessageStore, type StoredMessage } from "./store.js";
+import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
 
 /** A page of the collection holds this many messages unless ?limit= asks for fewer or more (up to the cap). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -38,6 +38,8 @@ interface Exchange {
   body: Buffer | undefined;
   /** From Content-Type; the hook has refused POST and PUT without a supported one. */
   bodyFormat: Format;
+  /** The If-Match header, for PUT and DELETE. */
+  ifMatch: string | undefined;
 }
 
 interface Outcome {
@@ -103,7 +105,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
           return {
             status: 201,
             representation: { kind: "message", ...messageRepresentation(created) },
-            headers: { location, "content-location": location },
+            headers: { location, "content-location": location, etag: etagOf(created) },
           };
         },
       },
@@ -113,20 +115,22 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       query: [],
       open: false,
       methods: {
-        GET: async ({ params }) => ({ status: 200, representation: { kind: "message", ...messageRepresentation(await found(params)) } }),
-        PUT: async ({ params, body, bodyFormat }) => {
+        GET: async ({ params }) => {
+          const message = await found(params);
+          return { status: 200, representation: { kind: "message", ...messageRepresentation(message) }, headers: { etag: etagOf(message) } };
+        },
+        PUT: async ({ params, body, bodyFormat, ifMatch }) => {
           const existing = await found(params);
           const input = parseMessage(bodyFormat, requireBody(body));
           if (input.id !== undefined && input.id !== existing.id) {
             throw new HttpError(400, `"id" ${input.id} does not match the path; a message's id cannot change`);
           }
-          const replaced = await store.replace(existing.id, input.body);
-          if (replaced === undefined) throw notFound(existing.id);
-          return { status: 200, representation: { kind: "message", ...messageRepresentation(replaced) } };
+          const replaced = written(existing.id, await store.replace(existing.id, input.body, requiredVersion(ifMatch, existing)));
+          return { status: 200, representation: { kind: "message", ...messageRepresentation(replaced) }, headers: { etag: etagOf(replaced) } };
         },
-        DELETE: async ({ params }) => {
-          const id = params.id ?? "";
-          if (!(await store.delete(id))) throw notFound(id);
+        DELETE: async ({ params, ifMatch }) => {
+          const existing = await found(params);
+          written(existing.id, await store.delete(existing.id, requiredVersion(ifMatch, existing)));
           return { status: 204, links: [{ rel: "collection", href: COLLECTION_PATH, method: "GET" }] };
         },
       },
@@ -202,6 +206,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
           query: queryOf(request),
           body: Buffer.isBuffer(request.body) ? request.body : undefined,
           bodyFormat: "format" in typed ? typed.format : "json",
+          ifMatch: typeof request.headers["if-match"] === "string" ? request.headers["if-match"] : undefined,
         });
         return sendOutcome(reply, format, outcome);
       },
@@ -220,6 +225,10 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
     if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; delete messages to make room`);
     if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
+    if (error instanceof StoreUnavailableError) {
+      options.onServerError(error, request);
+      return new HttpError(503, "the message store cannot be reached now; retry later", { "retry-after": "1" });
+    }
     const status = (error as { statusCode?: unknown }).statusCode;
     // Fastify's own 4xx (a bad Content-Length, a malformed URL, an aborted body) are the client's; their
     // messages name the problem and nothing of the server.
@@ -255,6 +264,31 @@ function allowOf(resource: Resource): string[] {
  * path reaches the resource and is answered 405 with Allow, not 404 as if the path did not exist.
  */
 export const ROUTED_METHODS: readonly string[] = METHODS.filter((m) => m !== "CONNECT");
+
+/** A strong ETag (RFC 9110 §8.8.3) from the message's version: it changes whenever the body does. */
+function etagOf(message: StoredMessage): string {
+  return `"${message.version}"`;
+}
+
+/**
+ * If-Match (RFC 9110 §13.1.1) against the message as read: "*" or a list of strong tags. The version the write
+ * must still find, so that a change between the read and the write is caught; 412 when no tag matches.
+ */
+function requiredVersion(ifMatch: string | undefined, existing: StoredMessage): number | undefined {
+  if (ifMatch === undefined) return undefined;
+  if (ifMatch.trim() === "*") return undefined;
+  const tags = ifMatch.split(",").map((t) => t.trim());
+  if (!tags.includes(etagOf(existing))) {
+    throw new HttpError(412, `If-Match ${JSON.stringify(ifMatch.slice(0, 100))} does not match the message's current ETag ${etagOf(existing)}`);
+  }
+  return existing.version;
+}
+
+function written<T>(id: string, result: WriteResult<T>): T {
+  if ("ok" in result) return result.ok;
+  if ("missing" in result) throw notFound(id);
+  throw new HttpError(412, `the message changed since it was read: its ETag is now ${etagOf(result.conflict)}`);
+}
 
 function single(query: URLSearchParams, name: string): string | undefined {
   const values = query.getAll(name);

@@ -5,7 +5,12 @@ export interface StoredMessage {
   /** Server-assigned, opaque: a lowercase UUID, so it never looks like a word in a path. */
   readonly id: string;
   readonly body: string;
+  /** 1 when created, one more at each replace: the ETag, so a client can update only what it last read. */
+  readonly version: number;
 }
+
+/** What replace and delete did: done, no such message, or the message is at another version than the one required. */
+export type WriteResult<T> = { ok: T } | { missing: true } | { conflict: StoredMessage };
 
 export interface MessageFilter {
   /** Exact match on the body. */
@@ -35,6 +40,11 @@ export class InvalidCursorError extends Error {
   override readonly name = "InvalidCursorError";
 }
 
+/** The store cannot be reached now (its database is down or restarting). The HTTP interface answers 503. */
+export class StoreUnavailableError extends Error {
+  override readonly name = "StoreUnavailableError";
+}
+
 /**
  * Asynchronous throughout so that a store backed by a database or a remote service fits without changing the
  * routes. Stored messages are frozen: callers cannot change stored data except through the store.
@@ -45,10 +55,16 @@ export interface MessageStore {
   get(id: string): Promise<StoredMessage | undefined>;
   /** Throws StoreFullError past the store's bounds. */
   create(body: string): Promise<StoredMessage>;
-  /** undefined when no message has that id: the collection is server-managed, so PUT never creates. */
-  replace(id: string, body: string): Promise<StoredMessage | undefined>;
-  /** false when no message had that id. */
-  delete(id: string): Promise<boolean>;
+  /**
+   * Replaces the body atomically: of concurrent replaces, exactly one body is left. Never creates (the collection
+   * is server-managed). With ifVersion, only when the message is at that version.
+   */
+  replace(id: string, body: string, ifVersion?: number): Promise<WriteResult<StoredMessage>>;
+  /** With ifVersion, only when the message is at that version. A deleted message never comes back. */
+  delete(id: string, ifVersion?: number): Promise<WriteResult<true>>;
+  /** Whether the store answers now; a store with nothing to lose always does. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 export interface StoreLimits {
@@ -79,6 +95,13 @@ export function createMemoryStore(limits: StoreLimits = {}): MessageStore {
     if (bytes + more > maxBytes) return `the store holds its limit of ${maxBytes} bytes of message bodies`;
     return undefined;
   };
+  /** The entry, unless it is missing or at another version than the one required. */
+  const writable = (id: string, ifVersion: number | undefined): Entry | { missing: true } | { conflict: StoredMessage } => {
+    const existing = entries.get(id);
+    if (existing === undefined) return { missing: true };
+    if (ifVersion !== undefined && existing.message.version !== ifVersion) return { conflict: existing.message };
+    return existing;
+  };
   return {
     async list(filter, page) {
       const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
@@ -99,38 +122,42 @@ export function createMemoryStore(limits: StoreLimits = {}): MessageStore {
       const size = Buffer.byteLength(body);
       const refused = full(size, 1);
       if (refused !== undefined) throw new StoreFullError(refused);
-      const message = Object.freeze({ id: randomUUID(), body });
+      const message = Object.freeze({ id: randomUUID(), body, version: 1 });
       entries.set(message.id, { message, seq: ++seq, bytes: size });
       bytes += size;
       return message;
     },
-    async replace(id, body) {
-      const existing = entries.get(id);
-      if (existing === undefined) return undefined;
+    async replace(id, body, ifVersion) {
+      const existing = writable(id, ifVersion);
+      if (!("message" in existing)) return existing;
       const size = Buffer.byteLength(body);
       const refused = full(size - existing.bytes, 0);
       if (refused !== undefined) throw new StoreFullError(refused);
-      const message = Object.freeze({ id, body });
+      const message = Object.freeze({ id, body, version: existing.message.version + 1 });
       entries.set(id, { message, seq: existing.seq, bytes: size });
       bytes += size - existing.bytes;
-      return message;
+      return { ok: message };
     },
-    async delete(id) {
-      const existing = entries.get(id);
-      if (existing === undefined) return false;
+    async delete(id, ifVersion) {
+      const existing = writable(id, ifVersion);
+      if (!("message" in existing)) return existing;
       entries.delete(id);
       bytes -= existing.bytes;
+      return { ok: true };
+    },
+    async ping() {
       return true;
     },
+    async close() {},
   };
 }
 
 /** Opaque to clients: base64url of the position, so that nobody builds one by hand and expects it to mean more. */
-function encodeCursor(seq: number): string {
+export function encodeCursor(seq: number): string {
   return Buffer.from(`m${seq}`).toString("base64url");
 }
 
-function decodeCursor(cursor: string): number {
+export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, "base64url").toString("latin1");
   const seq = /^m(\d{1,15})$/.exec(text)?.[1];
   if (seq === undefined || encodeCursor(Number(seq)) !== cursor) throw new InvalidCursorError(`the cursor ${JSON.stringify(cursor.slice(0, 64))} was not given by this server`);
