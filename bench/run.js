@@ -43,7 +43,7 @@ function load(address, concurrency, connections, threads = 1) {
 
 function startReference() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (c) => {
       out += c;

@@ -41,6 +41,8 @@ export interface GrpcServerHandle {
   port: number;
   /** In-flight calls finish, new ones are refused; forced after shutdownGraceMs. */
   close(): Promise<void>;
+  /** What the health service says: NOT_SERVING while a dependency (the message store) cannot be reached. */
+  setServing(serving: boolean): void;
 }
 
 export const DEFAULT_MAX_RECEIVE_BYTES = 4 * 1024 * 1024;
@@ -155,6 +157,12 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
   return {
     address,
     port,
+    setServing(serving) {
+      if (closing) return;
+      const status = serving ? "SERVING" : "NOT_SERVING";
+      health.setStatus("", status);
+      health.setStatus(SERVICE_NAME, status);
+    },
     close() {
       closing ??= new Promise<void>((resolve) => {
         health.setStatus("", "NOT_SERVING");

@@ -1,6 +1,7 @@
 // Starts the whole reference server, gRPC and HTTP, for the CLI's `serve` and `check` and for tests.
 import { startGrpcServer, type GrpcServerOptions } from "./grpc.js";
 import { startHttpServer, type HttpServerOptions } from "./http/server.js";
+import { openStore } from "./http/open-store.js";
 import type { StoreLimits } from "./http/store.js";
 import type { ProtectionLimits } from "./protection.js";
 
@@ -19,7 +20,9 @@ export interface ReferenceServerOptions {
   protection?: Partial<ProtectionLimits>;
   /** Largest gRPC header block; default 16 KiB. (HTTP keeps Node's 16 KiB, answered 431.) */
   maxHeaderListBytes?: number;
-  /** Bounds of the in-memory message store; past them a create is answered 507. */
+  /** Where the HTTP interface keeps messages: memory: (the default), pglite:DIR, or postgres://... (see open-store.ts). */
+  store?: string;
+  /** Bounds of the message store; past them a create is answered 507. */
   storeLimits?: StoreLimits;
   /** How long in-flight calls and requests may run after close() before their connections are destroyed; default 5 s. */
   shutdownGraceMs?: number;
@@ -33,6 +36,8 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+const STORE_PING_MS = 1000;
+
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const host = options.host ?? "127.0.0.1";
   const grpcOptions: GrpcServerOptions = {
@@ -45,7 +50,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...(options.maxHeaderListBytes !== undefined && { maxHeaderListBytes: options.maxHeaderListBytes }),
     ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
   };
-  const grpc = await startGrpcServer(grpcOptions);
+  // The store first: a database that cannot be reached fails the start before any port is bound.
+  const store = await openStore(options.store ?? "memory:", { ...(options.storeLimits !== undefined && { limits: options.storeLimits }) });
+  let grpc;
+  try {
+    grpc = await startGrpcServer(grpcOptions);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   let http;
   try {
     const httpOptions: HttpServerOptions = {
@@ -54,19 +67,27 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
       ...(options.log !== undefined && { log: options.log }),
       ...(options.protection !== undefined && { protection: options.protection }),
-      ...(options.storeLimits !== undefined && { storeLimits: options.storeLimits }),
+      store,
       ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
     };
     http = await startHttpServer(httpOptions);
   } catch (err) {
     await grpc.close();
+    await store.close();
     throw err;
   }
+  // Health follows the store: NOT_SERVING while it cannot be reached, SERVING again when it can.
+  const watch = setInterval(() => {
+    void store.ping().then((up) => grpc.setServing(up));
+  }, STORE_PING_MS);
+  watch.unref();
   return {
     grpcAddress: grpc.address,
     httpUrl: http.url,
     async close() {
+      clearInterval(watch);
       await Promise.all([grpc.close(), http.close()]);
+      await store.close();
     },
   };
 }

@@ -21,7 +21,12 @@ interface ServeOptions {
   storeMaxMessages?: number;
   storeMaxBytes?: number;
   shutdownGrace: number;
+  store?: string;
+  dataDir?: string;
 }
+
+/** Where `serve` keeps messages when --store is not given: durable, in the working directory. */
+export const DEFAULT_DATA_DIR = "example-conformance-data";
 
 /** Each a positive whole number; the defaults live in the server (reference-server/protection.ts, store.ts). */
 const LIMIT_FLAGS = [
@@ -46,6 +51,8 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     .option("--tls-key <file>", "TLS key (PEM) for gRPC")
     .option("--max-message-bytes <n>", "gRPC receive limit (default 4 MiB)", integer("--max-message-bytes", 1, 1 << 30))
     .option("--log-level <level>", "silent, info or debug (one line per request)", "info")
+    .option("--store <url>", "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:")
+    .option("--data-dir <dir>", `the embedded store's directory (default ${DEFAULT_DATA_DIR})`)
     .option("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut", duration("--shutdown-grace"), 5000);
   for (const [flag, description] of LIMIT_FLAGS) command.option(flag, description, integer(flag.split(" ")[0] as string, 1, 2 ** 40));
   command.action(async (opts: ServeOptions) => {
@@ -55,9 +62,16 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     if (!["silent", "info", "debug"].includes(opts.logLevel)) {
       throw new ConformanceError("usage", `--log-level ${opts.logLevel}: expected silent, info or debug`);
     }
+    if (opts.store !== undefined && opts.dataDir !== undefined) {
+      throw new ConformanceError("usage", "--data-dir is the embedded store's directory: give it or --store, not both (--store pglite:DIR names the directory itself)");
+    }
+    const store = opts.store ?? `pglite:${opts.dataDir ?? DEFAULT_DATA_DIR}`;
     const apiKey = opts.apiKey ?? io.env.EXAMPLE_API_KEY;
     const { startReferenceServer } = await import("../../reference-server/start.js");
-    const server = await startReferenceServer({
+    const { StoreUnavailableError } = await import("../../reference-server/http/store.js");
+    const { redactStoreUrl } = await import("../../reference-server/http/open-store.js");
+    const started = startReferenceServer({
+      store,
       host: opts.host,
       grpcPort: opts.grpcPort,
       httpPort: opts.httpPort,
@@ -78,6 +92,12 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
       },
       shutdownGraceMs: opts.shutdownGrace,
     });
+    const server = await started.catch((err: unknown) => {
+      if (err instanceof StoreUnavailableError) throw new ConformanceError("unreachable", err.message);
+      if (err instanceof RangeError) throw new ConformanceError("usage", err.message);
+      throw err;
+    });
+    if (opts.logLevel !== "silent") io.stderr(`example-conformance: messages are kept in ${redactStoreUrl(store)}\n`);
     // An error nothing handled leaves the server in a state nobody knows: say so loudly and exit non-zero
     // rather than serve on from it or die with a bare stack trace.
     const fatal = (err: unknown) => {

@@ -18,7 +18,7 @@ let broken = "";
 beforeAll(async () => {
   missing = await dockerMissing();
   if (missing !== undefined) return;
-  reference = await buildImage("reference", "bin/example-conformance.js", ["serve", "--host", "0.0.0.0", "--grpc-port", "50051", "--http-port", "8080"]);
+  reference = await buildImage("reference", "bin/example-conformance.js", ["serve", "--host", "0.0.0.0", "--grpc-port", "50051", "--http-port", "8080", "--store", "memory:"]);
   broken = await buildImage("counts-calls", "dist/fixtures/containers/broken-entry.js", ["counts-calls"]);
 }, 300_000);
 

@@ -14,7 +14,7 @@ const BIN = join(PACKAGE_ROOT, "bin", "example-conformance.js");
 
 describe("example-conformance serve", () => {
   it("prints `grpc HOST:PORT` and `http URL` first, serves both, and exits 0 on SIGTERM", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], {
+    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -39,7 +39,7 @@ describe("example-conformance serve", () => {
   });
 
   it("finishes a call in flight at SIGTERM, then exits 0", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], {
+    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

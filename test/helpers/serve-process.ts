@@ -27,9 +27,9 @@ export function cleanUp(): void {
   for (const s of running.splice(0)) s.child.kill("SIGKILL");
 }
 
-/** `serve` on free ports, optionally under a lower open-file limit; resolves once both ports are printed. */
+/** `serve` on free ports (in memory unless a store is given), optionally under a lower open-file limit; resolves once both ports are printed. */
 export async function serve(args: string[] = [], fileLimit?: number): Promise<Served> {
-  const argv = [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", ...args];
+  const argv = [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", ...(args.includes("--store") || args.includes("--data-dir") ? [] : ["--store", "memory:"]), ...args];
   const child =
     fileLimit === undefined
       ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] })

@@ -153,7 +153,7 @@ describe("abusive and idle clients", () => {
 
 describe("shutdown under load", () => {
   it("on SIGTERM, finishes every call it accepted, refuses the rest, and exits 0", async () => {
-    const child = spawn(process.execPath, [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], {
+    const child = spawn(process.execPath, [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));

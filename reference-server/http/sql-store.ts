@@ -1,0 +1,173 @@
+// The message store in SQL: one schema and one set of statements for PostgreSQL, whether a server shared by any
+// number of replicas (through pg's pool) or embedded in the process (PGlite, Postgres compiled to WebAssembly).
+import { randomUUID } from "node:crypto";
+import {
+  decodeCursor,
+  DEFAULT_STORE_LIMITS,
+  encodeCursor,
+  StoreFullError,
+  StoreUnavailableError,
+  type MessageStore,
+  type StoredMessage,
+  type StoreLimits,
+} from "./store.js";
+
+/** What the store needs of a database: parameterised statements, and a transaction that runs several on one connection. */
+export interface SqlDatabase {
+  query<R>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
+  transaction<T>(work: (tx: Pick<SqlDatabase, "query">) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  /** Whether an error means the database cannot be reached now (as opposed to a wrong statement). */
+  isUnavailable(err: unknown): boolean;
+}
+
+/**
+ * Migrations, applied in order at start and recorded, each once. Safe when replicas start at once: the whole
+ * sequence runs under a transaction-scoped advisory lock, so a second replica waits and then finds them applied.
+ */
+const MIGRATIONS: ReadonlyArray<readonly string[]> = [
+  [
+    `create table if not exists messages (
+       seq bigserial primary key,            -- creation order: what a page's cursor names
+       id uuid not null unique,
+       body text not null,
+       bytes integer not null,               -- UTF-8 bytes of body, for the store's bound
+       version integer not null default 1    -- the ETag, one more at each replace
+     )`,
+    // Bodies may be far longer than a btree entry holds: the filter on a body goes through its digest.
+    "create index if not exists messages_body on messages (md5(body))",
+    // One row that counts what the store holds, updated in the same transaction as every write: the bound holds
+    // across replicas, and no write needs count(*) over the table.
+    `create table if not exists store_usage (
+       only_row boolean primary key default true check (only_row),
+       messages bigint not null,
+       bytes bigint not null
+     )`,
+    "insert into store_usage (messages, bytes) values (0, 0) on conflict do nothing",
+  ],
+];
+
+/** An arbitrary constant that names this schema's migration lock among the database's advisory locks. */
+const MIGRATION_LOCK = 0x6578_616d;
+
+export async function migrate(db: SqlDatabase): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query("select pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.query("create table if not exists schema_migrations (version integer primary key, applied_at timestamptz not null default now())");
+    const applied = new Set((await tx.query<{ version: number }>("select version from schema_migrations")).rows.map((r) => Number(r.version)));
+    for (const [i, statements] of MIGRATIONS.entries()) {
+      if (applied.has(i + 1)) continue;
+      for (const statement of statements) await tx.query(statement);
+      await tx.query("insert into schema_migrations (version) values ($1)", [i + 1]);
+    }
+  });
+}
+
+interface Row {
+  seq: string | number;
+  id: string;
+  body: string;
+  version: number;
+}
+
+const toMessage = (r: Row): StoredMessage => Object.freeze({ id: r.id, body: r.body, version: Number(r.version) });
+
+/** ids are UUIDs in the table: anything else names no message, and must not reach the database as a bad cast. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Locks the message's row for the rest of the transaction, so that a concurrent replace or delete waits: of racing
+ * writes exactly one body is left, and a deleted message is never written back. The row, unless it is missing or
+ * at another version than the one required.
+ */
+async function lockForWrite(tx: Pick<SqlDatabase, "query">, id: string, ifVersion: number | undefined): Promise<(Row & { bytes: number }) | { missing: true } | { conflict: StoredMessage }> {
+  const { rows } = await tx.query<Row & { bytes: number }>("select seq, id, body, version, bytes from messages where id = $1 for update", [id]);
+  const existing = rows[0];
+  if (existing === undefined) return { missing: true };
+  if (ifVersion !== undefined && Number(existing.version) !== ifVersion) return { conflict: toMessage(existing) };
+  return existing;
+}
+
+export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): MessageStore {
+  const { maxMessages, maxBytes } = { ...DEFAULT_STORE_LIMITS, ...limits };
+  /** Runs a statement, turning a lost database into StoreUnavailableError (503) and leaving other errors as they are. */
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (db.isUnavailable(err)) throw new StoreUnavailableError(err instanceof Error ? err.message : String(err), { cause: err });
+      throw err;
+    }
+  };
+  /** Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back). */
+  const account = async (tx: Pick<SqlDatabase, "query">, messages: number, bytes: number) => {
+    const { rows } = await tx.query(
+      "update store_usage set messages = messages + $1, bytes = bytes + $2 where messages + $1 <= $3 and bytes + $2 <= $4 returning messages",
+      [messages, bytes, maxMessages, maxBytes],
+    );
+    if (rows.length === 0) throw new StoreFullError(`the store holds its limit of ${maxMessages} messages or ${maxBytes} bytes of message bodies`);
+  };
+  return {
+    list: (filter, page) =>
+      guard(async () => {
+        const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
+        const params: unknown[] = [after, page.limit + 1];
+        let where = "seq > $1";
+        if (filter.body !== undefined) {
+          params.push(filter.body);
+          where += " and md5(body) = md5($3) and body = $3";
+        }
+        const { rows } = await db.query<Row>(`select seq, id, body, version from messages where ${where} order by seq limit $2`, params);
+        if (rows.length <= page.limit) return { messages: rows.map(toMessage) };
+        const shown = rows.slice(0, page.limit);
+        return { messages: shown.map(toMessage), next: encodeCursor(Number(shown.at(-1)?.seq)) };
+      }),
+    get: (id) =>
+      guard(async () => {
+        if (!UUID.test(id)) return undefined;
+        const { rows } = await db.query<Row>("select seq, id, body, version from messages where id = $1", [id]);
+        return rows[0] === undefined ? undefined : toMessage(rows[0]);
+      }),
+    create: (body) =>
+      guard(() =>
+        db.transaction(async (tx) => {
+          const bytes = Buffer.byteLength(body);
+          await account(tx, 1, bytes);
+          const { rows } = await tx.query<Row>("insert into messages (id, body, bytes) values ($1, $2, $3) returning seq, id, body, version", [randomUUID(), body, bytes]);
+          return toMessage(rows[0] as Row);
+        }),
+      ),
+    replace: (id, body, ifVersion) =>
+      guard(async () => {
+        if (!UUID.test(id)) return { missing: true } as const;
+        return db.transaction(async (tx) => {
+          const existing = await lockForWrite(tx, id, ifVersion);
+          if (!("bytes" in existing)) return existing;
+          const bytes = Buffer.byteLength(body);
+          await account(tx, 0, bytes - Number(existing.bytes));
+          const updated = await tx.query<Row>("update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning seq, id, body, version", [id, body, bytes]);
+          return { ok: toMessage(updated.rows[0] as Row) };
+        });
+      }),
+    delete: (id, ifVersion) =>
+      guard(async () => {
+        if (!UUID.test(id)) return { missing: true } as const;
+        return db.transaction(async (tx) => {
+          const existing = await lockForWrite(tx, id, ifVersion);
+          if (!("bytes" in existing)) return existing;
+          await tx.query("delete from messages where id = $1", [id]);
+          await account(tx, -1, -Number(existing.bytes));
+          return { ok: true } as const;
+        });
+      }),
+    async ping() {
+      try {
+        await db.query("select 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.close(),
+  };
+}

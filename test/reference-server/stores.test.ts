@@ -1,0 +1,241 @@
+// The reference server on each store: in memory, embedded PostgreSQL (PGlite) in a data directory, and a real
+// PostgreSQL server shared by replicas. The catalogue passes on each; writes race without lost updates; no
+// acknowledged write is lost to SIGKILL; a database lost while serving gives 503s and then recovery.
+import { mkdtempSync, rmSync } from "node:fs";
+import http2 from "node:http2";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { checkVerdicts } from "../helpers/cli.js";
+import { postgresBin, startTestPostgres, type TestPostgres } from "../helpers/postgres.js";
+import { cleanUp, serve, sleep, type Served } from "../helpers/serve-process.js";
+
+afterEach(cleanUp);
+
+const bin = postgresBin();
+let pg: TestPostgres | undefined;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  if ("dir" in bin) pg = await startTestPostgres(bin.dir);
+}, 60_000);
+
+afterAll(async () => {
+  await pg?.destroy();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "example-conformance-data-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const pgMissing = "missing" in bin ? bin.missing : undefined;
+const STORES = [
+  { name: "memory", url: () => "memory:", durable: false },
+  { name: "embedded (PGlite)", url: () => `pglite:${dataDir()}`, durable: true },
+  ...(pgMissing === undefined ? [{ name: "PostgreSQL", url: () => (pg as TestPostgres).url, durable: true }] : []),
+];
+
+const base = (s: Served) => `http://127.0.0.1:${s.httpPort}`;
+const JSON_TYPE = "application/json";
+
+async function create(s: Served, body: string): Promise<{ status: number; id?: string; etag?: string }> {
+  const res = await fetch(`${base(s)}/messages`, { method: "POST", headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ body }) });
+  const text = await res.text();
+  return { status: res.status, ...(res.status === 201 && { id: (JSON.parse(text) as { id: string }).id, etag: res.headers.get("etag") ?? "" }) };
+}
+
+async function read(s: Served, id: string): Promise<{ status: number; body?: string; etag?: string }> {
+  const res = await fetch(`${base(s)}/messages/${id}`);
+  const text = await res.text();
+  return { status: res.status, ...(res.status === 200 && { body: (JSON.parse(text) as { body: string }).body, etag: res.headers.get("etag") ?? "" }) };
+}
+
+async function put(s: Served, id: string, body: string, ifMatch?: string): Promise<number> {
+  const headers: Record<string, string> = { "content-type": JSON_TYPE, ...(ifMatch !== undefined && { "if-match": ifMatch }) };
+  const res = await fetch(`${base(s)}/messages/${id}`, { method: "PUT", headers, body: JSON.stringify({ body }) });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+async function remove(s: Served, id: string, ifMatch?: string): Promise<number> {
+  const res = await fetch(`${base(s)}/messages/${id}`, { method: "DELETE", headers: ifMatch === undefined ? {} : { "if-match": ifMatch } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Every body the collection holds, following rel=next. */
+async function allBodies(s: Served): Promise<string[]> {
+  const bodies: string[] = [];
+  let next: string | undefined = "/messages?limit=1000";
+  for (let pages = 0; next !== undefined && pages < 100; pages++) {
+    const page = (await (await fetch(`${base(s)}${next}`)).json()) as { messages: Array<{ body: string }>; links: Array<{ rel: string; href: string }> };
+    bodies.push(...page.messages.map((m) => m.body));
+    next = page.links.find((l) => l.rel === "next")?.href;
+  }
+  return bodies;
+}
+
+/** grpc.health.v1 Check over raw HTTP/2: 1 SERVING, 2 NOT_SERVING, or the grpc-status when the call failed. */
+function health(s: Served): Promise<string> {
+  return new Promise((resolve) => {
+    const session = http2.connect(`http://127.0.0.1:${s.grpcPort}`);
+    session.on("error", (e) => resolve(`error ${e.message}`));
+    const req = session.request({ ":method": "POST", ":path": "/grpc.health.v1.Health/Check", "content-type": "application/grpc", te: "trailers" });
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("trailers", (t) => {
+      const reply = Buffer.concat(chunks);
+      session.close();
+      resolve(t["grpc-status"] === "0" ? (reply[5] === 0x08 ? String(reply[6]) : "0") : `status ${String(t["grpc-status"])}`);
+    });
+    req.end(Buffer.alloc(5));
+  });
+}
+
+describe.each(STORES)("the $name store", (store) => {
+  it("passes the gRPC and HTTP catalogue", async () => {
+    const s = await serve(["--store", store.url()]);
+    const run = await checkVerdicts(["--grpc", `127.0.0.1:${s.grpcPort}`, "--http", base(s), "--timeout", "10s"]);
+    expect(run.failed).toEqual([]);
+    expect(run.code).toBe(0);
+  }, 120_000);
+
+  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a stale If-Match with 412", async () => {
+    const s = await serve(["--store", store.url()]);
+    const { id, etag } = await create(s, "raced");
+    const written = Array.from({ length: 20 }, (_, i) => `writer ${i}`);
+    const statuses = await Promise.all(written.map((b) => put(s, id as string, b)));
+    expect(statuses.every((c) => c === 200)).toBe(true);
+    const after = await read(s, id as string);
+    expect(written).toContain(after.body);
+    expect(await put(s, id as string, "stale", etag)).toBe(412);
+    expect(await put(s, id as string, "fresh", after.etag)).toBe(200);
+
+    const victim = (await create(s, "victim")).id as string;
+    const race = await Promise.all([remove(s, victim), ...Array.from({ length: 10 }, (_, i) => put(s, victim, `late ${i}`))]);
+    expect(race[0]).toBe(204);
+    expect(race.slice(1).every((c) => c === 200 || c === 404)).toBe(true);
+    expect((await read(s, victim)).status).toBe(404);
+    expect(await allBodies(s)).not.toContain(expect.stringMatching(/^(victim|late \d+)$/));
+  }, 60_000);
+
+  it.runIf(store.durable)("keeps every acknowledged write when the process is killed under a write load, and serves them after a restart", async () => {
+    const url = store.url();
+    const s = await serve(["--store", url]);
+    const acknowledged: string[] = [];
+    let stop = false;
+    const writers = Array.from({ length: 8 }, async (_, w) => {
+      for (let i = 0; !stop && i < 10_000; i++) {
+        const body = `durable ${w}-${i}`;
+        const res = await create(s, body).catch(() => ({ status: 0 }));
+        if (res.status === 201) acknowledged.push(body);
+      }
+    });
+    await sleep(1500);
+    s.child.kill("SIGKILL");
+    stop = true;
+    await Promise.all(writers);
+    await s.exited;
+    expect(acknowledged.length).toBeGreaterThan(10);
+    const again = await serve(["--store", url]);
+    const stored = new Set(await allBodies(again));
+    const lost = acknowledged.filter((b) => !stored.has(b));
+    console.log(`${store.name}: ${acknowledged.length} writes acknowledged before SIGKILL, ${lost.length} lost`);
+    expect(lost).toEqual([]);
+  }, 90_000);
+});
+
+describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
+  it("serve one resource space: what one creates the other reads, replaces and deletes", async () => {
+    const a = await serve(["--store", (pg as TestPostgres).url]);
+    const b = await serve(["--store", (pg as TestPostgres).url]);
+    const { id } = await create(a, "made on A");
+    expect(await read(b, id as string)).toMatchObject({ status: 200, body: "made on A" });
+    expect(await put(b, id as string, "changed on B")).toBe(200);
+    expect(await read(a, id as string)).toMatchObject({ body: "changed on B" });
+    expect(await remove(a, id as string)).toBe(204);
+    expect((await read(b, id as string)).status).toBe(404);
+  }, 60_000);
+
+  it("two replicas on separate memory stores do not (what the replica checks must catch)", async () => {
+    const a = await serve(["--store", "memory:"]);
+    const b = await serve(["--store", "memory:"]);
+    const { id } = await create(a, "made on A");
+    expect((await read(b, id as string)).status).toBe(404);
+  });
+
+  it("answers 503 with Retry-After and NOT_SERVING while PostgreSQL is down, then recovers with nothing lost or duplicated", async () => {
+    const s = await serve(["--store", (pg as TestPostgres).url]);
+    const acknowledged: string[] = [];
+    const statuses = new Map<number, number>();
+    let retryAfter: string | null = null;
+    let phase = "before";
+    const seenHealth: string[] = [];
+    const writer = (async () => {
+      for (let i = 0; phase !== "done" && i < 20_000; i++) {
+        const body = `outage ${i}`;
+        const res = await fetch(`${base(s)}/messages`, { method: "POST", headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ body }), signal: AbortSignal.timeout(10_000) });
+        await res.arrayBuffer();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (res.status === 201) acknowledged.push(body);
+        if (res.status === 503) retryAfter = res.headers.get("retry-after");
+        if (phase === "down") await sleep(20);
+      }
+    })();
+    await sleep(500);
+    await (pg as TestPostgres).stop();
+    phase = "down";
+    await sleep(2500);
+    seenHealth.push(await health(s));
+    await (pg as TestPostgres).start();
+    phase = "up";
+    for (let i = 0; i < 50 && (await health(s)) !== "1"; i++) await sleep(100);
+    seenHealth.push(await health(s));
+    const ackedBefore = acknowledged.length;
+    for (let i = 0; i < 50 && acknowledged.length === ackedBefore; i++) await sleep(100);
+    phase = "done";
+    await writer;
+    console.log(`PostgreSQL stopped and started under writes: ${[...statuses].map(([k, v]) => `${k}×${v}`).join(", ")}; health ${seenHealth.join(" then ")}`);
+    expect([...statuses.keys()].sort()).toEqual([201, 503]);
+    expect(retryAfter).toBe("1");
+    expect(seenHealth).toEqual(["2", "1"]);
+    expect(acknowledged.length).toBeGreaterThan(ackedBefore);
+    const stored = await allBodies(s);
+    const outage = stored.filter((b) => b.startsWith("outage "));
+    expect(acknowledged.filter((b) => !outage.includes(b))).toEqual([]);
+    expect(new Set(outage).size).toBe(outage.length);
+  }, 90_000);
+});
+
+describe("serve's default store", () => {
+  it("is embedded and durable: with --data-dir, messages outlive a restart", async () => {
+    const dir = dataDir();
+    const first = await serve(["--data-dir", dir]);
+    const { id } = await create(first, "kept");
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+    const second = await serve(["--data-dir", dir]);
+    expect(await read(second, id as string)).toMatchObject({ status: 200, body: "kept" });
+  }, 60_000);
+});
+
+describe("a store that cannot be opened", () => {
+  it("an unreachable PostgreSQL at start is exit 3 with one line that hides the password", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const { PACKAGE_ROOT } = await import("../../harness/_internals/paths.js");
+    const run = spawnSync(process.execPath, [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--store", "postgres://u:s3cret@127.0.0.1:1/db"], { encoding: "utf8", timeout: 30_000 });
+    expect(run.status).toBe(3);
+    expect(run.stderr).toMatch(/cannot be used/);
+    expect(run.stderr).not.toMatch(/s3cret/);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("an embedded data directory in use by another serve is a usage error naming the holder", async () => {
+    const dir = dataDir();
+    await serve(["--store", `pglite:${dir}`]);
+    await expect(serve(["--store", `pglite:${dir}`])).rejects.toThrow(/in use by process \d+/);
+  }, 60_000);
+});
