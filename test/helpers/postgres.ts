@@ -15,6 +15,8 @@ export interface TestPostgres {
   start(): Promise<void>;
   /** Stops it and removes its data. */
   destroy(): Promise<void>;
+  /** A new, empty database on the same server, and its URL. */
+  createDatabase(name: string): Promise<string>;
 }
 
 /** The folder with initdb and postgres, or why there is none. In CI (.ci/run installs postgresql) none is a failure. */
@@ -103,6 +105,18 @@ export async function startTestPostgres(binDir: string): Promise<TestPostgres> {
     url: `postgres://test@127.0.0.1:${port}/test`,
     stop,
     start,
+    async createDatabase(name) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new RangeError(`database name ${name}`);
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: `postgres://test@127.0.0.1:${port}/postgres` });
+      await client.connect();
+      try {
+        await client.query(`create database ${name}`);
+      } finally {
+        await client.end();
+      }
+      return `postgres://test@127.0.0.1:${port}/${name}`;
+    },
     async destroy() {
       await stop();
       rmSync(base, { recursive: true, force: true });

@@ -149,9 +149,9 @@ describe.each(STORES)("the $name store", (store) => {
 });
 
 describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
-  it("serve one resource space: what one creates the other reads, replaces and deletes", async () => {
-    const a = await serve(["--store", (pg as TestPostgres).url]);
-    const b = await serve(["--store", (pg as TestPostgres).url]);
+  it("started at once on an empty database, migrate it once and serve one resource space: what one creates the other reads, replaces and deletes", async () => {
+    const url = await (pg as TestPostgres).createDatabase("replicas");
+    const [a, b] = await Promise.all([serve(["--store", url]), serve(["--store", url])]);
     const { id } = await create(a, "made on A");
     expect(await read(b, id as string)).toMatchObject({ status: 200, body: "made on A" });
     expect(await put(b, id as string, "changed on B")).toBe(200);
