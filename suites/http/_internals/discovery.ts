@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
-import { idsOf, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
+import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
 import { configOf, JSON_TYPE, locate, messageJson, toTargetPath, uniqueBody } from "./probe.js";
 import type { PathShape } from "./path-rules.js";
 
@@ -84,6 +84,26 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
   const learn = (res: HttpResponse, on: string) => {
     const rep = representationOf(res);
     if (rep) for (const id of idsOf(rep.value)) ids.add(id);
+    // An item of a listing that links to a path one level below the listing's names that level with an id, whatever
+    // its spelling and whether or not the item has an id member (HAL, envelopes).
+    const listing = on.replace(/[?#].*$/, "");
+    const listsItems = rep !== undefined && looksLikeCollection(rep.value);
+    for (const item of rep ? itemsOf(rep.value) : []) {
+      let linked = false;
+      for (const link of linksIn(item)) {
+        const path = toTargetPath(link.href, target.baseUrl, on)?.replace(/[?#].*$/, "");
+        const last = path?.slice(listing.length + 1);
+        if (path?.startsWith(`${listing}/`) && last !== undefined && last !== "" && !last.includes("/")) {
+          ids.add(decodeSafe(last));
+          linked = true;
+        }
+      }
+      // An item with an id and no link: the id under the listing is the form rule 9 gives its URI.
+      const id = (item as Record<string, unknown>)["id"];
+      if (listsItems && !linked && (typeof id === "string" || typeof id === "number") && String(id) !== "") {
+        add(`${listing}/${encodeURIComponent(String(id))}`, `an item's id in ${on}`, "document", on);
+      }
+    }
     for (const link of linksOf(res)) {
       links.push({ on, link });
       const path = toTargetPath(link.href, target.baseUrl, on);
