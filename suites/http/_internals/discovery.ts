@@ -4,7 +4,7 @@ import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
-import { configOf, JSON_TYPE, locate, messageJson, toTargetPath, uniqueBody } from "./probe.js";
+import { configOf, JSON_TYPE, locate, messageJson, searchListing, toTargetPath, uniqueBody } from "./probe.js";
 import type { PathShape } from "./path-rules.js";
 
 export interface DiscoveredPath extends PathShape {
@@ -71,6 +71,11 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     });
   };
 
+  /** A GET within discovery's bound; past it, the search stops (and what it did not find stays unfound). */
+  const getWithinBound = async (path: string) => {
+    if (!canSend()) throw new Error("the discovery bound is reached");
+    return { req: { method: "GET", path }, res: await send("GET", path) };
+  };
   const add = (path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void => {
     const existing = entries.get(path);
     if (existing) {
@@ -123,13 +128,17 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     // One message per named collection, so that item and related paths exist to be found; deleted at the end.
     for (const c of config.collections.slice(0, 3)) {
       if (!canSend()) break;
-      const res = await send("POST", c, messageJson(uniqueBody("discovery")));
+      const body = uniqueBody("discovery");
+      const res = await send("POST", c, messageJson(body));
       if (res.status < 200 || res.status >= 300) {
         notes.push(`POST ${c} got ${res.status}: no item of it was crawled`);
         continue;
       }
       learn(res, c);
-      const uri = locate(c, { req: { method: "POST", path: c }, res }, target.baseUrl);
+      // With no Location, self link or id, the message is looked for in the listing, so that it is deleted too.
+      const uri =
+        locate(c, { req: { method: "POST", path: c }, res }, target.baseUrl) ??
+        (await searchListing(getWithinBound, c, body, target.baseUrl).catch(() => undefined))?.found;
       if (uri) {
         created.push(uri.path);
         add(uri.path, `the ${uri.how} of a message created in ${c}`, "document", c);

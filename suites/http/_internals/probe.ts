@@ -159,29 +159,8 @@ export class Probe {
    * representation's own) within a bound: a listing may be paged in any scheme. `found` is where the message
    * lives; `complete` says the whole listing was read, so that an absence is known rather than unconfirmed.
    */
-  async findListed(collection: string, body: string): Promise<Listed> {
-    let path: string | undefined = collection;
-    const seen = new Set<string>();
-    let pages = 0;
-    let listedAt: Located | undefined;
-    let present = false;
-    while (path !== undefined && pages < MAX_LISTING_PAGES && !seen.has(path)) {
-      seen.add(path);
-      const ex = await this.get(path);
-      pages++;
-      if (ex.res.status !== 200) return { present, pages, complete: false, ...(listedAt && { found: listedAt }), last: ex };
-      const rep = representationOf(ex.res);
-      const matches = rep ? objectsWithBody(rep.value, body) : [];
-      for (const item of matches) {
-        present = true;
-        listedAt ??= itemUri(collection, item, this.target.baseUrl, path);
-      }
-      if (present) return { present, pages, complete: true, ...(listedAt && { found: listedAt }), last: ex };
-      const next = linksOf(ex.res).find((l) => l.rel?.toLowerCase() === "next");
-      path = next === undefined ? undefined : toTargetPath(next.href, this.target.baseUrl, path, true);
-      if (path === undefined) return { present, pages, complete: next === undefined, last: ex };
-    }
-    return { present, pages, complete: false };
+  findListed(collection: string, body: string): Promise<Listed> {
+    return searchListing((path) => this.get(path), collection, body, this.target.baseUrl);
   }
 
   /** Deletes, when the check ends, whatever a request that should have been refused created anyway. */
@@ -262,6 +241,32 @@ export interface Listed {
   complete: boolean;
   /** The last page read, for reports. */
   last?: Exchange;
+}
+
+/**
+ * Reads a collection's listing page by page (rel="next" in a Link header or the representation), within
+ * MAX_LISTING_PAGES, for the message whose body is the one given.
+ */
+export async function searchListing(get: (path: string) => Promise<Exchange>, collection: string, body: string, baseUrl: string): Promise<Listed> {
+  let path: string | undefined = collection;
+  const seen = new Set<string>();
+  let pages = 0;
+  while (path !== undefined && pages < MAX_LISTING_PAGES && !seen.has(path)) {
+    seen.add(path);
+    const ex = await get(path);
+    pages++;
+    if (ex.res.status !== 200) return { present: false, pages, complete: false, last: ex };
+    const rep = representationOf(ex.res);
+    const matches = rep ? objectsWithBody(rep.value, body) : [];
+    if (matches.length > 0) {
+      const found = matches.map((item) => itemUri(collection, item, baseUrl, path as string)).find((l) => l !== undefined);
+      return { present: true, pages, complete: true, ...(found && { found }), last: ex };
+    }
+    const next = linksOf(ex.res).find((l) => l.rel?.toLowerCase() === "next");
+    path = next === undefined ? undefined : toTargetPath(next.href, baseUrl, path, true);
+    if (path === undefined) return { present: false, pages, complete: next === undefined, last: ex };
+  }
+  return { present: false, pages, complete: false };
 }
 
 /** Where a listed item lives: its self link (or only link into the collection), or its id under the collection. */
