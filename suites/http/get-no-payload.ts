@@ -8,7 +8,7 @@ const GUESS = "body";
 export const getNoPayload = httpCheck(
   {
     id: "http.get.no-payload",
-    title: "GET without a body reads a collection and a message, and a query filter the server offers (--filter, a URI template in its links) selects what it names",
+    title: "GET without a body reads a collection and a message, and a query filter the server offers (--filter, the OpenAPI document, a URI template in its links) selects what it names",
     severity: "MUST",
     spec: "§4.2 rule 11",
   },
@@ -46,10 +46,14 @@ export const getNoPayload = httpCheck(
   },
 );
 
-/** Filters of a collection: those the user named, and the variables of URI templates ({?a,b}) the server links to it with. */
+/**
+ * Filters of a collection: those the user named, the query parameters the OpenAPI document gives its GET, and the
+ * variables of URI templates ({?a,b}) the server links to it with.
+ */
 async function filtersOf(p: Probe, collection: string): Promise<string[]> {
   const names = new Set(p.config.filters ?? []);
   const found = await discovery(p.ctx);
+  for (const name of found.queryParameters.get(collection) ?? []) names.add(name);
   for (const { on, link } of found.links) {
     const template = /\{\?([^}]*)\}/.exec(link.href);
     if (!template || toTargetPath(link.href, p.target.baseUrl, on) !== collection) continue;

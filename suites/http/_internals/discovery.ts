@@ -24,6 +24,8 @@ export interface Discovery {
   requests: number;
   /** What discovery could not do (bound reached, a collection that does not answer...). */
   notes: string[];
+  /** Query parameters the OpenAPI document gives a path's GET: the filters it offers (rule 11). */
+  queryParameters: Map<string, string[]>;
 }
 
 const MEMO_KEY = "http.discovery";
@@ -55,6 +57,7 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
   const entries = new Map<string, Entry>();
   const ids = new Set<string>();
   const links: Discovery["links"] = [];
+  const queryParameters = new Map<string, string[]>();
   const notes: string[] = [];
   const queue: string[] = [];
   const visitedTemplates = new Map<string, number>();
@@ -121,7 +124,10 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
   add("/", "the root document");
   for (const c of config.collections) add(c, "a collection to probe", "collection");
   if (config.openapi !== undefined) {
-    for (const [path, kind] of await openApiPaths(config.openapi, target, () => requests++)) add(path, "the OpenAPI document", kind);
+    for (const [path, kind, query] of await openApiPaths(config.openapi, target, () => requests++)) {
+      add(path, "the OpenAPI document", kind);
+      if (query.length > 0) queryParameters.set(path, query);
+    }
   }
 
   try {
@@ -186,7 +192,7 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
       ...(e.status !== undefined && { status: e.status }),
     });
   }
-  return { paths, links, requests, notes };
+  return { paths, links, requests, notes, queryParameters };
 }
 
 /**
@@ -222,7 +228,7 @@ function decodeSafe(s: string): string {
 }
 
 /** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection. */
-async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"]][]> {
+async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"], string[]][]> {
   const text = await loadDocument(source, target, count);
   let doc: unknown;
   const json = parseJson(text);
@@ -241,8 +247,24 @@ async function openApiPaths(source: string, target: HttpTarget, count: () => voi
   return names.map((p) => {
     const hasChildParam = names.some((q) => q.startsWith(`${p}/{`) && !q.slice(p.length + 1).includes("/"));
     const kind: PathShape["kind"] = hasChildParam ? "collection" : /\}$/.test(p) ? "document" : "unknown";
-    return [p, kind];
+    return [p, kind, queryParametersOf((paths as Record<string, unknown>)[p])];
   });
+}
+
+/** The names of the query parameters of a path item's GET (and those the path item gives all its operations). */
+function queryParametersOf(item: unknown): string[] {
+  if (item === null || typeof item !== "object") return [];
+  const get = (item as Record<string, unknown>)["get"];
+  const lists = [(item as Record<string, unknown>)["parameters"], get !== null && typeof get === "object" ? (get as Record<string, unknown>)["parameters"] : undefined];
+  const names = new Set<string>();
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list.slice(0, 100)) {
+      const param = p as { in?: unknown; name?: unknown } | null;
+      if (param?.in === "query" && typeof param.name === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(param.name)) names.add(param.name);
+    }
+  }
+  return [...names];
 }
 
 async function loadDocument(source: string, target: HttpTarget, count: () => void): Promise<string> {
