@@ -28,6 +28,8 @@ export const authApiKey = httpCheck(
       p.skip("no API key given (--api-key K [--api-key-in header:NAME|bearer|query:NAME])");
     }
     const where = describePlacement(p.config.apiKeyIn);
+    const refused = await credentialsWanted(p);
+    if (refused) return { status: "error", message: `the target refuses the key sent in ${where} (${p.describe(refused)}): check the key, and where it goes (--api-key-in header:NAME, bearer or query:NAME)` };
     const shown: string[] = [];
     for (const c of p.collections) {
       const withKey = await p.get(c);
@@ -45,19 +47,19 @@ export const authApiKey = httpCheck(
         ...(await related(p, c, item)).map((path) => ({ method: "GET", path, headers: { accept: JSON_TYPE } })),
         { method: "DELETE", path: item, headers: { accept: JSON_TYPE } },
       ];
-      let refused = 0;
+      let refusals = 0;
       for (const req of requests) {
         for (const variant of [{ withoutApiKey: true }, { wrongApiKey: WRONG_KEY }]) {
           const ex = await p.send({ ...req, ...variant });
           if (req.method === "POST") p.track(c, ex);
           const how = "wrongApiKey" in variant ? "with a wrong key" : "without the key";
-          if (ex.res.status === 401 || ex.res.status === 403) refused++;
+          if (ex.res.status === 401 || ex.res.status === 403) refusals++;
           else p.problem(`${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not enforced there`, ex);
         }
       }
       const still = await p.get(item);
       if (still.res.status !== 200) p.problem(`GET ${item} with the key answered ${statusLine(still.res)} after keyless PUT and DELETE attempts, not 200`, still);
-      shown.push(`${refused} requests to ${c}, a message and its related resources without the key or with a wrong one → 401/403; the key in ${where} → ${withKey.res.status}`);
+      shown.push(`${refusals} requests to ${c}, a message and its related resources without the key or with a wrong one → 401/403; the key in ${where} → ${withKey.res.status}`);
     }
     return shown.join("; ");
   },

@@ -371,11 +371,11 @@ export interface HttpCheckSpec {
 const CREDENTIALS_KEY = "http.credentials-wanted";
 
 /**
- * When no key was given and the target answers its collection 401 or 403, every probe would fail for that one
- * reason: the exchange that shows it, asked once per run; undefined when a key was given or none is wanted.
+ * When the target answers its collection 401 or 403 to the run's request (no key given, or the key refused where
+ * it was sent), every probe would fail for that one reason: the exchange that shows it, asked once per run;
+ * undefined when the collection answers anything else.
  */
 export function credentialsWanted(p: Probe): Promise<Exchange | undefined> {
-  if (p.config.apiKey !== undefined) return Promise.resolve(undefined);
   let memo = p.ctx.memo.get(CREDENTIALS_KEY) as Promise<Exchange | undefined> | undefined;
   if (!memo) {
     const c = p.collections[0] as string;
@@ -405,7 +405,7 @@ export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (
       }
       if (!withoutCredentials) {
         const wanted = await credentialsWanted(p);
-        if (wanted) return skip(`the target wants credentials (${p.describe(wanted)}): see http.auth.api-key`);
+        if (wanted) return skip(`the target ${p.config.apiKey === undefined ? "wants credentials" : "refuses the key given"} (${p.describe(wanted)}): see http.auth.api-key`);
       }
       let result: string | CheckOutcome;
       try {

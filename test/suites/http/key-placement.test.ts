@@ -93,6 +93,19 @@ describe("check's options for HTTP targets", () => {
     expect(others.every((c) => c.status === "skip" && c.message.startsWith("the target wants credentials"))).toBe(true);
   });
 
+  it("says once that the target refuses the key when it is sent where the target does not look", async () => {
+    const express = httpImplementation("express");
+    running = await express.start({ apiKey: "misplaced-key" });
+    const run = await checkVerdicts(["--http", running.urls[0] as string, "--api-key", "misplaced-key", "--only", "http.*"]);
+    expect(run.failed).toEqual(["http.auth.api-key"]);
+    expect(run.report.checks.find((c) => c.id === "http.auth.api-key")).toMatchObject({
+      status: "error",
+      message: expect.stringMatching(/^the target refuses the key sent in the X-API-Key header \(GET \/messages → 401 Unauthorized\): check the key, and where it goes/),
+    });
+    expect(run.report.checks.filter((c) => c.id !== "http.auth.api-key").every((c) => c.status === "skip" && c.message.startsWith("the target refuses the key given"))).toBe(true);
+    expect(JSON.stringify(run.report)).not.toContain("misplaced-key");
+  });
+
   it("carries the key's placement, the replicas and the filters into replay lines, with the key as <API_KEY>", async () => {
     const express = httpImplementation("express");
     running = await express.start({ apiKey: "replayed-key", defect: "key-collection-only", ports: 2 });
