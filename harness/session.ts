@@ -89,25 +89,20 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
   }
   if (h && needs.http) {
     // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
-    const primary = createHttpTarget({
-      baseUrl: h.baseUrl,
+    const shared = {
       timeoutMs: h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
       ...(h.apiKeyHeader !== undefined && { apiKeyHeader: h.apiKeyHeader }),
       ...(h.apiKeyIn !== undefined && { apiKeyIn: h.apiKeyIn }),
+    };
+    const primary = createHttpTarget({
+      baseUrl: h.baseUrl,
+      ...shared,
       ...(budget ? { budget } : { ...(h.maxCalls !== undefined && { maxCalls: h.maxCalls }), ...(h.rate !== undefined && { rate: h.rate }) }),
     });
     http = primary;
-    const httpReplicas = (h.replicas ?? []).map((baseUrl) =>
-      createHttpTarget({
-        baseUrl,
-        timeoutMs: h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
-        ...(h.apiKeyHeader !== undefined && { apiKeyHeader: h.apiKeyHeader }),
-        ...(h.apiKeyIn !== undefined && { apiKeyIn: h.apiKeyIn }),
-        budget: primary.budget,
-      }),
-    );
+    // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
+    const httpReplicas = (h.replicas ?? []).map((baseUrl) => createHttpTarget({ baseUrl, ...shared, budget: primary.budget }));
     httpConfig = {
       collections: h.collections && h.collections.length > 0 ? h.collections : DEFAULT_COLLECTIONS,
       apiKeyHeader: h.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
