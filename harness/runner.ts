@@ -11,7 +11,7 @@ import { selectChecks } from "./selection.js";
 import { openSession, runCheck, type HttpRunTarget } from "./session.js";
 import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
 import { API_KEY_PLACEHOLDER, parseHttpBaseUrl, shellQuote } from "./targets/create-http-target.js";
-import { DEFAULT_API_KEY_HEADER } from "./targets/http-target.js";
+import { DEFAULT_API_KEY_HEADER, placementFlag } from "./targets/http-target.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 
@@ -75,6 +75,9 @@ function replayCommand(id: string, seed: number, opts: RunOptions, path?: string
     // The key itself never reaches a report: the reader puts theirs in its place.
     if (opts.http.apiKey !== undefined) parts.push(`--api-key '${API_KEY_PLACEHOLDER}'`);
     if (opts.http.apiKeyHeader !== undefined && opts.http.apiKeyHeader !== DEFAULT_API_KEY_HEADER) parts.push(`--api-key-header ${shellQuote(opts.http.apiKeyHeader)}`);
+    if (opts.http.apiKeyIn !== undefined) parts.push(`--api-key-in ${shellQuote(placementFlag(opts.http.apiKeyIn))}`);
+    for (const r of opts.http.replicas ?? []) parts.push(`--http-replica ${shellQuote(r)}`);
+    for (const f of opts.http.filters ?? []) parts.push(`--filter ${shellQuote(f)}`);
     if (opts.http.verbs?.length) parts.push(`--verbs ${shellQuote(opts.http.verbs.join(","))}`);
     for (const w of opts.http.allowWords ?? []) parts.push(`--allow-word ${shellQuote(w)}`);
   }

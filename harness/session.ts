@@ -11,6 +11,7 @@ import {
   DEFAULT_API_KEY_HEADER,
   DEFAULT_COLLECTIONS,
   DEFAULT_MAX_DISCOVERY_REQUESTS,
+  type ApiKeyPlacement,
   type HttpConfig,
   type HttpTarget,
 } from "./targets/http-target.js";
@@ -26,6 +27,12 @@ export interface HttpRunTarget {
   apiKey?: string;
   /** Default X-API-Key. */
   apiKeyHeader?: string;
+  /** Where the key goes (header, bearer, query); overrides apiKeyHeader. */
+  apiKeyIn?: ApiKeyPlacement;
+  /** Other instances of the same service, base URLs like baseUrl's: data stored on one is served by all. */
+  replicas?: readonly string[];
+  /** Query parameters that filter a collection, as the user names them. */
+  filters?: readonly string[];
   /** Words that name an action in a path; default the CRUD verbs and HTTP method names. */
   verbs?: readonly string[];
   /** Words the verb rule lets through: nouns of this interface spelled like verbs. */
@@ -64,7 +71,9 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
     for (const r of options.replicas ?? []) await probeReachable({ ...options.grpc, address: r }, "--replica");
   }
   const h = options.http;
-  if (h && needs.http) await probeHttpReachable(h.baseUrl, h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  if (h && needs.http) {
+    for (const url of [h.baseUrl, ...(h.replicas ?? [])]) await probeHttpReachable(url, h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  }
   let budget: CallBudget | undefined;
   const g = options.grpc;
   if (g && needs.grpc) {
@@ -80,16 +89,26 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
   }
   if (h && needs.http) {
     // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
-    http = createHttpTarget({
-      baseUrl: h.baseUrl,
+    const shared = {
       timeoutMs: h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
       ...(h.apiKeyHeader !== undefined && { apiKeyHeader: h.apiKeyHeader }),
+      ...(h.apiKeyIn !== undefined && { apiKeyIn: h.apiKeyIn }),
+    };
+    const primary = createHttpTarget({
+      baseUrl: h.baseUrl,
+      ...shared,
       ...(budget ? { budget } : { ...(h.maxCalls !== undefined && { maxCalls: h.maxCalls }), ...(h.rate !== undefined && { rate: h.rate }) }),
     });
+    http = primary;
+    // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
+    const httpReplicas = (h.replicas ?? []).map((baseUrl) => createHttpTarget({ baseUrl, ...shared, budget: primary.budget }));
     httpConfig = {
       collections: h.collections && h.collections.length > 0 ? h.collections : DEFAULT_COLLECTIONS,
       apiKeyHeader: h.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
+      apiKeyIn: h.apiKeyIn ?? { in: "header", name: h.apiKeyHeader ?? DEFAULT_API_KEY_HEADER },
+      ...(h.filters !== undefined && h.filters.length > 0 && { filters: h.filters }),
+      ...(httpReplicas.length > 0 && { replicas: httpReplicas }),
       maxDiscoveryRequests: DEFAULT_MAX_DISCOVERY_REQUESTS,
       ...(h.verbs !== undefined && h.verbs.length > 0 && { verbs: h.verbs }),
       ...(h.allowWords !== undefined && h.allowWords.length > 0 && { allowWords: h.allowWords }),

@@ -9,6 +9,7 @@ import { parseAddress } from "../targets/address.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
 import { parseHttpBaseUrl, shellQuote } from "../targets/create-http-target.js";
 import type { HttpRunTarget } from "../session.js";
+import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
 import type { CliIo } from "./io.js";
 
 export interface CheckCliOptions extends ReportFiles {
@@ -19,6 +20,9 @@ export interface CheckCliOptions extends ReportFiles {
   openapi?: string;
   apiKey?: string;
   apiKeyHeader?: string;
+  apiKeyIn?: string;
+  httpReplica: string[];
+  filter: string[];
   verbs: string[];
   allowWord: string[];
   image?: string;
@@ -99,6 +103,9 @@ export function checkUsage(opts: CheckCliOptions): void {
     ["--openapi", opts.openapi !== undefined],
     ["--api-key", opts.apiKey !== undefined],
     ["--api-key-header", opts.apiKeyHeader !== undefined],
+    ["--api-key-in", opts.apiKeyIn !== undefined],
+    ["--http-replica", opts.httpReplica.length > 0],
+    ["--filter", opts.filter.length > 0],
     ["--verbs", opts.verbs.length > 0],
     ["--allow-word", opts.allowWord.length > 0],
   ] as const;
@@ -123,6 +130,11 @@ export function checkUsage(opts: CheckCliOptions): void {
     }
   }
   if (opts.apiKey === "") throw new ConformanceError("usage", "--api-key: the key is empty");
+  if (opts.apiKeyIn !== undefined) {
+    if (parseApiKeyPlacement(opts.apiKeyIn) === undefined) throw new ConformanceError("usage", `--api-key-in ${opts.apiKeyIn}: expected header:NAME, bearer or query:NAME`);
+    if (opts.apiKeyHeader !== undefined) throw new ConformanceError("usage", "--api-key-in and --api-key-header both say where the key goes: give one");
+  }
+  for (const r of opts.httpReplica) parseHttpBaseUrl(r, "--http-replica");
   if (opts.apiKeyHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(opts.apiKeyHeader)) {
     throw new ConformanceError("usage", `--api-key-header ${opts.apiKeyHeader}: not a valid HTTP header name`);
   }
@@ -191,6 +203,9 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
     ...(opts.openapi !== undefined && { openapi: opts.openapi }),
     ...(apiKey !== undefined && { apiKey }),
     ...(opts.apiKeyHeader !== undefined && { apiKeyHeader: opts.apiKeyHeader }),
+    ...(opts.apiKeyIn !== undefined && { apiKeyIn: parseApiKeyPlacement(opts.apiKeyIn) as ApiKeyPlacement }),
+    ...(opts.httpReplica.length > 0 && { replicas: opts.httpReplica }),
+    ...(opts.filter.length > 0 && { filters: opts.filter }),
     ...(opts.verbs.length > 0 && { verbs: opts.verbs }),
     ...(opts.allowWord.length > 0 && { allowWords: opts.allowWord }),
     timeoutMs: opts.timeout,
@@ -253,6 +268,9 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     .option("--openapi <file|url>", "an OpenAPI document naming more paths (a file, or a URL on the HTTP target)")
     .option("--api-key <key>", "API key the HTTP target needs; never written to a report")
     .option("--api-key-header <name>", "header that carries the API key (default X-API-Key)")
+    .option("--api-key-in <placement>", "where the API key goes: header:NAME, bearer (Authorization: Bearer K) or query:NAME (default header:X-API-Key)")
+    .option("--http-replica <url>", "another instance of the HTTP target: what one stores, each must serve (repeatable)", repeat, [])
+    .option("--filter <name>", "a query parameter that filters a collection, for the rule 11 check (repeatable)", repeat, [])
     .option("--verbs <words>", "words that name an action in a path, replacing the default list (comma-separated)", collect, [])
     .option("--allow-word <word>", "a noun of your interface that the verb rule would flag (repeatable)", repeat, [])
     .option("--image <image>", "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards")

@@ -6,7 +6,7 @@ import { ConformanceError } from "../errors.js";
 import { isLocal } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { DEFAULT_MAX_CALLS, DEFAULT_REMOTE_RATE, DEFAULT_TIMEOUT_MS, SILENT_CALLS_LIMIT } from "./create-grpc-target.js";
-import { DEFAULT_API_KEY_HEADER, type HttpRequest, type HttpResponse, type HttpTarget } from "./http-target.js";
+import { DEFAULT_API_KEY_HEADER, type ApiKeyPlacement, type HttpRequest, type HttpResponse, type HttpTarget } from "./http-target.js";
 
 export interface HttpTargetOptions {
   /** http://host:port[/prefix]: every request goes to this origin, under this prefix. */
@@ -17,6 +17,8 @@ export interface HttpTargetOptions {
   apiKey?: string;
   /** Default X-API-Key. */
   apiKeyHeader?: string;
+  /** Where the key goes; overrides apiKeyHeader. */
+  apiKeyIn?: ApiKeyPlacement;
   /** Requests allowed for the whole run (default 10,000). */
   maxCalls?: number;
   /** Requests per second (default: no limit on this machine, 50 elsewhere). */
@@ -52,7 +54,7 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
   const base = parseHttpBaseUrl(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const keyHeader = options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER;
+  const placement: ApiKeyPlacement = options.apiKeyIn ?? { in: "header", name: options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER };
   const host = base.hostname.replace(/^\[(.*)\]$/, "$1");
   const budget =
     options.budget ??
@@ -61,20 +63,31 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
       rate: options.rate ?? (isLocalHost(host) ? Infinity : DEFAULT_REMOTE_RATE),
     });
 
-  const headersOf = (req: HttpRequest): Record<string, string> => {
+  /** The key a request carries, if any: the run's, or the wrong one a probe asked for. */
+  const keyOf = (req: HttpRequest, shown: boolean): string | undefined => {
+    if (req.wrongApiKey !== undefined) return req.wrongApiKey;
+    if (options.apiKey === undefined || req.withoutApiKey) return undefined;
+    // The key itself never reaches a report: the reader puts theirs in its place.
+    return shown ? API_KEY_PLACEHOLDER : options.apiKey;
+  };
+  const headersOf = (req: HttpRequest, shown = false): Record<string, string> => {
     const headers: Record<string, string> = { "user-agent": "example-conformance" };
     for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
-    if (options.apiKey !== undefined && !req.withoutApiKey && headers[keyHeader.toLowerCase()] === undefined) {
-      headers[keyHeader.toLowerCase()] = options.apiKey;
+    const key = keyOf(req, shown);
+    if (key !== undefined && placement.in === "header" && headers[placement.name.toLowerCase()] === undefined) {
+      headers[placement.name.toLowerCase()] = placement.scheme !== undefined ? `${placement.scheme} ${key}` : key;
     }
     return headers;
   };
-  const pathOf = (req: HttpRequest): string => {
+  const pathOf = (req: HttpRequest, shown = false): string => {
     // Only a path on the base URL: a check can never send a request to another origin.
     if (!req.path.startsWith("/") || req.path.startsWith("//")) {
       throw new ConformanceError("internal", `an HTTP check asked for ${JSON.stringify(req.path)}: paths start with one "/"`);
     }
-    return prefix + req.path;
+    const key = keyOf(req, shown);
+    if (key === undefined || placement.in !== "query") return prefix + req.path;
+    const param = `${encodeURIComponent(placement.name)}=${shown ? key : encodeURIComponent(key)}`;
+    return `${prefix}${req.path}${req.path.includes("?") ? "&" : "?"}${param}`;
   };
 
   // A target that stopped answering would make every later check wait out its timeout.
@@ -96,14 +109,14 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
       return res;
     },
     curl(req) {
-      const headers = headersOf(req);
+      const headers = headersOf(req, true);
       const parts = ["curl", "-sS", "-i"];
       const method = req.method.toUpperCase();
       if (method === "HEAD") parts.push("--head");
       else if (method !== "GET" || req.body !== undefined) parts.push("-X", shellQuote(method));
       for (const [k, v] of Object.entries(headers)) {
         if (k === "user-agent") continue;
-        const shown = options.apiKey !== undefined && v === options.apiKey ? API_KEY_PLACEHOLDER : v;
+        const shown = options.apiKey !== undefined ? v.split(options.apiKey).join(API_KEY_PLACEHOLDER) : v;
         parts.push("-H", shellQuote(`${k}: ${shown}`));
       }
       let pipe = "";
@@ -117,7 +130,7 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
           parts.push("--data-binary", "@-");
         }
       }
-      parts.push(shellQuote(`${base.origin}${pathOf(req)}`));
+      parts.push(shellQuote(`${base.origin}${pathOf(req, true)}`));
       return pipe + parts.join(" ");
     },
     async close() {

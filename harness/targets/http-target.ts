@@ -8,6 +8,8 @@ export interface HttpRequest {
   body?: string | Uint8Array;
   /** Leave out the API key the run was given (to probe 401s). */
   withoutApiKey?: boolean;
+  /** Send this in the key's place instead of the run's key (to probe a wrong key); never the real key. */
+  wrongApiKey?: string;
   /** Bound on this exchange; default the run's --timeout. */
   timeoutMs?: number;
 }
@@ -32,14 +34,52 @@ export const DEFAULT_API_KEY_HEADER = "X-API-Key";
 /** Bound on the requests discovery sends while following the server's links. */
 export const DEFAULT_MAX_DISCOVERY_REQUESTS = 50;
 
+/**
+ * Where the API key goes: the specification shows neither placement nor format (part 5). A header of any name,
+ * with or without a scheme before the key (Authorization: Bearer K), or a query parameter.
+ */
+export type ApiKeyPlacement = { in: "header"; name: string; scheme?: string } | { in: "query"; name: string };
+
+export const DEFAULT_API_KEY_PLACEMENT: ApiKeyPlacement = { in: "header", name: DEFAULT_API_KEY_HEADER };
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Parses `header:NAME`, `bearer` (Authorization: Bearer K) or `query:NAME`; undefined when it is none of them. */
+export function parseApiKeyPlacement(text: string): ApiKeyPlacement | undefined {
+  if (text.toLowerCase() === "bearer") return { in: "header", name: "Authorization", scheme: "Bearer" };
+  const m = /^(header|query):(.+)$/i.exec(text);
+  if (!m) return undefined;
+  const where = (m[1] as string).toLowerCase();
+  const name = m[2] as string;
+  if (where === "header") return TOKEN.test(name) ? { in: "header", name } : undefined;
+  return /^[A-Za-z0-9._~-]+$/.test(name) ? { in: "query", name } : undefined;
+}
+
+/** The placement as --api-key-in spells it. */
+export function placementFlag(p: ApiKeyPlacement): string {
+  if (p.in === "query") return `query:${p.name}`;
+  return p.scheme === "Bearer" && p.name.toLowerCase() === "authorization" ? "bearer" : `header:${p.name}`;
+}
+
+/** The placement in words, for reports. */
+export function describePlacement(p: ApiKeyPlacement): string {
+  if (p.in === "query") return `the ${p.name} query parameter`;
+  return p.scheme !== undefined ? `${p.name}: ${p.scheme}` : `the ${p.name} header`;
+}
+
 export interface HttpConfig {
   /** Collection paths to probe, e.g. ["/messages"]; discovery adds what the server links to. */
   collections: readonly string[];
   /** An OpenAPI document (file path or URL on the target) naming more paths. */
   openapi?: string;
-  /** The API key the target needs, and the header it goes in. */
+  /** The API key the target needs, and where it goes. */
   apiKey?: string;
   apiKeyHeader: string;
+  apiKeyIn: ApiKeyPlacement;
+  /** Query parameters the user says filter a collection (--filter), beside those discovery finds. */
+  filters?: readonly string[];
+  /** Other instances of the same service (--http-replica): what one stores, every other must serve. */
+  replicas?: readonly HttpTarget[];
   /** Bound on the requests discovery may make. */
   maxDiscoveryRequests: number;
   /** Words that name an action in a path (§4.2 rule 3); default the CRUD verbs and HTTP method names. */

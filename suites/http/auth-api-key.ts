@@ -1,31 +1,90 @@
-// http.auth.api-key: with --api-key, a data request without the key or with a wrong one gets 401; with it, a 2xx.
-import { httpCheck, JSON_TYPE, messageJson, statusLine, uniqueBody } from "./_internals/probe.js";
+// http.auth.api-key: with --api-key, every data route and method refuses a request without the key or with a wrong one.
+import type { HttpRequest } from "../../harness/targets/http-target.js";
+import { describePlacement } from "../../harness/targets/http-target.js";
+import { discovery } from "./_internals/discovery.js";
+import { templateOf } from "./_internals/path-rules.js";
+import { credentialsWanted, httpCheck, JSON_TYPE, messageJson, statusLine, uniqueBody, type Probe } from "./_internals/probe.js";
+
+/** A key no user holds: never derived from the real one, so that no report can carry a piece of it. */
+const WRONG_KEY = "conformance-wrong-key";
+/** Related resources of a message probed without the key, at most. */
+const MAX_RELATED = 4;
 
 export const authApiKey = httpCheck(
   {
     id: "http.auth.api-key",
-    title: "a data request without the API key, or with a wrong one, gets 401; with the key it succeeds",
+    title: "every data route and method (the collection, a message, its related resources; GET, POST, PUT, DELETE) refuses a request without the API key or with a wrong one (401 or 403); with the key it succeeds",
     severity: "MUST",
     spec: "§5 (a client holding the key sends it with each data request)",
+    withoutCredentials: true,
   },
   async (p) => {
     const key = p.config.apiKey;
-    // The spec shows neither the key's placement nor its format: only the user knows them.
-    if (key === undefined) p.skip("no API key given (--api-key K [--api-key-header NAME])");
-    const header = p.config.apiKeyHeader;
+    if (key === undefined) {
+      const wanted = await credentialsWanted(p);
+      // One clear reason, rather than every other check failing on a 401.
+      if (wanted) return { status: "error", message: `the target wants credentials (${p.describe(wanted)}): pass --api-key K, with --api-key-in header:NAME, bearer or query:NAME when it does not go in X-API-Key` };
+      // The spec shows neither the key's placement nor its format: only the user knows them.
+      p.skip("no API key given (--api-key K [--api-key-in header:NAME|bearer|query:NAME])");
+    }
+    const where = describePlacement(p.config.apiKeyIn);
+    const refused = await credentialsWanted(p);
+    if (refused) return { status: "error", message: `the target refuses the key sent in ${where} (${p.describe(refused)}): check the key, and where it goes (--api-key-in header:NAME, bearer or query:NAME)` };
     const shown: string[] = [];
     for (const c of p.collections) {
-      const without = await p.get(c, { accept: JSON_TYPE }, { withoutApiKey: true });
-      if (without.res.status !== 401) p.problem(`GET ${c} without the key answered ${statusLine(without.res)}, not 401`, without);
-      const wrong = await p.get(c, { accept: JSON_TYPE, [header]: `${key}-wrong` }, { withoutApiKey: true });
-      if (wrong.res.status !== 401) p.problem(`GET ${c} with a wrong key in ${header} answered ${statusLine(wrong.res)}, not 401`, wrong);
-      const post = await p.sendBody("POST", c, messageJson(uniqueBody("no-key")), JSON_TYPE, { withoutApiKey: true });
-      p.track(c, post);
-      if (post.res.status !== 401) p.problem(`POST ${c} without the key answered ${statusLine(post.res)}, not 401`, post);
       const withKey = await p.get(c);
-      if (withKey.res.status < 200 || withKey.res.status >= 300) p.problem(`GET ${c} with the key in ${header} answered ${statusLine(withKey.res)}, not a 2xx`, withKey);
-      else shown.push(`GET and POST ${c} without the key → 401, a wrong key → 401, the key in ${header} → ${withKey.res.status}`);
+      if (withKey.res.status < 200 || withKey.res.status >= 300) {
+        p.problem(`GET ${c} with the key in ${where} answered ${statusLine(withKey.res)}, not a 2xx`, withKey);
+        continue;
+      }
+      const created = await p.createOrStop(c);
+      const item = created.uri.path;
+      const requests: HttpRequest[] = [
+        { method: "GET", path: c, headers: { accept: JSON_TYPE } },
+        post(c, messageJson(uniqueBody("no-key"))),
+        { method: "GET", path: item, headers: { accept: JSON_TYPE } },
+        put(item, messageJson(uniqueBody("no-key"))),
+        ...(await related(p, c, item)).map((path) => ({ method: "GET", path, headers: { accept: JSON_TYPE } })),
+        { method: "DELETE", path: item, headers: { accept: JSON_TYPE } },
+      ];
+      let refusals = 0;
+      for (const req of requests) {
+        for (const variant of [{ withoutApiKey: true }, { wrongApiKey: WRONG_KEY }]) {
+          const ex = await p.send({ ...req, ...variant });
+          if (req.method === "POST") p.track(c, ex);
+          const how = "wrongApiKey" in variant ? "with a wrong key" : "without the key";
+          if (ex.res.status === 401 || ex.res.status === 403) refusals++;
+          else p.problem(`${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not enforced there`, ex);
+        }
+      }
+      const still = await p.get(item);
+      if (still.res.status !== 200) p.problem(`GET ${item} with the key answered ${statusLine(still.res)} after keyless PUT and DELETE attempts, not 200`, still);
+      shown.push(`${refusals} requests to ${c}, a message and its related resources without the key or with a wrong one → 401/403; the key in ${where} → ${withKey.res.status}`);
     }
     return shown.join("; ");
   },
 );
+
+const post = (path: string, body: string): HttpRequest => ({ method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
+const put = (path: string, body: string): HttpRequest => ({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
+
+/** Related resources of this message: the discovered paths below another message of the collection, moved onto this one, that answer with the key. */
+async function related(p: Probe, collection: string, item: string): Promise<string[]> {
+  const found = await discovery(p.ctx);
+  const depth = item.split("/").length;
+  const out = new Set<string>();
+  for (const path of found.paths) {
+    const segs = path.path.split("/");
+    if (!path.path.startsWith(`${collection}/`) || segs.length <= depth || !path.idSegments.includes(depth - 2)) continue;
+    const template = templateOf(path);
+    if (template.slice(`${collection}/{id}`.length).includes("{id}")) continue;
+    out.add(item + template.slice(`${collection}/{id}`.length));
+    if (out.size >= MAX_RELATED) break;
+  }
+  const serving: string[] = [];
+  for (const path of out) {
+    const ex = await p.get(path);
+    if (ex.res.status >= 200 && ex.res.status < 300) serving.push(path);
+  }
+  return serving;
+}

@@ -1,8 +1,9 @@
 // The HTTP catalogue as vitest tests, for vitest's own reporters:
-//   EXAMPLE_HTTP_TARGET=http://host:port [EXAMPLE_API_KEY=K] [EXAMPLE_API_KEY_HEADER=NAME] npx vitest run suites/http
+//   EXAMPLE_HTTP_TARGET=http://host:port [EXAMPLE_API_KEY=K] [EXAMPLE_API_KEY_IN=header:NAME|bearer|query:NAME] npx vitest run suites/http
 // Without EXAMPLE_HTTP_TARGET it checks the built-in reference server. EXAMPLE_STRICT=1 gates SHOULD checks.
 import { randomBytes } from "node:crypto";
 import { openSession } from "../../harness/session.js";
+import { parseApiKeyPlacement } from "../../harness/targets/http-target.js";
 import { describeChecks, envSeed } from "../_internals/as-vitest.js";
 import { httpChecks } from "../index.js";
 
@@ -20,7 +21,15 @@ describeChecks(`HTTP conformance of ${baseUrl ?? "the built-in reference server"
     stop = server.close;
   }
   const header = process.env.EXAMPLE_API_KEY_HEADER || undefined;
-  const http = { baseUrl: url, ...(apiKey !== undefined && { apiKey }), ...(header !== undefined && { apiKeyHeader: header }) };
+  const where = process.env.EXAMPLE_API_KEY_IN || undefined;
+  const apiKeyIn = where === undefined ? undefined : parseApiKeyPlacement(where);
+  if (where !== undefined && apiKeyIn === undefined) throw new Error(`EXAMPLE_API_KEY_IN=${where}: expected header:NAME, bearer or query:NAME`);
+  const http = {
+    baseUrl: url,
+    ...(apiKey !== undefined && { apiKey }),
+    ...(header !== undefined && { apiKeyHeader: header }),
+    ...(apiKeyIn !== undefined && { apiKeyIn }),
+  };
   const session = await openSession({ http, seed: envSeed(), runs: 1 });
   return { session, ...(stop && { stop }) };
 });

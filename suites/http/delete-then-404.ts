@@ -1,10 +1,10 @@
-// http.delete.then-404: DELETE removes a message, and a GET afterwards answers 404 or 410.
+// http.delete.then-404: DELETE removes a message: a GET afterwards answers 404 or 410, and the listing drops it.
 import { httpCheck, statusLine } from "./_internals/probe.js";
 
 export const deleteThen404 = httpCheck(
   {
     id: "http.delete.then-404",
-    title: "DELETE on a message's URI answers 2xx, and GET then answers 404 (or 410)",
+    title: "DELETE on a message's URI answers 2xx, GET then answers 404 (or 410), and the collection's listing no longer shows it",
     severity: "MUST",
     spec: "§4.2 (method mapping: Delete is DELETE on the resource path) and §7",
   },
@@ -12,16 +12,29 @@ export const deleteThen404 = httpCheck(
     const shown: string[] = [];
     for (const c of p.collections) {
       const created = await p.createOrStop(c);
+      // The listing is read before and after: a paged one is followed within a bound, and a message not found
+      // there before the DELETE leaves the listing unjudged rather than failed.
+      const before = await p.findListed(c, created.body);
       const del = await p.send({ method: "DELETE", path: created.uri.path, headers: { accept: "application/json" } });
       if (del.res.status < 200 || del.res.status >= 300) {
         p.problem(`DELETE ${created.uri.path} answered ${statusLine(del.res)}, not a 2xx`, del);
         continue;
       }
       const read = await p.get(created.uri.path);
-      if (read.res.status === 404 || read.res.status === 410) {
-        p.deleted(created.uri.path);
+      if (read.res.status !== 404 && read.res.status !== 410) {
+        p.problem(`after DELETE ${created.uri.path} answered ${del.res.status}, GET answers ${statusLine(read.res)}, not 404 or 410`, read);
+        continue;
+      }
+      p.deleted(created.uri.path);
+      if (!before.present) {
+        p.note(`the message was not found in ${before.pages} page(s) of ${c} before the DELETE: the listing could not be confirmed`);
         shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}`);
-      } else p.problem(`after DELETE ${created.uri.path} answered ${del.res.status}, GET answers ${statusLine(read.res)}, not 404 or 410`, read);
+        continue;
+      }
+      const after = await p.findListed(c, created.body);
+      if (after.present && after.last) p.problem(`after DELETE ${created.uri.path} answered ${del.res.status} and GET ${read.res.status}, ${after.last.req.path} still lists the message`, after.last);
+      else if (!after.complete) p.note(`the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence there is not confirmed`);
+      else shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);
     }
     return shown.join("; ");
   },

@@ -1,25 +1,31 @@
 // http.errors.malformed-400: a malformed representation gets 400 (a 4xx at least), never a 5xx or a 2xx.
-import { httpCheck, statusLine } from "./_internals/probe.js";
+import { httpCheck, JSON_TYPE, statusLine, XML_TYPE } from "./_internals/probe.js";
 
-/** JSON cut off in the middle: malformed in any parser, whatever the resource's fields. */
-const MALFORMED = '{"body": "conformance';
+/** Representations cut off in the middle: malformed in any parser, whatever the resource's fields. */
+const MALFORMED: readonly [string, string, string][] = [
+  ["JSON", JSON_TYPE, '{"body": "conformance'],
+  // A server that reads no XML answers 415; one that does must not let its parser's failure become a 5xx.
+  ["XML", XML_TYPE, "<message><body>conformance</message"],
+];
 
 export const errorsMalformed400 = httpCheck(
   {
     id: "http.errors.malformed-400",
-    title: "a POST with malformed JSON gets 400 Bad Request (a 4xx), never a 5xx",
+    title: "a POST with malformed JSON, or malformed XML, gets 400 Bad Request (a 4xx: 415 when XML is not read), never a 5xx",
     severity: "MUST",
     spec: "§7 (4xx: the client's request was wrong; 5xx: a server-side error)",
   },
   async (p) => {
     const shown: string[] = [];
     for (const c of p.collections) {
-      const ex = await p.sendBody("POST", c, MALFORMED);
-      p.track(c, ex);
-      const { status } = ex.res;
-      if (status === 400) shown.push(`POST ${c} with malformed JSON → 400`);
-      else if (status > 400 && status < 500) shown.push(`POST ${c} with malformed JSON → ${status} (a 4xx, though 400 says it best)`);
-      else p.problem(`POST ${c} with malformed JSON answered ${statusLine(ex.res)}, not 400${status >= 500 ? ": the client's mistake is reported as the server's" : ""}`, ex);
+      for (const [name, type, text] of MALFORMED) {
+        const ex = await p.sendBody("POST", c, text, type);
+        p.track(c, ex);
+        const { status } = ex.res;
+        if (status === 400) shown.push(`POST ${c} with malformed ${name} → 400`);
+        else if (status > 400 && status < 500) shown.push(`POST ${c} with malformed ${name} → ${status}`);
+        else p.problem(`POST ${c} with malformed ${name} answered ${statusLine(ex.res)}, not 400${status >= 500 ? ": the client's mistake is reported as the server's" : ""}`, ex);
+      }
     }
     return shown.join("; ");
   },

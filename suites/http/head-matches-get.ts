@@ -4,10 +4,14 @@ import { httpCheck, JSON_TYPE, statusLine, type Exchange, type Probe } from "./_
 
 /** Headers whose value must be the same on HEAD as on GET: they describe the representation GET would send. */
 const SAME_VALUE = ["content-type", "content-language", "content-encoding", "link", "allow", "location"];
-/** Headers that may differ between two exchanges, or that HEAD may leave out (RFC 9110 section 9.3.2). */
+/**
+ * Headers that may differ between two exchanges, or that HEAD may leave out: RFC 9110 section 9.3.2 lets a server
+ * omit on HEAD the fields whose value is only known while generating the content (digests and checksums).
+ */
 const MAY_DIFFER = new Set([
   "date", "connection", "keep-alive", "transfer-encoding", "content-length", "set-cookie", "age", "etag", "last-modified",
   "expires", "server-timing", "x-response-time", "x-request-id", "request-id", "traceparent", "vary",
+  "digest", "content-digest", "repr-digest", "content-md5", "x-content-md5", "x-checksum", "x-content-sha256",
 ]);
 
 export const headMatchesGet = httpCheck(

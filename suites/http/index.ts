@@ -24,6 +24,7 @@ import { pathsPluralCollections } from "./paths-plural-collections.js";
 import { pathsTrailingSlashDistinct } from "./paths-trailing-slash-distinct.js";
 import { readAfterCreate } from "./read-after-create.js";
 import { statelessNoSession } from "./stateless-no-session.js";
+import { statelessReplicas } from "./stateless-replicas.js";
 import { statusReasonPhrase } from "./status-reason-phrase.js";
 import { updatePut } from "./update-put.js";
 
@@ -53,5 +54,6 @@ export const httpChecks: readonly CheckDefinition[] = [
   statusReasonPhrase,
   authApiKey,
   statelessNoSession,
+  statelessReplicas,
   maturity,
 ];

@@ -1,42 +1,63 @@
-// http.methods.405-allow: a method a collection does not support gets 405 with an Allow header listing those that work.
-import { httpCheck, JSON_TYPE, statusLine } from "./_internals/probe.js";
+// http.methods.405-allow: a method the collection does not serve gets 405 with an Allow header, or 501 when the server implements it nowhere.
+import { httpCheck, JSON_TYPE, statusLine, type Exchange } from "./_internals/probe.js";
 
 /**
- * Methods the spec maps to no operation on a collection, tried in turn; none carries a body, so a server that does
- * support one changes nothing. A collection that supports them all leaves nothing to probe.
+ * Methods the spec maps to no operation on a collection, tried in turn; none carries a body. A collection may
+ * serve any of them (a bulk PATCH, say): what it serves is read from OPTIONS' Allow first, and only a method it
+ * does not serve is judged.
  */
 const CANDIDATES = ["PATCH", "TRACE"];
+/** Answers that say the request reached a method the resource serves, but its (absent) body was wrong. */
+const BODY_COMPLAINTS = new Set([400, 411, 415, 422]);
+
+const allowOf = (ex: Exchange) =>
+  (ex.res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase()).filter((m) => m !== "");
 
 export const methods405Allow = httpCheck(
   {
     id: "http.methods.405-allow",
-    title: "an unsupported method gets 405 Method Not Allowed with an Allow header listing the methods that work",
+    title: "a method the collection does not serve gets 405 Method Not Allowed with an Allow header listing those that work (or 501 Not Implemented, for one the server implements nowhere)",
     severity: "MUST",
     spec: "§4.2 (method mapping; level 2: the appropriate method and the exact status code) and §7",
   },
   async (p) => {
     const shown: string[] = [];
     for (const c of p.collections) {
-      let probed = false;
+      const options = await p.send({ method: "OPTIONS", path: c, headers: { accept: JSON_TYPE } });
+      const served = options.res.status >= 200 && options.res.status < 300 ? allowOf(options) : [];
+      let judged = false;
       for (const method of CANDIDATES) {
-        const ex = await p.send({ method, path: c, headers: { accept: JSON_TYPE } });
-        if (ex.res.status >= 200 && ex.res.status < 300) {
-          p.note(`${method} ${c} is supported (${ex.res.status})`);
+        if (served.includes(method)) {
+          p.note(`${method} ${c} is served (OPTIONS lists it)`);
           continue;
         }
-        probed = true;
-        if (ex.res.status !== 405) {
-          p.problem(`${method} ${c}, a method the collection does not support, answered ${statusLine(ex.res)}, not 405 Method Not Allowed`, ex);
+        const ex = await p.send({ method, path: c, headers: { accept: JSON_TYPE } });
+        const { status } = ex.res;
+        if (status >= 200 && status < 300) {
+          p.note(`${method} ${c} is served (${status})`);
+          continue;
+        }
+        if (served.length === 0 && BODY_COMPLAINTS.has(status)) {
+          p.note(`${method} ${c} answered ${status}: served, it seems, but for a body`);
+          continue;
+        }
+        judged = true;
+        if (status === 501) {
+          shown.push(`${method} ${c} → 501 Not Implemented`);
           break;
         }
-        const allow = (ex.res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase()).filter((m) => m !== "");
+        if (status !== 405) {
+          p.problem(`${method} ${c}, a method the collection does not serve${served.length ? ` (OPTIONS allows ${served.join(", ")})` : ""}, answered ${statusLine(ex.res)}, not 405 Method Not Allowed (or 501 Not Implemented)`, ex);
+          break;
+        }
+        const allow = allowOf(ex);
         if (allow.length === 0) p.problem(`${method} ${c} answered 405 with no Allow header`, ex);
         else if (allow.includes(method)) p.problem(`${method} ${c} answered 405 but Allow lists ${method}: ${allow.join(", ")}`, ex);
         else if (!allow.includes("GET")) p.problem(`${method} ${c} answered 405 with Allow ${allow.join(", ")}, which leaves out GET, a method that works`, ex);
         else shown.push(`${method} ${c} → 405, Allow: ${allow.join(", ")}`);
         break;
       }
-      if (!probed) p.skip(`the collection ${c} supports every method probed (${CANDIDATES.join(", ")})`);
+      if (!judged) p.skip(`the collection ${c} serves every method probed (${CANDIDATES.join(", ")})`);
     }
     return shown.join("; ");
   },

@@ -9,5 +9,5 @@ export const pathsHierarchy = pathRuleCheck(
     severity: "MUST",
     spec: "§4.2 rules 4, 9 and 10",
   },
-  hierarchyProblem,
+  (shape, options) => hierarchyProblem(shape, options),
 );

@@ -9,5 +9,5 @@ export const pathsPluralCollections = pathRuleCheck(
     severity: "MUST",
     spec: "§4.2 rule 2",
   },
-  pluralProblem,
+  (shape, options) => pluralProblem(shape, options),
 );

@@ -17,6 +17,7 @@ export function httpContext(baseUrl: string, options: HttpRunOptions = {}): Chec
   const httpConfig: HttpConfig = {
     collections: options.collections ?? ["/messages"],
     apiKeyHeader: "X-API-Key",
+    apiKeyIn: { in: "header", name: "X-API-Key" },
     maxDiscoveryRequests: 50,
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
     ...(options.openapi !== undefined && { openapi: options.openapi }),

@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
-import { idsOf, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
-import { configOf, JSON_TYPE, locate, messageJson, toTargetPath, uniqueBody } from "./probe.js";
+import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
+import { configOf, JSON_TYPE, locate, messageJson, searchListing, toTargetPath, uniqueBody } from "./probe.js";
 import type { PathShape } from "./path-rules.js";
 
 export interface DiscoveredPath extends PathShape {
@@ -24,6 +24,8 @@ export interface Discovery {
   requests: number;
   /** What discovery could not do (bound reached, a collection that does not answer...). */
   notes: string[];
+  /** Query parameters the OpenAPI document gives a path's GET: the filters it offers (rule 11). */
+  queryParameters: Map<string, string[]>;
 }
 
 const MEMO_KEY = "http.discovery";
@@ -55,6 +57,7 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
   const entries = new Map<string, Entry>();
   const ids = new Set<string>();
   const links: Discovery["links"] = [];
+  const queryParameters = new Map<string, string[]>();
   const notes: string[] = [];
   const queue: string[] = [];
   const visitedTemplates = new Map<string, number>();
@@ -71,6 +74,11 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     });
   };
 
+  /** A GET within discovery's bound; past it, the search stops (and what it did not find stays unfound). */
+  const getWithinBound = async (path: string) => {
+    if (!canSend()) throw new Error("the discovery bound is reached");
+    return { req: { method: "GET", path }, res: await send("GET", path) };
+  };
   const add = (path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void => {
     const existing = entries.get(path);
     if (existing) {
@@ -84,6 +92,26 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
   const learn = (res: HttpResponse, on: string) => {
     const rep = representationOf(res);
     if (rep) for (const id of idsOf(rep.value)) ids.add(id);
+    // An item of a listing that links to a path one level below the listing's names that level with an id, whatever
+    // its spelling and whether or not the item has an id member (HAL, envelopes).
+    const listing = on.replace(/[?#].*$/, "");
+    const listsItems = rep !== undefined && looksLikeCollection(rep.value);
+    for (const item of rep ? itemsOf(rep.value) : []) {
+      let linked = false;
+      for (const link of linksIn(item)) {
+        const path = toTargetPath(link.href, target.baseUrl, on)?.replace(/[?#].*$/, "");
+        const last = path?.slice(listing.length + 1);
+        if (path?.startsWith(`${listing}/`) && last !== undefined && last !== "" && !last.includes("/")) {
+          ids.add(decodeSafe(last));
+          linked = true;
+        }
+      }
+      // An item with an id and no link: the id under the listing is the form rule 9 gives its URI.
+      const id = (item as Record<string, unknown>)["id"];
+      if (listsItems && !linked && (typeof id === "string" || typeof id === "number") && String(id) !== "") {
+        add(`${listing}/${encodeURIComponent(String(id))}`, `an item's id in ${on}`, "document", on);
+      }
+    }
     for (const link of linksOf(res)) {
       links.push({ on, link });
       const path = toTargetPath(link.href, target.baseUrl, on);
@@ -96,20 +124,27 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
   add("/", "the root document");
   for (const c of config.collections) add(c, "a collection to probe", "collection");
   if (config.openapi !== undefined) {
-    for (const [path, kind] of await openApiPaths(config.openapi, target, () => requests++)) add(path, "the OpenAPI document", kind);
+    for (const [path, kind, query] of await openApiPaths(config.openapi, target, () => requests++)) {
+      add(path, "the OpenAPI document", kind);
+      if (query.length > 0) queryParameters.set(path, query);
+    }
   }
 
   try {
     // One message per named collection, so that item and related paths exist to be found; deleted at the end.
     for (const c of config.collections.slice(0, 3)) {
       if (!canSend()) break;
-      const res = await send("POST", c, messageJson(uniqueBody("discovery")));
+      const body = uniqueBody("discovery");
+      const res = await send("POST", c, messageJson(body));
       if (res.status < 200 || res.status >= 300) {
         notes.push(`POST ${c} got ${res.status}: no item of it was crawled`);
         continue;
       }
       learn(res, c);
-      const uri = locate(c, { req: { method: "POST", path: c }, res }, target.baseUrl);
+      // With no Location, self link or id, the message is looked for in the listing, so that it is deleted too.
+      const uri =
+        locate(c, { req: { method: "POST", path: c }, res }, target.baseUrl) ??
+        (await searchListing(getWithinBound, c, body, target.baseUrl).catch(() => undefined))?.found;
       if (uri) {
         created.push(uri.path);
         add(uri.path, `the ${uri.how} of a message created in ${c}`, "document", c);
@@ -157,7 +192,7 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
       ...(e.status !== undefined && { status: e.status }),
     });
   }
-  return { paths, links, requests, notes };
+  return { paths, links, requests, notes, queryParameters };
 }
 
 /**
@@ -193,7 +228,7 @@ function decodeSafe(s: string): string {
 }
 
 /** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection. */
-async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"]][]> {
+async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"], string[]][]> {
   const text = await loadDocument(source, target, count);
   let doc: unknown;
   const json = parseJson(text);
@@ -212,8 +247,24 @@ async function openApiPaths(source: string, target: HttpTarget, count: () => voi
   return names.map((p) => {
     const hasChildParam = names.some((q) => q.startsWith(`${p}/{`) && !q.slice(p.length + 1).includes("/"));
     const kind: PathShape["kind"] = hasChildParam ? "collection" : /\}$/.test(p) ? "document" : "unknown";
-    return [p, kind];
+    return [p, kind, queryParametersOf((paths as Record<string, unknown>)[p])];
   });
+}
+
+/** The names of the query parameters of a path item's GET (and those the path item gives all its operations). */
+function queryParametersOf(item: unknown): string[] {
+  if (item === null || typeof item !== "object") return [];
+  const get = (item as Record<string, unknown>)["get"];
+  const lists = [(item as Record<string, unknown>)["parameters"], get !== null && typeof get === "object" ? (get as Record<string, unknown>)["parameters"] : undefined];
+  const names = new Set<string>();
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const p of list.slice(0, 100)) {
+      const param = p as { in?: unknown; name?: unknown } | null;
+      if (param?.in === "query" && typeof param.name === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(param.name)) names.add(param.name);
+    }
+  }
+  return [...names];
 }
 
 async function loadDocument(source: string, target: HttpTarget, count: () => void): Promise<string> {

@@ -78,6 +78,30 @@ export function linksOf(res: HttpResponse): FoundLink[] {
   return out.slice(0, MAX_LINKS);
 }
 
+/** The links inside one parsed value (an item of a listing, say), in the forms linksOf knows. */
+export function linksIn(value: unknown): FoundLink[] {
+  const out: FoundLink[] = [];
+  walk(value, undefined, out, 0);
+  return out.slice(0, MAX_LINKS);
+}
+
+/**
+ * The objects in a representation that carry a `body` member equal to the one given: a message, wherever the
+ * server put it (the top, an envelope's data, a HAL _embedded list, an XML root's children).
+ */
+export function objectsWithBody(value: unknown, body: string, out: Record<string, unknown>[] = [], depth = 0): Record<string, unknown>[] {
+  if (depth > MAX_DEPTH || out.length >= MAX_LINKS || value === null || typeof value !== "object") return out;
+  if (Array.isArray(value)) {
+    for (const item of value) objectsWithBody(item, body, out, depth + 1);
+    return out;
+  }
+  const obj = value as Record<string, unknown>;
+  const own = obj["body"];
+  if (own === body || (body === "" && own === "")) out.push(obj);
+  for (const v of Object.values(obj)) if (typeof v === "object") objectsWithBody(v, body, out, depth + 1);
+  return out;
+}
+
 const LINK_ITEM = "#link-item";
 
 /**
@@ -120,6 +144,20 @@ export function idsOf(value: unknown, out = new Set<string>(), depth = 0): Set<s
   return out;
 }
 
+/** The items of a listing: the objects of every list in the representation other than its links, bounded. */
+export function itemsOf(value: unknown, out: unknown[] = [], depth = 0, key?: string): unknown[] {
+  if (depth > MAX_DEPTH || out.length >= MAX_LINKS || value === null || typeof value !== "object") return out;
+  if (Array.isArray(value)) {
+    if (key === "links" || key === "_links" || key === "link") return out;
+    for (const item of value) if (item !== null && typeof item === "object" && !Array.isArray(item) && out.length < MAX_LINKS) out.push(item);
+    return out;
+  }
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (k !== "links" && k !== "_links" && k !== "link" && typeof v === "object") itemsOf(v, out, depth + 1, k);
+  }
+  return out;
+}
+
 /**
  * Whether a representation lists items: a JSON array, or an object (or XML root) holding a list of objects
  * other than its links. A single item still counts when the member is named as a plural.
@@ -134,5 +172,8 @@ export function looksLikeCollection(value: unknown): boolean {
     const inner = obj[keys[0] as string] as Record<string, unknown>;
     if (Object.values(inner).some((v) => Array.isArray(v) && v.some((x) => typeof x === "object"))) obj = inner;
   }
+  // HAL puts the items under _embedded: { rel: [...] }.
+  const embedded = obj["_embedded"];
+  if (embedded !== null && typeof embedded === "object" && Object.values(embedded).some((v) => Array.isArray(v))) return true;
   return Object.entries(obj).some(([k, v]) => k !== "links" && k !== "_links" && k !== "link" && Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null));
 }

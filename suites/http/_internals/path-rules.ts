@@ -16,6 +16,11 @@ export interface PathWordOptions {
   verbs?: readonly string[];
   /** Words that look like verbs but are nouns in this interface; added to DEFAULT_ALLOWED_WORDS. */
   allow?: readonly string[];
+  /**
+   * Static prefixes the collections are mounted under ("/api", "/v1"): versioning and mounting are not shown
+   * (part 9), so the levels before a collection are not judged as a hierarchy.
+   */
+  mounts?: readonly string[];
 }
 
 /** The CRUD verbs rule 3 names, their common synonyms, and every HTTP method name. */
@@ -25,7 +30,7 @@ export const DEFAULT_VERBS: readonly string[] = [
   // CRUD verbs and the synonyms seen in paths
   "create", "read", "update", "insert", "show", "list", "add", "remove", "edit", "modify", "change", "set",
   "fetch", "retrieve", "save", "destroy", "erase", "replace", "upsert", "new", "view", "do", "make", "execute",
-  "run", "call", "send", "submit",
+  "run", "call", "send", "submit", "search", "find", "lookup", "query",
 ];
 
 /** Method names that are also everyday nouns of an interface ("/products/{id}/options"). */
@@ -67,13 +72,24 @@ export function wordsOf(name: string): string[] {
     .filter((w) => w !== "");
 }
 
-/** Rules 1 and 3: no word of a name is a verb or an HTTP method name. */
-export function verbProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
+function verbsOf(options: PathWordOptions): (word: string) => boolean {
   const verbs = new Set((options.verbs ?? DEFAULT_VERBS).map((v) => v.toLowerCase()));
   const allowed = new Set([...DEFAULT_ALLOWED_WORDS, ...(options.allow ?? [])].map((v) => v.toLowerCase()));
+  return (word) => verbs.has(word) && !allowed.has(word);
+}
+
+/** A name with a verb among its words: rule 3's to report, so the other rules do not judge it as a noun too. */
+function namesAnAction(seg: Segment, options: PathWordOptions): boolean {
+  const isVerb = verbsOf(options);
+  return !seg.isId && wordsOf(seg.text).some(isVerb);
+}
+
+/** Rules 1 and 3: no word of a name is a verb or an HTTP method name. */
+export function verbProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
+  const isVerb = verbsOf(options);
   const found: string[] = [];
   for (const seg of literals(shape)) {
-    for (const word of wordsOf(seg.text)) if (verbs.has(word) && !allowed.has(word)) found.push(word);
+    for (const word of wordsOf(seg.text)) if (isVerb(word)) found.push(word);
   }
   return found.length === 0 ? undefined : `the path names an action: ${[...new Set(found)].map((w) => JSON.stringify(w)).join(", ")}`;
 }
@@ -82,11 +98,11 @@ export function verbProblem(shape: PathShape, options: PathWordOptions = {}): st
  * Rule 2: a name followed by an id, or a path that lists items, names a collection (plural); the last name of a
  * document is singular. Names whose role is not known are not judged. Uncountable nouns are both.
  */
-export function pluralProblem(shape: PathShape): string | undefined {
+export function pluralProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
   const segs = segmentsOf(shape);
   const problems: string[] = [];
   segs.forEach((seg, i) => {
-    if (seg.isId) return;
+    if (seg.isId || namesAnAction(seg, options)) return;
     const next = segs[i + 1];
     const last = i === segs.length - 1;
     const role = next?.isId ? "collection" : last ? shape.kind : "unknown";
@@ -123,9 +139,13 @@ export function extensionProblem(shape: PathShape): string | undefined {
  * Rules 4, 9 and 10: levels alternate between a name and an id, /<resource>/<id>/<related>/<id>...: a path
  * opens with a name, and neither two ids nor two names follow each other.
  */
-export function hierarchyProblem(shape: PathShape): string | undefined {
-  const segs = segmentsOf(shape);
+export function hierarchyProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
   if (shape.path.includes("//")) return "an empty level (two slashes in a row)";
+  const mount = (options.mounts ?? []).filter((m) => m !== "" && m !== "/" && (shape.path === m || shape.path.startsWith(`${m}/`))).sort((a, b) => b.length - a.length)[0];
+  let segs = segmentsOf(shape);
+  if (mount !== undefined) segs = segs.slice(mount.split("/").filter((s) => s !== "").length);
+  // An action in the path is rule 3's to report (the nouns check), not a missing level.
+  if (segs.some((s) => namesAnAction(s, options))) return undefined;
   if (segs[0]?.isId) return "the path opens with an id, not a resource name";
   for (let i = 1; i < segs.length; i++) {
     const prev = segs[i - 1] as Segment;

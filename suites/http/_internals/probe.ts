@@ -2,6 +2,7 @@
 import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity } from "../../../harness/check.js";
 import {
   DEFAULT_API_KEY_HEADER,
+  DEFAULT_API_KEY_PLACEMENT,
   DEFAULT_COLLECTIONS,
   DEFAULT_MAX_DISCOVERY_REQUESTS,
   type HttpConfig,
@@ -9,7 +10,7 @@ import {
   type HttpResponse,
   type HttpTarget,
 } from "../../../harness/targets/http-target.js";
-import { idsOf, linksOf, representationOf } from "./links.js";
+import { idsOf, linksIn, linksOf, objectsWithBody, representationOf } from "./links.js";
 /** Dynamic probes run on the collections the user named; past this many, the rest are left out (and said so). */
 export const MAX_PROBED_COLLECTIONS = 5;
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
@@ -25,6 +26,9 @@ export function configOf(ctx: CheckContext): HttpConfig {
     ...(given?.openapi !== undefined && { openapi: given.openapi }),
     ...(given?.apiKey !== undefined && { apiKey: given.apiKey }),
     apiKeyHeader: given?.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
+    apiKeyIn: given?.apiKeyIn ?? DEFAULT_API_KEY_PLACEMENT,
+    ...(given?.filters !== undefined && { filters: given.filters }),
+    ...(given?.replicas !== undefined && { replicas: given.replicas }),
     maxDiscoveryRequests: given?.maxDiscoveryRequests ?? DEFAULT_MAX_DISCOVERY_REQUESTS,
     ...(given?.verbs !== undefined && { verbs: given.verbs }),
     ...(given?.allowWords !== undefined && { allowWords: given.allowWords }),
@@ -49,6 +53,8 @@ export function uniqueBody(label: string): string {
 export interface Exchange {
   req: HttpRequest;
   res: HttpResponse;
+  /** The instance that answered, when not the run's target (a replica). */
+  on?: HttpTarget;
 }
 
 interface Problem {
@@ -61,7 +67,7 @@ interface Problem {
 export class SkipProbe extends Error {}
 
 /** Turns an href the server offered into a path on the target, or undefined when it points elsewhere. */
-export function toTargetPath(href: string, baseUrl: string, fromPath = "/"): string | undefined {
+export function toTargetPath(href: string, baseUrl: string, fromPath = "/", keepQuery = false): string | undefined {
   const base = new URL(baseUrl);
   const prefix = base.pathname.replace(/\/+$/, "");
   // A URI template's query part ({?q}) names optional parameters, not a path.
@@ -75,7 +81,7 @@ export function toTargetPath(href: string, baseUrl: string, fromPath = "/"): str
   if (url.origin !== base.origin) return undefined;
   if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return undefined;
   const path = url.pathname.slice(prefix.length);
-  return path === "" ? "/" : path;
+  return (path === "" ? "/" : path) + (keepQuery ? url.search : "");
 }
 
 export function statusLine(res: HttpResponse): string {
@@ -103,9 +109,14 @@ export class Probe {
     return this.config.collections.slice(0, MAX_PROBED_COLLECTIONS);
   }
 
-  async send(req: HttpRequest): Promise<Exchange> {
+  /** Counts one request against the check's bound, wherever it goes. */
+  countRequest(): void {
     if (++this.#requests > MAX_REQUESTS_PER_CHECK) throw new Error(`the check needed more than ${MAX_REQUESTS_PER_CHECK} requests`);
     if (this.ctx.signal.aborted) throw new Error("the run's time is up");
+  }
+
+  async send(req: HttpRequest): Promise<Exchange> {
+    this.countRequest();
     const res = await this.target.request(req);
     return { req, res };
   }
@@ -122,8 +133,12 @@ export class Probe {
   /** POSTs a message to a collection; what it created is deleted when the check ends. */
   async create(collection: string, body = uniqueBody("create"), extra: Partial<HttpRequest> = {}): Promise<Created> {
     const ex = await this.sendBody("POST", collection, messageJson(body), JSON_TYPE, extra);
-    const uri = ex.res.status >= 200 && ex.res.status < 300 ? locate(collection, ex, this.target.baseUrl) : undefined;
-    if (uri) this.#created.push(uri.path);
+    const created = ex.res.status >= 200 && ex.res.status < 300;
+    let uri = created ? locate(collection, ex, this.target.baseUrl) : undefined;
+    // Location is optional (part 4.2 "may"): a message the answer does not locate is looked for in the listing by
+    // the unique body sent, so that it can be probed and deleted at the end.
+    if (created && !uri) uri = (await this.findListed(collection, body)).found;
+    if (uri) this.own(uri.path);
     return { ex, body, ...(uri && { uri }) };
   }
 
@@ -135,11 +150,17 @@ export class Probe {
       this.problem(`creating a message to probe failed: POST ${collection} got ${statusLine(ex.res)}`, ex);
       throw new StopProbe();
     }
-    if (!uri) {
-      this.problem(`POST ${collection} got ${statusLine(ex.res)} but neither a Location header, a self link nor an id says where the message is`, ex);
-      throw new StopProbe();
-    }
+    if (!uri) this.skip(`POST ${collection} answered ${statusLine(ex.res)} with no Location, self link or id, and the message it created was not found in the listing within ${MAX_LISTING_PAGES} pages: nothing to probe it by`);
     return { ...created, uri };
+  }
+
+  /**
+   * Looks for a message in a collection's listing by its body, following rel="next" links (a Link header or the
+   * representation's own) within a bound: a listing may be paged in any scheme. `found` is where the message
+   * lives; `complete` says the whole listing was read, so that an absence is known rather than unconfirmed.
+   */
+  findListed(collection: string, body: string): Promise<Listed> {
+    return searchListing((path) => this.get(path), collection, body, this.target.baseUrl);
   }
 
   /** Deletes, when the check ends, whatever a request that should have been refused created anyway. */
@@ -147,6 +168,11 @@ export class Probe {
     if (ex.res.status < 200 || ex.res.status >= 300) return;
     const uri = locate(collection, ex, this.target.baseUrl);
     if (uri) this.#created.push(uri.path);
+  }
+
+  /** Deletes, when the check ends, a resource the check created and found by other means (the listing). */
+  own(path: string): void {
+    if (!this.#created.includes(path)) this.#created.push(path);
   }
 
   /** Forgets a created resource the check deleted itself. */
@@ -191,7 +217,7 @@ export class Probe {
     for (const p of this.problems) {
       out.push(p.message);
       if (p.exchange) {
-        out.push(`  reproduce: ${this.target.curl(p.exchange.req)}`);
+        out.push(`  reproduce: ${(p.exchange.on ?? this.target).curl(p.exchange.req)}`);
         const res = p.exchange.res;
         out.push(`  got: HTTP/1.1 ${statusLine(res)}${res.text ? ` ${excerpt(res.text)}` : ""}`);
       } else if (p.request) {
@@ -200,6 +226,59 @@ export class Probe {
     }
     return out;
   }
+}
+
+/** Pages of a listing a check reads looking for one message: past them, its absence is not confirmed. */
+export const MAX_LISTING_PAGES = 10;
+
+export interface Listed {
+  /** Whether a message with the body was listed. */
+  present: boolean;
+  /** Its URI, when the listed item says it (a self link, an href, an id). */
+  found?: Located;
+  pages: number;
+  /** The whole listing was read: an absence is an answer. */
+  complete: boolean;
+  /** The last page read, for reports. */
+  last?: Exchange;
+}
+
+/**
+ * Reads a collection's listing page by page (rel="next" in a Link header or the representation), within
+ * MAX_LISTING_PAGES, for the message whose body is the one given.
+ */
+export async function searchListing(get: (path: string) => Promise<Exchange>, collection: string, body: string, baseUrl: string): Promise<Listed> {
+  let path: string | undefined = collection;
+  const seen = new Set<string>();
+  let pages = 0;
+  while (path !== undefined && pages < MAX_LISTING_PAGES && !seen.has(path)) {
+    seen.add(path);
+    const ex = await get(path);
+    pages++;
+    if (ex.res.status !== 200) return { present: false, pages, complete: false, last: ex };
+    const rep = representationOf(ex.res);
+    const matches = rep ? objectsWithBody(rep.value, body) : [];
+    if (matches.length > 0) {
+      const found = matches.map((item) => itemUri(collection, item, baseUrl, path as string)).find((l) => l !== undefined);
+      return { present: true, pages, complete: true, ...(found && { found }), last: ex };
+    }
+    const next = linksOf(ex.res).find((l) => l.rel?.toLowerCase() === "next");
+    path = next === undefined ? undefined : toTargetPath(next.href, baseUrl, path, true);
+    if (path === undefined) return { present: false, pages, complete: next === undefined, last: ex };
+  }
+  return { present: false, pages, complete: false };
+}
+
+/** Where a listed item lives: its self link (or only link into the collection), or its id under the collection. */
+function itemUri(collection: string, item: Record<string, unknown>, baseUrl: string, page: string): Located | undefined {
+  const links = linksIn(item)
+    .map((l) => ({ ...l, path: toTargetPath(l.href, baseUrl, page) }))
+    .filter((l): l is typeof l & { path: string } => l.path !== undefined && stripQuery(l.path).startsWith(`${collection}/`));
+  const self = links.find((l) => l.rel === "self") ?? (links.length === 1 ? links[0] : undefined);
+  if (self) return { path: stripQuery(self.path), how: "listing's link" };
+  const id = item["id"] ?? item["_id"] ?? item["@_id"];
+  if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "listing's id" };
+  return undefined;
 }
 
 /** Thrown after a problem that leaves nothing more to probe. */
@@ -233,7 +312,7 @@ export function locate(collection: string, ex: Exchange, baseUrl: string): Locat
     if (path !== undefined && stripQuery(path) !== collection) return { path: stripQuery(path), how: "self link" };
   }
   const rep = representationOf(ex.res);
-  const top = rep ? topObject(rep.value, rep.format) : undefined;
+  const top = rep ? messageObject(rep.value, rep.format) : undefined;
   const id = top?.["id"] ?? top?.["_id"];
   if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "id member" };
   if (rep && idsOf(rep.value).size === 1) return { path: `${collection}/${encodeURIComponent([...idsOf(rep.value)][0] as string)}`, how: "id member" };
@@ -252,11 +331,28 @@ export function topObject(value: unknown, format: "json" | "xml"): Record<string
   return root !== null && typeof root === "object" && !Array.isArray(root) ? (root as Record<string, unknown>) : undefined;
 }
 
+/** Members an envelope commonly wraps one resource in. */
+const ENVELOPES = ["data", "message", "item", "result", "resource", "value", "content"];
+
+/**
+ * The message's own members: the top object, or the object an envelope wraps it in ({"data": {...}}), since the
+ * representation's shape beyond the body field is not shown (part 2).
+ */
+export function messageObject(value: unknown, format: "json" | "xml"): Record<string, unknown> | undefined {
+  const top = topObject(value, format);
+  if (!top || "body" in top) return top;
+  for (const name of ENVELOPES) {
+    const inner = top[name];
+    if (inner !== null && typeof inner === "object" && !Array.isArray(inner) && "body" in inner) return inner as Record<string, unknown>;
+  }
+  return top;
+}
+
 /** The body field of a message representation, JSON or XML, or undefined when there is none. */
 export function bodyFieldOf(res: HttpResponse): string | undefined {
   const rep = representationOf(res);
   if (!rep) return undefined;
-  const top = topObject(rep.value, rep.format);
+  const top = messageObject(rep.value, rep.format);
   const body = top?.["body"];
   if (typeof body === "string") return body;
   // An empty XML element parses to "".
@@ -268,13 +364,33 @@ export interface HttpCheckSpec {
   title: string;
   severity: Severity;
   spec: string;
+  /** Runs even when the target wants credentials the run was not given (the API-key check, which says so). */
+  withoutCredentials?: boolean;
+}
+
+const CREDENTIALS_KEY = "http.credentials-wanted";
+
+/**
+ * When the target answers its collection 401 or 403 to the run's request (no key given, or the key refused where
+ * it was sent), every probe would fail for that one reason: the exchange that shows it, asked once per run;
+ * undefined when the collection answers anything else.
+ */
+export function credentialsWanted(p: Probe): Promise<Exchange | undefined> {
+  let memo = p.ctx.memo.get(CREDENTIALS_KEY) as Promise<Exchange | undefined> | undefined;
+  if (!memo) {
+    const c = p.collections[0] as string;
+    const req: HttpRequest = { method: "GET", path: c, headers: { accept: JSON_TYPE } };
+    memo = p.target.request(req).then((res) => (res.status === 401 || res.status === 403 ? { req, res } : undefined));
+    p.ctx.memo.set(CREDENTIALS_KEY, memo);
+  }
+  return memo;
 }
 
 /**
  * Declares an HTTP check: skipped with no HTTP target, fails with every problem its probe recorded (each with the
  * curl that reproduces it), and deletes what it created however it ends.
  */
-export function httpCheck(spec: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
+export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
   return {
     ...spec,
     area: "http",
@@ -286,6 +402,10 @@ export function httpCheck(spec: HttpCheckSpec, run: (p: Probe) => Promise<string
       } catch (err) {
         if (err instanceof SkipProbe) return skip(err.message);
         throw err;
+      }
+      if (!withoutCredentials) {
+        const wanted = await credentialsWanted(p);
+        if (wanted) return skip(`the target ${p.config.apiKey === undefined ? "wants credentials" : "refuses the key given"} (${p.describe(wanted)}): see http.auth.api-key`);
       }
       let result: string | CheckOutcome;
       try {

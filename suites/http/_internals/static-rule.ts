@@ -10,6 +10,7 @@ export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, word
     const words: PathWordOptions = {
       ...(p.config.verbs !== undefined && { verbs: p.config.verbs }),
       ...(p.config.allowWords !== undefined && { allow: p.config.allowWords }),
+      mounts: p.config.collections.map((c) => c.replace(/\/[^/]*$/, "")).filter((m) => m !== ""),
     };
     const reported = new Set<string>();
     for (const path of found.paths) {

@@ -96,3 +96,29 @@ describe("discovery", () => {
     expect(asked.filter((x) => x === "GET /")).toHaveLength(1);
   });
 });
+
+describe("ids of any shape, learned from the listing's items (data that existed before the run)", () => {
+  it("takes the level a HAL item's self link adds below the listing as an id, though the item has no id member", async () => {
+    const id = "7d1b620a-9028-405e-9c28-b3f196557951";
+    const url = await serve({
+      "/messages": { body: { _embedded: { messages: [{ body: "seeded", _links: { self: { href: `/messages/${id}` } } }] }, _links: { self: { href: "/messages" }, latest: { href: "/messages/latest" } } } },
+      [`/messages/${id}`]: { body: { body: "seeded", _links: { self: { href: `/messages/${id}` } } } },
+      "/messages/latest": { body: { body: "seeded" } },
+    });
+    // The item's level is an id; a link of the listing itself (not of an item) names a name.
+    expect(await templates(url)).toEqual(["/messages", "/messages/latest", "/messages/{id}"]);
+  });
+
+  it("adds the URI of an item that has an id member and no link, in any spelling, and judges it as an id", async () => {
+    const url = await serve({
+      "/messages": { body: { items: [{ id: "V1StGXR8_Z5jdHi6B-myT", body: "seeded" }, { id: 7, body: "another" }] } },
+      "/messages/V1StGXR8_Z5jdHi6B-myT": { body: { id: "V1StGXR8_Z5jdHi6B-myT", body: "seeded" } },
+    });
+    const found = await discovery(httpContext(url));
+    expect(found.paths.map((p) => [p.path, p.idSegments])).toEqual([
+      ["/messages", []],
+      ["/messages/V1StGXR8_Z5jdHi6B-myT", [1]],
+      ["/messages/7", [1]],
+    ]);
+  });
+});

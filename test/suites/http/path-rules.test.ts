@@ -10,23 +10,24 @@ import {
   underscoreProblem,
   verbProblem,
   type PathShape,
+  type PathWordOptions,
 } from "../../../suites/http/_internals/path-rules.js";
 import { idSegmentsOf } from "../../../suites/http/_internals/discovery.js";
 import { pathCases, wordCases, type RuleName } from "./path-rules.testdata.js";
 
-const rules: Record<RuleName, (shape: PathShape) => string | undefined> = {
+const rules: Record<RuleName, (shape: PathShape, options: PathWordOptions) => string | undefined> = {
   lowercase: lowercaseProblem,
-  nouns: (s) => verbProblem(s),
-  plural: pluralProblem,
+  nouns: (s, o) => verbProblem(s, o),
+  plural: (s, o) => pluralProblem(s, o),
   trailingSlash: trailingSlashProblem,
   underscore: underscoreProblem,
   extension: extensionProblem,
-  hierarchy: hierarchyProblem,
+  hierarchy: (s, o) => hierarchyProblem(s, o),
 };
 
-describe.each(pathCases)("$shape.path ($why)", ({ shape, breaks }) => {
+describe.each(pathCases)("$shape.path ($why)", ({ shape, mounts, breaks }) => {
   it(`breaks [${breaks.join(", ")}] and nothing else`, () => {
-    const broken = (Object.keys(rules) as RuleName[]).filter((r) => rules[r](shape) !== undefined);
+    const broken = (Object.keys(rules) as RuleName[]).filter((r) => rules[r](shape, { ...(mounts && { mounts }) }) !== undefined);
     expect(broken.sort()).toEqual([...breaks].sort());
   });
 });

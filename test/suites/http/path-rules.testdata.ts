@@ -6,6 +6,8 @@ export type RuleName = "lowercase" | "nouns" | "plural" | "trailingSlash" | "und
 export interface PathCase {
   why: string;
   shape: PathShape;
+  /** Prefixes the collections are mounted under, as --collection names them. */
+  mounts?: string[];
   /** The rules this path breaks; every other rule must pass it. */
   breaks: RuleName[];
 }
@@ -41,6 +43,15 @@ export const pathCases: PathCase[] = [
   { why: "a path that opens with an id", shape: coll("/1/messages", [0]), breaks: ["hierarchy"] },
   { why: "an empty level", shape: coll("/messages//replies"), breaks: ["hierarchy"] },
   { why: "a URI template's variable is an id", shape: doc("/messages/{id}/reply", [1]), breaks: [] },
+  // Versioning and mounting are not shown (part 9): the levels before a named collection are not a hierarchy.
+  { why: "a version prefix before a named collection", shape: coll("/v1/messages"), mounts: ["/v1"], breaks: [] },
+  { why: "a mount prefix, and an item under it", shape: doc("/api/messages/12", [2]), mounts: ["/api"], breaks: [] },
+  { why: "without the collection named there, a prefix is two names in a row", shape: coll("/v1/messages"), breaks: ["hierarchy"] },
+  { why: "ids in any spelling: a ULID in capitals", shape: doc("/v1/messages/01HF3ZQ8V6X0TB2M3N4P5Q6R7S", [2]), mounts: ["/v1"], breaks: [] },
+  { why: "ids in any spelling: nanoid with _ and -", shape: doc("/messages/V1StGXR8_Z5jdHi6B-myT", [1]), breaks: [] },
+  // An action in the path is rule 3's alone: not also a singular collection or a missing level.
+  { why: "a search action under a collection", shape: coll("/messages/search"), breaks: ["nouns"] },
+  { why: "a delete action under a message", shape: doc("/messages/1/delete", [1]), breaks: ["nouns"] },
   {
     why: "several rules at once",
     shape: coll("/Get_Messages.json/"),

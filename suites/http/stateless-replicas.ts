@@ -1,0 +1,50 @@
+// http.stateless.replicas: what one instance stores, every other instance (--http-replica) reads, replaces and deletes.
+import type { HttpTarget } from "../../harness/targets/http-target.js";
+import { bodyFieldOf, httpCheck, JSON_TYPE, messageJson, statusLine, uniqueBody, type Exchange, type Probe } from "./_internals/probe.js";
+
+export const statelessReplicas = httpCheck(
+  {
+    id: "http.stateless.replicas",
+    title: "a message created on one instance is read, replaced and deleted on each other instance (--http-replica)",
+    severity: "MUST",
+    spec: "§1 principle 2 (a request depends on earlier ones only through stored data, wherever it lands)",
+  },
+  async (p) => {
+    const replicas = p.config.replicas ?? [];
+    if (replicas.length === 0) p.skip("no other instance given (--http-replica URL)");
+    const shown: string[] = [];
+    for (const c of p.collections) {
+      for (const replica of replicas) {
+        const created = await p.createOrStop(c);
+        const path = created.uri.path;
+        const read = await on(p, replica, { method: "GET", path, headers: { accept: JSON_TYPE } });
+        if (read.res.status !== 200 || bodyFieldOf(read.res) !== created.body) {
+          p.problem(`a message created at ${p.target.baseUrl}${path}: GET ${path} on ${replica.baseUrl} answered ${statusLine(read.res)}${read.res.status === 200 ? ` with body ${JSON.stringify(bodyFieldOf(read.res))}` : ""}, not 200 with the body sent`, read);
+          continue;
+        }
+        const replacement = uniqueBody("replica");
+        const put = await on(p, replica, { method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(replacement) });
+        const back = await p.get(path);
+        if (put.res.status < 200 || put.res.status >= 300 || bodyFieldOf(back.res) !== replacement) {
+          p.problem(`PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} then shows ${JSON.stringify(bodyFieldOf(back.res))}, not the replacement`, back);
+          continue;
+        }
+        const del = await on(p, replica, { method: "DELETE", path, headers: { accept: JSON_TYPE } });
+        const after = await p.get(path);
+        if (after.res.status === 404 || after.res.status === 410) p.deleted(path);
+        if (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410)) {
+          p.problem(`DELETE ${path} on ${replica.baseUrl} answered ${statusLine(del.res)}, and GET on ${p.target.baseUrl} then answers ${statusLine(after.res)}, not 404 or 410`, after);
+          continue;
+        }
+        shown.push(`created on ${p.target.baseUrl}, read, replaced and deleted on ${replica.baseUrl}`);
+      }
+    }
+    return shown.join("; ");
+  },
+);
+
+/** One exchange with a replica, counted in the check's bound like the rest. */
+async function on(p: Probe, replica: HttpTarget, req: Parameters<HttpTarget["request"]>[0]): Promise<Exchange> {
+  p.countRequest();
+  return { req, res: await replica.request(req), on: replica };
+}

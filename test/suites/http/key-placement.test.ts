@@ -1,0 +1,118 @@
+// Where the API key goes (part 5 shows no placement): a header of any name, Authorization: Bearer, or a query
+// parameter; the options that say so; a target that wants a key the run was not given.
+import * as http from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
+import type { StartedHttpServer } from "../../../fixtures/broken-servers/http/types.js";
+import { httpImplementation, type RunningHttpImplementation } from "../../../fixtures/implementations/http/index.js";
+import { createHttpTarget } from "../../../harness/targets/create-http-target.js";
+import { parseApiKeyPlacement, placementFlag } from "../../../harness/targets/http-target.js";
+import { checkVerdicts, cli } from "../../helpers/cli.js";
+
+let server: StartedHttpServer | undefined;
+let running: RunningHttpImplementation | undefined;
+const seen: { url: string; headers: http.IncomingHttpHeaders }[] = [];
+afterEach(async () => {
+  await server?.close();
+  await running?.close();
+  server = undefined;
+  running = undefined;
+  seen.length = 0;
+});
+
+async function start(): Promise<string> {
+  server = await listen(http.createServer((req, res) => (seen.push({ url: req.url ?? "", headers: req.headers }), res.end("ok"))));
+  return server.url;
+}
+
+describe("parseApiKeyPlacement", () => {
+  it.each([
+    ["bearer", { in: "header", name: "Authorization", scheme: "Bearer" }, "bearer"],
+    ["header:X-Api-Token", { in: "header", name: "X-Api-Token" }, "header:X-Api-Token"],
+    ["query:api_key", { in: "query", name: "api_key" }, "query:api_key"],
+  ] as const)("reads %s, and spells it back", (text, placement, flag) => {
+    expect(parseApiKeyPlacement(text)).toEqual(placement);
+    expect(placementFlag(placement)).toBe(flag);
+  });
+
+  it.each(["cookie:k", "header:bad name", "query:", "header", "query:a&b"])("refuses %s", (text) => {
+    expect(parseApiKeyPlacement(text)).toBeUndefined();
+  });
+});
+
+describe("an HTTP target with a key placement", () => {
+  it("sends the key as Authorization: Bearer, a custom header or a query parameter; a wrong key in its place; none when asked", async () => {
+    const url = await start();
+    const bearer = createHttpTarget({ baseUrl: url, apiKey: "k 1", apiKeyIn: { in: "header", name: "Authorization", scheme: "Bearer" } });
+    const query = createHttpTarget({ baseUrl: url, apiKey: "k&1", apiKeyIn: { in: "query", name: "api_key" } });
+    await bearer.request({ method: "GET", path: "/messages" });
+    await bearer.request({ method: "GET", path: "/messages", wrongApiKey: "nope" });
+    await query.request({ method: "GET", path: "/messages?body=x" });
+    await query.request({ method: "GET", path: "/messages", withoutApiKey: true });
+    expect(seen.map((s) => [s.url, s.headers.authorization])).toEqual([
+      ["/messages", "Bearer k 1"],
+      ["/messages", "Bearer nope"],
+      ["/messages?body=x&api_key=k%261", undefined],
+      ["/messages", undefined],
+    ]);
+  });
+
+  it("replays with the spec's placeholder where the key goes, never the key", async () => {
+    const url = await start();
+    const bearer = createHttpTarget({ baseUrl: url, apiKey: "s3cret", apiKeyIn: { in: "header", name: "Authorization", scheme: "Bearer" } });
+    const query = createHttpTarget({ baseUrl: url, apiKey: "s3cret", apiKeyIn: { in: "query", name: "api_key" } });
+    expect(bearer.curl({ method: "GET", path: "/messages" })).toBe(`curl -sS -i -H 'authorization: Bearer <API_KEY>' ${url}/messages`);
+    expect(query.curl({ method: "GET", path: "/messages" })).toBe(`curl -sS -i '${url}/messages?api_key=<API_KEY>'`);
+  });
+});
+
+describe("check's options for HTTP targets", () => {
+  it.each([
+    [["--http", "http://127.0.0.1:2", "--api-key-in", "cookie:k"], /--api-key-in cookie:k: expected header:NAME, bearer or query:NAME/],
+    [["--http", "http://127.0.0.1:2", "--api-key-in", "bearer", "--api-key-header", "X-K"], /--api-key-in and --api-key-header both say where the key goes/],
+    [["--http", "http://127.0.0.1:2", "--http-replica", "ftp://h"], /--http-replica ftp:\/\/h: only http and https URLs are supported/],
+    [["--http-replica", "http://127.0.0.1:2"], /--http-replica needs --http/],
+    [["--filter", "body"], /--filter needs --http/],
+  ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {
+    const run = await cli(["check", ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it("says once that the target wants credentials when no key was given, and skips the rest saying why", async () => {
+    const express = httpImplementation("express");
+    running = await express.start({ apiKey: "wanted-key" });
+    const url = running.urls[0] as string;
+    const run = await checkVerdicts(["--http", url, "--only", "http.*"]);
+    expect(run.failed).toEqual(["http.auth.api-key"]);
+    expect(run.code).toBe(1);
+    const auth = run.report.checks.find((c) => c.id === "http.auth.api-key");
+    expect(auth).toMatchObject({ status: "error", message: expect.stringMatching(/^the target wants credentials \(GET \/messages → 401 Unauthorized\): pass --api-key K/) });
+    const others = run.report.checks.filter((c) => c.id !== "http.auth.api-key");
+    expect(others.every((c) => c.status === "skip" && c.message.startsWith("the target wants credentials"))).toBe(true);
+  });
+
+  it("says once that the target refuses the key when it is sent where the target does not look", async () => {
+    const express = httpImplementation("express");
+    running = await express.start({ apiKey: "misplaced-key" });
+    const run = await checkVerdicts(["--http", running.urls[0] as string, "--api-key", "misplaced-key", "--only", "http.*"]);
+    expect(run.failed).toEqual(["http.auth.api-key"]);
+    expect(run.report.checks.find((c) => c.id === "http.auth.api-key")).toMatchObject({
+      status: "error",
+      message: expect.stringMatching(/^the target refuses the key sent in the X-API-Key header \(GET \/messages → 401 Unauthorized\): check the key, and where it goes/),
+    });
+    expect(run.report.checks.filter((c) => c.id !== "http.auth.api-key").every((c) => c.status === "skip" && c.message.startsWith("the target refuses the key given"))).toBe(true);
+    expect(JSON.stringify(run.report)).not.toContain("misplaced-key");
+  });
+
+  it("carries the key's placement, the replicas and the filters into replay lines, with the key as <API_KEY>", async () => {
+    const express = httpImplementation("express");
+    running = await express.start({ apiKey: "replayed-key", defect: "key-collection-only", ports: 2 });
+    const [url, replica] = running.urls as [string, string];
+    const run = await checkVerdicts(["--http", url, "--http-replica", replica, "--api-key", "replayed-key", "--api-key-in", "header:X-Api-Token", "--filter", "q", "--only", "http.auth.*"]);
+    const replay = run.report.checks.find((c) => c.id === "http.auth.api-key")?.replay ?? "";
+    expect(replay).toContain(`--http ${url} --api-key '<API_KEY>' --api-key-in header:X-Api-Token --http-replica ${replica} --filter q --only http.auth.api-key`);
+    expect(JSON.stringify(run.report)).not.toContain("replayed-key");
+  });
+});
