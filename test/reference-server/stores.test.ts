@@ -160,12 +160,16 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     expect((await read(b, id as string)).status).toBe(404);
   }, 60_000);
 
-  it("two replicas on separate memory stores do not (what the replica checks must catch)", async () => {
-    const a = await serve(["--store", "memory:"]);
-    const b = await serve(["--store", "memory:"]);
-    const { id } = await create(a, "made on A");
-    expect((await read(b, id as string)).status).toBe(404);
-  });
+  it("pass the cross-replica checks, where two replicas on separate memory stores fail them with the replica check's ID", async () => {
+    const url = (pg as TestPostgres).url;
+    const [a, b] = await Promise.all([serve(["--store", url]), serve(["--store", url])]);
+    const shared = await checkVerdicts(["--http", base(a), "--http-replica", base(b), "--only", "http.*", "--timeout", "10s"]);
+    expect(shared.report.checks.find((c) => c.id === "http.stateless.replicas")?.status).toBe("pass");
+    expect(shared.failed).toEqual([]);
+    const [c, d] = await Promise.all([serve(["--store", "memory:"]), serve(["--store", "memory:"])]);
+    const apart = await checkVerdicts(["--http", base(c), "--http-replica", base(d), "--only", "http.*", "--timeout", "10s"]);
+    expect(apart.failed).toEqual(["http.stateless.replicas"]);
+  }, 120_000);
 
   it("answers 503 with Retry-After and NOT_SERVING while PostgreSQL is down, then recovers with nothing lost or duplicated", async () => {
     const s = await serve(["--store", (pg as TestPostgres).url]);
