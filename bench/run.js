@@ -1,6 +1,6 @@
 // Benchmarks, not tests: npm run bench. Measures the default `check` run's wall time, the reference server and a
-// grpc-go implementation under `load` at the same concurrency, and the load generator's own ceiling; prints a
-// table and writes bench/results.json. BENCH_DURATION (seconds, default 5) sets each load run's length, BENCH_ROUNDS
+// grpc-go implementation under `load` at the same concurrency, the load generator's own ceiling, and the reference's
+// HTTP create and read throughput on each store under wrk; prints a table and writes bench/results.json. BENCH_DURATION (seconds, default 5) sets each load run's length, BENCH_ROUNDS
 // (default 3) how many times each is run: rounds interleave the servers, so that whatever else the machine does
 // weighs on both alike, and each row reports its median round.
 import { spawn, spawnSync } from "node:child_process";
@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { implementations } from "../dist/fixtures/implementations/index.js";
+import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
@@ -41,17 +42,63 @@ function load(address, concurrency, connections, threads = 1) {
   return JSON.parse(readFileSync(file, "utf8"));
 }
 
-function startReference() {
+function startReference(store = "memory:") {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", store], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (c) => {
       out += c;
-      const m = /^grpc (\S+)$/m.exec(out);
-      if (m) resolve({ address: m[1], close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
+      const g = /^grpc (\S+)$/m.exec(out);
+      const h = /^http (\S+)$/m.exec(out);
+      if (g && h) resolve({ address: g[1], httpUrl: h[1], close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
     });
     child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
   });
+}
+
+/** wrk (C, one thread: far from the bottleneck at these rates) against one URL; a Lua script makes it POST. */
+function wrk(url, post) {
+  const args = ["-t", "1", "-c", "32", "-d", DURATION, "--latency"];
+  if (post) {
+    const script = join(tmp, "post.lua");
+    writeFileSync(script, `wrk.method = "POST"\nwrk.body = '{"body": "bench"}'\nwrk.headers["Content-Type"] = "application/json"\n`);
+    args.push("-s", script);
+  }
+  const r = spawnSync("wrk", [...args, url], { encoding: "utf8", timeout: 5 * 60_000 });
+  if (r.status !== 0) throw new Error(`wrk exited ${r.status}: ${r.stderr}`);
+  const number = (re) => Number(re.exec(r.stdout)?.[1] ?? NaN);
+  const ms = (pct) => {
+    const m = new RegExp(`^\\s*${pct}%\\s+([\\d.]+)(us|ms|s)`, "m").exec(r.stdout);
+    return m ? Number((Number(m[1]) * { us: 0.001, ms: 1, s: 1000 }[m[2]]).toFixed(2)) : NaN;
+  };
+  const non2xx = number(/Non-2xx or 3xx responses: (\d+)/);
+  return { requestsPerSecond: Math.round(number(/Requests\/sec:\s+([\d.]+)/)), p50: ms(50), p99: ms(99), non2xx: Number.isNaN(non2xx) ? 0 : non2xx };
+}
+
+/** The reference's HTTP create (POST) and read (GET of one message) throughput on each store it can open here. */
+async function storeThroughput() {
+  if (spawnSync("wrk", ["--version"]).error) return [{ store: "all", note: "not available: wrk is not installed (Debian package wrk)" }];
+  const bin = postgresBin();
+  const pg = "dir" in bin ? await startTestPostgres(bin.dir) : undefined;
+  const stores = [["memory", "memory:"], ["embedded (PGlite)", `pglite:${join(tmp, "data")}`], ...(pg ? [["PostgreSQL (private cluster, fsync on)", pg.url]] : [])];
+  const rows = pg ? [] : [{ store: "PostgreSQL", note: `not available: ${bin.missing}` }];
+  try {
+    for (const [name, url] of stores) {
+      const server = await startReference(url);
+      try {
+        const create = wrk(`${server.httpUrl}/messages`, true);
+        const created = await fetch(`${server.httpUrl}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"body": "read me"}' });
+        const { id } = await created.json();
+        const read = wrk(`${server.httpUrl}/messages/${id}`, false);
+        rows.push({ store: name, create, read });
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await pg?.destroy();
+  }
+  return rows;
 }
 
 const row = (name, runs) => {
@@ -114,6 +161,8 @@ if (goServer) {
   };
 }
 
+results.stores = await storeThroughput();
+
 writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 const rounds = (r) => (r.roundsRequestsPerSecond.length > 1 ? ` (rounds: ${r.roundsRequestsPerSecond.join(", ")})` : "");
 const lines = [
@@ -126,5 +175,10 @@ const lines = [
   ...(results.ratio ? [`| reference / grpc-go requests/s, median of the rounds' ratios | ${results.ratio.referenceToGo} |`] : []),
   ...(results.generator ? [`| load generator ceiling / reference requests/s, median of the rounds' ratios | ${results.generator.timesReference} |`] : []),
   ...results.notes.map((n) => `| ${n.split(":")[0]} | ${n.slice(n.indexOf(":") + 2)} |`),
+  ...results.stores.map((r) =>
+    r.note
+      ? `| HTTP on the ${r.store} store | ${r.note} |`
+      : `| HTTP on the ${r.store} store, wrk 32 connections | create (POST) ${r.create.requestsPerSecond} req/s, p50 ${r.create.p50} ms, p99 ${r.create.p99} ms${r.create.non2xx ? `, ${r.create.non2xx} not 2xx` : ""}; read (GET) ${r.read.requestsPerSecond} req/s, p50 ${r.read.p50} ms, p99 ${r.read.p99} ms${r.read.non2xx ? `, ${r.read.non2xx} not 2xx` : ""} |`,
+  ),
 ];
 console.log(lines.join("\n"));
