@@ -160,11 +160,14 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     expect((await read(b, id as string)).status).toBe(404);
   }, 60_000);
 
-  it("pass the cross-replica checks, where two replicas on separate memory stores fail them with the replica check's ID", async () => {
+  it("pass the whole catalogue with the cross-replica checks, where two replicas on separate memory stores fail exactly the HTTP replica check", async () => {
     const url = (pg as TestPostgres).url;
     const [a, b] = await Promise.all([serve(["--store", url]), serve(["--store", url])]);
-    const shared = await checkVerdicts(["--http", base(a), "--http-replica", base(b), "--only", "http.*", "--timeout", "10s"]);
-    expect(shared.report.checks.find((c) => c.id === "http.stateless.replicas")?.status).toBe("pass");
+    const shared = await checkVerdicts(["--grpc", `127.0.0.1:${a.grpcPort}`, "--replica", `127.0.0.1:${b.grpcPort}`, "--http", base(a), "--http-replica", base(b), "--timeout", "10s"]);
+    expect(shared.report.checks.filter((c) => /replica/.test(c.id)).map((c) => [c.id, c.status])).toEqual([
+      ["grpc.stateless.replicas", "pass"],
+      ["http.stateless.replicas", "pass"],
+    ]);
     expect(shared.failed).toEqual([]);
     const [c, d] = await Promise.all([serve(["--store", "memory:"]), serve(["--store", "memory:"])]);
     const apart = await checkVerdicts(["--http", base(c), "--http-replica", base(d), "--only", "http.*", "--timeout", "10s"]);
