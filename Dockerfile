@@ -1,7 +1,8 @@
 # example-conformance as an image: the harness (entrypoint) and the reference server (`serve`) in one.
 #   docker build -t example-conformance .
 #   docker run --rm --network host example-conformance check --grpc 127.0.0.1:50051
-#   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:8080:8080 example-conformance serve --host 0.0.0.0
+#   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:8080:8080 -v messages:/data example-conformance serve --host 0.0.0.0 --data-dir /data
+#   (or --store postgres://... for replicas sharing a PostgreSQL server, or --store memory: to keep nothing)
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -20,6 +21,9 @@ COPY --from=build --chown=node:node /app/bin ./bin
 COPY --from=build --chown=node:node /app/proto ./proto
 COPY --from=build --chown=node:node /app/fixtures/golden ./fixtures/golden
 COPY --from=build --chown=node:node /app/fixtures/contracts ./fixtures/contracts
+# serve's embedded store keeps its data here when given --data-dir /data; /app itself is not writable.
+RUN mkdir -p /data && chown node:node /data
+VOLUME /data
 USER node
 EXPOSE 50051 8080
 ENTRYPOINT ["node", "/app/bin/example-conformance.js"]
