@@ -17,6 +17,9 @@ const MARKS: Record<CheckResult["status"], string> = {
   "expected-fail": "XFAIL",
 };
 
+/** Gating checks left out by --only/--skip named on the console; the reports list them all. */
+const NOT_RUN_SHOWN = 10;
+
 export function createConsoleReporter(options: ConsoleReporterOptions): Reporter {
   const c = pc.createColors(options.color);
   const paint = (r: CheckResult): string => {
@@ -60,7 +63,10 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
       options.write(`judged: ${t(scopeWords(report))}; gating: ${gateWords(report)}\n`);
       for (const w of report.waivers) options.write(`waived: ${w.id} (${t(w.pattern)}): ${t(w.reason)}\n`);
       const notRun = report.unjudged.filter((u) => u.why === "selection");
-      if (notRun.length > 0) options.write(`not run: ${notRun.map((u) => u.id).join(", ")}\n`);
+      if (notRun.length > 0) {
+        const shown = notRun.slice(0, NOT_RUN_SHOWN).map((u) => u.id);
+        options.write(`not run: ${shown.join(", ")}${notRun.length > shown.length ? `, and ${notRun.length - shown.length} more (all in the JSON report)` : ""}\n`);
+      }
       for (const u of report.unjudged.filter((x) => x.why === "skipped")) options.write(`could not judge: ${u.id}: ${t(u.reason)}\n`);
       const line = `${report.verdict}: ${verdictReason(report)} (seed ${report.seed})\n`;
       const colour = report.verdict === "conformant" ? c.green : report.verdict === "not conformant" ? c.red : c.yellow;

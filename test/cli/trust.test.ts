@@ -152,6 +152,12 @@ describe("usage errors before any call", () => {
     }
   });
 
+  it("load's --json path is refused the same way, before the target is touched", async () => {
+    const run = await cli(["load", "--grpc", "127.0.0.1:1", "--duration", "1s", "--json", out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^example-conformance: --json .*: cannot write: it is a directory \(EISDIR\)\n$/);
+  });
+
   it("a report directory that does not exist yet is made", async () => {
     const nested = join(out, "deep", "er");
     mkdirSync(join(out, "deep"), { recursive: true });
