@@ -3,6 +3,14 @@ import type { Area, CheckOutcome, Profile, Severity } from "./check.js";
 
 export type CheckStatus = CheckOutcome["status"] | "expected-fail";
 
+/** What replays one check alone: the run's own options with these three replaced. */
+export interface ReplayArgs {
+  only: string;
+  seed: number;
+  /** fast-check's replay path, for a property check that failed. */
+  path?: string;
+}
+
 export interface CheckResult {
   id: string;
   title: string;
@@ -11,16 +19,56 @@ export interface CheckResult {
   profile: Profile;
   spec: string;
   status: CheckStatus;
+  /** Why. Text the target sent may be in it, whole: every output medium neutralises it for itself. */
   message: string;
   /** Whether this result fails the run (a MUST failure in a gating profile, or any failure under --strict). */
   gating: boolean;
   durationMs: number;
-  /** The command line that replays this check alone. */
-  replay: string;
+  /** What replays this check alone, as data. */
+  replayArgs: ReplayArgs;
+  /** The command line that replays this check alone, when the caller gave RunOptions.replayCommand. */
+  replay?: string;
   counterexample?: string;
   details?: string[];
   /** For an expected failure that now passes: the expectation to remove. */
   note?: string;
+}
+
+/**
+ * conformant: every gating check in scope ran and none failed; conformant with waivers: the same, with failures
+ * waived by --expect-failures; partial: --only/--skip left gating checks unjudged (or nothing was judged at all);
+ * not conformant: a gating check failed.
+ */
+export type Verdict = "conformant" | "conformant with waivers" | "partial" | "not conformant";
+
+/** What was judged: the interfaces given and the contract. A gRPC-only run certifies no HTTP interface. */
+export interface RunScope {
+  interfaces: ("grpc" | "http")[];
+  contract: string;
+}
+
+/** What gates and what was asked for. */
+export interface RunSelection {
+  profiles: Profile[];
+  strict: boolean;
+  only: string[];
+  skip: string[];
+}
+
+/** A failure that did not fail the run because --expect-failures lists it. */
+export interface Waiver {
+  id: string;
+  pattern: string;
+  reason: string;
+}
+
+/** A gating check in scope that was not judged: left out by --only/--skip, or skipped when it ran. */
+export interface Unjudged {
+  id: string;
+  severity: Severity;
+  reason: string;
+  /** "selection": --only/--skip left it out (the run is partial); "skipped": it ran and could not judge. */
+  why: "selection" | "skipped";
 }
 
 export interface RunReport {
@@ -31,7 +79,12 @@ export interface RunReport {
   startedAt: string;
   durationMs: number;
   checks: CheckResult[];
-  /** 0 conformant, 1 a gating check failed. */
+  verdict: Verdict;
+  scope: RunScope;
+  selection: RunSelection;
+  waivers: Waiver[];
+  unjudged: Unjudged[];
+  /** 0 conformant (with waivers, or partial), 1 a gating check failed. */
   exitCode: 0 | 1;
   /** With --image, when a check failed: the container's last log lines. */
   containerLog?: string[];

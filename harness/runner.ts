@@ -4,14 +4,14 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CheckDefinition, Profile } from "./check.js";
 import { ConformanceError } from "./errors.js";
-import { expectationFor, loadExpectations } from "./expectations.js";
+import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
-import type { CheckResult, Reporter, RunReport } from "./report.js";
-import { selectChecks } from "./selection.js";
+import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
+import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
+import { matches, selectChecks } from "./selection.js";
 import { openSession, runCheck, type HttpRunTarget } from "./session.js";
 import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
-import { API_KEY_PLACEHOLDER, parseHttpBaseUrl, shellQuote } from "./targets/create-http-target.js";
-import { DEFAULT_API_KEY_HEADER, placementFlag } from "./targets/http-target.js";
+import { API_KEY_PLACEHOLDER, parseHttpBaseUrl } from "./targets/create-http-target.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 
@@ -43,10 +43,67 @@ export interface RunOptions {
   http?: HttpRunTarget;
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
   expectFailures?: string;
-  /** The targets are the built-in reference server: replay lines leave --grpc and --http out, as a rerun starts a new one. */
+  /** The targets are the built-in reference server (the report says so). */
   builtIn?: boolean;
-  /** The targets run in a container started from this image: replay lines name the image, not its mapped ports. */
-  image?: { name: string; args: readonly string[]; logTail(): string[] };
+  /** The targets run in a container started from this image: the report names it, and a failed run keeps its log. */
+  image?: { name: string; logTail(): string[] };
+  /**
+   * Renders the command line that replays one check (the CLI renders the user's own invocation); without it
+   * each result carries only its replay arguments as data.
+   */
+  replayCommand?: (args: ReplayArgs) => string;
+}
+
+export const METADATA_PLACEHOLDER = "<METADATA_VALUE>";
+/** Shorter values are not taken for secrets: replacing every "1" of a report would hide what it says. */
+const MIN_SECRET_LENGTH = 3;
+
+/** Replaces every secret of the run (the API key, metadata values) in text bound for a report or the console. */
+function createRedactor(options: RunOptions): (text: string) => string {
+  const secrets: [string, string][] = [];
+  if (options.http?.apiKey !== undefined) secrets.push([options.http.apiKey, API_KEY_PLACEHOLDER]);
+  for (const v of Object.values(options.grpc?.metadata ?? {})) secrets.push([v, METADATA_PLACEHOLDER]);
+  const live = secrets.filter(([s]) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b[0].length - a[0].length);
+  // A value derived from a secret (the key with "-wrong" after it, say) contains it, so it is replaced too.
+  return (text) => live.reduce((t, [secret, placeholder]) => t.split(secret).join(placeholder), text);
+}
+
+/** What the run judged, in words and as data: the verdict, its scope, the waivers and the gating checks left unjudged. */
+function judge(
+  all: readonly CheckDefinition[],
+  selected: readonly CheckDefinition[],
+  results: readonly CheckResult[],
+  options: RunOptions,
+  expectations: readonly Expectation[],
+): Pick<RunReport, "verdict" | "waivers" | "unjudged"> {
+  const inScope = (c: Pick<CheckDefinition, "area">) => c.area === "contract" || (c.area === "grpc" && options.grpc !== undefined) || (c.area === "http" && options.http !== undefined);
+  const chosen = new Set(selected.map((c) => c.id));
+  const unjudged: Unjudged[] = [];
+  for (const c of all) {
+    if (!inScope(c) || !gates(c, options)) continue;
+    if (!chosen.has(c.id)) {
+      const skippedBy = (options.skip ?? []).find((p) => matches(p, c.id));
+      unjudged.push({ id: c.id, severity: c.severity, why: "selection", reason: skippedBy !== undefined ? `--skip ${skippedBy}` : `not in --only ${(options.only ?? []).join(",")}` });
+      continue;
+    }
+    const r = results.find((x) => x.id === c.id);
+    if (r?.status === "skip") unjudged.push({ id: c.id, severity: c.severity, why: "skipped", reason: r.message });
+  }
+  const waivers: Waiver[] = results
+    .filter((r) => r.status === "expected-fail")
+    .map((r) => {
+      const e = expectationFor(r.id, expectations) as Expectation;
+      return { id: r.id, pattern: e.pattern, reason: e.reason };
+    });
+  const judgedAny = results.some((r) => r.status !== "skip");
+  const verdict: Verdict = results.some((r) => r.gating)
+    ? "not conformant"
+    : !judgedAny || unjudged.some((u) => u.why === "selection")
+      ? "partial"
+      : waivers.length > 0
+        ? "conformant with waivers"
+        : "conformant";
+  return { verdict, waivers, unjudged };
 }
 
 const DEFAULT_RUNS = 100;
@@ -59,32 +116,6 @@ export function contractSha256(dir: string): string {
   } catch {
     throw new ConformanceError("usage", `--contract ${dir}: no example/example.proto in it`);
   }
-}
-
-function replayCommand(id: string, seed: number, opts: RunOptions, path?: string): string {
-  const parts = ["npx example-conformance check"];
-  if (opts.image) parts.push(...opts.image.args);
-  const ownTargets = !opts.builtIn && !opts.image;
-  if (opts.grpc && ownTargets) parts.push(`--grpc ${opts.grpc.address}`);
-  if (opts.grpc?.tls) parts.push("--tls");
-  for (const r of opts.replicas ?? []) parts.push(`--replica ${r}`);
-  if (opts.http && ownTargets) {
-    parts.push(`--http ${shellQuote(opts.http.baseUrl)}`);
-    for (const c of opts.http.collections ?? []) parts.push(`--collection ${shellQuote(c)}`);
-    if (opts.http.openapi !== undefined) parts.push(`--openapi ${shellQuote(opts.http.openapi)}`);
-    // The key itself never reaches a report: the reader puts theirs in its place.
-    if (opts.http.apiKey !== undefined) parts.push(`--api-key '${API_KEY_PLACEHOLDER}'`);
-    if (opts.http.apiKeyHeader !== undefined && opts.http.apiKeyHeader !== DEFAULT_API_KEY_HEADER) parts.push(`--api-key-header ${shellQuote(opts.http.apiKeyHeader)}`);
-    if (opts.http.apiKeyIn !== undefined) parts.push(`--api-key-in ${shellQuote(placementFlag(opts.http.apiKeyIn))}`);
-    for (const r of opts.http.replicas ?? []) parts.push(`--http-replica ${shellQuote(r)}`);
-    for (const f of opts.http.filters ?? []) parts.push(`--filter ${shellQuote(f)}`);
-    if (opts.http.verbs?.length) parts.push(`--verbs ${shellQuote(opts.http.verbs.join(","))}`);
-    for (const w of opts.http.allowWords ?? []) parts.push(`--allow-word ${shellQuote(w)}`);
-  }
-  if (opts.contract) parts.push(`--contract ${opts.contract}`);
-  parts.push(`--only ${id}`, `--seed ${seed}`);
-  if (path) parts.push(`--path ${path}`);
-  return parts.join(" ");
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ outcome: T; ms: number }> {
@@ -109,8 +140,24 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     ...(options.only && { only: options.only }),
     ...(options.skip && { skip: options.skip }),
   });
+  const inScope = checks.filter((c) => c.area === "contract" || (c.area === "grpc" && options.grpc) || (c.area === "http" && options.http));
+  if (inScope.length === 0) {
+    const given = [options.grpc && "gRPC", options.http && "HTTP"].filter(Boolean).join(" and ") || "no";
+    throw new ConformanceError(
+      "usage",
+      checks.length === 0
+        ? "--only/--skip: the selection leaves no check to run, so nothing would be judged"
+        : `--only/--skip: the ${checks.length} selected check(s) need an interface that was not given (${given} target given), so nothing would be judged`,
+    );
+  }
+  const redact = createRedactor(options);
   const expectations = options.expectFailures ? loadExpectations(options.expectFailures, all) : [];
-  if (options.http) parseHttpBaseUrl(options.http.baseUrl);
+  if (options.http) {
+    if (hasCredentials(options.http.baseUrl)) {
+      throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(options.http.baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
+    }
+    parseHttpBaseUrl(options.http.baseUrl);
+  }
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const reporters = options.reporters ?? [];
   const target: RunReport["target"] = {
@@ -159,6 +206,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       } else if (expected && outcome.status === "pass") {
         note = `listed in --expect-failures (${expected.pattern}, line ${expected.line}) but passed: remove it from the list`;
       }
+      const replayArgs: ReplayArgs = { only: check.id, seed, ...(outcome.path !== undefined && { path: outcome.path }) };
       const result: CheckResult = {
         id: check.id,
         title: check.title,
@@ -167,12 +215,13 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         profile: check.profile,
         spec: check.spec,
         status,
-        message: outcome.message,
+        message: redact(outcome.message),
         gating: gates(check, options) && (status === "fail" || status === "error"),
         durationMs: Math.round(ms),
-        replay: replayCommand(check.id, seed, options, outcome.path),
-        ...(outcome.counterexample !== undefined && { counterexample: outcome.counterexample }),
-        ...(outcome.details && { details: outcome.details }),
+        replayArgs,
+        ...(options.replayCommand && { replay: options.replayCommand(replayArgs) }),
+        ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
+        ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
       };
       results.push(result);
@@ -189,9 +238,20 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
     checks: results,
+    ...judge(all, checks, results, options, expectations),
+    scope: {
+      interfaces: [...(options.grpc ? (["grpc"] as const) : []), ...(options.http ? (["http"] as const) : [])],
+      contract: target.contract,
+    },
+    selection: {
+      profiles: [...new Set<Profile>(["contract", ...(options.profiles ?? [])])],
+      strict: options.strict === true,
+      only: [...(options.only ?? [])],
+      skip: [...(options.skip ?? [])],
+    },
     exitCode: results.some((r) => r.gating) ? 1 : 0,
   };
-  if (report.exitCode !== 0 && options.image) report.containerLog = options.image.logTail();
+  if (report.exitCode !== 0 && options.image) report.containerLog = options.image.logTail().map(redact);
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;
 }

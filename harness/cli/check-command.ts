@@ -1,18 +1,28 @@
 // `check`: runs the conformance catalogue against a target and reports; thin over runConformance.
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { ConformanceError } from "../errors.js";
-import { createReporters, type ReportFiles } from "../reporters/index.js";
+import { createReporters, openReportFile, type ReporterName, type ReportFile } from "../reporters/index.js";
+import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
 import { parseAddress } from "../targets/address.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
-import { parseHttpBaseUrl, shellQuote } from "../targets/create-http-target.js";
+import { parseHttpBaseUrl } from "../targets/create-http-target.js";
 import type { HttpRunTarget } from "../session.js";
 import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
+import { hasCredentials, withoutCredentials } from "../_internals/url-credentials.js";
 import type { CliIo } from "./io.js";
+import { createReplayRenderer } from "./replay.js";
 
-export interface CheckCliOptions extends ReportFiles {
+export interface ReportFlags {
+  reportJson?: string;
+  reportJunit?: string;
+  reportHtml?: string;
+}
+
+export interface CheckCliOptions extends ReportFlags {
   grpc?: string;
   replica: string[];
   http?: string;
@@ -36,6 +46,8 @@ export interface CheckCliOptions extends ReportFiles {
   key?: string;
   authority?: string;
   metadata: string[];
+  metadataFromEnv: string[];
+  metadataFile: string[];
   timeout: number;
   maxRpcs?: number;
   rate?: number;
@@ -63,41 +75,83 @@ export function integer(name: string, min: number, max: number) {
   };
 }
 
-/** A duration: 500ms, 5s, 1m, or a bare number of milliseconds. */
-export function duration(name: string) {
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000 } as const;
+
+/** A duration with its unit: 500ms, 5s, 1m (1.5s too). A bare number is refused: is 5 five seconds or five ms? */
+export function duration(name: string, max = 600_000) {
   return (value: string): number => {
     const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
     if (!m) throw new InvalidArgumentError(`${name} must be a duration such as 500ms, 5s or 1m, got ${JSON.stringify(value)}`);
-    const n = Number(m[1]) * (m[2] === "s" ? 1000 : m[2] === "m" ? 60_000 : 1);
-    if (n < 1 || n > 600_000) throw new InvalidArgumentError(`${name} must be between 1ms and 10m, got ${value}`);
+    if (m[2] === undefined) throw new InvalidArgumentError(`${name} ${value}: give a unit, ms, s or m (such as ${value}s or ${value}ms)`);
+    const n = Number(m[1]) * DURATION_UNITS[m[2] as keyof typeof DURATION_UNITS];
+    if (n < 1 || n > max) throw new InvalidArgumentError(`${name} must be between 1ms and ${max / 60_000}m, got ${value}`);
     return Math.round(n);
   };
 }
 
-/** --metadata k=v pairs, checked for what gRPC allows in a key. */
-export function parseMetadata(pairs: readonly string[]): Record<string, string> {
+/** A duration option whose help shows its default as the user writes it (5s), not as milliseconds. */
+export function durationOption(flags: string, description: string, defaultMs: number, defaultShown: string, max?: number): Option {
+  return new Option(flags, description).argParser(duration(flags.split(" ")[0] as string, max)).default(defaultMs, defaultShown);
+}
+
+/**
+ * key=value pairs, checked for what gRPC allows in a key. `source` names where a pair came from; a value is
+ * never repeated in an error, as it is often a credential.
+ */
+export function parseMetadata(pairs: readonly string[], source = (pair: string) => `--metadata ${pair.slice(0, Math.max(0, pair.indexOf("=")))}=...`): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf("=");
-    if (eq <= 0) throw new ConformanceError("usage", `--metadata ${pair}: expected key=value`);
+    if (eq <= 0) throw new ConformanceError("usage", `${pair.includes("=") ? source(pair) : `--metadata ${pair}`}: expected key=value`);
     const key = pair.slice(0, eq).trim().toLowerCase();
     if (!/^[0-9a-z_.-]+$/.test(key) || key.startsWith("grpc-")) {
-      throw new ConformanceError("usage", `--metadata ${pair}: ${JSON.stringify(key)} is not a custom metadata key`);
+      throw new ConformanceError("usage", `${source(pair)}: ${JSON.stringify(key)} is not a custom metadata key`);
     }
     out[key] = pair.slice(eq + 1);
   }
   return out;
 }
 
+/** key=value lines (blank lines and # comments ignored), as an environment variable or a file holds them. */
+function metadataLines(text: string, where: string): Record<string, string> {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  const out: Record<string, string> = {};
+  lines.forEach((line, i) => Object.assign(out, parseMetadata([line], () => `${where}: line ${i + 1}`)));
+  return out;
+}
+
+/** Every metadata pair of the run: --metadata, then --metadata-from-env variables, then --metadata-file files. */
+export function collectMetadata(opts: Pick<CheckCliOptions, "metadata" | "metadataFromEnv" | "metadataFile">, env: CliIo["env"]): Record<string, string> {
+  const out = parseMetadata(opts.metadata);
+  for (const name of opts.metadataFromEnv) {
+    const text = env[name];
+    if (text === undefined || text === "") throw new ConformanceError("usage", `--metadata-from-env ${name}: the environment variable is not set`);
+    Object.assign(out, metadataLines(text, `--metadata-from-env ${name}`));
+  }
+  for (const file of opts.metadataFile) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new ConformanceError("usage", `--metadata-file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    Object.assign(out, metadataLines(text, `--metadata-file ${file}`));
+  }
+  return out;
+}
+
 /** Usage errors among the options, found before any server starts or any target is touched. */
-export function checkUsage(opts: CheckCliOptions): void {
+export function checkUsage(opts: CheckCliOptions, env: CliIo["env"] = {}): void {
   if ((opts.ca || opts.cert || opts.key) && !opts.tls) {
     throw new ConformanceError("usage", "--ca, --cert and --key need --tls");
   }
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
   if (opts.grpc !== undefined) parseAddress(opts.grpc);
   for (const r of opts.replica) parseAddress(r, "--replica");
-  parseMetadata(opts.metadata);
+  collectMetadata(opts, env);
+  if (opts.http !== undefined && hasCredentials(opts.http)) {
+    throw new ConformanceError("usage", `--http ${withoutCredentials(opts.http)}: credentials in the URL are not supported (give the key with --api-key or EXAMPLE_API_KEY)`);
+  }
   const httpOnly = [
     ["--collection", opts.collection.length > 0],
     ["--openapi", opts.openapi !== undefined],
@@ -159,8 +213,16 @@ function waitLogPattern(source: string): RegExp {
   }
 }
 
+/** What every run of `check` shares, whichever target it checks. */
+interface RunContext {
+  reporters: Reporter[];
+  replayCommand: NonNullable<RunOptions["replayCommand"]>;
+  metadata: Record<string, string>;
+  apiKey: string | undefined;
+}
+
 /** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens. */
-async function checkImage(opts: CheckCliOptions & { image: string }, reporters: ReturnType<typeof createReporters>, setExit: (code: number) => void): Promise<void> {
+async function checkImage(opts: CheckCliOptions & { image: string }, run: RunContext, setExit: (code: number) => void): Promise<void> {
   const { startContainer } = await import("../container/start-container.js");
   const container = await startContainer({
     image: opts.image,
@@ -177,15 +239,12 @@ async function checkImage(opts: CheckCliOptions & { image: string }, reporters: 
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl) : undefined;
-    const args = [`--image ${shellQuote(opts.image)}`, `--grpc-port ${opts.grpcPort}`];
-    if (opts.httpPort !== undefined) args.push(`--http-port ${opts.httpPort}`);
-    for (const e of opts.env) args.push(`--env ${shellQuote(e)}`);
-    if (opts.waitLog !== undefined) args.push(`--wait-log ${shellQuote(opts.waitLog)}`);
+    const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
-      ...toRunOptions(opts, container.grpcAddress, http),
-      image: { name: opts.image, args, logTail: () => container.logTail() },
-      reporters,
+      ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
+      image: { name: opts.image, logTail: () => container.logTail() },
+      reporters: run.reporters,
+      replayCommand: run.replayCommand,
     });
     setExit(report.exitCode);
   } finally {
@@ -214,8 +273,7 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
   };
 }
 
-export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget): RunOptions {
-  checkUsage(opts);
+export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): RunOptions {
   const grpc: GrpcTargetOptions | undefined = grpcAddress
     ? {
         address: grpcAddress,
@@ -227,7 +285,7 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
           },
         }),
         ...(opts.authority !== undefined && { authority: opts.authority }),
-        metadata: parseMetadata(opts.metadata),
+        metadata,
         timeoutMs: opts.timeout,
         ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
         ...(opts.rate !== undefined && { rate: opts.rate }),
@@ -257,78 +315,129 @@ function listChecks(io: CliIo): void {
   }
 }
 
-export function addCheckCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
-  program
+/** The report files the flags name, each opened (and so known writable) before any call is made. */
+const REPORT_FLAGS: readonly [keyof ReportFlags, string, ReporterName][] = [
+  ["reportJson", "--report-json", "json"],
+  ["reportJunit", "--report-junit", "junit"],
+  ["reportHtml", "--report-html", "html"],
+];
+
+async function openReports(opts: CheckCliOptions): Promise<{ name: ReporterName; file: ReportFile }[]> {
+  const opened: { name: ReporterName; file: ReportFile }[] = [];
+  try {
+    for (const [key, flag, name] of REPORT_FLAGS) {
+      const path = opts[key];
+      if (path !== undefined) opened.push({ name, file: await openReportFile(flag, path) });
+    }
+  } catch (err) {
+    for (const o of opened) await o.file.close();
+    throw err;
+  }
+  return opened;
+}
+
+const opt = (flags: string, description: string) => new Option(flags, description);
+
+/** Every option of `check`, in the order --help shows them. */
+export const CHECK_OPTIONS: readonly Option[] = [
+  opt("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
+  opt("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)").argParser(repeat).default([]),
+  opt("--http <url>", "HTTP target: the base URL of its resource interface, http://host:port[/prefix]"),
+  opt("--collection <path>", "a collection path to probe, such as /messages (repeatable; default /messages)").argParser(repeat).default([]),
+  opt("--openapi <file|url>", "an OpenAPI document naming more paths (a file, or a URL on the HTTP target)"),
+  opt("--api-key <key>", "API key the HTTP target needs (default: $EXAMPLE_API_KEY, which keeps it off the command line); never printed"),
+  opt("--api-key-header <name>", "header that carries the API key (default X-API-Key)"),
+  opt("--api-key-in <placement>", "where the API key goes: header:NAME, bearer (Authorization: Bearer K) or query:NAME (default header:X-API-Key)"),
+  opt("--http-replica <url>", "another instance of the HTTP target: what one stores, each must serve (repeatable)").argParser(repeat).default([]),
+  opt("--filter <name>", "a query parameter that filters a collection, for the rule 11 check (repeatable)").argParser(repeat).default([]),
+  opt("--verbs <words>", "words that name an action in a path, replacing the default list (comma-separated)").argParser(collect).default([]),
+  opt("--allow-word <word>", "a noun of your interface that the verb rule would flag (repeatable)").argParser(repeat).default([]),
+  opt("--image <image>", "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards"),
+  opt("--grpc-port <port>", "with --image: the port the image serves gRPC on").argParser(integer("--grpc-port", 1, 65535)).default(50051),
+  opt("--http-port <port>", "with --image: the port the image serves its HTTP interface on").argParser(integer("--http-port", 1, 65535)),
+  opt("--env <name=value>", "with --image: an environment variable for the container (repeatable)").argParser(repeat).default([]),
+  opt("--wait-log <regex>", "with --image: wait for a log line matching this instead of probing the port"),
+  opt("--tls", "use TLS (system roots unless --ca)"),
+  opt("--ca <file>", "CA bundle (PEM) to trust"),
+  opt("--cert <file>", "client certificate (PEM), for mutual TLS"),
+  opt("--key <file>", "client key (PEM), for mutual TLS"),
+  opt("--authority <name>", ":authority and TLS server name"),
+  opt("--metadata <key=value>", "metadata sent on every call, such as credentials (repeatable; values are never printed)").argParser(repeat).default([]),
+  opt("--metadata-from-env <name>", "read key=value metadata lines from this environment variable, so credentials stay off the command line (repeatable)").argParser(repeat).default([]),
+  opt("--metadata-file <file>", "read key=value metadata lines from this file (repeatable)").argParser(repeat).default([]),
+  durationOption("--timeout <duration>", "bound on one call or HTTP request: 500ms, 5s, 1m", 5000, "5s"),
+  opt("--max-rpcs <n>", "calls allowed for the whole run (default 10000)").argParser(integer("--max-rpcs", 1, 10_000_000)),
+  opt("--rate <n>", "calls per second (default: no limit on loopback, 50 elsewhere)").argParser(integer("--rate", 1, 1_000_000)),
+  opt("--contract <dir>", "folder holding example/example.proto (default: the shipped contract)"),
+  opt("--only <ids>", "run only these check IDs or globs (repeatable, comma-separated)").argParser(collect).default([]),
+  opt("--skip <ids>", "skip these check IDs or globs (repeatable, comma-separated)").argParser(collect).default([]),
+  opt("--seed <n>", "seed of the property checks (every run prints its seed)").argParser(integer("--seed", 0, 2 ** 31 - 1)),
+  opt("--runs <n>", "cases per property check").argParser(integer("--runs", 1, 100_000)).default(100),
+  opt("--path <path>", "replay path of one failing property case (with --only and --seed)"),
+  opt("--profile <profile>", "profiles that gate: contract, or protocol too").choices(["contract", "protocol"]).default("contract"),
+  opt("--strict", "SHOULD failures and protocol checks gate too"),
+  opt("--expect-failures <file>", "check-ID patterns, each with a # reason, whose failures do not fail the run (the verdict says \"with waivers\")"),
+  opt("--report-json <file>", "write the run report as JSON (opened before the first call)"),
+  opt("--report-junit <file>", "write a JUnit XML report, one testcase per check"),
+  opt("--report-html <file>", "write a self-contained HTML certification page"),
+  opt("--list", "print every check with its ID, severity, profile and spec section, and exit"),
+];
+
+export function addCheckCommand(program: Command, io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): void {
+  const command = program
     .command("check")
-    .description("check a server (default: the built-in reference server) and the contract against the specification")
-    .option("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)")
-    .option("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)", repeat, [])
-    .option("--http <url>", "HTTP target: the base URL of its resource interface, http://host:port[/prefix]")
-    .option("--collection <path>", "a collection path to probe, such as /messages (repeatable; default /messages)", repeat, [])
-    .option("--openapi <file|url>", "an OpenAPI document naming more paths (a file, or a URL on the HTTP target)")
-    .option("--api-key <key>", "API key the HTTP target needs; never written to a report")
-    .option("--api-key-header <name>", "header that carries the API key (default X-API-Key)")
-    .option("--api-key-in <placement>", "where the API key goes: header:NAME, bearer (Authorization: Bearer K) or query:NAME (default header:X-API-Key)")
-    .option("--http-replica <url>", "another instance of the HTTP target: what one stores, each must serve (repeatable)", repeat, [])
-    .option("--filter <name>", "a query parameter that filters a collection, for the rule 11 check (repeatable)", repeat, [])
-    .option("--verbs <words>", "words that name an action in a path, replacing the default list (comma-separated)", collect, [])
-    .option("--allow-word <word>", "a noun of your interface that the verb rule would flag (repeatable)", repeat, [])
-    .option("--image <image>", "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards")
-    .option("--grpc-port <port>", "with --image: the port the image serves gRPC on", integer("--grpc-port", 1, 65535), 50051)
-    .option("--http-port <port>", "with --image: the port the image serves its HTTP interface on", integer("--http-port", 1, 65535))
-    .option("--env <name=value>", "with --image: an environment variable for the container (repeatable)", repeat, [])
-    .option("--wait-log <regex>", "with --image: wait for a log line matching this instead of probing the port")
-    .option("--tls", "use TLS (system roots unless --ca)")
-    .option("--ca <file>", "CA bundle (PEM) to trust")
-    .option("--cert <file>", "client certificate (PEM), for mutual TLS")
-    .option("--key <file>", "client key (PEM), for mutual TLS")
-    .option("--authority <name>", ":authority and TLS server name")
-    .option("--metadata <key=value>", "metadata sent on every call, such as credentials (repeatable)", repeat, [])
-    .option("--timeout <duration>", "bound on one call", duration("--timeout"), 5000)
-    .option("--max-rpcs <n>", "calls allowed for the whole run (default 10000)", integer("--max-rpcs", 1, 10_000_000))
-    .option("--rate <n>", "calls per second (default: no limit on loopback, 50 elsewhere)", integer("--rate", 1, 1_000_000))
-    .option("--contract <dir>", "folder holding example/example.proto (default: the shipped contract)")
-    .option("--only <ids>", "run only these check IDs or globs (repeatable, comma-separated)", collect, [])
-    .option("--skip <ids>", "skip these check IDs or globs (repeatable, comma-separated)", collect, [])
-    .option("--seed <n>", "seed of the property checks (every run prints its seed)", integer("--seed", 0, 2 ** 31 - 1))
-    .option("--runs <n>", "cases per property check", integer("--runs", 1, 100_000), 100)
-    .option("--path <path>", "replay path of one failing property case (with --only and --seed)")
-    .addOption(new Option("--profile <profile>", "profiles that gate: contract, or protocol too").choices(["contract", "protocol"]).default("contract"))
-    .option("--strict", "SHOULD failures and protocol checks gate too")
-    .option("--expect-failures <file>", "check-ID patterns, each with a # reason, whose failures do not fail the run")
-    .option("--report-json <file>", "write the run report as JSON")
-    .option("--report-junit <file>", "write a JUnit XML report, one testcase per check")
-    .option("--report-html <file>", "write a self-contained HTML certification page")
-    .option("--list", "print every check with its ID, severity, profile and spec section, and exit")
-    .action(async (opts: CheckCliOptions) => {
-      if (opts.list) {
-        listChecks(io);
-        return;
-      }
-      checkUsage(opts);
-      const reporters = createReporters(opts, io);
+    .description("check a server (default: the built-in reference server) and the contract against the specification");
+  for (const o of CHECK_OPTIONS) command.addOption(o);
+  command.action(async (opts: CheckCliOptions) => {
+    if (opts.list) {
+      listChecks(io);
+      return;
+    }
+    checkUsage(opts, io.env);
+    const metadata = collectMetadata(opts, io.env);
+    const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
+    const apiKey = opts.apiKey ?? envKey;
+    const files = await openReports(opts);
+    try {
+      const streams = { stdout: io.stdout, stderr: io.stderr, color: io.isTty && !io.env.NO_COLOR, ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }) };
+      const wanted = [{ name: "console" as const }, ...files, ...(io.env.GITHUB_ACTIONS === "true" ? [{ name: "github" as const }] : [])];
+      const run: RunContext = {
+        reporters: createReporters(wanted, streams),
+        replayCommand: createReplayRenderer(argsAfter(argv, "check"), CHECK_OPTIONS),
+        metadata,
+        apiKey,
+      };
       if (opts.image !== undefined) {
-        await checkImage({ ...opts, image: opts.image }, reporters, setExit);
+        await checkImage({ ...opts, image: opts.image }, run, setExit);
         return;
       }
       let grpcAddress = opts.grpc;
-      let http = opts.http !== undefined ? toHttpTarget(opts, opts.http) : undefined;
+      let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, apiKey) : undefined;
       let stop: (() => Promise<void>) | undefined;
       if (grpcAddress === undefined && http === undefined) {
         // No target given: check the built-in reference server on both interfaces, with a fresh key so that
         // the API-key check runs too.
         const { startReferenceServer } = await import("../../reference-server/start.js");
-        const apiKey = randomBytes(18).toString("base64url");
-        const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey });
+        const builtInKey = randomBytes(18).toString("base64url");
+        const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: builtInKey });
         grpcAddress = server.grpcAddress;
-        http = toHttpTarget(opts, server.httpUrl, apiKey);
+        http = toHttpTarget(opts, server.httpUrl, builtInKey);
         stop = server.close;
       }
       try {
-        const report = await runConformance({ ...toRunOptions(opts, grpcAddress, http), builtIn: stop !== undefined, reporters });
+        const report = await runConformance({ ...toRunOptions(opts, grpcAddress, http, metadata), builtIn: stop !== undefined, reporters: run.reporters, replayCommand: run.replayCommand });
         setExit(report.exitCode);
       } finally {
         await stop?.();
       }
-    });
+    } finally {
+      for (const f of files) await f.file.close();
+    }
+  });
+}
+
+/** The arguments the user gave after `check`, as typed. */
+function argsAfter(argv: readonly string[], name: string): string[] {
+  const at = argv.indexOf(name);
+  return at < 0 ? [] : argv.slice(at + 1);
 }

@@ -1,12 +1,13 @@
 // `load`: a bounded load run on Hello with a progress line, then throughput, latency percentiles, errors by
 // status and statelessness under concurrency; thin over runLoad.
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import pc from "picocolors";
 import { ConformanceError } from "../errors.js";
 import type { LoadReport } from "../load/run-load.js";
 import { isLocal, parseAddress } from "../targets/address.js";
-import { duration, integer } from "./check-command.js";
+import { forTerminal as t } from "../reporters/_internals/neutralise.js";
+import { openReportFile } from "../reporters/_internals/report-file.js";
+import { durationOption, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
 
 interface LoadCliOptions {
@@ -26,13 +27,13 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
   const c = pc.createColors(color);
   const errors = Object.entries(r.errors);
   const lines = [
-    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${r.target} (${r.concurrency} in flight over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""})${r.interrupted ? ", stopped early" : ""}`,
+    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${t(r.target)} (${r.concurrency} in flight over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""})${r.interrupted ? ", stopped early" : ""}`,
     `requests/s   ${r.requestsPerSecond}`,
     `latency ms   p50 ${r.latencyMs.p50}  p90 ${r.latencyMs.p90}  p99 ${r.latencyMs.p99}  max ${r.latencyMs.max}`,
-    `errors       ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${k} ${n}`).join(", ")}`,
+    `errors       ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${t(k)} ${n}`).join(", ")}`,
     r.stateless.mismatches === 0
       ? c.green(`stateless    every one of ${r.stateless.compared} replies equals the reply at rest (${r.stateless.distinctRequests} distinct requests)`)
-      : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} replies differ from the reply at rest; first: ${r.stateless.example ?? ""}`),
+      : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} replies differ from the reply at rest; first: ${t(r.stateless.example ?? "")}`),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -42,11 +43,11 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
     .command("load")
     .description("load a gRPC server with Hello calls: throughput, latency percentiles, errors, and replies under load equal to replies at rest")
     .requiredOption("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path")
-    .option("--duration <duration>", "how long calls keep starting (at most 10m)", duration("--duration"), 10_000)
+    .addOption(durationOption("--duration <duration>", "how long calls keep starting: 500ms, 10s, 1m (at most 10m)", 10_000, "10s"))
     .option("--concurrency <n>", "calls in flight at once", integer("--concurrency", 1, 10_000), 64)
     .option("--connections <n>", "connections the calls are spread over", integer("--connections", 1, 1_000), 4)
     .option("--rate <n>", "calls started per second at most (default: as fast as the target answers)", integer("--rate", 1, 10_000_000))
-    .option("--timeout <duration>", "bound on one call", duration("--timeout"), 5000)
+    .addOption(durationOption("--timeout <duration>", "bound on one call: 500ms, 5s, 1m", 5000, "5s"))
     .option("--threads <n>", "threads driving the calls, for a generator that needs more than one core", integer("--threads", 1, 64), 1)
     .option("--json <file>", "write the results as JSON")
     .option("--allow-remote", "allow a target that is not this machine (a load test is not for production by mistake)")
@@ -56,6 +57,8 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       if (!isLocal(address) && !opts.allowRemote) {
         throw new ConformanceError("usage", `--grpc ${opts.grpc}: not this machine; a load run elsewhere needs --allow-remote`);
       }
+      // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
+      const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
       // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
       const { runLoad } = await import("../load/run-load.js");
       const live = io.stderrIsTty === true;
@@ -83,11 +86,12 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
         });
         if (live && drawn) io.stderr("\n");
         io.stdout(formatLoadReport(report, io.isTty));
-        if (opts.json) writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+        await json?.write(`${JSON.stringify(report, null, 2)}\n`);
         const failed = report.stateless.mismatches > 0 || Object.keys(report.errors).length > 0;
         setExit(failed ? 1 : 0);
       } finally {
         process.off("SIGINT", interrupt);
+        await json?.close();
       }
     });
 }

@@ -1,6 +1,7 @@
 // The example-conformance CLI: parses arguments, calls the programmatic API, returns the exit code.
 import { Command, CommanderError } from "commander";
 import { ConformanceError } from "../errors.js";
+import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
 import { addContractCommands } from "./contract-commands.js";
 import { addCheckCommand } from "./check-command.js";
@@ -8,7 +9,7 @@ import { addLoadCommand } from "./load-command.js";
 import { addServeCommand } from "./serve-command.js";
 import { processIo, type CliIo } from "./io.js";
 
-export function createProgram(io: CliIo, setExit: (code: number) => void): Command {
+export function createProgram(io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): Command {
   const program = new Command("example-conformance")
     .description("Contract tests and conformance checks for the Example Message Service")
     .version(SUITE_VERSION)
@@ -19,7 +20,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
       writeErr: (s) => io.stderr(s),
       outputError: (s, write) => write(s.startsWith("error:") ? `example-conformance: ${s.slice(7)}` : s),
     });
-  addCheckCommand(program, io, setExit);
+  addCheckCommand(program, io, setExit, argv);
   addContractCommands(program, io, setExit);
   addServeCommand(program, io, setExit);
   addLoadCommand(program, io, setExit);
@@ -30,7 +31,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void): Comma
 /** Runs the CLI and returns its exit code; never throws. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let exitCode = 0;
-  const program = createProgram(io, (code) => (exitCode = code));
+  const program = createProgram(io, (code) => (exitCode = code), argv);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
@@ -40,7 +41,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       return reason.exitCode === 0 ? 0 : 2;
     }
     const err = ConformanceError.from(reason);
-    io.stderr(`example-conformance: ${err.message}\n`);
+    // The message may carry a target's words (a status, a reason): one inert line.
+    io.stderr(`example-conformance: ${forTerminal(err.message)}\n`);
     if (err.code === "internal" && io.env.EXAMPLE_CONFORMANCE_DEBUG && err.cause instanceof Error) {
       io.stderr(`${err.cause.stack ?? ""}\n`);
     }

@@ -1,7 +1,7 @@
 // `serve`: runs the reference server until SIGTERM or SIGINT; the first two lines name the bound addresses.
 import type { Command } from "commander";
 import { ConformanceError } from "../errors.js";
-import { duration, integer } from "./check-command.js";
+import { durationOption, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
 
 interface ServeOptions {
@@ -53,7 +53,7 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     .option("--log-level <level>", "silent, info or debug (one line per request)", "info")
     .option("--store <url>", "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:")
     .option("--data-dir <dir>", `the embedded store's directory (default ${DEFAULT_DATA_DIR})`)
-    .option("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut", duration("--shutdown-grace"), 5000);
+    .addOption(durationOption("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m", 5000, "5s"));
   for (const [flag, description] of LIMIT_FLAGS) command.option(flag, description, integer(flag.split(" ")[0] as string, 1, 2 ** 40));
   command.action(async (opts: ServeOptions) => {
     if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {

@@ -1,10 +1,9 @@
-// The HTML reporter: one self-contained certification page (no scripts, no external assets).
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import type { CheckResult, Reporter, RunReport } from "../report.js";
-
-const escape = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+// The HTML reporter: one self-contained certification page (no scripts, no external assets). Its banner says
+// "Conformant" only for a complete run without waivers, and the page lists what was judged and what was not.
+import type { CheckResult, Reporter, RunReport, Verdict } from "../report.js";
+import { forHtml as h } from "./_internals/neutralise.js";
+import type { ReportFile } from "./_internals/report-file.js";
+import { gateWords, scopeWords, selectionWords, verdictReason } from "./_internals/verdict-words.js";
 
 const VERDICT_CLASS: Record<CheckResult["status"], string> = {
   pass: "pass",
@@ -14,48 +13,60 @@ const VERDICT_CLASS: Record<CheckResult["status"], string> = {
   "expected-fail": "skip",
 };
 
+const BANNER: Record<Verdict, { title: string; css: string }> = {
+  conformant: { title: "Conformant", css: "ok" },
+  "conformant with waivers": { title: "Conformant with waivers", css: "warn" },
+  partial: { title: "Partial", css: "warn" },
+  "not conformant": { title: "Not conformant", css: "bad" },
+};
+
 function row(r: CheckResult): string {
   const extra = [
-    r.counterexample !== undefined ? `<div>counterexample: <code>${escape(r.counterexample)}</code></div>` : "",
-    ...(r.details ?? []).map((d) => `<div><code>${escape(d)}</code></div>`),
-    r.status === "fail" || r.status === "error" ? `<div>replay: <code>${escape(r.replay)}</code></div>` : "",
-    r.note ? `<div>${escape(r.note)}</div>` : "",
+    r.counterexample !== undefined ? `<div>counterexample: <code>${h(r.counterexample)}</code></div>` : "",
+    ...(r.details ?? []).map((d) => `<div><code>${h(d)}</code></div>`),
+    (r.status === "fail" || r.status === "error") && r.replay !== undefined ? `<div>replay: <code>${h(r.replay)}</code></div>` : "",
+    r.note ? `<div>${h(r.note)}</div>` : "",
   ].join("");
   const verdict = r.status + (r.gating ? "" : r.status === "fail" || r.status === "error" ? " (not gating)" : "");
-  return `<tr class="${VERDICT_CLASS[r.status]}"><td><code>${escape(r.id)}</code><div class="title">${escape(r.title)}</div></td><td>${r.severity}</td><td>${r.profile}</td><td>${escape(r.spec)}</td><td class="verdict">${escape(verdict)}</td><td>${escape(r.message)}${extra}</td></tr>`;
+  return `<tr class="${VERDICT_CLASS[r.status]}"><td><code>${h(r.id)}</code><div class="title">${h(r.title)}</div></td><td>${r.severity}</td><td>${r.profile}</td><td>${h(r.spec)}</td><td class="verdict">${h(verdict)}</td><td class="why">${h(r.message)}${extra}</td></tr>`;
 }
 
+const list = (items: string[], none: string): string => (items.length === 0 ? none : `<ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>`);
+
 export function toHtml(report: RunReport): string {
-  const conformant = report.exitCode === 0;
+  const banner = BANNER[report.verdict];
   const count = (s: CheckResult["status"]) => report.checks.filter((c) => c.status === s).length;
-  const target = [report.target.image && `image ${report.target.image}`, report.target.grpc && `gRPC ${report.target.grpc}`, report.target.http && `HTTP ${report.target.http}`]
-    .filter(Boolean)
-    .join(", ");
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>example-conformance: ${conformant ? "conformant" : "not conformant"}</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>example-conformance: ${h(report.verdict)}</title>
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24}
+body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1b1f24;max-width:100%}
 h1{margin:0 0 .5rem}.verdict-banner{padding:.6rem 1rem;border-radius:6px;font-weight:600;display:inline-block}
-.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}
-dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
-table{border-collapse:collapse;width:100%;margin-top:1rem}th,td{border-bottom:1px solid #d0d7de;padding:.4rem;text-align:left;vertical-align:top}
+.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.warn{background:#fff8c5;color:#7d4e00}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;table-layout:fixed;margin-top:1rem}th,td{border-bottom:1px solid #d0d7de;padding:.4rem;text-align:left;vertical-align:top;overflow-wrap:anywhere;word-break:break-word}
+th:nth-child(1){width:22%}th:nth-child(2),th:nth-child(3){width:7%}th:nth-child(4){width:14%}th:nth-child(5){width:9%}
 tr.pass .verdict{color:#116329}tr.fail .verdict{color:#a40e26;font-weight:600}tr.skip .verdict{color:#7d4e00}
-.title{color:#57606a;font-size:12px}code{font-size:12px;word-break:break-all}
+.title{color:#57606a;font-size:12px}code{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}
 </style>
 </head>
 <body>
 <h1>Example Message Service conformance</h1>
-<p class="verdict-banner ${conformant ? "ok" : "bad"}">${conformant ? "Conformant: no gating check failed" : "Not conformant: a gating check failed"}</p>
+<p class="verdict-banner ${banner.css}">${banner.title}: ${h(verdictReason(report))}</p>
 <dl>
-<dt>Target</dt><dd>${escape(target || "contract only")}</dd>
-<dt>Contract</dt><dd>${escape(report.target.contract)}</dd>
-<dt>Contract SHA-256</dt><dd><code>${report.contractSha256}</code></dd>
-<dt>Suite version</dt><dd>${escape(report.suiteVersion)}</dd>
+<dt>Judged</dt><dd>${h(scopeWords(report))}</dd>
+<dt>Gating</dt><dd>${h(gateWords(report))}</dd>
+<dt>Selection</dt><dd>${h(selectionWords(report))}</dd>
+<dt>Waivers</dt><dd>${list(report.waivers.map((w) => `<code>${h(w.id)}</code> (${h(w.pattern)}): ${h(w.reason)}`), "none")}</dd>
+<dt>Not judged</dt><dd>${list(report.unjudged.map((u) => `<code>${h(u.id)}</code> [${u.severity}] ${u.why === "selection" ? "not run" : "skipped"}: ${h(u.reason)}`), "none")}</dd>
+<dt>Contract SHA-256</dt><dd><code>${h(report.contractSha256)}</code></dd>
+<dt>Suite version</dt><dd>${h(report.suiteVersion)}</dd>
 <dt>Seed</dt><dd>${report.seed}</dd>
-<dt>Date</dt><dd>${escape(report.startedAt)}</dd>
+<dt>Date</dt><dd>${h(report.startedAt)}</dd>
 <dt>Duration</dt><dd>${(report.durationMs / 1000).toFixed(1)} s</dd>
 <dt>Results</dt><dd>${count("pass")} passed, ${count("fail")} failed, ${count("skip")} skipped, ${count("error")} errored, ${count("expected-fail")} expected failures</dd>
 </dl>
@@ -65,17 +76,16 @@ tr.pass .verdict{color:#116329}tr.fail .verdict{color:#a40e26;font-weight:600}tr
 ${report.checks.map(row).join("\n")}
 </tbody>
 </table>
-${report.containerLog ? `<h2>Container log (last ${report.containerLog.length} lines)</h2>\n<pre><code>${escape(report.containerLog.join("\n"))}</code></pre>` : ""}
+${report.containerLog ? `<h2>Container log (last ${report.containerLog.length} lines)</h2>\n<pre><code>${report.containerLog.map((l) => h(l)).join("\n")}</code></pre>` : ""}
 </body>
 </html>
 `;
 }
 
-export function createHtmlReporter(file: string): Reporter {
+export function createHtmlReporter(file: ReportFile): Reporter {
   return {
     async onRunEnd(report) {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, toHtml(report));
+      await file.write(toHtml(report));
     },
   };
 }

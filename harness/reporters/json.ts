@@ -1,10 +1,10 @@
-// The JSON reporter: the run report as one file, for machines.
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+// The JSON reporter: the run report as one file, for machines. It keeps the target's text whole (JSON escapes
+// every control character), so it is where the full text of a long message is found.
 import type { Reporter, RunReport } from "../report.js";
+import type { ReportFile } from "./_internals/report-file.js";
 
 export function toJson(report: RunReport): string {
-  const { suiteVersion, contractSha256, target, seed, startedAt, durationMs, exitCode } = report;
+  const { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, exitCode } = report;
   const checks = report.checks.map((r) => ({
     id: r.id,
     severity: r.severity,
@@ -13,21 +13,22 @@ export function toJson(report: RunReport): string {
     status: r.status,
     gating: r.gating,
     message: r.message,
-    replay: r.replay,
+    replayArgs: r.replayArgs,
+    ...(r.replay !== undefined && { replay: r.replay }),
     durationMs: r.durationMs,
     ...(r.counterexample !== undefined && { counterexample: r.counterexample }),
     ...(r.details && { details: r.details }),
     ...(r.note && { note: r.note }),
   }));
   const containerLog = report.containerLog && { containerLog: report.containerLog };
-  return `${JSON.stringify({ suiteVersion, contractSha256, target, seed, startedAt, durationMs, exitCode, checks, ...containerLog }, null, 2)}\n`;
+  const out = { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, exitCode, checks, ...containerLog };
+  return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-export function createJsonReporter(file: string): Reporter {
+export function createJsonReporter(file: ReportFile): Reporter {
   return {
     async onRunEnd(report) {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, toJson(report));
+      await file.write(toJson(report));
     },
   };
 }

@@ -1,52 +1,86 @@
-// The JUnit reporter: one testsuite per area, one testcase per check, for CI systems that read JUnit XML.
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { createRequire } from "node:module";
-import type { Builder } from "junit-report-builder";
-import type { Reporter, RunReport } from "../report.js";
+// The JUnit reporter: one testsuite per area, one testcase per check, for CI systems that read JUnit XML. Written
+// with fast-xml-parser's builder, which escapes text and attributes (no CDATA section for a target to close);
+// the target's text is first made valid XML 1.0 with its control characters shown.
+import { XMLBuilder } from "fast-xml-parser";
+import type { CheckResult, Reporter, RunReport } from "../report.js";
+import { forXml as x } from "./_internals/neutralise.js";
+import type { ReportFile } from "./_internals/report-file.js";
 
-let junit: Builder | undefined;
-/**
- * Loaded on first use: most runs write no JUnit file, and importing the package's 17,000-line bundle cost every
- * start of the CLI about 0.15 s (--cpu-prof). Its types declare an ES default export, but its CommonJS
- * module.exports is the builder itself.
- */
-const loadJunit = (): Builder => (junit ??= createRequire(import.meta.url)("junit-report-builder") as Builder);
+type Node = Record<string, unknown>;
 
-export function toJunit(report: RunReport): string {
-  const builder = loadJunit().newBuilder();
-  const areas = [...new Set(report.checks.map((c) => c.area))];
-  for (const area of areas) {
-    const suite = builder
-      .testSuite()
-      .name(`example-conformance ${area}`)
-      .timestamp(report.startedAt)
-      .property("seed", String(report.seed))
-      .property("suiteVersion", report.suiteVersion)
-      .property("contractSha256", report.contractSha256);
-    if (report.target.grpc) suite.property("grpcTarget", report.target.grpc);
-    for (const r of report.checks.filter((c) => c.area === area)) {
-      const tc = suite
-        .testCase()
-        .className(`example-conformance.${r.area}.${r.profile}`)
-        .name(`${r.id} [${r.severity}]`)
-        .time(r.durationMs / 1000);
-      const body = [r.message, ...(r.counterexample !== undefined ? [`counterexample: ${r.counterexample}`] : []), ...(r.details ?? []), `replay: ${r.replay}`].join("\n");
-      if (r.status === "fail" && r.gating) tc.failure(r.message, r.severity).standardOutput(body);
-      else if (r.status === "error" && r.gating) tc.error(r.message, "error", body);
-      else if (r.status === "skip") tc.skipped().standardOutput(r.message);
-      else if (r.status !== "pass") tc.standardOutput(`${r.status} (not gating): ${body}${r.note ? `\n${r.note}` : ""}`);
-      else tc.standardOutput(r.note ? `${r.message}\n${r.note}` : r.message);
-    }
-  }
-  return builder.build();
+const property = (name: string, value: string): Node => ({ "@_name": name, "@_value": x(value) });
+
+/** The run's verdict and what it judged, as properties every testsuite carries. */
+function runProperties(report: RunReport): Node[] {
+  return [
+    property("verdict", report.verdict),
+    property("seed", String(report.seed)),
+    property("suiteVersion", report.suiteVersion),
+    property("contractSha256", report.contractSha256),
+    property("contract", report.scope.contract),
+    property("interfaces", report.scope.interfaces.join(",")),
+    ...(report.target.grpc !== undefined ? [property("grpcTarget", report.target.grpc)] : []),
+    ...(report.target.http !== undefined ? [property("httpTarget", report.target.http)] : []),
+    ...(report.target.image !== undefined ? [property("image", report.target.image)] : []),
+    property("profiles", report.selection.profiles.join(",")),
+    property("strict", String(report.selection.strict)),
+    property("only", report.selection.only.join(",")),
+    property("skip", report.selection.skip.join(",")),
+    ...report.waivers.map((w) => property(`waiver.${w.id}`, `${w.pattern}: ${w.reason}`)),
+    ...report.unjudged.map((u) => property(`unjudged.${u.id}`, `${u.why}: ${u.reason}`)),
+  ];
 }
 
-export function createJunitReporter(file: string): Reporter {
+function testcase(r: CheckResult): Node {
+  const body = x(
+    [
+      r.message,
+      ...(r.counterexample !== undefined ? [`counterexample: ${r.counterexample}`] : []),
+      ...(r.details ?? []),
+      ...(r.replay !== undefined ? [`replay: ${r.replay}`] : []),
+      ...(r.note ? [r.note] : []),
+    ].join("\n"),
+  );
+  const tc: Node = {
+    "@_classname": `example-conformance.${r.area}.${r.profile}`,
+    "@_name": `${r.id} [${r.severity}]`,
+    "@_time": String(r.durationMs / 1000),
+  };
+  if (r.status === "fail" && r.gating) tc.failure = { "@_message": x(r.message), "@_type": r.severity, "#text": body };
+  else if (r.status === "error" && r.gating) tc.error = { "@_message": x(r.message), "@_type": "error", "#text": body };
+  else if (r.status === "skip") tc.skipped = { "@_message": x(r.message) };
+  else tc["system-out"] = r.status === "pass" ? body : `${r.status} (not gating): ${body}`;
+  return tc;
+}
+
+export function toJunit(report: RunReport): string {
+  const areas = [...new Set(report.checks.map((c) => c.area))];
+  const suites = areas.map((area) => {
+    const cases = report.checks.filter((c) => c.area === area);
+    return {
+      "@_name": `example-conformance ${area}`,
+      "@_timestamp": report.startedAt,
+      "@_tests": String(cases.length),
+      "@_failures": String(cases.filter((c) => c.status === "fail" && c.gating).length),
+      "@_errors": String(cases.filter((c) => c.status === "error" && c.gating).length),
+      "@_skipped": String(cases.filter((c) => c.status === "skip").length),
+      "@_time": String(cases.reduce((t, c) => t + c.durationMs, 0) / 1000),
+      properties: { property: runProperties(report) },
+      testcase: cases.map(testcase),
+    };
+  });
+  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", format: true, suppressEmptyNode: true });
+  const doc = {
+    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
+    testsuites: { "@_name": "example-conformance", "@_tests": String(report.checks.length), testsuite: suites },
+  };
+  return `${builder.build(doc) as string}`;
+}
+
+export function createJunitReporter(file: ReportFile): Reporter {
   return {
     async onRunEnd(report) {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, toJunit(report));
+      await file.write(toJunit(report));
     },
   };
 }

@@ -32,18 +32,22 @@ describe("example-conformance check", () => {
       "--report-json", files.json, "--report-junit", files.junit, "--report-html", files.html]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/conformant: no gating check failed \(seed 4\)/);
+    // --skip contract.* leaves gating checks unjudged: exit 0 as for any filtered run, but never "conformant".
+    expect(run.stdout).toMatch(/^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\) \(seed 4\)$/m);
+    expect(run.stdout).not.toMatch(/^conformant/m);
     const json = JSON.parse(readFileSync(files.json, "utf8")) as { seed: number; target: { grpc: string }; checks: unknown[] };
-    expect(json).toMatchObject({ seed: 4, target: { grpc: good.address } });
+    expect(json).toMatchObject({ seed: 4, target: { grpc: good.address }, verdict: "partial", selection: { skip: ["contract.*"] }, scope: { interfaces: ["grpc"] } });
     expect(json.checks.length).toBeGreaterThan(25);
     expect(XMLValidator.validate(readFileSync(files.junit, "utf8"))).toBe(true);
-    expect(readFileSync(files.html, "utf8")).toMatch(/Conformant: no gating check failed/);
+    expect(readFileSync(files.html, "utf8")).toMatch(/Partial: no gating check failed/);
+    expect(readFileSync(files.html, "utf8")).not.toMatch(/Conformant: /);
   });
 
   it("exits 1 for a target that counts calls, printing the replay command", async () => {
     const run = await cli(["check", "--grpc", counting.address, "--only", "grpc.stateless.history-independent", "--seed", "8", "--runs", "10"]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`replay: npx example-conformance check --grpc ${counting.address} --only grpc.stateless.history-independent --seed 8`);
+    // The user's own invocation, with --only and --seed named anew and nothing else dropped.
+    expect(run.stdout).toContain(`replay: npx example-conformance check --grpc ${counting.address} --runs 10 --only grpc.stateless.history-independent --seed 8\n`);
   });
 
   it("exits 3 within the timeout for a target that is not there, naming the address and the cause", async () => {

@@ -59,7 +59,7 @@ describe("example-conformance check --image", () => {
     expect(result.code).toBe(1);
     expect(result.failed).toEqual([...countsCalls.mustFail].sort());
     const failedCheck = result.report.checks.find((c) => c.status === "fail");
-    expect(failedCheck?.replay).toMatch(new RegExp(`^npx example-conformance check --image ${broken.replace(/[/.]/g, "\\$&")} --grpc-port 50051 --only grpc\\.stateless\\.`));
+    expect(failedCheck?.replay).toMatch(new RegExp(`^npx example-conformance check --image ${broken.replace(/[/.]/g, "\\$&")} --runs 20 --only grpc\\.stateless\\.`));
     expect(result.report.containerLog?.join("\n")).toContain("broken server counts-calls listening on 0.0.0.0:50051");
     expect(result.stdout).toMatch(/^container log of .* \(last \d+ lines\):$/m);
   }, CONTAINER_TEST_MS);

@@ -1,42 +1,21 @@
 // Hostile targets never crash or hang the harness: each run ends by itself with a verdict (exit 1) or exit 3, prints
 // no stack trace, and leaves no connection open behind it.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hostileTargets, type HostileServer } from "../../fixtures/hostile-targets/index.js";
 import { ConformanceError } from "../../harness/errors.js";
-import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
 import { runConformance } from "../../harness/runner.js";
 import type { RunReport } from "../../harness/report.js";
 import { grpcChecks } from "../../suites/index.js";
+import { runCliProcess as runCli } from "../helpers/cli-process.js";
 import { selfSignedCert } from "../helpers/tls.js";
 
 const material = selfSignedCert();
 const out = mkdtempSync(join(tmpdir(), "hostile-"));
-/** A backstop against a hung harness, far above what any of these runs needs: not a speed claim. */
-const BACKSTOP_MS = 90_000;
 const outcomes: string[] = [];
 afterAll(() => console.log(`hostile targets survived: ${outcomes.length}/${hostileTargets.length}\n  ${outcomes.join("\n  ")}`));
-
-/** Runs the CLI as its own process, as CI does: the process must end by itself, and what it printed is kept. */
-function runCli(args: string[]): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    const backstop = setTimeout(() => child.kill("SIGKILL"), BACKSTOP_MS);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(backstop);
-      resolve({ code, signal, stdout, stderr, ms: Math.round(performance.now() - started) });
-    });
-  });
-}
 
 async function connectionsDrain(server: HostileServer): Promise<number> {
   // The server sees a close a moment after the client sends it: poll a little, bounded.

@@ -3,7 +3,9 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import type { CheckResult, RunReport } from "../../harness/report.js";
 import { createConsoleReporter } from "../../harness/reporters/console.js";
-import { createGithubReporter } from "../../harness/reporters/github.js";
+import { createGithubReporter, toJobSummary } from "../../harness/reporters/github.js";
+import { neutralise } from "../../harness/reporters/_internals/neutralise.js";
+import { HEADER_PAYLOAD, HUGE_PAYLOAD, PAYLOAD, RAW_BYTES_FORBIDDEN, XML_BREAKERS } from "../../fixtures/hostile-targets/payloads.js";
 import { toHtml } from "../../harness/reporters/html.js";
 import { toJson } from "../../harness/reporters/json.js";
 import { toJunit } from "../../harness/reporters/junit.js";
@@ -19,6 +21,7 @@ const result = (over: Partial<CheckResult>): CheckResult => ({
   message: "ok",
   gating: false,
   durationMs: 3,
+  replayArgs: { only: over.id ?? "grpc.defaults.decodes", seed: 1 },
   replay: "npx example-conformance check --only grpc.defaults.decodes --seed 1",
   ...over,
 });
@@ -30,6 +33,11 @@ const report: RunReport = {
   seed: 1,
   startedAt: "2026-01-01T00:00:00.000Z",
   durationMs: 1234,
+  verdict: "not conformant",
+  scope: { interfaces: ["grpc"], contract: "proto (shipped)" },
+  selection: { profiles: ["contract"], strict: false, only: [], skip: [] },
+  waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "stack" }],
+  unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "skipped", reason: "no --replica given" }],
   exitCode: 1,
   checks: [
     result({}),
@@ -82,7 +90,7 @@ describe("GitHub annotations", () => {
     const lines = out.trim().split("\n");
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^::error title=grpc\.stateless\.history-independent \[MUST §2\]::/);
-    expect(lines[1]).toMatch(/^::warning title=grpc\.encoding\.gzip \[SHOULD §2\]::50%25: bad,%0Aline%0Areplay: /);
+    expect(lines[1]).toMatch(/^::warning title=grpc\.encoding\.gzip \[SHOULD §2\]::50%25: bad,\\nline%0Areplay: /);
   });
 });
 
@@ -97,5 +105,102 @@ describe("console reporter", () => {
     expect(out).toContain("replay: npx example-conformance check --only grpc.defaults.decodes --seed 1");
     expect(out).toContain("1 passed, 2 failed, 1 skipped, 0 errored, 1 expected failures");
     expect(out).toContain("not conformant");
+  });
+});
+
+describe("target text in every medium", () => {
+  const hostile = result({ id: "grpc.errors.unknown-method", status: "fail", gating: true, message: PAYLOAD, details: [HEADER_PAYLOAD], counterexample: XML_BREAKERS });
+  const long = result({ id: "grpc.limits.large-message", status: "fail", gating: true, message: HUGE_PAYLOAD });
+  const bad: RunReport = { ...report, checks: [...report.checks, hostile, long] };
+
+  it("neutralise shows controls as escapes, keeps one line, and cuts long text saying how much", () => {
+    expect(neutralise("a\x1b[31mb\rc\nd\u202ee\u0000\ud800")).toBe("a\\x1b[31mb\\rc\\nd\\u202ee\\x00\\ud800");
+    const cutText = neutralise("é".repeat(2000));
+    expect(cutText).toMatch(/^(é){512}\.\.\. \(2976 more bytes\)$/);
+    expect(neutralise("a\nb\x1bc", { multiline: true })).toBe("a\nb\\x1bc");
+  });
+
+  it("the console gets no raw control character, one line per text, and the real verdict line last", () => {
+    let out = "";
+    const r = createConsoleReporter({ write: (t) => (out += t), color: false });
+    for (const c of bad.checks) r.onCheckResult?.(c);
+    void r.onRunEnd?.(bad);
+    for (const b of RAW_BYTES_FORBIDDEN) expect(out).not.toContain(b);
+    expect(out).not.toMatch(/^::/m);
+    expect(out).not.toMatch(/^conformant/m);
+    expect(out).not.toMatch(/^PASS grpc\.stateless\.history-independent forged/m);
+    expect(out.trimEnd().split("\n").at(-1)).toMatch(/^not conformant: 3 gating check\(s\) failed \(seed 1\)$/);
+    expect(out.length).toBeLessThan(20_000);
+    expect(out).toMatch(/\.\.\. \(\d+ more bytes\)/);
+  });
+
+  it("GitHub annotations carry the text as data: no line starts with :: but the product's own", () => {
+    let out = "";
+    const r = createGithubReporter((t) => (out += t));
+    for (const c of bad.checks) r.onCheckResult?.(c);
+    const lines = out.split("\n").filter(Boolean);
+    expect(lines.every((l) => /^::(error|warning) title=[^:]*::/.test(l))).toBe(true);
+    expect(lines).toHaveLength(4);
+    for (const b of RAW_BYTES_FORBIDDEN) expect(out).not.toContain(b);
+    expect(out).not.toMatch(/%0A::/);
+    const summary = toJobSummary(bad);
+    expect(summary).not.toMatch(/<script|<img|<testcase/);
+    expect(summary).toContain("### example-conformance: not conformant");
+  });
+
+  it("JUnit parses, holds exactly one testcase per check, and no forged testcase", () => {
+    const xml = toJunit(bad);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" || name === "testsuite" }).parse(xml) as {
+      testsuites: { testsuite: { testcase: { "@_name": string }[] }[] };
+    };
+    const names = doc.testsuites.testsuite.flatMap((s) => s.testcase.map((c) => c["@_name"]));
+    expect(names).toHaveLength(bad.checks.length);
+    expect(names).not.toContain("forged");
+    // eslint-disable-next-line no-control-regex
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
+    expect(xml).not.toContain("<![CDATA[");
+    expect(xml).toContain('name="verdict" value="not conformant"');
+  });
+
+  it("HTML has no raw control character and no executable markup", () => {
+    const html = toHtml(bad);
+    // eslint-disable-next-line no-control-regex
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202e\u2066\ufffe]/);
+    // Markup only in tags of the page's own: no script, image, handler or link anywhere inside a tag.
+    expect(html).not.toMatch(/<(script|img|iframe|a)\b/i);
+    expect(html).not.toMatch(/<[^>]*\s(on\w+|src|href)=/i);
+    expect(html).toContain("&lt;script&gt;");
+  });
+});
+
+describe("verdict kinds", () => {
+  const base = { ...report, exitCode: 0 as const, checks: [result({})], unjudged: [], waivers: [] };
+  const cases: [string, RunReport, RegExp, RegExp][] = [
+    ["conformant", { ...base, verdict: "conformant" }, /^conformant: no gating check failed \(seed 1\)$/m, /Conformant: no gating check failed/],
+    [
+      "conformant with waivers",
+      { ...base, verdict: "conformant with waivers", waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "our stack" }] },
+      /^conformant with waivers: no gating check failed, 1 failure\(s\) waived/m,
+      /Conformant with waivers/,
+    ],
+    [
+      "partial",
+      { ...base, verdict: "partial", selection: { ...base.selection, only: ["grpc.defaults.decodes"] }, unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "selection", reason: "not in --only grpc.defaults.decodes" }] },
+      /^partial: no gating check failed, but 1 gating check\(s\) were not run \(--only grpc\.defaults\.decodes\)/m,
+      /Partial: /,
+    ],
+  ];
+  it.each(cases)("%s: the console, JSON, JUnit and HTML say it, and only a complete run gets the plain banner", (kind, r, line, banner) => {
+    let out = "";
+    void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(r);
+    expect(out).toMatch(line);
+    expect(JSON.parse(toJson(r))).toMatchObject({ verdict: kind, selection: r.selection, waivers: r.waivers, unjudged: r.unjudged, scope: r.scope });
+    expect(toJunit(r)).toContain(`name="verdict" value="${kind}"`);
+    const html = toHtml(r);
+    expect(html).toMatch(banner);
+    if (kind !== "conformant") expect(html).not.toMatch(/>Conformant: /);
+    for (const w of r.waivers) expect(html).toContain(w.reason);
+    for (const u of r.unjudged) expect(html).toContain(u.id);
   });
 });

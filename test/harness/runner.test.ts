@@ -40,7 +40,9 @@ describe("runConformance", () => {
     expect(history?.status).toBe("fail");
     expect(history?.gating).toBe(true);
     expect(history?.message).toMatch(/counts calls/);
-    expect(history?.replay).toBe(`npx example-conformance check --grpc ${server.address} --only grpc.stateless.history-independent --seed 5`);
+    // The runner gives the replay as data; the CLI renders it as a command line.
+    expect(history?.replayArgs).toEqual({ only: "grpc.stateless.history-independent", seed: 5 });
+    expect(history?.replay).toBeUndefined();
     expect(report.checks.find((c) => c.id === "grpc.stateless.deterministic")?.status).toBe("fail");
     expect(report.exitCode).toBe(1);
   });
@@ -81,9 +83,28 @@ describe("runConformance", () => {
     });
   });
 
-  it("skips gRPC checks without a target, saying why", async () => {
-    const report = await runConformance({ only: ["grpc.defaults.empty-request"] });
-    expect(report.checks[0]).toMatchObject({ status: "skip", message: "no gRPC target (--grpc HOST:PORT)" });
+  it("refuses a selection that judges nothing: no check left, or only checks of an interface not given", async () => {
+    await expect(runConformance({ skip: ["*"] })).rejects.toMatchObject({ code: "usage", message: expect.stringMatching(/leaves no check to run/) });
+    await expect(runConformance({ only: ["grpc.defaults.empty-request"] })).rejects.toMatchObject({ code: "usage", message: expect.stringMatching(/need an interface that was not given/) });
+  });
+
+  it("skips gRPC checks without a target, saying why, and a gRPC-only scope does not judge HTTP", async () => {
+    const report = await runConformance({ only: ["grpc.defaults.empty-request", "contract.shape"] });
+    expect(report.checks[1]).toMatchObject({ status: "skip", message: "no gRPC target (--grpc HOST:PORT)" });
+    expect(report.scope.interfaces).toEqual([]);
+    expect(report.unjudged.some((u) => u.id.startsWith("grpc.") || u.id.startsWith("http."))).toBe(false);
+  });
+
+  it("says partial when --only leaves gating checks unjudged, with waivers when a failure is waived, and records the selection", async () => {
+    server = await startGrpcJsServer(greet);
+    const file = join(mkdtempSync(join(tmpdir(), "xfail-")), "expected.txt");
+    writeFileSync(file, "grpc.encoding.flag-without-encoding # grpc-js accepts it\n");
+    const partial = await runConformance({ grpc: { address: server.address }, only: ["grpc.defaults.*"], seed: 1 });
+    expect(partial).toMatchObject({ verdict: "partial", exitCode: 0, selection: { only: ["grpc.defaults.*"], strict: false, profiles: ["contract"] }, scope: { interfaces: ["grpc"] } });
+    expect(partial.unjudged.find((u) => u.id === "grpc.stateless.history-independent")).toMatchObject({ why: "selection" });
+    const waived = await runConformance({ grpc: { address: server.address }, expectFailures: file, seed: 1, runs: 10 });
+    expect(waived.checks.filter((c) => c.gating).map((c) => c.id)).toEqual([]);
+    expect(waived).toMatchObject({ verdict: "conformant with waivers", exitCode: 0, waivers: [{ id: "grpc.encoding.flag-without-encoding", reason: "grpc-js accepts it" }] });
   });
 });
 

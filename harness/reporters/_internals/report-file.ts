@@ -1,0 +1,90 @@
+// A report file opened before the run starts, so a path that cannot be written is refused before any call; its
+// one write at the end is bounded in time. Every failure is a usage error naming the flag and the cause.
+import { constants } from "node:fs";
+import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { ConformanceError } from "../../errors.js";
+
+/** Bound on writing one report: a path that blocks (a pipe nobody reads, a hung mount) does not hold the run. */
+export const REPORT_WRITE_TIMEOUT_MS = 30_000;
+
+export interface ReportFile {
+  /** The flag that named it, for messages: --report-json, say. */
+  readonly flag: string;
+  readonly path: string;
+  /** Replaces the file's content with this text; rejects with a usage error naming the flag. */
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const cause = (err: unknown): string => {
+  const e = err as NodeJS.ErrnoException;
+  const known: Record<string, string> = {
+    EACCES: "permission denied",
+    EPERM: "permission denied",
+    EISDIR: "it is a directory",
+    ENOTDIR: "a part of the path is not a directory",
+    EROFS: "read-only file system",
+    ENOSPC: "no space left on the device",
+    ENXIO: "a pipe or device with nothing reading it",
+    EAGAIN: "a pipe or device that does not take the report",
+    ENOENT: "no such directory",
+  };
+  return e.code !== undefined ? `${known[e.code] ?? e.message} (${e.code})` : String(err);
+};
+
+function bounded<T>(what: Promise<T>, flag: string, path: string, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConformanceError("usage", `${flag} ${path}: cannot write: no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer.unref();
+  });
+  return Promise.race([what, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Opens (creating, never truncating yet) the file a report goes to. O_NONBLOCK: a named pipe with no reader is
+ * refused at once instead of blocking the open forever; regular files are unaffected.
+ */
+export async function openReportFile(flag: string, path: string, timeoutMs: number = REPORT_WRITE_TIMEOUT_MS): Promise<ReportFile> {
+  let handle: FileHandle;
+  let regular: boolean;
+  try {
+    handle = await bounded(
+      (async () => {
+        await mkdir(dirname(path), { recursive: true });
+        return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
+      })(),
+      flag,
+      path,
+      timeoutMs,
+    );
+    regular = (await handle.stat()).isFile();
+  } catch (err) {
+    if (err instanceof ConformanceError) throw err;
+    throw new ConformanceError("usage", `${flag} ${path}: cannot write: ${cause(err)}`);
+  }
+  return {
+    flag,
+    path,
+    async write(text) {
+      try {
+        await bounded(
+          (async () => {
+            if (regular) await handle.truncate(0);
+            await handle.write(text, regular ? 0 : null, "utf8");
+          })(),
+          flag,
+          path,
+          timeoutMs,
+        );
+      } catch (err) {
+        if (err instanceof ConformanceError) throw err;
+        throw new ConformanceError("usage", `${flag} ${path}: cannot write: ${cause(err)}`);
+      }
+    },
+    async close() {
+      await handle.close().catch(() => undefined);
+    },
+  };
+}
