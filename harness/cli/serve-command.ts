@@ -1,8 +1,10 @@
 // `serve`: runs the reference server until SIGTERM or SIGINT; the first two lines name the bound addresses.
+import cluster from "node:cluster";
 import type { Command } from "commander";
 import { ConformanceError } from "../errors.js";
 import { durationOption, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
+import { runWorkers, type WorkerListening } from "./serve-workers.js";
 
 interface ServeOptions {
   host: string;
@@ -23,6 +25,7 @@ interface ServeOptions {
   shutdownGrace: number;
   store?: string;
   dataDir?: string;
+  workers: number;
 }
 
 /** Where `serve` keeps messages when --store is not given: durable, in the working directory. */
@@ -53,6 +56,7 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     .option("--log-level <level>", "silent, info or debug (one line per request)", "info")
     .option("--store <url>", "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:")
     .option("--data-dir <dir>", `the embedded store's directory (default ${DEFAULT_DATA_DIR})`)
+    .option("--workers <n>", "serve from this many processes sharing the ports (node:cluster); more than 1 needs a store they can share (--store postgres://...)", integer("--workers", 1, 256), 1)
     .addOption(durationOption("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m", 5000, "5s"));
   for (const [flag, description] of LIMIT_FLAGS) command.option(flag, description, integer(flag.split(" ")[0] as string, 1, 2 ** 40));
   command.action(async (opts: ServeOptions) => {
@@ -66,6 +70,14 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
       throw new ConformanceError("usage", "--data-dir is the embedded store's directory: give it or --store, not both (--store pglite:DIR names the directory itself)");
     }
     const store = opts.store ?? `pglite:${opts.dataDir ?? DEFAULT_DATA_DIR}`;
+    if (opts.workers > 1 && cluster.isPrimary) {
+      // Each process has its own memory, and an embedded store admits one process: only a server is shared.
+      if (!/^postgres(ql)?:\/\//.test(store)) {
+        throw new ConformanceError("usage", "--workers above 1 needs a store every worker shares: --store postgres://USER@HOST:PORT/DB");
+      }
+      setExit(await runWorkers(opts.workers, io, opts.shutdownGrace));
+      return;
+    }
     const apiKey = opts.apiKey ?? io.env.EXAMPLE_API_KEY;
     const { startReferenceServer } = await import("../../reference-server/start.js");
     const { StoreUnavailableError } = await import("../../reference-server/http/store.js");
@@ -108,16 +120,22 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     };
     process.on("uncaughtException", fatal);
     process.on("unhandledRejection", fatal);
-    io.stdout(`grpc ${server.grpcAddress}\nhttp ${server.httpUrl}\n`);
+    if (cluster.isWorker) process.send?.({ grpcAddress: server.grpcAddress, httpUrl: server.httpUrl } satisfies WorkerListening);
+    else io.stdout(`grpc ${server.grpcAddress}\nhttp ${server.httpUrl}\n`);
     await new Promise<void>((resolve) => {
+      // A worker's channel to the primary would keep it alive after its servers closed.
+      const done = () => {
+        if (cluster.isWorker) process.disconnect?.();
+        resolve();
+      };
       const stop = (signal: NodeJS.Signals) => {
         process.off("SIGTERM", stop);
         process.off("SIGINT", stop);
         io.stderr(`example-conformance: ${signal}: finishing in-flight calls\n`);
-        server.close().then(resolve, (err: unknown) => {
+        server.close().then(done, (err: unknown) => {
           io.stderr(`example-conformance: shutdown: ${String(err)}\n`);
           setExit(1);
-          resolve();
+          done();
         });
       };
       process.on("SIGTERM", stop);

@@ -1,6 +1,7 @@
 // The reference server on each store: in memory, embedded PostgreSQL (PGlite) in a data directory, and a real
 // PostgreSQL server shared by replicas. The catalogue passes on each; writes race without lost updates; no
 // acknowledged write is lost to SIGKILL; a database lost while serving gives 503s and then recovery.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import http2 from "node:http2";
 import { tmpdir } from "node:os";
@@ -215,6 +216,26 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     expect(acknowledged.filter((b) => !outage.includes(b))).toEqual([]);
     expect(new Set(outage).size).toBe(outage.length);
   }, 90_000);
+});
+
+describe.skipIf(pgMissing !== undefined)(`serve --workers on one PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
+  it("serves both ports from two processes that share the store, and stops them all on SIGTERM", async () => {
+    const s = await serve(["--store", (pg as TestPostgres).url, "--workers", "2"]);
+    const workers = () => spawnSync("pgrep", ["-P", String(s.child.pid)], { encoding: "utf8" }).stdout.trim().split("\n").filter(Boolean);
+    expect(workers()).toHaveLength(2);
+    const { id } = await create(s, "made by a worker");
+    // New connections go to either worker: each must read what the other stored.
+    const reads = await Promise.all(Array.from({ length: 20 }, () => fetch(`${base(s)}/messages/${id}`, { headers: { connection: "close" } }).then((r) => r.status)));
+    expect(reads.every((c) => c === 200)).toBe(true);
+    expect(await health(s)).toBe("1");
+    s.child.kill("SIGTERM");
+    expect(await Promise.race([s.exited, sleep(15_000).then(() => "still running after 15 s")])).toBe(0);
+    expect(workers()).toEqual([]);
+  }, 60_000);
+
+  it("refuses --workers above 1 on a store the workers cannot share", async () => {
+    await expect(serve(["--store", "memory:", "--workers", "2"])).rejects.toThrow(/--workers above 1 needs a store every worker shares/);
+  });
 });
 
 describe("serve's default store", () => {
