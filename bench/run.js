@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { implementations } from "../dist/fixtures/implementations/index.js";
+import { startLatencyProxy } from "../dist/test/helpers/latency-proxy.js";
 import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -28,6 +29,26 @@ function checkWallTime() {
     times.push(performance.now() - t0);
   }
   return { medianMs: Math.round(median(times)), runsMs: times.map(Math.round) };
+}
+
+/** `check` of a reference server on both interfaces through a proxy that adds 25 ms each way: a 50 ms round trip. */
+async function checkThroughProxy() {
+  const server = await startReference();
+  const grpcProxy = await startLatencyProxy(Number(server.address.split(":").at(-1)), 25);
+  const httpProxy = await startLatencyProxy(Number(new URL(server.httpUrl).port), 25);
+  try {
+    const report = join(tmp, "proxy-check.json");
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, [CLI, "check", "--grpc", grpcProxy.address, "--http", `http://${httpProxy.address}`, "--seed", "1", "--report-json", report], { stdio: "ignore", timeout: 10 * 60_000 });
+    const wallMs = Math.round(performance.now() - t0);
+    // A verdict that changes with latency is a finding, not noise: name what failed.
+    const failed = r.status === 1 ? JSON.parse(readFileSync(report, "utf8")).checks.filter((c) => c.gating).map((c) => c.id) : [];
+    return { wallMs, exitCode: r.status, failed };
+  } finally {
+    await grpcProxy.close();
+    await httpProxy.close();
+    await server.close();
+  }
 }
 
 /** The load generator in its own process, so that it never shares an event loop with a server. */
@@ -125,6 +146,7 @@ const results = {
   loadDuration: DURATION,
   rounds: ROUNDS,
   check: checkWallTime(),
+  checkThroughProxy: await checkThroughProxy(),
   load: [],
   notes: [],
 };
@@ -171,6 +193,7 @@ const lines = [
   `| measure | result |`,
   `|---|---|`,
   `| \`check\` (default run, built-in reference server), wall time, median of ${CHECK_RUNS} | ${(results.check.medianMs / 1000).toFixed(2)} s |`,
+  `| \`check --grpc --http\` of the reference through a 50 ms round-trip proxy, wall time, one run | ${(results.checkThroughProxy.wallMs / 1000).toFixed(1)} s (exit ${results.checkThroughProxy.exitCode}${results.checkThroughProxy.failed.length ? `: ${results.checkThroughProxy.failed.join(", ")}` : ""}) |`,
   ...results.load.map((r) => `| ${r.name}, median of ${ROUNDS} | ${r.requestsPerSecond} req/s${rounds(r)}; p50 ${r.p50} ms, p90 ${r.p90} ms, p99 ${r.p99} ms, max ${r.max} ms; ${r.errors} errors, ${r.mismatches} mismatches |`),
   ...(results.ratio ? [`| reference / grpc-go requests/s, median of the rounds' ratios | ${results.ratio.referenceToGo} |`] : []),
   ...(results.generator ? [`| load generator ceiling / reference requests/s, median of the rounds' ratios | ${results.generator.timesReference} |`] : []),
