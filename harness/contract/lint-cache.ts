@@ -9,6 +9,8 @@ import { BUF_CONFIG, PACKAGE_ROOT } from "../_internals/paths.js";
 import type { BufRun } from "./buf.js";
 
 const CACHE_DIR = join(PACKAGE_ROOT, "node_modules", ".cache", "example-conformance", "lint");
+const PLUGIN_DIST = join(PACKAGE_ROOT, "dist", "harness", "contract", "buf-plugin");
+const PLUGIN_ENTRY = join(PACKAGE_ROOT, "proto", "plugin", "buf-plugin-example");
 /** Past this many files the folder is not a contract but, say, a repository root: no cache then. */
 const MAX_FILES = 200;
 
@@ -32,8 +34,10 @@ function keyOf(dir: string, format: string): string | undefined {
     const require = createRequire(import.meta.url);
     const hash = createHash("sha256").update(`format ${format}\n`);
     hash.update(`buf ${(require("@bufbuild/buf/package.json") as { version: string }).version}\n`);
-    // The plugin's compiled rules and the shipped configuration are inputs too.
-    for (const file of [join(PACKAGE_ROOT, "dist", "harness", "contract", "buf-plugin", "rules.js"), BUF_CONFIG]) hash.update(readFileSync(file));
+    // All of the plugin's code (its compiled folder and the entry buf starts) and the shipped configuration are
+    // inputs too: a change to how the plugin reads or answers can change the verdict as much as a rule can.
+    const plugin = [...filesUnder(PLUGIN_DIST).filter((f) => f.endsWith(".js")).sort(), PLUGIN_ENTRY, BUF_CONFIG];
+    for (const file of plugin) hash.update(`${relative(PACKAGE_ROOT, file)}\n`).update(readFileSync(file));
     for (const file of files) {
       if (statSync(file).size > 1024 * 1024) return undefined;
       hash.update(`${relative(abs, file)}\n`).update(readFileSync(file));

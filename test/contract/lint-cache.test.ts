@@ -1,10 +1,10 @@
 // buf lint's verdict is reused only for exactly the same contract: any change to a file runs buf again.
 import { randomUUID } from "node:crypto";
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTRACT_DIR } from "../../harness/_internals/paths.js";
+import { CONTRACT_DIR, PACKAGE_ROOT } from "../../harness/_internals/paths.js";
 import type { BufRun } from "../../harness/contract/buf.js";
 import { cachedLint } from "../../harness/contract/lint-cache.js";
 
@@ -22,5 +22,23 @@ describe("the lint cache", () => {
     writeFileSync(join(dir, "example", "extra.proto"), 'syntax = "proto3";\npackage example;\n');
     expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 3" });
     expect(runs).toBe(3);
+  });
+
+  it("runs buf again when any of the plugin's code changes, not only its rules", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lint-cache-"));
+    cpSync(join(CONTRACT_DIR, "example"), join(dir, "example"), { recursive: true });
+    writeFileSync(join(dir, "README.md"), `lint cache test ${randomUUID()}\n`);
+    let runs = 0;
+    const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}` });
+    await cachedLint(dir, "text", lint);
+    // The plugin's wire handling, not its rules: a comment keeps it valid for any buf run beside this test.
+    const wire = join(PACKAGE_ROOT, "dist", "harness", "contract", "buf-plugin", "wire.js");
+    const original = readFileSync(wire);
+    try {
+      appendFileSync(wire, `\n// ${randomUUID()}\n`);
+      expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 2" });
+    } finally {
+      writeFileSync(wire, original);
+    }
   });
 });
