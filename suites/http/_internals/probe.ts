@@ -408,20 +408,24 @@ export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (
         if (wanted) return skip(`the target ${p.config.apiKey === undefined ? "wants credentials" : "refuses the key given"} (${p.describe(wanted)}): see http.auth.api-key`);
       }
       let result: string | CheckOutcome;
+      let skipped: string | undefined;
       try {
         result = await run(p);
       } catch (err) {
-        if (err instanceof SkipProbe) return skip(err.message);
-        if (!(err instanceof StopProbe)) throw err;
+        if (err instanceof SkipProbe) skipped = err.message;
+        else if (!(err instanceof StopProbe)) throw err;
         result = "";
       } finally {
         await p.cleanup();
       }
+      // A probe that could not go on never hides what it had already found: the check fails with that.
       if (p.problems.length > 0) {
         const first = (p.problems[0] as Problem).message;
         const more = p.problems.length > 1 ? ` (and ${p.problems.length - 1} more)` : "";
-        return fail(`${first}${more}`, { details: p.details() });
+        const details = p.details();
+        return fail(`${first}${more}`, { details: skipped === undefined ? details : [...details, `then could not go on: ${skipped}`] });
       }
+      if (skipped !== undefined) return skip(skipped);
       if (typeof result !== "string") return result;
       return pass([result, ...p.notes].filter((s) => s !== "").join("; "));
     },
