@@ -15,6 +15,20 @@ async function verdicts(args: string[]): Promise<string[]> {
   return (await checkVerdicts([...args, "--seed", SEED, "--skip", "contract.*", "--timeout", "10s"])).failed;
 }
 
+/** A broken server's failures, directly and through the proxy: some, and the same. */
+async function failsTheSameThroughProxy(flag: "--grpc" | "--http", target: string): Promise<void> {
+  const port = Number(flag === "--grpc" ? target.split(":").at(-1) : new URL(target).port);
+  const proxy = await startLatencyProxy(port, DELAY_MS);
+  try {
+    const direct = await verdicts([flag, target]);
+    const slow = await verdicts([flag, flag === "--grpc" ? proxy.address : `http://${proxy.address}`]);
+    expect(direct.length).toBeGreaterThan(0);
+    expect(slow).toEqual(direct);
+  } finally {
+    await proxy.close();
+  }
+}
+
 let reference: ReferenceServer;
 beforeAll(async () => {
   reference = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" });
@@ -41,14 +55,9 @@ describe(`through a ${DELAY_MS} ms-each-way proxy`, () => {
       const fixture = brokenGrpcServers.find((b) => b.name === name);
       if (!fixture) throw new Error(`no broken server ${name}`);
       const server = await fixture.start();
-      const proxy = await startLatencyProxy(Number(server.address.split(":").at(-1)), DELAY_MS);
       try {
-        const direct = await verdicts(["--grpc", server.address]);
-        const slow = await verdicts(["--grpc", proxy.address]);
-        expect(direct.length).toBeGreaterThan(0);
-        expect(slow).toEqual(direct);
+        await failsTheSameThroughProxy("--grpc", server.address);
       } finally {
-        await proxy.close();
         await server.close();
       }
     }, 180_000);
@@ -58,14 +67,9 @@ describe(`through a ${DELAY_MS} ms-each-way proxy`, () => {
     const fixture = brokenHttpServers.find((b) => b.name === "delete-ignored");
     if (!fixture) throw new Error("no broken server delete-ignored");
     const server = await fixture.start();
-    const proxy = await startLatencyProxy(Number(new URL(server.url).port), DELAY_MS);
     try {
-      const direct = await verdicts(["--http", server.url]);
-      const slow = await verdicts(["--http", `http://${proxy.address}`]);
-      expect(direct.length).toBeGreaterThan(0);
-      expect(slow).toEqual(direct);
+      await failsTheSameThroughProxy("--http", server.url);
     } finally {
-      await proxy.close();
       await server.close();
     }
   }, 180_000);
