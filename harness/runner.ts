@@ -2,7 +2,7 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckDefinition, Profile } from "./check.js";
+import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { expectationFor, loadExpectations } from "./expectations.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
@@ -39,6 +39,8 @@ export interface RunOptions {
   grpc?: GrpcTargetOptions;
   /** Other instances of the same service, reached with the same options. */
   replicas?: readonly string[];
+  /** How replicas are judged (see CheckContext.replicaMode). */
+  replicaMode?: ReplicaMode;
   /** The HTTP target; http checks are skipped without one. */
   http?: HttpRunTarget;
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
@@ -68,6 +70,7 @@ function replayCommand(id: string, seed: number, opts: RunOptions, path?: string
   if (opts.grpc && ownTargets) parts.push(`--grpc ${opts.grpc.address}`);
   if (opts.grpc?.tls) parts.push("--tls");
   for (const r of opts.replicas ?? []) parts.push(`--replica ${r}`);
+  if (opts.replicaMode === "equal") parts.push("--replica-mode equal");
   if (opts.http && ownTargets) {
     parts.push(`--http ${shellQuote(opts.http.baseUrl)}`);
     for (const c of opts.http.collections ?? []) parts.push(`--collection ${shellQuote(c)}`);
@@ -121,6 +124,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       ...(options.contract !== undefined && { contract: options.contract }),
       ...(options.grpc && { grpc: options.grpc }),
       ...(options.replicas && { replicas: options.replicas }),
+      ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
       ...(options.http && { http: options.http }),
       seed,
       runs: options.runs ?? DEFAULT_RUNS,

@@ -14,6 +14,7 @@ import type { CliIo } from "./io.js";
 export interface CheckCliOptions extends ReportFiles {
   grpc?: string;
   replica: string[];
+  replicaMode: "stateless" | "equal";
   http?: string;
   collection: string[];
   openapi?: string;
@@ -222,6 +223,7 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
     ...(opts.contract !== undefined && { contract: opts.contract }),
     ...(grpc && { grpc }),
     replicas: opts.replica,
+    ...(opts.replicaMode !== undefined && { replicaMode: opts.replicaMode }),
     ...(http && { http }),
     only: opts.only,
     skip: opts.skip,
@@ -248,6 +250,7 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     .description("check a server (default: the built-in reference server) and the contract against the specification")
     .option("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)")
     .option("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)", repeat, [])
+    .addOption(new Option("--replica-mode <mode>", "stateless: history on one instance changes no other's replies; equal: every instance gives the same reply").choices(["stateless", "equal"]).default("stateless"))
     .option("--http <url>", "HTTP target: the base URL of its resource interface, http://host:port[/prefix]")
     .option("--collection <path>", "a collection path to probe, such as /messages (repeatable; default /messages)", repeat, [])
     .option("--openapi <file|url>", "an OpenAPI document naming more paths (a file, or a URL on the HTTP target)")
