@@ -12,7 +12,13 @@ afterAll(() => {
 });
 
 describe.each(brokenGrpcServers)("broken gRPC server $name", (broken) => {
-  it(`fails exactly [${broken.mustFail.join(", ")}]: ${broken.defect}`, async () => {
+  it(`fails exactly [${broken.mustFail.join(", ")}]: ${broken.defect}`, async (t) => {
+    const missing = await broken.missing?.();
+    if (missing !== undefined) {
+      // In CI the toolchains are installed by .ci/run: a missing one is a broken pipeline, not a reason to skip.
+      if (process.env.CI === "true") throw new Error(`${broken.name}: ${missing}`);
+      t.skip(`${broken.name}: ${missing}; install it to run this proof`);
+    }
     const started = await broken.start();
     try {
       // The contract checks read files, not the target: left out, they would only repeat the same pass.
@@ -20,7 +26,7 @@ describe.each(brokenGrpcServers)("broken gRPC server $name", (broken) => {
         "--grpc", started.address,
         ...(started.replicas ?? []).flatMap((r) => ["--replica", r]),
         "--timeout", "1500ms",
-        "--skip", contractChecks.map((c) => c.id).join(","),
+        "--skip", [...contractChecks.map((c) => c.id), ...(broken.skip ?? [])].join(","),
         "--seed", "11",
         "--runs", "25",
         "--strict",
@@ -35,7 +41,8 @@ describe.each(brokenGrpcServers)("broken gRPC server $name", (broken) => {
     } finally {
       await started.close();
     }
-  });
+    // A server on another stack may need building first (a cold Go build compiles grpc-go).
+  }, broken.missing ? 300_000 : undefined);
 });
 
 describe("coverage of the catalogue", () => {
