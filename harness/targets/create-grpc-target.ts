@@ -68,6 +68,9 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
     const r = await client.unary(knownGood, { channel: "fresh" });
     return r.code === Status.OK;
   };
+  /** A call whose connection was refused (grpc-js's own words, not the target's). */
+  const refused = (r: unknown): boolean =>
+    typeof r === "object" && r !== null && "details" in r && typeof r.details === "string" && "code" in r && r.code === Status.UNAVAILABLE && r.details.includes("ECONNREFUSED");
   const guard = async <T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
     if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
     if (dead === undefined && silent >= SILENT_CALLS_LIMIT) {
@@ -79,6 +82,10 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
     const result = await call();
     if (wasSilent(result)) {
       if (silent++ === 0) firstSilent = request;
+      // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
+      if (refused(result) && !(await stillAlive())) {
+        dead = `${options.address} stopped answering after ${describeRequest(firstSilent)}: connections are refused, and a request it answered before got no answer`;
+      }
     } else silent = 0;
     return result;
   };
