@@ -117,7 +117,8 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       return guard(
         body,
         () => sendRaw(conn, material, request),
-        (r) => r.httpStatus === undefined && (r.failure?.kind === "timeout" || r.failure?.kind === "connection" || r.failure?.kind === "reset"),
+        // A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
+        (r) => r.httpStatus === undefined && (r.failure?.kind === "timeout" || r.failure?.kind === "connection"),
       );
     },
     async close() {

@@ -31,13 +31,15 @@ export async function checkProperty<T>(
   options: PropertyOptions<T> = {},
 ): Promise<CheckOutcome & { status: "pass" | "fail" | "error" }> {
   let stopped: { value: T; reason: string } | undefined;
+  // Only a target that answered before the property can stop answering during it.
+  const answeredBefore = await alive(ctx);
   const property = fc.asyncProperty(arbitrary, async (value) => {
     // The server stopped answering: nothing more can be learnt, and each call would wait out its timeout.
     if (stopped || ctx.signal.aborted) return;
     try {
       await predicate(value);
     } catch (err) {
-      if (!(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err) };
+      if (answeredBefore && !(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err) };
       throw err;
     }
   });

@@ -14,13 +14,15 @@ const SEGMENTS: readonly [RegExp, string][] = [
   [/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, "<uuid>"],
   [/\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g, "<time>"],
   [/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, "<time>"],
-  // Letters and digits mixed, 8 or more: hex ids, base64 tokens, nonces.
-  [/(?=[A-Za-z0-9+/_-]*\d)(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{8,}={0,2}/g, "<token>"],
 ];
+
+/** Runs of 8 or more base64 or hex characters: a random token when they mix at least two of lower, upper, digits. */
+const TOKEN = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
+const mixed = (t: string): boolean => [/[a-z]/, /[A-Z]/, /\d/].filter((re) => re.test(t)).length >= 2;
 
 /** The reply with clock-, id- and token-like segments replaced by their kind. */
 export function maskSegments(body: string): string {
-  return SEGMENTS.reduce((s, [re, kind]) => s.replace(re, kind), body);
+  return SEGMENTS.reduce((s, [re, kind]) => s.replace(re, kind), body).replace(TOKEN, (t) => (mixed(t) ? "<token>" : t));
 }
 
 /** The reply with numbers replaced too: what is left when everything that may count or tick is taken out. */
@@ -46,10 +48,23 @@ export interface VariationProfile {
   deterministic: boolean;
 }
 
+/** Word by word, a token may stand for another of the same length: a random token that drew one class of characters only. */
+function sameButTokens(a: string, b: string): boolean {
+  const split = (s: string) => s.split(/(\s+|[:=,;#()[\]{}<>"'])/);
+  const x = split(a);
+  const y = split(b);
+  const token = /^[A-Za-z0-9+/_-]{8,}={0,2}$/;
+  const number = /^\d+$/;
+  return (
+    x.length === y.length &&
+    x.every((w, i) => w === y[i] || (number.test(w) && number.test(y[i]!)) || (w.length === y[i]!.length && token.test(w) && token.test(y[i]!)))
+  );
+}
+
 /** Whether two replies to the same request agree, given what varies by itself. */
 export function sameReply(profile: VariationProfile, a: string, b: string): boolean {
   if (a === b) return true;
-  if (profile.kind === "segments") return maskSegments(a) === maskSegments(b) || maskNumbers(a) === maskNumbers(b);
+  if (profile.kind === "segments") return maskSegments(a) === maskSegments(b) || maskNumbers(a) === maskNumbers(b) || sameButTokens(a, b);
   return profile.kind === "free";
 }
 
@@ -104,7 +119,8 @@ async function measure(ctx: CheckContext): Promise<VariationProfile> {
       evidence: `the reply to a new request changed at its call ${at + 1} and then stayed the same over ${TICK_MS} ms: the server remembers earlier calls (${seen})`,
     };
   }
-  const segmentsOnly = new Set(bodies.map(maskSegments)).size === 1 || new Set(bodies.map(maskNumbers)).size === 1;
+  const segmentsOnly =
+    new Set(bodies.map(maskSegments)).size === 1 || new Set(bodies.map(maskNumbers)).size === 1 || bodies.every((x) => sameButTokens(bodies[0]!, x));
   return {
     kind: segmentsOnly ? "segments" : "free",
     compared: true,
