@@ -34,6 +34,10 @@ describe.each(brokenGrpcServers)("broken gRPC server $name", (broken) => {
       verdicts.set(broken.name, run.failed);
       expect(run.failed).toEqual([...broken.mustFail].sort());
       expect(run.code).toBe(1);
+      // Where declared, the message names the cause.
+      for (const [id, cause] of Object.entries(broken.because ?? {})) {
+        expect(run.report.checks.find((c) => c.id === id)?.message, id).toMatch(cause);
+      }
       // Every failure says how to see it again.
       for (const c of run.report.checks.filter((x) => x.status === "fail")) {
         expect(c.replay).toMatch(new RegExp(`^npx example-conformance check --grpc ${started.address} .*--only ${c.id.replace(/\./g, "\\.")} --seed 11`));
