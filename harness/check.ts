@@ -11,6 +11,8 @@ export type Area = "contract" | "grpc" | "http";
  */
 export type Profile = "contract" | "protocol";
 
+export type ReplicaMode = "stateless" | "equal";
+
 export type OutcomeStatus = "pass" | "fail" | "skip" | "error";
 
 export interface CheckOutcome {
@@ -36,6 +38,11 @@ export interface CheckContext {
   httpConfig?: HttpConfig;
   /** Other instances of the same service (--replica). */
   replicas: readonly GrpcTarget[];
+  /**
+   * How replicas are judged: "stateless" (default), history built on one instance does not change another's replies;
+   * "equal", every instance gives the same reply to the same request.
+   */
+  replicaMode?: ReplicaMode;
   /** Bound on one call, in milliseconds. */
   timeoutMs: number;
   /** Facts about the target shared between checks of one run (computed once, on first use). */

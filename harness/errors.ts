@@ -1,12 +1,14 @@
 // One error type for everything the harness refuses, with a closed set of codes that map to exit codes.
 
-export type ErrorCode = "usage" | "config" | "unreachable" | "internal";
+export type ErrorCode = "usage" | "config" | "unreachable" | "internal" | "credentials";
 
 export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   usage: 2,
   config: 2,
   unreachable: 3,
   internal: 4,
+  // The target refuses every call for want of credentials: nothing can be judged, and no check has failed.
+  credentials: 5,
 };
 
 export class ConformanceError extends Error {

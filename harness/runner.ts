@@ -2,7 +2,7 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckDefinition, Profile } from "./check.js";
+import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
@@ -39,6 +39,8 @@ export interface RunOptions {
   grpc?: GrpcTargetOptions;
   /** Other instances of the same service, reached with the same options. */
   replicas?: readonly string[];
+  /** How replicas are judged (see CheckContext.replicaMode). */
+  replicaMode?: ReplicaMode;
   /** The HTTP target; http checks are skipped without one. */
   http?: HttpRunTarget;
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
@@ -171,6 +173,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       ...(options.contract !== undefined && { contract: options.contract }),
       ...(options.grpc && { grpc: options.grpc }),
       ...(options.replicas && { replicas: options.replicas }),
+      ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
       ...(options.http && { http: options.http }),
       seed,
       runs: options.runs ?? DEFAULT_RUNS,

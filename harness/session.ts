@@ -1,11 +1,18 @@
 // Opens what checks need for one run: the targets behind one budget, and the context each check receives.
 import { resolve } from "node:path";
-import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
+import type { CheckContext, CheckDefinition, CheckOutcome, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { CONTRACT_DIR } from "./_internals/paths.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
-import { createGrpcTarget, DEFAULT_TIMEOUT_MS, probeGrpcHandshake, probeReachable, type GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import {
+  createGrpcTarget,
+  DEFAULT_TIMEOUT_MS,
+  probeCredentials,
+  probeGrpcHandshake,
+  probeReachable,
+  type GrpcTargetOptions,
+} from "./targets/create-grpc-target.js";
 import { createHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import {
   DEFAULT_API_KEY_HEADER,
@@ -48,6 +55,7 @@ export interface SessionOptions {
   contract?: string;
   grpc?: GrpcTargetOptions;
   replicas?: readonly string[];
+  replicaMode?: ReplicaMode;
   http?: HttpRunTarget;
   seed: number;
   runs: number;
@@ -83,8 +91,11 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
       const reason = await probeGrpcHandshake({ ...g, address });
       return reason === undefined ? {} : { unusable: reason };
     };
-    grpc = createGrpcTarget({ ...g, ...(await unusable(g.address)) });
+    const why = await unusable(g.address);
+    grpc = createGrpcTarget({ ...g, ...why });
     budget = grpc.budget;
+    // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
+    if (why.unusable === undefined) await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc?.close(), Promise.reject(err)));
     for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...g, address: r, budget, ...(await unusable(r)) }));
   }
   if (h && needs.http) {
@@ -123,6 +134,7 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
       ...(grpc && { grpc }),
       ...(http && httpConfig && { http, httpConfig }),
       replicas,
+      ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
       seed: options.seed,
       runs: options.runs,
       timeoutMs: options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,

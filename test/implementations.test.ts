@@ -1,38 +1,24 @@
 // No false failure: every correct implementation, on every stack, passes every gating check, with a second
 // instance as its replica. What does not gate is asserted too, so that a change in either shows.
 import { afterAll, describe, expect, it } from "vitest";
-import { implementations, type RunningImplementation } from "../fixtures/implementations/index.js";
+import { implementations, NOT_GATING, type Implementation, type RunningImplementation } from "../fixtures/implementations/index.js";
 import { contractChecks } from "../suites/index.js";
-import { checkVerdicts } from "./helpers/cli.js";
+import { checkVerdicts, cli } from "./helpers/cli.js";
 
 /**
- * Protocol-profile and SHOULD checks each stack fails, by its library's own behaviour, not its author's: shown in
- * reports, never gating by default.
+ * What a variant fails beyond its stack's list: a reply that carries a clock varies by itself, which the SHOULD
+ * check grpc.stateless.deterministic reports (and nothing gates on).
  */
-const NOT_GATING: Record<string, string[]> = {
-  reference: [],
-  go: [
-    // grpc-go registers no gzip codec unless the program imports encoding/gzip; it refuses gzip with UNIMPLEMENTED
-    // (right) but leaves out grpc-accept-encoding, which compression.md says the refusal should carry.
-    "grpc.encoding.accept-encoding",
-    "grpc.encoding.gzip",
-    // grpc-go resets the stream (RST_STREAM PROTOCOL_ERROR) for a non-gRPC content-type instead of HTTP 415.
-    "grpc.http.content-type",
-    // grpc-go answers a unary call with no request message UNKNOWN ("EOF") and serves one with two, where the
-    // status-code document asks for UNIMPLEMENTED.
-    "grpc.unary.cardinality",
-  ],
-  python: [
-    // gRPC core (1.51) serves a message whose grpc-encoding it does not know, and one whose compressed flag is set
-    // without any grpc-encoding, instead of refusing them.
-    "grpc.encoding.flag-without-encoding",
-    "grpc.encoding.unsupported",
-    // It serves a request whatever its content-type, so text/plain gets an answer rather than HTTP 415.
-    "grpc.http.content-type",
-    // It serves a unary call with two request messages (the last one) instead of refusing it.
-    "grpc.unary.cardinality",
-  ],
+const VARIANT_NOT_GATING: Record<string, string[]> = {
+  "go-clock": ["grpc.stateless.deterministic"],
+  "python-clock": ["grpc.stateless.deterministic"],
 };
+
+/** A variant ("go-clock") fails what its stack ("go") fails, and what its choice adds. */
+function notGating(impl: Implementation): string[] {
+  const stack = impl.name.split("-")[0] ?? impl.name;
+  return [...(NOT_GATING[stack] ?? []), ...(VARIANT_NOT_GATING[impl.name] ?? [])].sort();
+}
 
 /** Bounds on each phase, so that a slow machine fails with the phase named rather than the whole test timing out. */
 const START_MS = 240_000; // a cold Go build compiles grpc-go from source
@@ -68,6 +54,7 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
       started.push(await within(`starting a second ${impl.name}`, START_MS, impl.start()));
       const [primary, replica] = started as [RunningImplementation, RunningImplementation];
       const run = await within(`checking ${impl.name}`, CHECK_MS, checkVerdicts([
+        ...(impl.checkArgs ?? []),
         "--grpc", primary.address,
         "--replica", replica.address,
         "--skip", contractChecks.map((c) => c.id).join(","),
@@ -78,11 +65,31 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
       falseFailures.set(impl.name, gating);
       expect(gating).toEqual([]);
       expect(run.code).toBe(0);
-      expect(run.failed).toEqual([...(NOT_GATING[impl.name] ?? [])].sort());
+      expect(run.failed).toEqual(notGating(impl));
       // The replica was really compared, not skipped.
       expect(run.report.checks.find((c) => c.id === "grpc.stateless.replicas")?.status).toBe("pass");
     } finally {
       await Promise.all(started.map((s) => s.close()));
     }
   }, START_MS * 2 + CHECK_MS + 30_000);
+
+  it.runIf(impl.checkArgs !== undefined)("without its credentials: cannot check, exit 5, no check failed", async (t) => {
+    const missing = await impl.missing();
+    if (missing !== undefined) {
+      if (process.env.CI === "true") throw new Error(`${impl.name}: ${missing}`);
+      t.skip(`${impl.name}: ${missing}; install it to run this proof`);
+    }
+    const server = await within(`starting ${impl.name}`, START_MS, impl.start());
+    try {
+      const run = await within(`checking ${impl.name}`, CHECK_MS, cli(["check", "--grpc", server.address, "--skip", contractChecks.map((c) => c.id).join(",")]));
+      expect(run.code).toBe(5);
+      expect(run.stderr).toMatch(/^example-conformance: cannot check: the target wants credentials \(pass --metadata\): every call got UNAUTHENTICATED\n$/);
+      expect(run.stdout).not.toMatch(/FAIL/);
+      const wrong = await within(`checking ${impl.name}`, CHECK_MS, cli(["check", "--grpc", server.address, "--metadata", "x-api-key=wrong", "--skip", contractChecks.map((c) => c.id).join(",")]));
+      expect(wrong.code).toBe(5);
+      expect(wrong.stderr).toMatch(/cannot check: the target refused the credentials given \(--metadata x-api-key\)/);
+    } finally {
+      await server.close();
+    }
+  }, START_MS + 2 * CHECK_MS);
 });

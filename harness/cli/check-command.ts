@@ -25,6 +25,7 @@ export interface ReportFlags {
 export interface CheckCliOptions extends ReportFlags {
   grpc?: string;
   replica: string[];
+  replicaMode: "stateless" | "equal";
   http?: string;
   collection: string[];
   openapi?: string;
@@ -295,6 +296,7 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
     ...(opts.contract !== undefined && { contract: opts.contract }),
     ...(grpc && { grpc }),
     replicas: opts.replica,
+    ...(opts.replicaMode !== undefined && { replicaMode: opts.replicaMode }),
     ...(http && { http }),
     only: opts.only,
     skip: opts.skip,
@@ -342,6 +344,7 @@ const opt = (flags: string, description: string) => new Option(flags, descriptio
 export const CHECK_OPTIONS: readonly Option[] = [
   opt("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
   opt("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)").argParser(repeat).default([]),
+  opt("--replica-mode <mode>", "stateless: history on one instance changes no other's replies; equal: every instance gives the same reply").choices(["stateless", "equal"]).default("stateless"),
   opt("--http <url>", "HTTP target: the base URL of its resource interface, http://host:port[/prefix]"),
   opt("--collection <path>", "a collection path to probe, such as /messages (repeatable; default /messages)").argParser(repeat).default([]),
   opt("--openapi <file|url>", "an OpenAPI document naming more paths (a file, or a URL on the HTTP target)"),

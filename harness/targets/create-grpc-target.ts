@@ -2,11 +2,12 @@
 import net from "node:net";
 import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
+import { decodeMessage, encodeMessage, hex } from "../_internals/message.js";
 import { isLocal, parseAddress } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
-import { GrpcJsClient } from "./grpc-js-client.js";
-import { Status, type GrpcTarget } from "./grpc-target.js";
+import { GrpcJsClient, HELLO_PATH } from "./grpc-js-client.js";
+import { Status, statusName, type GrpcTarget } from "./grpc-target.js";
 import { probeHandshake } from "./handshake.js";
 import { sendRaw } from "./raw-h2.js";
 
@@ -54,16 +55,38 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       rate: options.rate ?? (isLocal(address) ? Infinity : DEFAULT_REMOTE_RATE),
     });
   const client = new GrpcJsClient(conn, material);
-  // A target that stopped answering would make every later check wait out its timeout; after a few silent
-  // calls in a row the rest fail at once, with the reason.
+  // A target that stopped answering would make every later check wait out its timeout. After a few silent calls
+  // in a row, a request it answered before is sent again on a new connection: answered, the silence was those
+  // inputs' (a hang on a specific input) and checks go on; unanswered, the rest fail at once, naming the input
+  // after which it stopped.
   let silent = 0;
-  const guard = async <T>(call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
+  let firstSilent: Uint8Array | undefined;
+  let knownGood: Uint8Array | undefined;
+  let dead: string | undefined;
+  const stillAlive = async (): Promise<boolean> => {
+    if (!knownGood) return false;
+    const r = await client.unary(knownGood, { channel: "fresh" });
+    return r.code === Status.OK;
+  };
+  /** A call whose connection was refused (grpc-js's own words, not the target's). */
+  const refused = (r: unknown): boolean =>
+    typeof r === "object" && r !== null && "details" in r && typeof r.details === "string" && "code" in r && r.code === Status.UNAVAILABLE && r.details.includes("ECONNREFUSED");
+  const guard = async <T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
     if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
-    if (silent >= SILENT_CALLS_LIMIT) {
-      throw new ConformanceError("unreachable", `${options.address} stopped answering: ${silent} calls in a row got no answer within ${conn.timeoutMs} ms`);
+    if (dead === undefined && silent >= SILENT_CALLS_LIMIT) {
+      if (await stillAlive()) silent = 0;
+      else if (knownGood) dead = `${options.address} stopped answering after ${describeRequest(firstSilent)}: ${silent} calls in a row from it on got no answer (none within ${conn.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`;
+      else dead = `${options.address} stopped answering: ${silent} calls in a row got no answer within ${conn.timeoutMs} ms, and it has answered none`;
     }
+    if (dead !== undefined) throw new ConformanceError("unreachable", dead);
     const result = await call();
-    silent = wasSilent(result) ? silent + 1 : 0;
+    if (wasSilent(result)) {
+      if (silent++ === 0) firstSilent = request;
+      // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
+      if (refused(result) && !(await stillAlive())) {
+        dead = `${options.address} stopped answering after ${describeRequest(firstSilent)}: connections are refused, and a request it answered before got no answer`;
+      }
+    } else silent = 0;
     return result;
   };
   return {
@@ -76,17 +99,26 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       await budget.take();
       const started = performance.now();
       const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
-      return guard(
+      const result = await guard(
+        request,
         () => client.unary(request, callOptions),
-        // A call that runs to its deadline got no usable answer, whether or not headers came first.
-        (r) => r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline,
+        // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
+        // connection failed or dropped before any header got none either.
+        (r) =>
+          (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) ||
+          (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0),
       );
+      if (result.code === Status.OK && (callOptions?.path === undefined || callOptions.path === HELLO_PATH) && request.length <= 1024) knownGood = request;
+      return result;
     },
     async raw(request) {
       await budget.take();
+      const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       return guard(
+        body,
         () => sendRaw(conn, material, request),
-        (r) => r.failure?.kind === "timeout" && r.httpStatus === undefined,
+        // A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
+        (r) => r.httpStatus === undefined && (r.failure?.kind === "timeout" || r.failure?.kind === "connection"),
       );
     },
     async close() {
@@ -152,4 +184,34 @@ export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string |
     servername: servernameOf(options, address),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
+}
+
+/** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's. */
+function describeRequest(request: Uint8Array | undefined): string {
+  if (!request) return "a hand-built request";
+  const decoded = decodeMessage(request);
+  if (!decoded.ok) return `the request bytes ${hex(request.subarray(0, 32))}${request.length > 32 ? "..." : ""}`;
+  const q = JSON.stringify(decoded.message.body);
+  return `the request with body ${q.length > 80 ? `${q.slice(0, 77)}..."` : q} (${request.length} bytes)`;
+}
+
+/**
+ * Sends Hello twice without checks' metadata: when both get UNAUTHENTICATED or PERMISSION_DENIED the run cannot
+ * judge anything, and ends with that rather than with a list of failures. The two calls count against the budget.
+ */
+export async function probeCredentials(target: GrpcTarget, options: GrpcTargetOptions): Promise<void> {
+  const codes: number[] = [];
+  for (const body of ["", "credentials-probe"]) {
+    const r = await target.unary(encodeMessage(body), { channel: "fresh" });
+    if (r.code !== Status.UNAUTHENTICATED && r.code !== Status.PERMISSION_DENIED) return;
+    codes.push(r.code);
+  }
+  const got = [...new Set(codes.map(statusName))].join(" and ");
+  const given = Object.keys(options.metadata ?? {});
+  throw new ConformanceError(
+    "credentials",
+    given.length === 0
+      ? `cannot check: the target wants credentials (pass --metadata): every call got ${got}`
+      : `cannot check: the target refused the credentials given (--metadata ${given.join(", ")}): every call got ${got}`,
+  );
 }

@@ -2,7 +2,8 @@
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { encodeMessage, hex } from "../../harness/_internals/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { asReply, hello, show, variationProfile } from "./_internals/calls.js";
+import { asReply, hello, show } from "./_internals/calls.js";
+import { compareReplies } from "./_internals/variation.js";
 
 /** body "compat" plus fields 2 (varint), 3 (string), 15 (fixed32), 1000 (fixed64) and 4 (a nested message). */
 export function withUnknownFields(body: string): Uint8Array {
@@ -31,9 +32,9 @@ export const compatUnknownFields: CheckDefinition = {
     const details = [`request bytes: ${hex(request)}`];
     if (!extended.ok) return fail(`a request with unknown fields was refused: ${extended.reason}`, { details });
     if (!plain.ok) return fail(`the plain request was not served: ${plain.reason}`);
-    if (plain.message.body === extended.message.body) return pass(`same reply ${show(plain.message.body)} with and without unknown fields`);
-    const variation = await variationProfile(ctx);
-    if (!variation.deterministic) return pass(`accepted; replies not compared because the reply varies by itself (${variation.evidence})`);
+    const same = await compareReplies(ctx, plain.message.body, extended.message.body);
+    if (same.verdict === "same") return pass(`same reply ${show(plain.message.body)} with and without unknown fields${same.note}`);
+    if (same.verdict === "not-compared") return pass(`accepted; ${same.note}`);
     return fail(`unknown fields changed the reply: ${show(plain.message.body)} without, ${show(extended.message.body)} with`, { details });
   },
 };

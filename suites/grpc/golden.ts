@@ -4,7 +4,8 @@ import { basename, join } from "node:path";
 import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
 import { fail, pass, type CheckDefinition, type Profile, type Severity } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
-import { asReply, hello, show, target, variationProfile } from "./_internals/calls.js";
+import { asReply, hello, show, target } from "./_internals/calls.js";
+import { compareReplies } from "./_internals/variation.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 
 export const GOLDEN_DIR = join(PACKAGE_ROOT, "fixtures", "golden", "grpc");
@@ -55,9 +56,9 @@ export function goldenCheck(c: GoldenCase): CheckDefinition {
       if (expect.outcome === "ok") return pass(`OK, reply ${show(reply.message.body)}`);
       const other = asReply(await hello(ctx, bytes(expect.hex)));
       if (!other.ok) return fail(`the comparison request (${expect.hex || "no bytes"}) was not served: ${other.reason}`);
-      if (other.message.body === reply.message.body) return pass(`same reply ${show(reply.message.body)}`);
-      const variation = await variationProfile(ctx);
-      if (!variation.deterministic) return pass(`served; not compared because the reply varies by itself`);
+      const same = await compareReplies(ctx, reply.message.body, other.message.body);
+      if (same.verdict === "same") return pass(`same reply ${show(reply.message.body)}${same.note}`);
+      if (same.verdict === "not-compared") return pass(`served; ${same.note}`);
       return fail(`got ${show(reply.message.body)}, but ${expect.hex || "no bytes"} got ${show(other.message.body)}`, { details });
     },
   };

@@ -1,17 +1,25 @@
-// grpc.limits.large-message: a 1 MiB body, well inside gRPC's usual 4 MiB default, is served.
+// grpc.limits.large-message: bodies up to the target's own receive limit are served, and its limit is one limit.
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { helloReply } from "./_internals/calls.js";
+import { PROBE_BOUND, receiveLimit, sizeText } from "./_internals/receive-limit.js";
 
 export const limitsLargeMessage: CheckDefinition = {
   id: "grpc.limits.large-message",
-  title: "a request with a 1 MiB body is served",
+  title: `bodies from 1 KiB to ${sizeText(PROBE_BOUND)} are served up to the target's own receive limit, and never refused below a size it serves`,
   severity: "MUST",
   area: "grpc",
   profile: "contract",
-  spec: "§8 (limits not shown: gRPC's 4 MiB default assumed as the floor)",
+  // The specification shows no limit, so any limit is legal; what is not is refusing a body smaller than one served.
+  spec: "§8 (limits not shown: the target's own limit is probed, none assumed)",
   async run(ctx) {
-    const reply = await helloReply(ctx, "x".repeat(1024 * 1024));
-    if (!reply.ok) return fail(`a 1 MiB body was not served: ${reply.reason}`);
-    return pass(`served; reply of ${reply.raw.length} bytes`);
+    const limit = await receiveLimit(ctx);
+    const first = limit.firstRefused;
+    if (first) {
+      const later = limit.answers.find((a) => a.served && a.size > first.size);
+      if (later) {
+        return fail(`a ${sizeText(first.size)} body was not served (${first.reason}), yet a larger one of ${sizeText(later.size)} was: that is no receive limit`);
+      }
+      if (limit.largestServed === 0) return fail(`not even a ${sizeText(first.size)} body was served: ${first.reason}`);
+    }
+    return pass(limit.summary);
   },
 };

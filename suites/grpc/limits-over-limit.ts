@@ -1,27 +1,35 @@
-// grpc.limits.over-limit (SHOULD): a request past the server's receive limit gets RESOURCE_EXHAUSTED, not a crash.
+// grpc.limits.over-limit (SHOULD): a request past the target's own receive limit gets RESOURCE_EXHAUSTED, not a
+// reset or a crash.
 import { encodeMessage } from "../../harness/_internals/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { PROBE_BOUND, receiveLimit, sizeText } from "./_internals/receive-limit.js";
 import { stillServing } from "./_internals/still-serving.js";
-
-const SIZE = 5 * 1024 * 1024;
 
 export const limitsOverLimit: CheckDefinition = {
   id: "grpc.limits.over-limit",
-  title: "a 5 MiB request (past gRPC's usual 4 MiB limit) gets RESOURCE_EXHAUSTED, or is served; never a crash or reset",
+  title: "a request past the target's receive limit (probed up to 4 MiB) gets RESOURCE_EXHAUSTED; never a crash or a reset",
   severity: "SHOULD",
   area: "grpc",
   profile: "protocol",
   spec: "§8, gRPC statuscodes.md (RESOURCE_EXHAUSTED)",
   async run(ctx) {
-    const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(SIZE)) }] });
+    const limit = await receiveLimit(ctx);
+    // Over the limit found; with none found up to the bound, past the bound (where gRPC's default limit lies).
+    const size = limit.firstRefused?.size ?? PROBE_BOUND + 1024 * 1024;
+    if (limit.largestServed === 0) return skip(`no body was served, so no limit can be told apart (${limit.summary})`);
+    const first = limit.firstRefused;
+    if (first && limit.answers.some((a) => a.served && a.size > first.size)) {
+      return skip(`the refusal at ${sizeText(first.size)} is no limit, since larger bodies were served (grpc.limits.large-message reports it)`);
+    }
+    const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
     const status = rawStatus(res);
     const serving = await stillServing(ctx);
-    if (serving) return fail(serving);
-    if (status === Status.RESOURCE_EXHAUSTED) return pass("RESOURCE_EXHAUSTED");
-    if (status === Status.OK && res.frames.length === 1) return skip("the server accepted 5 MiB: its limit is higher than this check can probe");
-    return fail(`a 5 MiB request got ${describeRaw(res)}, not RESOURCE_EXHAUSTED`);
+    if (serving) return fail(`after a ${sizeText(size)} request (${describeRaw(res)}): ${serving}`);
+    if (status === Status.RESOURCE_EXHAUSTED) return pass(`RESOURCE_EXHAUSTED for ${sizeText(size)}; ${limit.summary}`);
+    if (status === Status.OK && res.frames.length === 1) return skip(`the server accepted ${sizeText(size)}: its limit is higher than this check can probe`);
+    return fail(`a ${sizeText(size)} request, past the target's limit (${limit.summary}), got ${describeRaw(res)}, not RESOURCE_EXHAUSTED`);
   },
 };

@@ -19,8 +19,41 @@ export function asReply(result: UnaryResult): Reply {
   return { ok: true, message: decoded.message, raw: result.response };
 }
 
+/** A request's first reply in this run, and how many calls the run had made when it came. */
+export interface JournalEntry {
+  request: Uint8Array;
+  body: string;
+  /** The request's own body, for reports. */
+  requestBody: string;
+  atCall: number;
+}
+
+const JOURNAL_SIZE = 16;
+
+/**
+ * The first replies of the run, to small plain Hello requests: asked again later, they show state that starts
+ * late (after the Nth call) whichever check happened to make the first calls.
+ */
+export function journal(ctx: CheckContext): JournalEntry[] {
+  // Keyed by the run's memo, which every check of one run shares.
+  let entries = journals.get(ctx.memo);
+  if (!entries) journals.set(ctx.memo, (entries = []));
+  return entries;
+}
+const journals = new WeakMap<object, JournalEntry[]>();
+
 export async function hello(ctx: CheckContext, request: Uint8Array, options?: UnaryCallOptions): Promise<UnaryResult> {
-  return target(ctx).unary(request, options);
+  const result = await target(ctx).unary(request, options);
+  const entries = journal(ctx);
+  if (entries.length < JOURNAL_SIZE && !options?.metadata && !options?.path && request.length <= 256 && result.code === 0 && result.response) {
+    const asked = decodeMessage(request);
+    const reply = decodeMessage(result.response);
+    const key = hex(request);
+    if (asked.ok && reply.ok && !entries.some((e) => hex(e.request) === key)) {
+      entries.push({ request, body: reply.message.body, requestBody: asked.message.body, atCall: target(ctx).callCount });
+    }
+  }
+  return result;
 }
 
 export async function helloReply(ctx: CheckContext, body: string, options?: UnaryCallOptions): Promise<Reply> {
@@ -31,48 +64,6 @@ export async function helloReply(ctx: CheckContext, body: string, options?: Unar
 export function show(body: string): string {
   const q = JSON.stringify(body);
   return q.length > 120 ? `${q.slice(0, 117)}..."` : q;
-}
-
-export interface VariationProfile {
-  /** The same request in fresh contexts got the same reply every time (true when nothing could be compared). */
-  deterministic: boolean;
-  /** Whether replies were there to compare at all. */
-  compared: boolean;
-  /** What was seen, for reports. */
-  evidence: string;
-}
-
-const PROBE_BODIES = ["conformance-probe", ""];
-const PROBE_REPEATS = 3;
-
-/**
- * Whether the target's reply varies by itself: the same requests, each on a fresh connection, a few times.
- * History checks ask this so that a clock in the reply is not mistaken for state.
- */
-export function variationProfile(ctx: CheckContext): Promise<VariationProfile> {
-  let memo = ctx.memo.get("variation") as Promise<VariationProfile> | undefined;
-  if (!memo) {
-    memo = (async () => {
-      for (const body of PROBE_BODIES) {
-        const seen = new Set<string>();
-        for (let i = 0; i < PROBE_REPEATS; i++) {
-          const reply = await helloReply(ctx, body, { channel: "fresh" });
-          if (!reply.ok) return { deterministic: true, compared: false, evidence: `no reply to compare (${reply.reason})` };
-          seen.add(reply.message.body);
-        }
-        if (seen.size > 1) {
-          return {
-            deterministic: false,
-            compared: true,
-            evidence: `${show(body)} got ${seen.size} different replies in ${PROBE_REPEATS} fresh calls: ${[...seen].map(show).join(", ")}`,
-          };
-        }
-      }
-      return { deterministic: true, compared: true, evidence: `the same reply to each probe in ${PROBE_REPEATS} fresh calls` };
-    })();
-    ctx.memo.set("variation", memo);
-  }
-  return memo;
 }
 
 /** The reply to `body` in a fresh context: the baseline that history and connection checks compare with. */

@@ -1,0 +1,69 @@
+// The target's own receive limit, found by growing the body: the specification leaves limits open ("not shown"),
+// so no check assumes one; each asks this instead, and keeps its sizes under what it finds.
+import type { CheckContext } from "../../../harness/check.js";
+import { encodeMessage } from "../../../harness/_internals/message.js";
+import { Status } from "../../../harness/targets/grpc-target.js";
+import { asReply, hello } from "./calls.js";
+
+const KiB = 1024;
+/** The largest body probed: gRPC's usual default receive limit. A target that serves it has no limit this run can see. */
+export const PROBE_BOUND = 4 * 1024 * KiB;
+/** Bodies tried, smallest first; 60 KiB sits just under a 64 KiB limit, 250 KiB under 256 KiB. */
+export const PROBE_SIZES: readonly number[] = [KiB, 16 * KiB, 60 * KiB, 120 * KiB, 250 * KiB, 500 * KiB, 1024 * KiB, 2048 * KiB, PROBE_BOUND];
+
+export interface SizeAnswer {
+  /** Body bytes (ASCII, so also UTF-8 bytes). */
+  size: number;
+  served: boolean;
+  /** For a body not served: the status (RESOURCE_EXHAUSTED for a limit), or what went wrong. */
+  code?: number;
+  reason?: string;
+}
+
+export interface ReceiveLimit {
+  /** Every size tried, smallest first. */
+  answers: SizeAnswer[];
+  /** The largest body served below the first one refused (0 when none was). */
+  largestServed: number;
+  /** The first body refused, when one was: the limit lies between largestServed and it. */
+  firstRefused?: SizeAnswer;
+  /** One line for reports: the limit found, or that none was under the bound. */
+  summary: string;
+}
+
+const kib = (n: number) => (n % (KiB * KiB) === 0 ? `${n / KiB / KiB} MiB` : n % KiB === 0 ? `${n / KiB} KiB` : `${n} bytes`);
+export { kib as sizeText };
+
+/**
+ * Grows the body from 1 KiB to 4 MiB and records each answer (once a run). Every size is tried, even past the
+ * first refusal, so that a refusal below a size the target then serves shows: that is no limit.
+ */
+export function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
+  let memo = ctx.memo.get("receive-limit") as Promise<ReceiveLimit> | undefined;
+  if (!memo) {
+    memo = (async () => {
+      const answers: SizeAnswer[] = [];
+      for (const size of PROBE_SIZES) {
+        const result = await hello(ctx, encodeMessage("x".repeat(size)));
+        const reply = asReply(result);
+        answers.push(reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason });
+      }
+      const firstRefused = answers.find((a) => !a.served);
+      const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
+      const summary = firstRefused
+        ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
+        : `no receive limit up to ${kib(PROBE_BOUND)}`;
+      return { answers, largestServed, ...(firstRefused && { firstRefused }), summary };
+    })();
+    ctx.memo.set("receive-limit", memo);
+  }
+  return memo;
+}
+
+/** The largest body, in UTF-8 bytes, a check may send: under the target's limit and the check's own bound. */
+export async function bodyBytesAllowed(ctx: CheckContext, bound: number): Promise<number> {
+  const limit = await receiveLimit(ctx);
+  return limit.firstRefused ? Math.min(bound, limit.largestServed) : bound;
+}
+
+export const isLimitRefusal = (a: SizeAnswer): boolean => a.code === Status.RESOURCE_EXHAUSTED;
