@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startGrpcJsBase } from "../../../fixtures/broken-servers/grpc/_base/grpc-js.js";
 import type { StartedServer } from "../../../fixtures/broken-servers/grpc/types.js";
 import { runConformance } from "../../../harness/runner.js";
+import { checkVerdicts } from "../../helpers/cli.js";
 
 let servers: StartedServer[] = [];
 afterEach(async () => {
@@ -29,6 +30,9 @@ describe("grpc.stateless.replicas", () => {
     const [a, b] = await namedInstances();
     const report = await runConformance({ grpc: { address: a.address }, replicas: [b.address], replicaMode: "equal", only: ["grpc.stateless.replicas"], seed: 1 });
     expect(report.checks[0]).toMatchObject({ status: "fail", message: expect.stringMatching(/from a.*from b/) });
-    expect(report.checks[0]?.replay).toMatch(/--replica-mode equal/);
+    // Replay lines are the user's own invocation, rendered by the CLI.
+    const run = await checkVerdicts(["--grpc", a.address, "--replica", b.address, "--replica-mode", "equal", "--only", "grpc.stateless.replicas", "--seed", "1"]);
+    expect(run.failed).toEqual(["grpc.stateless.replicas"]);
+    expect(run.report.checks[0]?.replay).toMatch(/--replica-mode equal/);
   });
 });
