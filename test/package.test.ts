@@ -1,6 +1,6 @@
 // The package as a user gets it: packed, installed into an empty project with no registry, its CLI and typed API used.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -69,6 +69,19 @@ describe("the packed package", () => {
     const check = await run("npx", ["--offline", "example-conformance", "check", "--runs", "5", "--seed", "1"], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
     expect(check.stdout).toMatch(/conformant: no gating check failed \(seed 1\)/);
   }, 120_000);
+
+  it("runs `npx example-conformance lint`, which names GO_PACKAGE_DEFINED in text on a contract without go_package", async () => {
+    const contract = join(project, "contract", "example");
+    mkdirSync(contract, { recursive: true });
+    const proto = readFileSync(join(ROOT, "proto", "example", "example.proto"), "utf8").replace(/^option go_package = .*\n/m, "");
+    writeFileSync(join(contract, "example.proto"), proto);
+    const lint = await run("npx", ["--offline", "example-conformance", "lint", "contract"], { cwd: project, env: npmEnv }).then(
+      () => ({ code: 0, stdout: "" }),
+      (err: { code: number; stdout: string }) => err,
+    );
+    expect(lint.code).toBe(1);
+    expect(lint.stdout).toMatch(/example\/example\.proto:\d+:\d+:\[GO_PACKAGE_DEFINED\] /);
+  }, 60_000);
 
   it("type-checks a program that uses the API, and the API starts the reference server without writing a line", async () => {
     writeFileSync(
