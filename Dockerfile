@@ -9,7 +9,7 @@ COPY package.json package-lock.json ./
 COPY proto/plugin ./proto/plugin
 RUN npm ci --ignore-scripts
 COPY . .
-RUN npx tsc -p . && npm prune --omit=dev --ignore-scripts
+RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 FROM node:20-slim
 ENV NODE_ENV=production

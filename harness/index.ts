@@ -1,8 +1,8 @@
 // The programmatic API of example-conformance.
 export { ConformanceError, EXIT_CODES } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
-export { lintContract, breakingContract, BUF_FORMATS } from "./contract/buf.js";
-export type { BufFormat, BufRun, LintOptions, BreakingOptions } from "./contract/buf.js";
+export { lintContract, breakingContract, BUF_FORMATS, LINT_FORMATS } from "./contract/buf.js";
+export type { BufFormat, BufRun, LintFormat, LintOptions, BreakingOptions } from "./contract/buf.js";
 export { runConformance, contractSha256 } from "./runner.js";
 export type { RunOptions } from "./runner.js";
 export type { CheckResult, CheckStatus, ReplayArgs, Reporter, RunReport, RunScope, RunSelection, Unjudged, Verdict, Waiver } from "./report.js";

@@ -10,10 +10,11 @@ import { DEFAULT_MAX_HEADER_LIST_BYTES, guardGrpcServer } from "./grpc-guard.js"
 import { defaultLimits, validateLimits, type ProtectionLimits } from "./protection.js";
 import { helloReply } from "./hello.js";
 import { LOADER_OPTIONS, loadContract, SERVICE_NAME } from "./proto.js";
+import { createLogger, type LogOptions, type Logger } from "./logger.js";
 
-export type LogLevel = "silent" | "info" | "debug";
+export type { LogLevel } from "./logger.js";
 
-export interface GrpcServerOptions {
+export interface GrpcServerOptions extends LogOptions {
   /** Interface to bind; default 127.0.0.1. */
   host?: string;
   /** 0 picks a free port. */
@@ -23,10 +24,6 @@ export interface GrpcServerOptions {
   tls?: { certFile: string; keyFile: string };
   /** How long in-flight calls may run on close before the server is forced down. Default 5 s. */
   shutdownGraceMs?: number;
-  /** debug: one structured line per call (never bodies or keys); info: start and stop; silent: nothing. */
-  log?: LogLevel;
-  /** Where log lines go; default stderr. */
-  logSink?: (line: string) => void;
   /** Overrides of the protective limits (SERVER_CHANNEL_OPTIONS), e.g. a shorter idle time. */
   limits?: Partial<Record<keyof typeof SERVER_CHANNEL_OPTIONS, number>>;
   /** Connections, calls in flight and the memory watermark; default defaultLimits(). */
@@ -74,16 +71,8 @@ const REFLECTION_PATHS = [
   "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
-const LOG_RANK: Readonly<Record<LogLevel, number>> = { silent: 0, info: 1, debug: 2 };
-
-function createLogger(level: LogLevel, sink: (line: string) => void) {
-  return (at: LogLevel, fields: Record<string, unknown>) => {
-    if (LOG_RANK[at] <= LOG_RANK[level] && level !== "silent") sink(`${JSON.stringify({ time: new Date().toISOString(), level: at, ...fields })}\n`);
-  };
-}
-
 /** Hello on raw bytes: grpc-js hands over the message as received, and we decode it strictly. */
-function helloHandler(log: ReturnType<typeof createLogger>, logCalls: boolean): grpc.handleUnaryCall<Buffer, Buffer> {
+function helloHandler(log: Logger, logCalls: boolean): grpc.handleUnaryCall<Buffer, Buffer> {
   return (call, callback) => {
     // The per-call line's clock and fields only when it is written: under load they were pure waste.
     const started = logCalls ? performance.now() : 0;
@@ -98,7 +87,7 @@ function helloHandler(log: ReturnType<typeof createLogger>, logCalls: boolean): 
       const reply = encodeMessage(helloReply(decoded.message.body));
       callback(null, Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength));
     }
-    if (logCalls) log("debug", { msg: "call", method: "Hello", code: grpc.status[code], requestBytes: call.request.length, ms: Math.round(performance.now() - started) });
+    if (logCalls) log.debug({ msg: "call", method: "Hello", code: grpc.status[code], requestBytes: call.request.length, ms: Math.round(performance.now() - started) });
   };
 }
 
@@ -112,13 +101,13 @@ function helloDefinition(): grpc.ServiceDefinition {
 
 export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<GrpcServerHandle> {
   const host = options.host ?? "127.0.0.1";
-  const log = createLogger(options.log ?? "info", options.logSink ?? ((l) => process.stderr.write(l)));
+  const log = createLogger(options, "info");
   const server = new grpc.Server({
     ...SERVER_CHANNEL_OPTIONS,
     ...options.limits,
     "grpc.max_receive_message_length": options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES,
   });
-  server.addService(helloDefinition(), { Hello: helloHandler(log, options.log === "debug") });
+  server.addService(helloDefinition(), { Hello: helloHandler(log, log.isLevelEnabled("debug")) });
   const health = new HealthImplementation({ "": "SERVING", [SERVICE_NAME]: "SERVING" });
   health.addToServer(server);
   // Reflection describes everything served, so grpcurl can list and call it all.
@@ -145,13 +134,13 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
       protection: validateLimits({ ...defaultLimits(), ...options.protection }),
       maxHeaderListBytes: options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES,
       // What an attacker sends is not logged, only what the server did about it.
-      onEvent: (what, detail) => log("debug", { msg: what, detail }),
+      onEvent: (what, detail) => log.debug({ msg: what, detail }),
     });
   } catch (err) {
     server.forceShutdown();
     throw err;
   }
-  log("info", { msg: "grpc listening", address, tls: Boolean(options.tls) });
+  log.info({ msg: "grpc listening", address, tls: Boolean(options.tls) });
 
   let closing: Promise<void> | undefined;
   return {
@@ -169,7 +158,7 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
         health.setStatus(SERVICE_NAME, "NOT_SERVING");
         // tryShutdown waits for every open session, which a client may hold forever: bound it.
         const timer = setTimeout(() => {
-          log("info", { msg: "grpc shutdown forced", afterMs: options.shutdownGraceMs ?? 5000 });
+          log.info({ msg: "grpc shutdown forced", afterMs: options.shutdownGraceMs ?? 5000 });
           server.forceShutdown();
           // grpc-js destroys only the sessions channelz tracks; the guard knows them all.
           guard.destroySessions();
@@ -179,7 +168,7 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
         server.tryShutdown(() => {
           clearTimeout(timer);
           guard.stop();
-          log("info", { msg: "grpc stopped" });
+          log.info({ msg: "grpc stopped" });
           resolve();
         });
       });

@@ -4,6 +4,7 @@ import { startHttpServer, type HttpServerOptions } from "./http/server.js";
 import { openStore } from "./http/open-store.js";
 import type { StoreLimits } from "./http/store.js";
 import type { ProtectionLimits } from "./protection.js";
+import { createLogger, type Logger } from "./logger.js";
 
 export interface ReferenceServerOptions {
   /** Interface to bind; default 127.0.0.1. */
@@ -14,7 +15,10 @@ export interface ReferenceServerOptions {
   /** When set, every HTTP data request needs it in X-API-Key. */
   apiKey?: string;
   tls?: { certFile: string; keyFile: string };
+  /** How much to log: default silent, so a program that starts the server hears nothing unless it asks. */
   log?: GrpcServerOptions["log"];
+  /** A pino logger of the caller's; with it, lines go there at its level (keys still redacted). */
+  logger?: Logger;
   maxReceiveMessageBytes?: number;
   /** Each interface's connections, calls in flight and the shared memory watermark (see protection.ts). */
   protection?: Partial<ProtectionLimits>;
@@ -40,11 +44,13 @@ const STORE_PING_MS = 1000;
 
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const host = options.host ?? "127.0.0.1";
+  // One logger for both interfaces, quiet unless the caller asked for lines.
+  const logger = createLogger({ ...(options.log !== undefined && { log: options.log }), ...(options.logger !== undefined && { logger: options.logger }) }, "silent");
   const grpcOptions: GrpcServerOptions = {
     host,
     port: options.grpcPort ?? 50051,
     ...(options.tls && { tls: options.tls }),
-    ...(options.log !== undefined && { log: options.log }),
+    logger,
     ...(options.maxReceiveMessageBytes !== undefined && { maxReceiveMessageBytes: options.maxReceiveMessageBytes }),
     ...(options.protection !== undefined && { protection: options.protection }),
     ...(options.maxHeaderListBytes !== undefined && { maxHeaderListBytes: options.maxHeaderListBytes }),
@@ -65,7 +71,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       host,
       port: options.httpPort ?? 8080,
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
-      ...(options.log !== undefined && { log: options.log }),
+      logger,
       ...(options.protection !== undefined && { protection: options.protection }),
       store,
       ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),

@@ -1,10 +1,10 @@
 // `lint` and `breaking`: the contract commands for API owners, thin over lintContract and breakingContract.
 import { Option, type Command } from "commander";
-import { BUF_FORMATS, breakingContract, lintContract, type BufFormat, type BufRun } from "../contract/buf.js";
+import { BUF_FORMATS, LINT_FORMATS, breakingContract, lintContract, type BufFormat, type BufRun, type LintFormat } from "../contract/buf.js";
 import type { CliIo } from "./io.js";
 
-const formatOption = () =>
-  new Option("--format <format>", "report format").choices(BUF_FORMATS).default("text" satisfies BufFormat);
+const formatOption = (formats: readonly string[], description: string) =>
+  new Option("--format <format>", description).choices(formats).default("text" satisfies BufFormat);
 
 function report(io: CliIo, run: BufRun, clean: string): number {
   if (run.output) io.stdout(run.output.endsWith("\n") ? run.output : `${run.output}\n`);
@@ -17,8 +17,8 @@ export function addContractCommands(program: Command, io: CliIo, setExit: (code:
     .command("lint")
     .description("buf lint a contract with the product's rules, GO_PACKAGE_DEFINED among them (exit 1 on a violation)")
     .argument("[dir]", "folder holding the .proto files (default: the shipped contract)")
-    .addOption(formatOption())
-    .action(async (dir: string | undefined, opts: { format: BufFormat }) => {
+    .addOption(formatOption(LINT_FORMATS, "report format: text (with each rule's ID), buf's json, junit, github-actions, or config-ignore-yaml (ignore entries for every finding)"))
+    .action(async (dir: string | undefined, opts: { format: LintFormat }) => {
       const run = await lintContract({ ...(dir !== undefined && { dir }), format: opts.format });
       setExit(report(io, run, "lint: no violation"));
     });
@@ -28,7 +28,7 @@ export function addContractCommands(program: Command, io: CliIo, setExit: (code:
     .description("buf breaking of a changed contract against a baseline (exit 1 on a breaking change)")
     .argument("<dir>", "folder holding the changed .proto files")
     .option("--against <baseline>", "baseline folder or buf input (default: the shipped contract)")
-    .addOption(formatOption())
+    .addOption(formatOption(BUF_FORMATS, "report format: text (with each rule's ID, and the fix for a removed field), buf's json, junit or github-actions"))
     .action(async (dir: string, opts: { against?: string; format: BufFormat }) => {
       const run = await breakingContract({
         dir,

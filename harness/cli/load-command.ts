@@ -31,7 +31,9 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
     `requests/s   ${r.requestsPerSecond}`,
     `latency ms   p50 ${r.latencyMs.p50}  p90 ${r.latencyMs.p90}  p99 ${r.latencyMs.p99}  max ${r.latencyMs.max}`,
     `errors       ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${t(k)} ${n}`).join(", ")}`,
-    r.stateless.mismatches === 0
+    r.stateless.compared === 0
+      ? c.red("stateless    not judged: no call succeeded both at rest and under load")
+      : r.stateless.mismatches === 0
       ? c.green(`stateless    every one of ${r.stateless.compared} replies equals the reply at rest (${r.stateless.distinctRequests} distinct requests)`)
       : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} replies differ from the reply at rest; first: ${t(r.stateless.example ?? "")}`),
   ];
@@ -87,7 +89,8 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
         if (live && drawn) io.stderr("\n");
         io.stdout(formatLoadReport(report, io.isTty));
         await json?.write(`${JSON.stringify(report, null, 2)}\n`);
-        const failed = report.stateless.mismatches > 0 || Object.keys(report.errors).length > 0;
+        // Errors by status, replies that differ, or nothing compared at all (a run that judged nothing never passes).
+        const failed = report.stateless.mismatches > 0 || Object.keys(report.errors).length > 0 || report.stateless.compared === 0;
         setExit(failed ? 1 : 0);
       } finally {
         process.off("SIGINT", interrupt);

@@ -1,5 +1,7 @@
 // Starts a target from an image with testcontainers, waits until it answers, and always removes it again.
 import type { Readable } from "node:stream";
+import { fromBinary } from "@bufbuild/protobuf";
+import { HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from "../_internals/gen/grpc/health/v1/health_pb.js";
 import { ConformanceError } from "../errors.js";
 import { probeGrpcHandshake } from "../targets/create-grpc-target.js";
 
@@ -146,7 +148,7 @@ async function healthStatus(address: string): Promise<string> {
   const grpc = await import("@grpc/grpc-js");
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1, "grpc.enable_channelz": 0 });
   try {
-    // grpc.health.v1.HealthCheckRequest{} is empty; the response's field 1 is the status enum.
+    // grpc.health.v1.HealthCheckRequest{} (every service) encodes to no bytes.
     return await new Promise<string>((resolve) => {
       client.makeUnaryRequest(
         "/grpc.health.v1.Health/Check",
@@ -157,8 +159,13 @@ async function healthStatus(address: string): Promise<string> {
         { deadline: Date.now() + 1000 },
         (err, res) => {
           if (err) return resolve(err.code === grpc.status.UNIMPLEMENTED ? "UNIMPLEMENTED" : grpc.status[err.code] ?? String(err.code));
-          const status = res && res.length >= 2 && res[0] === 0x08 ? res[1] : 0;
-          resolve(["UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"][status ?? 0] ?? String(status));
+          let status: HealthCheckResponse_ServingStatus;
+          try {
+            status = fromBinary(HealthCheckResponseSchema, res ?? Buffer.alloc(0)).status;
+          } catch {
+            return resolve("a malformed HealthCheckResponse");
+          }
+          resolve(HealthCheckResponse_ServingStatus[status] ?? String(status));
         },
       );
     });

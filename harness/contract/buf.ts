@@ -8,6 +8,9 @@ import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../_internals/paths.js";
 
 export const BUF_FORMATS = ["text", "json", "junit", "github-actions"] as const;
 export type BufFormat = (typeof BUF_FORMATS)[number];
+/** lint also writes buf's config-ignore-yaml: the `ignore_only` entries that would silence every finding. */
+export const LINT_FORMATS = [...BUF_FORMATS, "config-ignore-yaml"] as const;
+export type LintFormat = (typeof LINT_FORMATS)[number];
 
 export interface BufRun {
   /** 0: no finding; 1: findings (lint violations or breaking changes). */
@@ -19,7 +22,7 @@ export interface BufRun {
 export interface LintOptions {
   /** The folder holding the contract; default the shipped one. */
   dir?: string;
-  format?: BufFormat;
+  format?: LintFormat;
 }
 
 export interface BreakingOptions {
@@ -70,8 +73,10 @@ interface Diagnostic {
   path: string;
   start_line: number;
   start_column: number;
+  /** The rule's ID, e.g. GO_PACKAGE_DEFINED or FIELD_NO_DELETE (for a compile error, COMPILE). */
   type: string;
   message: string;
+  plugin?: string;
 }
 
 function parseDiagnostics(jsonLines: string): Diagnostic[] {
@@ -129,30 +134,61 @@ function finish(run: Spawned): BufRun {
   throw new ConformanceError("usage", bufFailure(run));
 }
 
-function checkFormat(format: string): asserts format is BufFormat {
-  if (!(BUF_FORMATS as readonly string[]).includes(format)) {
-    throw new ConformanceError("usage", `--format ${format}: expected one of ${BUF_FORMATS.join(", ")}`);
+function checkFormat<F extends string>(format: string, formats: readonly F[]): asserts format is F {
+  if (!(formats as readonly string[]).includes(format)) {
+    throw new ConformanceError("usage", `--format ${format}: expected one of ${formats.join(", ")}`);
   }
+}
+
+/** A deleted field or enum value: what keeps a later edit from reusing its number or name. */
+function reservedFix(d: Diagnostic): string | undefined {
+  if (!/^(FIELD|ENUM_VALUE)_NO_DELETE/.test(d.type)) return undefined;
+  const m = /field "(\d+)" with name "(\w+)"|enum value "(\d+)" with name "(\w+)"/.exec(d.message);
+  const number = m?.[1] ?? m?.[3];
+  const name = m?.[2] ?? m?.[4];
+  const what = number !== undefined && name !== undefined ? `\`reserved ${number};\` and \`reserved "${name}";\`` : "`reserved` with its number and name";
+  // A renumbered field shows as a deleted one: its old number is what clients still send.
+  return `fix: a field's number is its identity on the wire: keep it, or if it is gone for good reserve it with ${what}`;
+}
+
+/** Control characters from a file's path or a quoted string would reach the terminal: shown escaped instead. */
+const printable = (s: string) => s.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+
+/** buf's text format with each finding's rule ID, which an ignore comment or an `except` entry needs. */
+function findingsText(json: string): string {
+  return parseDiagnostics(json)
+    .map((d) => {
+      const plugin = d.plugin !== undefined ? ` (${d.plugin})` : "";
+      const fix = reservedFix(d);
+      return printable(`${d.path}:${d.start_line}:${d.start_column}:[${d.type}] ${d.message}${plugin}`) + (fix !== undefined ? `\n  ${printable(fix)}` : "") + "\n";
+    })
+    .join("");
+}
+
+/** Runs a lint or breaking command in the chosen format; text is rendered from buf's JSON, so it can carry rule IDs. */
+async function runCheck(args: string[], format: LintFormat): Promise<BufRun> {
+  const result = finish(await runBuf([...args, "--error-format", format === "text" ? "json" : format]));
+  return format === "text" ? { ...result, output: findingsText(result.output) } : result;
 }
 
 /** `buf lint` with the product's rules (STANDARD less the spec's fixed names, plus GO_PACKAGE_DEFINED). */
 export async function lintContract(options: LintOptions = {}): Promise<BufRun> {
   const format = options.format ?? "text";
-  checkFormat(format);
+  checkFormat(format, LINT_FORMATS);
   const { input, config } = contractInput(options.dir ?? CONTRACT_DIR, "contract");
   await assertCompiles(input, config, "contract");
-  const args = ["lint", input, "--error-format", format];
+  const args = ["lint", input];
   if (config[0]) args.push("--config", config[0]);
-  return finish(await runBuf(args));
+  return runCheck(args, format);
 }
 
 /** `buf breaking` of a changed contract against a baseline (FILE rules, FILE_SAME_GO_PACKAGE among them). */
 export async function breakingContract(options: BreakingOptions): Promise<BufRun> {
   const format = options.format ?? "text";
-  checkFormat(format);
+  checkFormat(format, BUF_FORMATS);
   const { input, config } = contractInput(options.dir, "contract");
   await assertCompiles(input, config, "contract");
-  const args = ["breaking", input, "--error-format", format];
+  const args = ["breaking", input];
   if (config[0]) args.push("--config", config[0]);
   const against = options.against ?? CONTRACT_DIR;
   if (existsSync(against) || options.against === undefined) {
@@ -164,5 +200,5 @@ export async function breakingContract(options: BreakingOptions): Promise<BufRun
     // Not a folder here: hand it to buf as an input of its own (a git ref, an image, an archive).
     args.push("--against", against);
   }
-  return finish(await runBuf(args));
+  return runCheck(args, format);
 }

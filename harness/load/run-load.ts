@@ -9,7 +9,7 @@ import { encodeMessage } from "../_internals/message.js";
 import { PACKAGE_ROOT } from "../_internals/paths.js";
 import { parseAddress } from "../targets/address.js";
 import { probeReachable } from "../targets/create-grpc-target.js";
-import { statusText } from "../targets/grpc-target.js";
+import { statusName, statusText } from "../targets/grpc-target.js";
 import { encodeFrames } from "../targets/raw-h2.js";
 import { call, drive, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
@@ -114,15 +114,19 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const requests = BODIES.map((b) => Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage(b) }])));
 
   // At rest: one call at a time on a connection of its own, each request's reply recorded.
-  const atRest: Buffer[] = [];
+  // A call the server answers with an error is a finding of the run (its status counted under load), not an
+  // unreachable target; only a call that got no answer at all is.
+  const atRest: (Buffer | null)[] = [];
+  const errors: Record<string, number> = {};
   const restSession = openConnection(address);
   try {
     for (const [i, request] of requests.entries()) {
       const res = await call(restSession, request, timeoutMs);
-      if (res.code !== 0 || !res.reply) {
+      if (!res.answered) {
         throw new ConformanceError("unreachable", `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ${statusText(res.code, res.details)}`);
       }
-      atRest.push(res.reply);
+      atRest.push(res.code === 0 && res.reply ? res.reply : null);
+      if (res.code !== 0) errors[statusName(res.code)] = (errors[statusName(res.code)] ?? 0) + 1;
     }
   } finally {
     restSession.destroy();
@@ -169,7 +173,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const durationMs = Math.max(...results.map((r) => r.elapsedMs));
 
   const histogram = newHistogram();
-  const errors: Record<string, number> = {};
   let done = 0;
   let compared = 0;
   let mismatches = 0;

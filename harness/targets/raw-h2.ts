@@ -1,4 +1,5 @@
 // The wire-level client: one hand-built gRPC request over node:http2 on its own connection, read back unnormalised.
+// Hand-built on purpose: checks send what a gRPC library refuses to (lying lengths, bad flags, stray frames).
 import http2 from "node:http2";
 import net from "node:net";
 import { SUITE_VERSION } from "../version.js";

@@ -9,10 +9,12 @@ import { serialize } from "./representation.js";
 import { registerRoutes, ROUTED_METHODS, sendError } from "./routes.js";
 import { capConnections, createShedder, defaultLimits, validateLimits, type ProtectionLimits } from "../protection.js";
 import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
+import { createLogger, type LogLevel, type LogOptions } from "../logger.js";
 
-export type HttpLogLevel = "silent" | "info" | "debug";
+export type HttpLogLevel = LogLevel;
 
-export interface HttpServerOptions {
+/** Logging (LogOptions): debug is one line per request (method, path without query, status, time; never bodies, headers or keys). Default info. */
+export interface HttpServerOptions extends LogOptions {
   /** Interface to bind; default 127.0.0.1. */
   host?: string;
   /** 0 picks a free port; default 8080. */
@@ -29,10 +31,6 @@ export interface HttpServerOptions {
   shutdownGraceMs?: number;
   /** Request bodies past this get 413; default 1 MiB. */
   bodyLimitBytes?: number;
-  /** debug: one structured line per request (method, path without query, status, time; never bodies, headers or keys); info: start and stop; silent: nothing. Default info. */
-  log?: HttpLogLevel;
-  /** Where log lines go; default stderr. */
-  logSink?: (line: string) => void;
   /** A request not fully received within this is answered 408 and its connection closed; default 30 s. */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
@@ -57,12 +55,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   }
   const port = options.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be 0 to 65535, got ${port}`);
-  const level = options.log ?? "info";
-  const sink = options.logSink ?? ((line: string) => process.stderr.write(line));
-  const log = (at: Exclude<HttpLogLevel, "silent">, fields: Record<string, unknown>) => {
-    const rank = { silent: 0, info: 1, debug: 2 };
-    if (rank[at] <= rank[level]) sink(`${JSON.stringify({ time: new Date().toISOString(), level: at, ...fields })}\n`);
-  };
+  const log = createLogger(options, "info");
 
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const app = Fastify({
@@ -100,12 +93,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const protection = validateLimits({ ...defaultLimits(), ...options.protection });
   // Before any protocol: a connection past the caps is closed at once, so HTTP can never take the descriptors the
   // gRPC interface needs (each has its own share).
-  capConnections(app.server, protection, (reason) => log("debug", { msg: "connection refused", detail: reason }));
+  capConnections(app.server, protection, (reason) => log.debug({ msg: "connection refused", detail: reason }));
   const shedder = createShedder(protection);
   app.addHook("onRequest", (request, reply, done) => {
     const refused = shedder.admit();
     if (refused !== undefined) {
-      log("debug", { msg: "request shed", detail: refused });
+      log.debug({ msg: "request shed", detail: refused });
       void sendError(request, reply, new HttpError(503, `${refused}; retry later`, { "retry-after": "1" }));
       return;
     }
@@ -125,8 +118,8 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     bodyLimitBytes,
     onServerError: (err, request) => {
       // A store's message may quote stored data, so only its name goes out at the default level.
-      log("info", { msg: "http server error", method: request.method, path: pathOf(request.url), error: err instanceof Error ? err.name : typeof err });
-      log("debug", { msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
+      log.info({ msg: "http server error", method: request.method, path: pathOf(request.url), error: err instanceof Error ? err.name : typeof err });
+      log.debug({ msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
     },
   });
   // Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as
@@ -145,7 +138,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     done();
   });
   app.addHook("onResponse", async (request, reply) => {
-    log("debug", { msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+    log.debug({ msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
   });
 
   try {
@@ -157,7 +150,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error(`unexpected server address ${String(address)}`);
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
-  log("info", { msg: "http listening", url, apiKey: options.apiKey !== undefined });
+  log.info({ msg: "http listening", url, keyRequired: options.apiKey !== undefined });
   return {
     url,
     port: address.port,
@@ -166,7 +159,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       // connections are destroyed.
       const grace = options.shutdownGraceMs ?? 5000;
       const timer = setTimeout(() => {
-        log("info", { msg: "http shutdown forced", afterMs: grace });
+        log.info({ msg: "http shutdown forced", afterMs: grace });
         app.server.closeAllConnections();
       }, grace);
       try {
@@ -175,7 +168,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
         clearTimeout(timer);
         shedder.stop();
       }
-      log("info", { msg: "http stopped" });
+      log.info({ msg: "http stopped" });
     },
   };
 }

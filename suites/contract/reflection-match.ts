@@ -1,7 +1,7 @@
 // contract.reflection-match: when the target serves reflection, its exampleService is wire-compatible with the contract.
-import { fromBinary } from "@bufbuild/protobuf";
-import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, type DescriptorProto, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from "../../harness/_internals/gen/grpc/reflection/v1/reflection_pb.js";
 import { contractFiles } from "../../harness/contract/descriptor.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
@@ -15,29 +15,19 @@ const REFLECTION_PATHS = [
 ];
 
 function fileContainingSymbol(symbol: string): Uint8Array {
-  return new BinaryWriter().tag(4, WireType.LengthDelimited).string(symbol).finish();
+  return toBinary(ServerReflectionRequestSchema, create(ServerReflectionRequestSchema, { messageRequest: { case: "fileContainingSymbol", value: symbol } }));
 }
 
-/** ServerReflectionResponse: file_descriptor_response = 4 { repeated bytes file_descriptor_proto = 1 }, error_response = 7. */
+/** v1 and v1alpha share these messages' names and numbers, so one decoding serves both. */
 function readResponse(bytes: Uint8Array): { files: FileDescriptorProto[]; error?: string } {
-  const files: FileDescriptorProto[] = [];
-  let error: string | undefined;
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const [no, wt] = r.tag();
-    if (no === 4 && wt === WireType.LengthDelimited) {
-      const inner = new BinaryReader(r.bytes());
-      while (inner.pos < inner.len) {
-        const [n, w] = inner.tag();
-        if (n === 1 && w === WireType.LengthDelimited) files.push(fromBinary(FileDescriptorProtoSchema, inner.bytes()));
-        else inner.skip(w, n);
-      }
-    } else if (no === 7 && wt === WireType.LengthDelimited) {
-      error = "the reflection service answered with an error_response";
-      r.skip(wt, no);
-    } else r.skip(wt, no);
+  try {
+    const response = fromBinary(ServerReflectionResponseSchema, bytes).messageResponse;
+    if (response.case === "errorResponse") return { files: [], error: "the reflection service answered with an error_response" };
+    if (response.case !== "fileDescriptorResponse") return { files: [] };
+    return { files: response.value.fileDescriptorProto.map((b) => fromBinary(FileDescriptorProtoSchema, b)) };
+  } catch {
+    return { files: [], error: "the reflection reply does not parse as a ServerReflectionResponse" };
   }
-  return error === undefined ? { files } : { files, error };
 }
 
 function messageIndex(files: readonly FileDescriptorProto[]): Map<string, DescriptorProto> {

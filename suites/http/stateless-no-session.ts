@@ -1,4 +1,5 @@
 // http.stateless.no-session: fresh connections without cookies get the same answers, and a cookie the server sets changes nothing.
+import { parse as parseSetCookie } from "set-cookie-parser";
 import type { HttpResponse } from "../../harness/targets/http-target.js";
 import { bodyFieldOf, httpCheck, messageJson, statusLine, uniqueBody, type Exchange } from "./_internals/probe.js";
 
@@ -55,10 +56,8 @@ function summary(ex: Exchange): string {
 /** The cookies the server asked for, as a client's jar would send them back: a later value of a name replaces an earlier. */
 function cookiesOf(responses: readonly HttpResponse[]): string | undefined {
   const jar = new Map<string, string>();
-  for (const v of responses.flatMap((r) => r.headers["set-cookie"] ?? [])) {
-    const pair = v.split(";")[0]?.trim() ?? "";
-    const at = pair.indexOf("=");
-    if (at > 0) jar.set(pair.slice(0, at), pair.slice(at + 1));
+  for (const cookie of parseSetCookie(responses.flatMap((r) => r.headers["set-cookie"] ?? []), { decodeValues: false })) {
+    if (cookie.name !== "") jar.set(cookie.name, cookie.value);
   }
   return jar.size === 0 ? undefined : [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 }

@@ -15,6 +15,22 @@ describe("example-conformance lint", () => {
     expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
   });
 
+  it("shows the rule's ID in the text format, which an ignore comment or except entry needs", async () => {
+    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
+    expect(run.stdout).toMatch(/^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m);
+  });
+
+  it("passes buf's config-ignore-yaml through", async () => {
+    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package"), "--format", "config-ignore-yaml"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/ignore_only:\n\s+GO_PACKAGE_DEFINED:\n\s+- example\/example\.proto/);
+  });
+
+  it("carries file and line in the github-actions format", async () => {
+    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package"), "--format", "github-actions"]);
+    expect(run.stdout).toMatch(/^::error file=[^,]*example\/example\.proto,line=3,col=1,/m);
+  });
+
   it("writes JSON with --format json", async () => {
     const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package"), "--format", "json"]);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: "GO_PACKAGE_DEFINED", start_line: 3 });
@@ -29,7 +45,7 @@ describe("example-conformance lint", () => {
     const run = await cli(["lint", "--format", "xml"]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr).toMatch(/--format.*xml.*text, json, junit, github-actions/);
+    expect(run.stderr).toMatch(/--format.*xml.*text, json, junit, github-actions, config-ignore-yaml/);
   });
 });
 
@@ -38,6 +54,19 @@ describe("example-conformance breaking", () => {
     const run = await cli(["breaking", join(CONTRACTS_DIR, "body-renumbered"), "--against", "proto", "--format", "json"]);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: "FIELD_NO_DELETE" });
+  });
+
+  it("shows the rule's ID and the fix, reserving the old number and name, in the text format", async () => {
+    const run = await cli(["breaking", join(CONTRACTS_DIR, "body-renumbered"), "--against", "proto"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/example\.proto:7:1:\[FIELD_NO_DELETE\] Previously present field "1" with name "body"/);
+    expect(run.stdout).toMatch(/^ {2}fix: .*`reserved 1;` and `reserved "body";`$/m);
+  });
+
+  it("refuses config-ignore-yaml, which buf writes for lint only", async () => {
+    const run = await cli(["breaking", join(CONTRACTS_DIR, "body-renumbered"), "--format", "config-ignore-yaml"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it("exits 0 for the shipped contract against itself", async () => {

@@ -11,6 +11,7 @@ import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js
 
 let reference: GrpcServerHandle;
 let counting: TestServer;
+let failing: TestServer;
 const out = mkdtempSync(join(tmpdir(), "load-cli-"));
 
 beforeAll(async () => {
@@ -18,10 +19,13 @@ beforeAll(async () => {
   let n = 0;
   // Correct at rest, wrong under load: every 50th reply carries a count.
   counting = await startGrpcJsServer(() => Buffer.from(encodeMessage(++n % 50 === 0 ? `call ${n}` : "same")));
+  // Reachable, and answers every call with an error of its own choosing.
+  failing = await startGrpcJsServer(() => ({ code: 13, details: "broken on purpose" }));
 });
 afterAll(async () => {
   await reference.close();
   await counting.close();
+  await failing.close();
 });
 
 describe("example-conformance load", () => {
@@ -63,6 +67,13 @@ describe("example-conformance load", () => {
     const run = await cli(["load", "--grpc", counting.address, "--duration", "1s", "--concurrency", "8"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/stateless {4}\d+ of \d+ replies differ from the reply at rest; first: request .*under load [0-9a-f]+/);
+  });
+
+  it("exits 1, not 3, for a target that answers every call with an error, with the errors by status", async () => {
+    const run = await cli(["load", "--grpc", failing.address, "--duration", "1s", "--concurrency", "4"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^errors {7}INTERNAL \d+$/m);
+    expect(run.stdout).toMatch(/^stateless {4}not judged/m);
   });
 
   it("keeps to --rate", async () => {

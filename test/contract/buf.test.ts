@@ -35,7 +35,7 @@ describe("lintContract", () => {
     const result = await lintContract({ dir: noGoPackage });
     expect(result.exitCode).toBe(1);
     // Line 3 is the package statement, where the plugin places the finding.
-    expect(result.output).toMatch(/example\/example\.proto:3:1:.*go_package.*\(buf-plugin-example\)/);
+    expect(result.output).toMatch(/example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)/);
   });
 
   it("honours buf's ignore comments for the plugin's rule", async () => {
@@ -54,6 +54,7 @@ describe("lintContract", () => {
     ["json", /"type":"GO_PACKAGE_DEFINED"/],
     ["junit", /<testcase name="GO_PACKAGE_DEFINED_3_1">/],
     ["github-actions", /^::error file=.*example\.proto,line=3,col=1,.*go_package/m],
+    ["config-ignore-yaml", /GO_PACKAGE_DEFINED:\n\s+- example\/example\.proto/],
   ] as const)("writes buf's %s format", async (format, pattern) => {
     const result = await lintContract({ dir: noGoPackage, format });
     expect(result.output).toMatch(pattern);

@@ -1,7 +1,16 @@
-// The few pluginrpc and buf check-plugin messages the plugin speaks, encoded by hand over protobuf-es's wire
-// primitives (field numbers from pluginrpc/v1/pluginrpc.proto and buf/plugin/check/v1/*.proto).
-import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+// The pluginrpc and buf check-plugin messages the plugin speaks, on the types protoc-gen-es generates from the
+// subsets in harness/_internals/proto (npm run generate).
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import {
+  AnnotationSchema,
+  CheckRequestSchema,
+  CheckResponseSchema,
+  ListCategoriesResponseSchema,
+  ListRulesResponseSchema,
+  RuleType,
+} from "../../_internals/gen/buf/plugin/check/v1/check_pb.js";
+import { RequestSchema, ResponseSchema, SpecSchema } from "../../_internals/gen/pluginrpc/v1/pluginrpc_pb.js";
 
 export const TYPE_URL_PREFIX = "type.googleapis.com/";
 
@@ -37,124 +46,55 @@ export interface Annotation {
 /** pluginrpc.v1.Code values used here. */
 export const PluginCode = { INVALID_ARGUMENT: 3, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
 
-/** Reads every field of a message, calling `onField` with a reader positioned at the value. */
-function forEachField(bytes: Uint8Array, onField: (no: number, wt: WireType, r: BinaryReader) => void): void {
-  const r = new BinaryReader(bytes);
-  while (r.pos < r.len) {
-    const [no, wt] = r.tag();
-    const before = r.pos;
-    onField(no, wt, r);
-    if (r.pos === before) r.skip(wt, no);
-  }
-}
-
-/** Decodes pluginrpc.v1.Request { google.protobuf.Any value = 1 }. */
+/** Decodes pluginrpc.v1.Request. */
 export function decodeRequest(bytes: Uint8Array): Any | undefined {
-  let value: Any | undefined;
-  forEachField(bytes, (no, wt, r) => {
-    if (no === 1 && wt === WireType.LengthDelimited) value = decodeAny(r.bytes());
-  });
-  return value;
+  const value = fromBinary(RequestSchema, bytes).value;
+  return value && { typeUrl: value.typeUrl, value: value.value };
 }
 
-function decodeAny(bytes: Uint8Array): Any {
-  const any: Any = { typeUrl: "", value: new Uint8Array() };
-  forEachField(bytes, (no, wt, r) => {
-    if (wt !== WireType.LengthDelimited) return;
-    if (no === 1) any.typeUrl = r.string();
-    else if (no === 2) any.value = r.bytes();
-  });
-  return any;
-}
-
-/**
- * Decodes buf.plugin.check.v1.CheckRequest (file_descriptors = 1, rule_ids = 4). The descriptor schema is
- * loaded here, not at start-up: buf starts the plugin nine times per run and only one call needs it.
- */
+/** Decodes buf.plugin.check.v1.CheckRequest. */
 export async function decodeCheckRequest(bytes: Uint8Array): Promise<CheckRequest> {
-  const [{ fromBinary }, { FileDescriptorProtoSchema }] = await Promise.all([
-    import("@bufbuild/protobuf"),
-    import("@bufbuild/protobuf/wkt"),
-  ]);
-  const decodeFile = (fileBytes: Uint8Array): PluginFile => {
-    let proto: FileDescriptorProto = fromBinary(FileDescriptorProtoSchema, new Uint8Array());
-    let isImport = false;
-    forEachField(fileBytes, (no, wt, r) => {
-      if (no === 1 && wt === WireType.LengthDelimited) proto = fromBinary(FileDescriptorProtoSchema, r.bytes());
-      else if (no === 2 && wt === WireType.Varint) isImport = r.bool();
-    });
-    return { proto, isImport };
+  const req = fromBinary(CheckRequestSchema, bytes);
+  const { FileDescriptorProtoSchema } = await import("@bufbuild/protobuf/wkt");
+  return {
+    files: req.files.map((f) => ({ proto: f.fileDescriptorProto ?? create(FileDescriptorProtoSchema), isImport: f.isImport })),
+    ruleIds: req.ruleIds,
   };
-  const req: CheckRequest = { files: [], ruleIds: [] };
-  forEachField(bytes, (no, wt, r) => {
-    if (wt !== WireType.LengthDelimited) return;
-    if (no === 1) req.files.push(decodeFile(r.bytes()));
-    else if (no === 4) req.ruleIds.push(r.string());
-  });
-  return req;
 }
 
 /** Encodes pluginrpc.v1.Response with either a value or an error. */
 export function encodeResponse(result: { value: Any } | { error: { code: number; message: string } }): Uint8Array {
-  const w = new BinaryWriter();
-  if ("value" in result) {
-    w.tag(1, WireType.LengthDelimited).fork();
-    w.tag(1, WireType.LengthDelimited).string(result.value.typeUrl);
-    w.tag(2, WireType.LengthDelimited).bytes(result.value.value);
-    w.join();
-  } else {
-    w.tag(2, WireType.LengthDelimited).fork();
-    w.tag(1, WireType.Varint).int32(result.error.code);
-    w.tag(2, WireType.LengthDelimited).string(result.error.message);
-    w.join();
-  }
-  return w.finish();
+  return toBinary(ResponseSchema, create(ResponseSchema, "value" in result ? { value: result.value } : { error: result.error }));
 }
 
-/** Encodes pluginrpc.v1.Spec { repeated Procedure { string path = 1 } procedures = 1 }. */
+/** Encodes pluginrpc.v1.Spec. */
 export function encodeSpec(paths: readonly string[]): Uint8Array {
-  const w = new BinaryWriter();
-  for (const path of paths) {
-    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string(path).join();
-  }
-  return w.finish();
+  return toBinary(SpecSchema, create(SpecSchema, { procedures: paths.map((path) => ({ path })) }));
 }
 
-/** Encodes buf.plugin.check.v1.ListRulesResponse { repeated Rule rules = 2 } (one page, no token). */
+/** Encodes buf.plugin.check.v1.ListRulesResponse (one page, no token). */
 export function encodeListRulesResponse(rules: readonly Rule[]): Uint8Array {
-  const w = new BinaryWriter();
-  for (const rule of rules) {
-    w.tag(2, WireType.LengthDelimited).fork();
-    w.tag(1, WireType.LengthDelimited).string(rule.id);
-    if (rule.isDefault) w.tag(3, WireType.Varint).bool(true);
-    w.tag(4, WireType.LengthDelimited).string(rule.purpose);
-    w.tag(5, WireType.Varint).int32(rule.type === "lint" ? 1 : 2);
-    w.join();
-  }
-  return w.finish();
+  return toBinary(
+    ListRulesResponseSchema,
+    create(ListRulesResponseSchema, {
+      rules: rules.map((r) => ({ id: r.id, default: r.isDefault, purpose: r.purpose, type: r.type === "lint" ? RuleType.LINT : RuleType.BREAKING })),
+    }),
+  );
 }
 
 /** Encodes an empty ListCategoriesResponse: our rules belong to no category, so STANDARD never pulls them in. */
 export function encodeListCategoriesResponse(): Uint8Array {
-  return new Uint8Array();
+  return toBinary(ListCategoriesResponseSchema, create(ListCategoriesResponseSchema));
 }
 
-/** Encodes buf.plugin.check.v1.CheckResponse { repeated Annotation annotations = 1 }. */
+/** Encodes buf.plugin.check.v1.CheckResponse. */
 export function encodeCheckResponse(annotations: readonly Annotation[]): Uint8Array {
-  const w = new BinaryWriter();
-  for (const a of annotations) {
-    w.tag(1, WireType.LengthDelimited).fork();
-    w.tag(1, WireType.LengthDelimited).string(a.ruleId);
-    w.tag(2, WireType.LengthDelimited).string(a.message);
-    w.tag(3, WireType.LengthDelimited).fork();
-    w.tag(1, WireType.LengthDelimited).string(a.fileName);
-    if (a.sourcePath.length > 0) {
-      w.tag(2, WireType.LengthDelimited).fork();
-      for (const n of a.sourcePath) w.int32(n);
-      w.join();
-    }
-    w.join();
-    w.join();
-  }
-  return w.finish();
+  return toBinary(
+    CheckResponseSchema,
+    create(CheckResponseSchema, {
+      annotations: annotations.map((a) =>
+        create(AnnotationSchema, { ruleId: a.ruleId, message: a.message, fileLocation: { fileName: a.fileName, sourcePath: a.sourcePath } }),
+      ),
+    }),
+  );
 }

@@ -12,6 +12,8 @@ export interface CallResult {
   code: number;
   details: string;
   reply?: Buffer;
+  /** The server sent a grpc-status: an error it chose, not a connection that failed. */
+  answered: boolean;
 }
 
 /**
@@ -37,7 +39,7 @@ export function call(session: http2.ClientHttp2Session, framed: Buffer, timeoutM
     try {
       stream = session.request(HEADERS);
     } catch (err) {
-      resolve({ code: Status.UNAVAILABLE, details: err instanceof Error ? err.message : String(err) });
+      resolve({ code: Status.UNAVAILABLE, details: err instanceof Error ? err.message : String(err), answered: false });
       return;
     }
     const chunks: Buffer[] = [];
@@ -68,14 +70,14 @@ export function call(session: http2.ClientHttp2Session, framed: Buffer, timeoutM
       if (status === undefined) {
         resolve(
           timedOut
-            ? { code: Status.DEADLINE_EXCEEDED, details: `no status within ${timeoutMs} ms` }
-            : { code: Status.UNAVAILABLE, details: `stream closed without grpc-status (HTTP/2 code ${stream.rstCode ?? 0})` },
+            ? { code: Status.DEADLINE_EXCEEDED, details: `no status within ${timeoutMs} ms`, answered: false }
+            : { code: Status.UNAVAILABLE, details: `stream closed without grpc-status (HTTP/2 code ${stream.rstCode ?? 0})`, answered: false },
         );
         return;
       }
       const { frames } = decodeFrames(Buffer.concat(chunks));
       const reply = frames.length === 1 ? Buffer.from((frames[0] as { data: Uint8Array }).data) : undefined;
-      resolve({ code: status, details, ...(reply && { reply }) });
+      resolve({ code: status, details, ...(reply && { reply }), answered: true });
     });
     stream.end(framed);
   });
@@ -87,7 +89,8 @@ export interface DriveSpec {
   /** The distinct requests, framed, with their bodies (for the mismatch example) and their replies at rest. */
   requests: readonly Uint8Array[];
   bodies: readonly string[];
-  atRest: readonly Uint8Array[];
+  /** null where the server answered that request at rest with an error: nothing to compare with. */
+  atRest: readonly (Uint8Array | null)[];
   concurrency: number;
   connections: number;
   rate?: number;
@@ -117,7 +120,7 @@ export const newHistogram = (): Histogram =>
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
   const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
   const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
-  const atRest = spec.atRest.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
   const result: DriveResult = { histogram, elapsedMs: 0, requests: 0, failed: 0, errors: {}, compared: 0, mismatches: 0 };
   let started = 0;
@@ -148,10 +151,12 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
         result.errors[name] = (result.errors[name] ?? 0) + 1;
         continue;
       }
+      const rest = atRest[i];
+      if (rest === undefined) continue;
       result.compared++;
-      if (!res.reply || !res.reply.equals(atRest[i] as Buffer)) {
+      if (!res.reply || !res.reply.equals(rest)) {
         result.mismatches++;
-        result.example ??= `request ${JSON.stringify(spec.bodies[i])}: reply at rest ${(atRest[i] as Buffer).toString("hex")}, under load ${res.reply?.toString("hex") ?? "none"}`;
+        result.example ??= `request ${JSON.stringify(spec.bodies[i])}: reply at rest ${rest.toString("hex")}, under load ${res.reply?.toString("hex") ?? "none"}`;
       }
     }
   };

@@ -1,7 +1,7 @@
 // A report file opened before the run starts, so a path that cannot be written is refused before any call; its
 // one write at the end is bounded in time. Every failure is a usage error naming the flag and the cause.
 import { constants } from "node:fs";
-import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { mkdir, open, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConformanceError } from "../../errors.js";
 
@@ -49,6 +49,13 @@ function bounded<T>(what: Promise<T>, flag: string, path: string, timeoutMs: num
 export async function openReportFile(flag: string, path: string, timeoutMs: number = REPORT_WRITE_TIMEOUT_MS): Promise<ReportFile> {
   let handle: FileHandle;
   let regular: boolean;
+  // A file this run creates and then never writes (the target was unreachable) is removed again on close, so no
+  // empty report is left for a pipeline to pick up.
+  const existed = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  let wrote = false;
   try {
     handle = await bounded(
       (async () => {
@@ -73,6 +80,7 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
           (async () => {
             if (regular) await handle.truncate(0);
             await handle.write(text, regular ? 0 : null, "utf8");
+            wrote = true;
           })(),
           flag,
           path,
@@ -85,6 +93,7 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
     },
     async close() {
       await handle.close().catch(() => undefined);
+      if (!wrote && !existed && regular) await unlink(path).catch(() => undefined);
     },
   };
 }

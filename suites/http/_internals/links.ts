@@ -1,5 +1,6 @@
 // Reads what a response offers to follow: Link and Location headers, and links inside JSON or XML representations.
 import { XMLParser } from "fast-xml-parser";
+import LinkHeader from "http-link-header";
 import type { HttpResponse } from "../../../harness/targets/http-target.js";
 
 export interface FoundLink {
@@ -59,14 +60,15 @@ export function representationOf(res: HttpResponse): { format: "json" | "xml"; v
   return x.ok ? { format: "xml", value: x.value } : undefined;
 }
 
-/** RFC 8288: `<href>; rel="x", <href2>; rel=y`. */
+/** RFC 8288 (`<href>; rel="x", <href2>; rel="y z"`), one link per relation type; a header that does not parse offers nothing. */
 export function parseLinkHeader(value: string): FoundLink[] {
-  const out: FoundLink[] = [];
-  for (const m of value.matchAll(/<([^>]*)>([^<]*)/g)) {
-    const rel = /;\s*rel\s*=\s*"?([^";,]+)"?/i.exec(m[2] ?? "")?.[1];
-    out.push({ href: m[1] ?? "", ...(rel !== undefined && { rel }), from: "Link header" });
+  let refs: LinkHeader.Reference[];
+  try {
+    refs = LinkHeader.parse(value).refs;
+  } catch {
+    return [];
   }
-  return out;
+  return refs.map((r) => ({ href: r.uri, ...(r.rel !== undefined && { rel: r.rel }), from: "Link header" }));
 }
 
 export function linksOf(res: HttpResponse): FoundLink[] {

@@ -1,0 +1,120 @@
+// The package as a user gets it: packed, installed into an empty project with no registry, its CLI and typed API used.
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "..");
+// Nothing listens there: any request npm makes to a registry fails at once.
+const NO_REGISTRY = "http://127.0.0.1:9";
+const npmEnv = { ...process.env, npm_config_registry: NO_REGISTRY, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+
+interface LockEntry {
+  dev?: boolean;
+  link?: boolean;
+  resolved?: string;
+  version?: string;
+  [key: string]: unknown;
+}
+
+let project: string;
+let files: string[];
+
+/**
+ * A lockfile for the empty project: the package's tarball plus this repository's own production entries, which
+ * `npm ci` resolved and cached. npm then installs from the cache by integrity and never needs the registry.
+ */
+function projectLock(tarball: string, pkg: { name: string; version: string; dependencies: Record<string, string> }): unknown {
+  const ours = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+  const packages: Record<string, unknown> = {
+    "": { name: "consumer", dependencies: { [pkg.name]: `file:${tarball}` } },
+    [`node_modules/${pkg.name}`]: { version: pkg.version, resolved: `file:${tarball}`, dependencies: pkg.dependencies, bin: { [pkg.name]: "bin/example-conformance.js" } },
+  };
+  for (const [path, entry] of Object.entries(ours.packages)) {
+    if (!path.startsWith("node_modules/") || entry.dev === true || entry.link === true) continue;
+    // Where the entry says none, a tarball address, so npm needs no registry metadata; it finds the bytes by integrity.
+    const name = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+    const resolved = entry.resolved ?? `${NO_REGISTRY}/${name}/-/${name.split("/").pop() ?? name}-${String(entry.version)}.tgz`;
+    packages[path] = { ...entry, resolved };
+  }
+  return { name: "consumer", lockfileVersion: 3, requires: true, packages };
+}
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), "consumer-"));
+  const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], { cwd: ROOT, env: npmEnv, maxBuffer: 1 << 24 });
+  const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+  files = info.files.map((f) => f.path);
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; dependencies: Record<string, string> };
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { [pkg.name]: `file:${info.filename}` } }));
+  writeFileSync(join(project, "package-lock.json"), JSON.stringify(projectLock(info.filename, pkg)));
+  await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--registry", NO_REGISTRY], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+}, 180_000);
+
+afterAll(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+describe("the packed package", () => {
+  it("holds what users run and read, and none of the sources, tests or fixtures of the harness itself", () => {
+    expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
+    const stray = files.filter((f) => /^(test|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
+    expect(stray).toEqual([]);
+  });
+
+  it("installed with no registry, runs `npx example-conformance check` against its built-in reference server", async () => {
+    const check = await run("npx", ["--offline", "example-conformance", "check", "--runs", "5", "--seed", "1"], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+    expect(check.stdout).toMatch(/conformant: no gating check failed \(seed 1\)/);
+  }, 120_000);
+
+  it("runs `npx example-conformance lint`, which names GO_PACKAGE_DEFINED in text on a contract without go_package", async () => {
+    const contract = join(project, "contract", "example");
+    mkdirSync(contract, { recursive: true });
+    const proto = readFileSync(join(ROOT, "proto", "example", "example.proto"), "utf8").replace(/^option go_package = .*\n/m, "");
+    writeFileSync(join(contract, "example.proto"), proto);
+    const lint = await run("npx", ["--offline", "example-conformance", "lint", "contract"], { cwd: project, env: npmEnv }).then(
+      () => ({ code: 0, stdout: "" }),
+      (err: { code: number; stdout: string }) => err,
+    );
+    expect(lint.code).toBe(1);
+    expect(lint.stdout).toMatch(/example\/example\.proto:\d+:\d+:\[GO_PACKAGE_DEFINED\] /);
+  }, 60_000);
+
+  it("type-checks a program that uses the API, and the API starts the reference server without writing a line", async () => {
+    writeFileSync(
+      join(project, "use.ts"),
+      [
+        'import { startReferenceServer, runConformance, catalogue, createGrpcTarget, type RunReport } from "example-conformance";',
+        "const server = await startReferenceServer({ grpcPort: 0, httpPort: 0 });",
+        "const target = createGrpcTarget({ address: server.grpcAddress });",
+        "const ids: string[] = catalogue.map((c) => c.id);",
+        "const summary = (r: RunReport): number => r.exitCode;",
+        "console.log(ids.length > 0, typeof runConformance, typeof summary, typeof target);",
+        "await server.close();",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: false, outDir: "out", typeRoots: [join(ROOT, "node_modules", "@types")], types: ["node"], skipLibCheck: true },
+        files: ["use.ts"],
+      }),
+    );
+    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    await run(process.execPath, [tsc, "-p", "."], { cwd: project });
+    // Wrong use is caught: the declarations are real, not `any`.
+    writeFileSync(join(project, "wrong.ts"), 'import { startReferenceServer } from "example-conformance";\nawait startReferenceServer({ grpcPort: "nine" });\n');
+    const wrong = await run(process.execPath, [tsc, "--noEmit", "--module", "NodeNext", "--moduleResolution", "NodeNext", "--target", "ES2022", "--typeRoots", join(ROOT, "node_modules", "@types"), "--types", "node", "--skipLibCheck", "wrong.ts"], { cwd: project }).then(
+      () => "",
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(wrong).toMatch(/wrong\.ts.*error TS2322/);
+    const used = await run(process.execPath, [join(project, "out", "use.js")], { cwd: project });
+    expect(used.stdout).toBe("true function function object\n");
+    expect(used.stderr).toBe("");
+  }, 120_000);
+});
