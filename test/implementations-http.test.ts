@@ -3,20 +3,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { httpImplementations, type RunningHttpImplementation } from "../fixtures/implementations/http/index.js";
 import { checkVerdicts } from "./helpers/cli.js";
+import { within } from "./helpers/within.js";
 
 /** Checks with nothing to judge by a server's choice: Koa takes no API key. */
 const SKIPPED: Record<string, string[]> = { flask: [], express: [], koa: ["http.auth.api-key"], go: [] };
 
 const START_MS = 240_000; // a cold Go build
 const CHECK_MS = 120_000;
-
-function within<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 const falseFailures = new Map<string, string[]>();
 afterAll(() => {

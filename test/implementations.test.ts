@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { implementations, NOT_GATING, type Implementation, type RunningImplementation } from "../fixtures/implementations/index.js";
 import { contractChecks } from "../suites/index.js";
 import { checkVerdicts, cli } from "./helpers/cli.js";
+import { within } from "./helpers/within.js";
 
 /**
  * What a variant fails beyond its stack's list: a reply that carries a clock varies by itself, which the SHOULD
@@ -23,14 +24,6 @@ function notGating(impl: Implementation): string[] {
 /** Bounds on each phase, so that a slow machine fails with the phase named rather than the whole test timing out. */
 const START_MS = 240_000; // a cold Go build compiles grpc-go from source
 const CHECK_MS = 120_000;
-
-function within<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not done within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
 
 const falseFailures = new Map<string, string[]>();
 afterAll(() => {
