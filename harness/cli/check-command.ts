@@ -353,7 +353,7 @@ export const CHECK_OPTIONS: readonly Option[] = [
   opt("--api-key-in <placement>", "where the API key goes: header:NAME, bearer (Authorization: Bearer K) or query:NAME (default header:X-API-Key)"),
   opt("--http-replica <url>", "another instance of the HTTP target: what one stores, each must serve (repeatable)").argParser(repeat).default([]),
   opt("--filter <name>", "a query parameter that filters a collection, for the rule 11 check (repeatable)").argParser(repeat).default([]),
-  opt("--verbs <words>", "words that name an action in a path, replacing the default list (comma-separated)").argParser(collect).default([]),
+  opt("--verbs <words>", "words that name an action in a path, replacing the default list: the CRUD verbs, their synonyms and the HTTP method names (comma-separated)").argParser(collect).default([]),
   opt("--allow-word <word>", "a noun of your interface that the verb rule would flag (repeatable)").argParser(repeat).default([]),
   opt("--image <image>", "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards"),
   opt("--grpc-port <port>", "with --image: the port the image serves gRPC on").argParser(integer("--grpc-port", 1, 65535)).default(50051),

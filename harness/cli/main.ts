@@ -1,5 +1,5 @@
 // The example-conformance CLI: parses arguments, calls the programmatic API, returns the exit code.
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Help, type Option } from "commander";
 import { ConformanceError } from "../errors.js";
 import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
@@ -9,12 +9,26 @@ import { addLoadCommand } from "./load-command.js";
 import { addServeCommand } from "./serve-command.js";
 import { processIo, type CliIo } from "./io.js";
 
+const plainHelp = new Help();
+
+/**
+ * An option's help line with its default said once and truly: a repeatable option's empty starting list is no
+ * default, and an option whose text already names its default (`default /messages`) does not get commander's too.
+ */
+export function optionDescription(option: Option): string {
+  const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
+  if (!emptyList && !/\bdefault\b/.test(option.description)) return plainHelp.optionDescription(option);
+  const quiet = Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined, defaultValueDescription: undefined });
+  return plainHelp.optionDescription(quiet);
+}
+
 export function createProgram(io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): Command {
   const program = new Command("example-conformance")
     .description("Contract tests and conformance checks for the Example Message Service")
     .version(SUITE_VERSION)
     .exitOverride()
     .showSuggestionAfterError(true)
+    .configureHelp({ optionDescription })
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),

@@ -76,6 +76,19 @@ describe("example-conformance check", () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it("--help says each default once and truly: no empty lists, and a list with a default names it", async () => {
+    for (const command of ["check", "serve", "load"]) {
+      const run = await cli([command, "--help"]);
+      expect(run.stdout, command).not.toMatch(/default: \[\]/);
+      expect(run.stdout.match(/\(default/g)?.length ?? 0, command).toBeLessThanOrEqual(run.stdout.match(/^\s+--/gm)?.length ?? 0);
+    }
+    const help = (await cli(["check", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(help).toMatch(/--collection <path> [^-]*default \/messages\)/);
+    expect(help).not.toMatch(/default \/messages\) \(default/);
+    expect(help).toMatch(/--verbs <words> [^-]*the CRUD verbs/);
+    expect(help).toMatch(/--timeout <duration> [^-]*\(default: 5s\)/);
+  });
+
   it("--list prints every check with severity, profile and spec, touching no target", async () => {
     const run = await cli(["check", "--list", "--grpc", "127.0.0.1:1"]);
     expect(run.code).toBe(0);
