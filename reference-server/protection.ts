@@ -94,21 +94,39 @@ export interface Shedder {
   stop(): void;
 }
 
+/**
+ * One reading of the process's memory for every shedder in it: both interfaces share the process, so one sampler
+ * serves them all, and it runs only while some shedder is open.
+ */
+const memory = { bytes: 0, users: 0, timer: undefined as NodeJS.Timeout | undefined };
+
+function sampleMemory(): void {
+  const m = process.memoryUsage();
+  memory.bytes = m.heapUsed + m.external;
+}
+
+function watchMemory(): () => void {
+  if (memory.users++ === 0) {
+    sampleMemory();
+    memory.timer = setInterval(sampleMemory, MEMORY_SAMPLE_MS);
+    memory.timer.unref();
+  }
+  let watching = true;
+  return () => {
+    if (!watching) return;
+    watching = false;
+    if (--memory.users === 0) clearInterval(memory.timer);
+  };
+}
+
 /** Admission for one interface: at most maxInFlight at once, and nothing new while memory is past the watermark. */
 export function createShedder(limits: Pick<ProtectionLimits, "maxInFlight" | "memoryWatermarkBytes">): Shedder {
   let inFlight = 0;
-  let overWatermark = false;
-  const sample = () => {
-    const m = process.memoryUsage();
-    overWatermark = m.heapUsed + m.external > limits.memoryWatermarkBytes;
-  };
-  sample();
-  const timer = setInterval(sample, MEMORY_SAMPLE_MS);
-  timer.unref();
+  const unwatch = watchMemory();
   return {
     admit() {
       if (inFlight >= limits.maxInFlight) return `the server is at its limit of ${limits.maxInFlight} calls in flight`;
-      if (overWatermark) return "the server is short of memory";
+      if (memory.bytes > limits.memoryWatermarkBytes) return "the server is short of memory";
       inFlight++;
       return undefined;
     },
@@ -116,6 +134,6 @@ export function createShedder(limits: Pick<ProtectionLimits, "maxInFlight" | "me
       if (inFlight > 0) inFlight--;
     },
     inFlight: () => inFlight,
-    stop: () => clearInterval(timer),
+    stop: unwatch,
   };
 }

@@ -1,0 +1,39 @@
+// Admission past the limits, as data: calls in flight and the memory watermark, with one memory reading shared by
+// every shedder of the process.
+import { describe, expect, it } from "vitest";
+import { createShedder, defaultLimits } from "../../reference-server/protection.js";
+
+describe("createShedder", () => {
+  it("admits up to maxInFlight, refuses past it, and admits again once one is done", () => {
+    const shedder = createShedder({ maxInFlight: 2, memoryWatermarkBytes: Number.MAX_SAFE_INTEGER });
+    try {
+      expect([shedder.admit(), shedder.admit()]).toEqual([undefined, undefined]);
+      expect(shedder.admit()).toMatch(/limit of 2 calls in flight/);
+      shedder.done();
+      expect(shedder.admit()).toBeUndefined();
+    } finally {
+      shedder.stop();
+    }
+  });
+
+  it("refuses everything while memory is past its watermark, beside a shedder that is not", () => {
+    const low = createShedder({ maxInFlight: 10, memoryWatermarkBytes: 1 });
+    const high = createShedder({ maxInFlight: 10, memoryWatermarkBytes: Number.MAX_SAFE_INTEGER });
+    try {
+      expect(low.admit()).toBe("the server is short of memory");
+      expect(high.admit()).toBeUndefined();
+    } finally {
+      low.stop();
+      low.stop();
+      high.stop();
+    }
+  });
+});
+
+describe("defaultLimits", () => {
+  it("gives each interface at most half of what the open-file limit leaves", () => {
+    expect(defaultLimits(256).maxConnections).toBe(96);
+    expect(defaultLimits(20_000).maxConnections).toBe(1000);
+    expect(defaultLimits(256).maxConnectionsPerAddress).toBeLessThanOrEqual(96);
+  });
+});
