@@ -60,6 +60,8 @@ export interface SessionOptions {
   seed: number;
   runs: number;
   path?: string;
+  /** Calls a check may have in flight at once for cases of its own; default 1. */
+  parallelism?: number;
 }
 
 export interface Session {
@@ -141,6 +143,7 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
       memo,
       ...(options.path !== undefined && { path: options.path }),
       signal: new AbortController().signal,
+      parallelism: options.parallelism ?? 1,
     }),
     async close() {
       await grpc?.close();

@@ -6,7 +6,7 @@ import { catalogue } from "../../suites/index.js";
 import { ConformanceError } from "../errors.js";
 import { createReporters, openReportFile, type ReporterName, type ReportFile } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
-import { runConformance, type RunOptions } from "../runner.js";
+import { DEFAULT_CONCURRENCY, runConformance, type RunOptions } from "../runner.js";
 import { parseAddress } from "../targets/address.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
 import { parseHttpBaseUrl } from "../targets/create-http-target.js";
@@ -57,6 +57,7 @@ export interface CheckCliOptions extends ReportFlags {
   skip: string[];
   seed?: number;
   runs: number;
+  concurrency: number;
   path?: string;
   strict?: boolean;
   profile: "contract" | "protocol";
@@ -302,6 +303,7 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
     skip: opts.skip,
     ...(opts.seed !== undefined && { seed: opts.seed }),
     runs: opts.runs,
+    concurrency: opts.concurrency,
     ...(opts.path !== undefined && { path: opts.path }),
     ...(opts.strict !== undefined && { strict: opts.strict }),
     profiles: opts.profile === "protocol" ? ["contract", "protocol"] : ["contract"],
@@ -376,6 +378,7 @@ export const CHECK_OPTIONS: readonly Option[] = [
   opt("--skip <ids>", "skip these check IDs or globs (repeatable, comma-separated)").argParser(collect).default([]),
   opt("--seed <n>", "seed of the property checks (every run prints its seed)").argParser(integer("--seed", 0, 2 ** 31 - 1)),
   opt("--runs <n>", "cases per property check").argParser(integer("--runs", 1, 100_000)).default(100),
+  opt("--concurrency <n>", "checks run side by side, and a property check's cases at once; checks that compare replies over time still run alone").argParser(integer("--concurrency", 1, 64)).default(DEFAULT_CONCURRENCY),
   opt("--path <path>", "replay path of one failing property case (with --only and --seed)"),
   opt("--profile <profile>", "profiles that gate: contract, or protocol too").choices(["contract", "protocol"]).default("contract"),
   opt("--strict", "SHOULD failures and protocol checks gate too"),

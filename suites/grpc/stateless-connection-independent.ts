@@ -30,6 +30,8 @@ export const statelessConnectionIndependent: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (stateless server)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     const variation = await variationProfile(ctx);
     if (variation.kind === "free" || variation.kind === "history") {

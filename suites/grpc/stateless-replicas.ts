@@ -45,6 +45,8 @@ export const statelessReplicas: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (no client context on any server)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     if (ctx.replicas.length === 0) return skip("no --replica given");
     const main = ctx.grpc;

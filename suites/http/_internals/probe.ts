@@ -1,5 +1,5 @@
 // What HTTP checks share: the run's settings, a probe that records exchanges and cleans up, representations, URIs.
-import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity } from "../../../harness/check.js";
+import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity, type Sharing } from "../../../harness/check.js";
 import {
   DEFAULT_API_KEY_HEADER,
   DEFAULT_API_KEY_PLACEMENT,
@@ -366,6 +366,8 @@ export interface HttpCheckSpec {
   spec: string;
   /** Runs even when the target wants credentials the run was not given (the API-key check, which says so). */
   withoutCredentials?: boolean;
+  /** Default "serial": HTTP checks create, change and read resources of one space, one check at a time. */
+  sharing?: Sharing;
 }
 
 const CREDENTIALS_KEY = "http.credentials-wanted";
@@ -392,6 +394,7 @@ export function credentialsWanted(p: Probe): Promise<Exchange | undefined> {
  */
 export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
   return {
+    sharing: "serial",
     ...spec,
     area: "http",
     profile: "contract",
