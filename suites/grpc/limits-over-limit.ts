@@ -16,6 +16,11 @@ export const limitsOverLimit: CheckDefinition = {
   profile: "protocol",
   spec: "§8, gRPC statuscodes.md (RESOURCE_EXHAUSTED)",
   async run(ctx) {
+    const send = (size: number) => target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
+    // gRPC's usual limit is the bound itself: a body of the bound's size is sent beside the probe, and its answer
+    // used when the probe finds the limit there, so that a slow link carries the largest body once, not twice.
+    const atBound = send(PROBE_BOUND);
+    atBound.catch(() => undefined);
     const limit = await receiveLimit(ctx);
     // Over the limit found; with none found up to the bound, past the bound (where gRPC's default limit lies).
     const size = limit.firstRefused?.size ?? PROBE_BOUND + 1024 * 1024;
@@ -24,7 +29,7 @@ export const limitsOverLimit: CheckDefinition = {
     if (first && limit.answers.some((a) => a.served && a.size > first.size)) {
       return skip(`the refusal at ${sizeText(first.size)} is no limit, since larger bodies were served (grpc.limits.large-message reports it)`);
     }
-    const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
+    const res = size === PROBE_BOUND ? await atBound : (await atBound.catch(() => undefined), await send(size));
     const status = rawStatus(res);
     const serving = await stillServing(ctx);
     if (serving) return fail(`after a ${sizeText(size)} request (${describeRaw(res)}): ${serving}`);
