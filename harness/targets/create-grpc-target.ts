@@ -3,11 +3,12 @@ import net from "node:net";
 import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
 import { decodeMessage, encodeMessage, hex } from "../_internals/message.js";
+import { createLimiter } from "../limiter.js";
 import { isLocal, parseAddress } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient, HELLO_PATH } from "./grpc-js-client.js";
-import { Status, statusName, type GrpcTarget } from "./grpc-target.js";
+import { Status, statusName, type GrpcTarget, type UnaryResult } from "./grpc-target.js";
 import { probeHandshake } from "./handshake.js";
 import { sendRaw } from "./raw-h2.js";
 
@@ -35,6 +36,8 @@ export const DEFAULT_MAX_CALLS = 10_000;
 export const DEFAULT_REMOTE_RATE = 50;
 /** Calls in a row with no complete answer within the timeout, after which the target counts as no longer answering. */
 export const SILENT_CALLS_LIMIT = 3;
+/** Times a call refused or dropped beside other calls is sent again, one call at a time. */
+const CROWDED_RETRIES = 3;
 
 export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
   const address = parseAddress(options.address);
@@ -71,6 +74,14 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   /** A call whose connection was refused (grpc-js's own words, not the target's). */
   const refused = (r: unknown): boolean =>
     typeof r === "object" && r !== null && "details" in r && typeof r.details === "string" && "code" in r && r.code === Status.UNAVAILABLE && r.details.includes("ECONNREFUSED");
+  /** Calls under way, and whether the target has refused a call for the number under way (see unary). */
+  const inFlight = new Set<{ crowded: boolean }>();
+  let limited = false;
+  let largestServed = 0;
+  const oneAtATime = createLimiter(1);
+  const idlers: (() => void)[] = [];
+  /** Resolves once no call is under way. */
+  const idle = () => (inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idlers.push(resolve)));
   const guard = async <T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
     if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
     if (dead === undefined && silent >= SILENT_CALLS_LIMIT) {
@@ -96,18 +107,46 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       return budget.used;
     },
     async unary(request, callOptions) {
-      await budget.take();
-      const started = performance.now();
-      const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
-      const result = await guard(
-        request,
-        () => client.unary(request, callOptions),
-        // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
-        // connection failed or dropped before any header got none either.
-        (r) =>
-          (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) ||
-          (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0),
-      );
+      const once = async () => {
+        await budget.take();
+        const started = performance.now();
+        const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
+        // Crowded: another call was under way at some moment of this one.
+        const mine = { crowded: inFlight.size > 0 };
+        for (const other of inFlight) other.crowded = true;
+        inFlight.add(mine);
+        try {
+          const result = await guard(
+            request,
+            () => client.unary(request, callOptions),
+            // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
+            // connection failed or dropped before any header got none either.
+            (r) =>
+              (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) ||
+              (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0),
+          );
+          return { result, crowded: mine.crowded };
+        } finally {
+          inFlight.delete(mine);
+          if (inFlight.size === 0) for (const resolve of idlers.splice(0)) resolve();
+        }
+      };
+      // RESOURCE_EXHAUSTED while other calls were in flight may be a legal cap on calls at once, which says nothing
+      // of this request; a connection dropped before any answer may have been dropped for another call's input.
+      // Either way, from then on the run sends one call at a time, and this one again.
+      // A request larger than any served so far is taken at its word: that refusal is most likely a size limit.
+      const crowdedOut = (r: UnaryResult) =>
+        (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0);
+      // Asked again alone, a refusal that stays is this request's own (a body past a size limit, say): the run
+      // goes back to calls side by side.
+      let { result, crowded } = limited ? await oneAtATime(once) : await once();
+      for (let i = 0; i < CROWDED_RETRIES && crowded && crowdedOut(result); i++) {
+        const was = limited;
+        limited = true;
+        ({ result, crowded } = await oneAtATime(async () => (await idle(), once())));
+        if (crowdedOut(result) && !crowded) limited = was;
+      }
+      if (result.code === Status.OK) largestServed = Math.max(largestServed, request.length);
       if (result.code === Status.OK && (callOptions?.path === undefined || callOptions.path === HELLO_PATH) && request.length <= 1024) knownGood = request;
       return result;
     },
