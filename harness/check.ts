@@ -13,6 +13,10 @@ export type Profile = "contract" | "protocol";
 
 export type ReplicaMode = "stateless" | "equal";
 
+/** The protocols an RPC target may speak: gRPC over HTTP/2, the Connect protocol, gRPC-Web. */
+export type Protocol = "grpc" | "connect" | "grpc-web";
+export const PROTOCOLS: readonly Protocol[] = ["grpc", "connect", "grpc-web"];
+
 /**
  * How a check shares the targets with the other checks of a run while it runs:
  * - "shared" (the default): beside any other check;
@@ -80,6 +84,11 @@ export interface CheckDefinition {
   spec: string;
   /** How it shares the targets with other checks; default "shared". */
   sharing?: Sharing;
+  /**
+   * For an RPC check (area "grpc"): the protocols it applies to; default every one. A check that builds requests by
+   * hand for one protocol's wire rules names that protocol alone; over another it is skipped, saying so.
+   */
+  protocols?: readonly Protocol[];
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

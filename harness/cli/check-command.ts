@@ -4,10 +4,11 @@ import { readFileSync } from "node:fs";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { ConformanceError } from "../errors.js";
+import { PROTOCOLS, type CheckDefinition } from "../check.js";
 import { createReporters, openReportFile, type ReporterName, type ReportFile } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { DEFAULT_CONCURRENCY, runConformance, type RunOptions } from "../runner.js";
-import { parseAddress } from "../targets/address.js";
+import { parseAddress, parseRpcUrl } from "../targets/address.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
 import { parseHttpBaseUrl } from "../targets/create-http-target.js";
 import type { HttpRunTarget } from "../session.js";
@@ -58,6 +59,8 @@ export interface CheckCliOptions extends ReportFlags {
   seed?: number;
   runs: number;
   concurrency: number;
+  connect?: string;
+  grpcWeb?: string;
   path?: string;
   strict?: boolean;
   profile: "contract" | "protocol";
@@ -147,8 +150,12 @@ export function checkUsage(opts: CheckCliOptions, env: CliIo["env"] = {}): void 
   if ((opts.ca || opts.cert || opts.key) && !opts.tls) {
     throw new ConformanceError("usage", "--ca, --cert and --key need --tls");
   }
+  const rpcFlags = ([["--grpc", opts.grpc], ["--connect", opts.connect], ["--grpc-web", opts.grpcWeb]] as const).filter(([, v]) => v !== undefined);
+  if (rpcFlags.length > 1) throw new ConformanceError("usage", `${rpcFlags.map(([f]) => f).join(" and ")}: one RPC target a run (each protocol is its own run)`);
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
   if (opts.grpc !== undefined) parseAddress(opts.grpc);
+  if (opts.connect !== undefined) parseRpcUrl(opts.connect, "--connect");
+  if (opts.grpcWeb !== undefined) parseRpcUrl(opts.grpcWeb, "--grpc-web");
   for (const r of opts.replica) parseAddress(r, "--replica");
   collectMetadata(opts, env);
   if (opts.http !== undefined && hasCredentials(opts.http)) {
@@ -171,7 +178,9 @@ export function checkUsage(opts: CheckCliOptions, env: CliIo["env"] = {}): void 
   }
   if (opts.http !== undefined) parseHttpBaseUrl(opts.http);
   if (opts.image !== undefined) {
-    if (opts.grpc !== undefined || opts.http !== undefined) throw new ConformanceError("usage", "--image starts its own target: leave out --grpc and --http");
+    if (opts.grpc !== undefined || opts.http !== undefined || opts.connect !== undefined || opts.grpcWeb !== undefined) {
+      throw new ConformanceError("usage", "--image starts its own target: leave out --grpc, --connect, --grpc-web and --http");
+    }
     if (opts.replica.length > 0) throw new ConformanceError("usage", "--replica needs --grpc, not --image");
     parseEnv(opts.env);
     if (opts.waitLog !== undefined) waitLogPattern(opts.waitLog);
@@ -276,9 +285,11 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
 }
 
 export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): RunOptions {
+  const protocol = opts.connect !== undefined ? "connect" : opts.grpcWeb !== undefined ? "grpc-web" : undefined;
   const grpc: GrpcTargetOptions | undefined = grpcAddress
     ? {
         address: grpcAddress,
+        ...(protocol && { protocol }),
         ...(opts.tls && {
           tls: {
             ...(opts.ca !== undefined && { caFile: opts.ca }),
@@ -313,9 +324,11 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
 
 function listChecks(io: CliIo): void {
   const width = Math.max(...catalogue.map((c) => c.id.length));
-  io.stdout(`${"ID".padEnd(width)}  SEVERITY  PROFILE   SPEC\n`);
+  const over = (c: CheckDefinition) => (c.area === "grpc" ? (c.protocols ?? PROTOCOLS).join(",") : c.area === "http" ? "http" : "-");
+  const across = Math.max(...catalogue.map((c) => over(c).length));
+  io.stdout(`${"ID".padEnd(width)}  SEVERITY  PROFILE   ${"PROTOCOLS".padEnd(across)}  SPEC\n`);
   for (const c of catalogue) {
-    io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.profile.padEnd(8)}  ${c.spec}\n`);
+    io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.profile.padEnd(8)}  ${over(c).padEnd(across)}  ${c.spec}\n`);
   }
 }
 
@@ -345,6 +358,8 @@ const opt = (flags: string, description: string) => new Option(flags, descriptio
 /** Every option of `check`, in the order --help shows them. */
 export const CHECK_OPTIONS: readonly Option[] = [
   opt("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
+  opt("--connect <url>", "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)"),
+  opt("--grpc-web <url>", "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)"),
   opt("--replica <address>", "another instance of the same service, for cross-replica statelessness (repeatable)").argParser(repeat).default([]),
   opt("--replica-mode <mode>", "stateless: history on one instance changes no other's replies; equal: every instance gives the same reply").choices(["stateless", "equal"]).default("stateless"),
   opt("--http <url>", "HTTP target: the base URL of its resource interface, http://host:port[/prefix]"),
@@ -417,7 +432,7 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
         await checkImage({ ...opts, image: opts.image }, run, setExit);
         return;
       }
-      let grpcAddress = opts.grpc;
+      let grpcAddress = opts.grpc ?? opts.connect ?? opts.grpcWeb;
       let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, apiKey) : undefined;
       let stop: (() => Promise<void>) | undefined;
       if (grpcAddress === undefined && http === undefined) {

@@ -4,7 +4,9 @@ import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
 import { decodeMessage, encodeMessage, hex } from "../_internals/message.js";
 import { createLimiter } from "../limiter.js";
-import { isLocal, parseAddress } from "./address.js";
+import type { Protocol } from "../check.js";
+import { isLocal, parseAddress, parseRpcUrl, type ParsedAddress } from "./address.js";
+import { HttpRpcClient, type PlainRequest } from "./http-rpc-client.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient, HELLO_PATH } from "./grpc-js-client.js";
@@ -27,6 +29,8 @@ export interface GrpcTargetOptions {
   rate?: number;
   /** Shared across a target and its replicas, so the budget covers the whole run. */
   budget?: CallBudget;
+  /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL http(s)://host:port[/prefix]. */
+  protocol?: Protocol;
   /** Why the target cannot serve gRPC at all (see probeHandshake): every call then fails at once with it. */
   unusable?: string;
 }
@@ -39,8 +43,16 @@ export const SILENT_CALLS_LIMIT = 3;
 /** Times a call refused or dropped beside other calls is sent again, one call at a time. */
 const CROWDED_RETRIES = 3;
 
+/** Where an RPC target is: its address, and for a protocol over HTTP the base URL its procedures hang from. */
+export function endpointOf(options: Pick<GrpcTargetOptions, "address" | "protocol">, flag?: string): { address: ParsedAddress; url?: URL } {
+  const protocol = options.protocol ?? "grpc";
+  if (protocol === "grpc") return { address: parseAddress(options.address, flag) };
+  return parseRpcUrl(options.address, flag ?? `--${protocol}`);
+}
+
 export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
-  const address = parseAddress(options.address);
+  const protocol = options.protocol ?? "grpc";
+  const { address, url } = endpointOf(options);
   const tlsOptions = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
   const material = tlsOptions ? loadTls(tlsOptions) : undefined;
   const conn: ConnectionOptions = {
@@ -57,7 +69,17 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
       rate: options.rate ?? (isLocal(address) ? Infinity : DEFAULT_REMOTE_RATE),
     });
-  const client = new GrpcJsClient(conn, material);
+  const overHttp =
+    url && protocol !== "grpc"
+      ? new HttpRpcClient(protocol, {
+          baseUrl: url,
+          metadata: conn.metadata,
+          timeoutMs: conn.timeoutMs,
+          ...(material && { tls: material }),
+          ...(options.authority !== undefined && { authority: options.authority }),
+        })
+      : undefined;
+  const client: Pick<GrpcJsClient, "unary" | "close"> = overHttp ?? new GrpcJsClient(conn, material);
   // A target that stopped answering would make every later check wait out its timeout. After a few silent calls
   // in a row, a request it answered before is sent again on a new connection: answered, the silence was those
   // inputs' (a hang on a specific input) and checks go on; unanswered, the rest fail at once, naming the input
@@ -102,6 +124,13 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   };
   return {
     address: options.address,
+    protocol,
+    ...(overHttp && {
+      async exchange(request: PlainRequest) {
+        await budget.take();
+        return overHttp.exchange({ ...request, headers: { ...conn.metadata, ...request.headers } });
+      },
+    }),
     budget,
     get callCount() {
       return budget.used;
@@ -151,6 +180,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       return result;
     },
     async raw(request) {
+      if (protocol !== "grpc") throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
       await budget.take();
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       return guard(
@@ -179,8 +209,8 @@ function tlsMaterialOf(options: GrpcTargetOptions) {
   return useTls ? loadTls(options.tls === true ? {} : (options.tls as TlsOptions)) : undefined;
 }
 
-export async function probeReachable(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
-  const address = parseAddress(options.address, flag);
+export async function probeReachable(options: GrpcTargetOptions, flag?: string): Promise<void> {
+  const { address } = endpointOf(options, flag);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const material = tlsMaterialOf(options);
   const useTls = material !== undefined;

@@ -15,6 +15,8 @@ export const deadlineRespected: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Timeout)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const started = performance.now();
     const res = await target(ctx).raw({

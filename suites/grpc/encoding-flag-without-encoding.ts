@@ -12,6 +12,8 @@ export const encodingFlagWithoutEncoding: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Compressed-Flag), compression.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({ body: [{ compressed: true, data: encodeMessage("not really compressed") }] });
     if (rawStatus(res) === Status.INTERNAL) return pass("INTERNAL");

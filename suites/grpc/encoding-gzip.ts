@@ -13,6 +13,8 @@ export const encodingGzip: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC compression.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({
       headers: { "grpc-encoding": "gzip", "grpc-accept-encoding": "identity,gzip" },

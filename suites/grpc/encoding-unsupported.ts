@@ -22,6 +22,8 @@ export const encodingUnsupported: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC compression.md (unsupported encoding: UNIMPLEMENTED)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await sendUnknownEncoding(ctx);
     if (rawStatus(res) === Status.UNIMPLEMENTED) return pass("UNIMPLEMENTED");

@@ -21,6 +21,8 @@ export const errorsMalformedRequest: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§7, gRPC PROTOCOL-HTTP2.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const problems: string[] = [];
     for (const m of MALFORMED) {

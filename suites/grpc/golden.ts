@@ -37,6 +37,8 @@ export function goldenCheck(c: GoldenCase): CheckDefinition {
     area: "grpc",
     profile: c.profile,
     spec: c.spec,
+    // Sent on the wire as gRPC frames.
+    protocols: ["grpc"],
     async run(ctx) {
       const request = bytes(c.request.hex);
       const details = [`request bytes: ${c.request.hex || "(none)"}${c.request.path ? ` to ${c.request.path}` : ""}`];

@@ -13,6 +13,8 @@ export const httpContentType: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (a non-gRPC content-type: HTTP 415)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({
       headers: { "content-type": "text/plain" },

@@ -15,6 +15,8 @@ export const limitsOverLimit: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§8, gRPC statuscodes.md (RESOURCE_EXHAUSTED)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const send = (size: number) => target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
     // gRPC's usual limit is the bound itself: a body of the bound's size is sent beside the probe, and its answer

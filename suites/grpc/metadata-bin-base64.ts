@@ -11,6 +11,8 @@ export const metadataBinBase64: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Binary-Header: implementations MUST accept padded and un-padded values)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const problems: string[] = [];
     for (const [form, value] of [["padded", "AAEC/w=="], ["unpadded", "AAEC/w"]] as const) {

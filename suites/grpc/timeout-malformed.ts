@@ -15,6 +15,8 @@ export const timeoutMalformed: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Timeout)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const problems: string[] = [];
     for (const value of MALFORMED_TIMEOUTS) {

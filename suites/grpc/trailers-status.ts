@@ -30,6 +30,8 @@ export const trailersStatus: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Trailers, Status-Message)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const ok = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("trailers") }] });
     // An unknown method whose name holds "%" invites an error message that must encode it as %25.

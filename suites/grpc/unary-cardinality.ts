@@ -12,6 +12,8 @@ export const unaryCardinality: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§4.1 (one request), gRPC statuscodes.md (cardinality violation: UNIMPLEMENTED)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const message = { compressed: false, data: encodeMessage("one of two") };
     const zero = await target(ctx).raw({ body: [] });

@@ -13,6 +13,8 @@ export const unarySingleResponse: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§4.1 (one request, one response)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("single") }] });
     const problems: string[] = [];

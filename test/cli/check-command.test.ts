@@ -92,7 +92,8 @@ describe("example-conformance check", () => {
   it("--list prints every check with severity, profile and spec, touching no target", async () => {
     const run = await cli(["check", "--list", "--grpc", "127.0.0.1:1"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^grpc\.stateless\.history-independent\s+MUST\s+contract\s+§1\.2/m);
+    expect(run.stdout).toMatch(/^grpc\.stateless\.history-independent\s+MUST\s+contract\s+grpc,connect,grpc-web\s+§1\.2/m);
+    expect(run.stdout).toMatch(/^grpc\.trailers\.status\s+\S+\s+\S+\s+grpc\s+/m);
     expect(run.stdout).toMatch(/^grpc\.unary\.cardinality\s+SHOULD\s+protocol/m);
     expect(run.stdout).toMatch(/^grpc\.golden\.empty-message\s+MUST/m);
   });
@@ -142,7 +143,7 @@ describe("example-conformance check --http", () => {
       // One instance, no --http-replica: the replica check has nothing to compare.
       expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL)"]);
       expect(report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
-      expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no gRPC target (--grpc HOST:PORT)")).toBe(true);
+      expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)")).toBe(true);
       // The key is a secret: it reaches neither the console nor the report.
       expect(run.stdout).not.toContain("k-123");
       expect(readFileSync(json, "utf8")).not.toContain("k-123");
