@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { exampleService } from "../gen/example/example_pb.js";
 import { encodeMessage } from "../harness/_internals/message.js";
 import { protocolImplementations, type ProtocolImplementation, type RunningProtocolImplementation } from "../fixtures/implementations/protocols.js";
+import { MALFORMED } from "../suites/grpc/errors-malformed-request.js";
 import { connectGet, connectUnary, grpcWebUnary } from "./helpers/rpc-raw.js";
 import { within } from "./helpers/within.js";
 
@@ -60,6 +61,9 @@ describe.each(protocolImplementations)("the $name implementation ($stack), reply
         expect([connect.code, connect.contentType]).toEqual([0, "application/proto"]);
         const web = await grpcWebUnary(running.httpUrl, encodeMessage("raw"));
         expect([web.code, web.contentType]).toEqual([0, "application/grpc-web+proto"]);
+        expect(web.trailerFrame, "the status in a trailer frame at the end of the body").toBe(true);
+        const refused = await connectUnary(running.httpUrl, new Uint8Array(MALFORMED[0]!.bytes));
+        expect(refused.code, "a malformed message refused with a Connect error JSON carrying its code").toBeGreaterThan(0);
         const get = await connectGet(running.httpUrl, encodeMessage("by get"));
         if (impl.serves.connectGet) {
           expect(get.code).toBe(0);

@@ -9,6 +9,9 @@ export interface RawRpcResult {
   message?: Uint8Array;
   httpStatus: number;
   contentType: string | null;
+  /** gRPC-Web: whether the body ended with a trailer frame (flag 0x80), and the grpc-status the HTTP headers carried. */
+  trailerFrame?: boolean;
+  headerStatus?: string | null;
 }
 
 const HELLO = "/example.exampleService/Hello";
@@ -59,16 +62,27 @@ export async function grpcWebUnary(baseUrl: string, message: Uint8Array, headers
   const body = Buffer.from(await res.arrayBuffer());
   let message_: Uint8Array | undefined;
   let trailers = "";
+  let trailerFrame = false;
   for (let at = 0; at + 5 <= body.length; ) {
     const flags = body[at]!;
     const length = body.readUInt32BE(at + 1);
     const data = body.subarray(at + 5, at + 5 + length);
-    if ((flags & 0x80) !== 0) trailers += data.toString("latin1");
+    if ((flags & 0x80) !== 0) {
+      trailers += data.toString("latin1");
+      trailerFrame = true;
+    }
     else message_ = data;
     at += 5 + length;
   }
   // A trailers-only reply may carry the status in the HTTP headers instead.
   const status = /^grpc-status:\s*(\d+)\s*$/im.exec(trailers)?.[1] ?? res.headers.get("grpc-status") ?? undefined;
   const code = status === undefined ? undefined : Number(status);
-  return { code, ...(code === 0 && message_ !== undefined && { message: message_ }), httpStatus: res.status, contentType: res.headers.get("content-type") };
+  return {
+    code,
+    ...(code === 0 && message_ !== undefined && { message: message_ }),
+    httpStatus: res.status,
+    contentType: res.headers.get("content-type"),
+    trailerFrame,
+    headerStatus: res.headers.get("grpc-status"),
+  };
 }
