@@ -1,4 +1,5 @@
 // Hello over Connect and gRPC-Web on the reference server's HTTP port: the same replies and refusals as its gRPC port.
+import net from "node:net";
 import { create, fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
@@ -8,10 +9,12 @@ import { exampleService, MessageSchema } from "../../gen/example/example_pb.js";
 import { encodeBodyBytes, encodeMessage } from "../../harness/_internals/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import { HELLO_RPC } from "../../reference-server/http/connect-rpc.js";
+import { startHttpServer } from "../../reference-server/http/server.js";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
 import { MALFORMED } from "../../suites/grpc/errors-malformed-request.js";
 import { connectGet, connectUnary, grpcWebUnary, type RawRpcResult } from "../helpers/rpc-raw.js";
 import { rawRequest } from "../helpers/http-server.js";
+import { cleanUp, serve } from "../helpers/serve-process.js";
 
 const API_KEY = "rpc-test-key";
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -202,4 +205,48 @@ describe("the HTTP port refuses what the gRPC port refuses", () => {
     }
     expect(toBinary(MessageSchema, create(MessageSchema, { body: "" })).length).toBe(0);
   });
+});
+
+describe("the HTTP port's protections cover the RPC routes", () => {
+  it("answers a Connect or gRPC-Web request whose body trickles in with 408, as it does a resource's", async () => {
+    const http = await startHttpServer({ port: 0, log: "silent", requestTimeoutMs: 500 });
+    try {
+      for (const type of ["application/proto", "application/grpc-web+proto"]) {
+        const socket = net.connect(http.port, "127.0.0.1");
+        let answer = "";
+        socket.on("data", (c: Buffer) => (answer += c.toString("latin1")));
+        socket.on("error", () => undefined);
+        socket.write(`POST /example.exampleService/Hello HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: 200\r\n\r\n`);
+        const drip = setInterval(() => socket.destroyed || socket.write("\x0a"), 100);
+        const closed = new Promise<boolean>((r) => socket.once("close", () => r(true)));
+        try {
+          expect(await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]), type).toBe(true);
+          expect(answer, type).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        } finally {
+          clearInterval(drip);
+          socket.destroy();
+        }
+      }
+    } finally {
+      await http.close();
+    }
+  }, 30_000);
+});
+
+describe("`serve`", () => {
+  it("serves Connect and gRPC-Web on --http-port, open without the key, bounded by --max-message-bytes", async () => {
+    const served = await serve(["--api-key", API_KEY, "--max-message-bytes", "1024"]);
+    try {
+      const url = `http://127.0.0.1:${served.httpPort}`;
+      const client = createClient(exampleService, createConnectTransport({ baseUrl: url, httpVersion: "1.1" }));
+      expect((await client.hello({ body: "served" })).body).toBe("Hello, served");
+      expect((await grpcWebUnary(url, encodeMessage("served"))).code).toBe(0);
+      expect((await connectUnary(url, encodeMessage("x".repeat(1100)))).code).toBe(Code.ResourceExhausted);
+      expect((await rawRequest(url, { path: "/messages" })).status).toBe(401);
+    } finally {
+      served.child.kill("SIGTERM");
+      await served.exited;
+      cleanUp();
+    }
+  }, 30_000);
 });
