@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
-import { CONTRACT_DIR } from "./_internals/paths.js";
+import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
 import { matches, selectChecks } from "./selection.js";

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderChecksMarkdown } from "../harness/docs.js";
-import { PACKAGE_ROOT } from "../harness/_internals/paths.js";
+import { PACKAGE_ROOT } from "../contract/paths.js";
 import { renderDefectsMarkdown } from "../fixtures/defects.js";
 import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";
 

@@ -2,7 +2,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
-import { decodeMessage, encodeMessage, hex } from "../_internals/message.js";
+import { decodeMessage, encodeMessage, hex } from "../../contract/message.js";
 import { isLocal, parseAddress } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { cli } from "../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 
