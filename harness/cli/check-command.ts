@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { ConformanceError } from "../errors.js";
-import { createReporters, openReportFile, type ReporterName, type ReportFile } from "../reporters/index.js";
+import { createReporters, REPORTER_NAMES } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
 import { parseAddress } from "../targets/address.js";
@@ -15,12 +15,7 @@ import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-targ
 import { hasCredentials, withoutCredentials } from "../_internals/url-credentials.js";
 import type { CliIo } from "./io.js";
 import { createReplayRenderer } from "./replay.js";
-
-export interface ReportFlags {
-  reportJson?: string;
-  reportJunit?: string;
-  reportHtml?: string;
-}
+import { chooseReporters, collectReporter, openReporterFiles, type ReporterRequest, type ReportFlags } from "./reporter-option.js";
 
 export interface CheckCliOptions extends ReportFlags {
   grpc?: string;
@@ -62,6 +57,7 @@ export interface CheckCliOptions extends ReportFlags {
   profile: "contract" | "protocol";
   expectFailures?: string;
   list?: boolean;
+  reporter: ReporterRequest[];
 }
 
 const collect = (value: string, previous: string[]) => [...previous, ...value.split(",").filter(Boolean)];
@@ -317,27 +313,6 @@ function listChecks(io: CliIo): void {
   }
 }
 
-/** The report files the flags name, each opened (and so known writable) before any call is made. */
-const REPORT_FLAGS: readonly [keyof ReportFlags, string, ReporterName][] = [
-  ["reportJson", "--report-json", "json"],
-  ["reportJunit", "--report-junit", "junit"],
-  ["reportHtml", "--report-html", "html"],
-];
-
-async function openReports(opts: CheckCliOptions): Promise<{ name: ReporterName; file: ReportFile }[]> {
-  const opened: { name: ReporterName; file: ReportFile }[] = [];
-  try {
-    for (const [key, flag, name] of REPORT_FLAGS) {
-      const path = opts[key];
-      if (path !== undefined) opened.push({ name, file: await openReportFile(flag, path) });
-    }
-  } catch (err) {
-    for (const o of opened) await o.file.close();
-    throw err;
-  }
-  return opened;
-}
-
 const opt = (flags: string, description: string) => new Option(flags, description);
 
 /** Every option of `check`, in the order --help shows them. */
@@ -380,9 +355,10 @@ export const CHECK_OPTIONS: readonly Option[] = [
   opt("--profile <profile>", "profiles that gate: contract, or protocol too").choices(["contract", "protocol"]).default("contract"),
   opt("--strict", "SHOULD failures and protocol checks gate too"),
   opt("--expect-failures <file>", "check-ID patterns, each with a # reason, whose failures do not fail the run (the verdict says \"with waivers\")"),
-  opt("--report-json <file>", "write the run report as JSON (opened before the first call)"),
-  opt("--report-junit <file>", "write a JUnit XML report, one testcase per check"),
-  opt("--report-html <file>", "write a self-contained HTML certification page"),
+  opt("--reporter <name[=file]>", `a reporter by name: ${REPORTER_NAMES.join(", ")}; json, junit and html write to the file given, or alone to stdout; default console (repeatable)`).argParser(collectReporter).default([]),
+  opt("--report-json <file>", "write the run report as JSON (opened before the first call); the same as --reporter json=FILE"),
+  opt("--report-junit <file>", "write a JUnit XML report, one testcase per check; the same as --reporter junit=FILE"),
+  opt("--report-html <file>", "write a self-contained HTML certification page; the same as --reporter html=FILE"),
   opt("--list", "print every check with its ID, severity, profile and spec section, and exit"),
 ];
 
@@ -400,12 +376,11 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     const metadata = collectMetadata(opts, io.env);
     const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
     const apiKey = opts.apiKey ?? envKey;
-    const files = await openReports(opts);
+    const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     try {
       const streams = { stdout: io.stdout, stderr: io.stderr, color: io.isTty && !io.env.NO_COLOR, ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }) };
-      const wanted = [{ name: "console" as const }, ...files, ...(io.env.GITHUB_ACTIONS === "true" ? [{ name: "github" as const }] : [])];
       const run: RunContext = {
-        reporters: createReporters(wanted, streams),
+        reporters: createReporters(files, streams),
         replayCommand: createReplayRenderer(argsAfter(argv, "check"), CHECK_OPTIONS),
         metadata,
         apiKey,
@@ -434,7 +409,7 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
         await stop?.();
       }
     } finally {
-      for (const f of files) await f.file.close();
+      for (const f of files) await f.file?.close();
     }
   });
 }

@@ -8,8 +8,8 @@ import { withoutCredentials } from "../_internals/url-credentials.js";
 
 const PREFIX = "npx example-conformance check";
 
-/** Flags a replay names anew (--only, --seed, --path) or leaves out (report files, which the run wrote). */
-const REPLACED = new Set(["--only", "--seed", "--path", "--report-json", "--report-junit", "--report-html", "--list"]);
+/** Flags a replay names anew (--only, --seed, --path) or leaves out (reporters and report files: the run wrote them). */
+const REPLACED = new Set(["--only", "--seed", "--path", "--report-json", "--report-junit", "--report-html", "--reporter", "--list"]);
 
 /** How a secret flag's value is shown. */
 const SECRET: Readonly<Record<string, (value: string) => string>> = {

@@ -26,7 +26,7 @@ describe("replay lines", () => {
   });
 
   it("leave report files out, so a replay does not overwrite the run's reports, and quote what a shell would read", () => {
-    expect(render(["--report-json", "r.json", "--report-html=r.html", "--collection", "/my messages", "--wait-log", "ready; rm -rf ~"])).toBe(
+    expect(render(["--report-json", "r.json", "--report-html=r.html", "--reporter", "junit=r.xml", "--reporter=json", "--collection", "/my messages", "--wait-log", "ready; rm -rf ~"])).toBe(
       "npx example-conformance check --collection '/my messages' --wait-log 'ready; rm -rf ~' --only grpc.stateless.replicas --seed 7",
     );
   });
