@@ -11,7 +11,8 @@ import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, W
 import { matches, selectChecks } from "./selection.js";
 import { openSession, runCheck, type HttpRunTarget } from "./session.js";
 import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
-import { API_KEY_PLACEHOLDER, parseHttpBaseUrl } from "./targets/create-http-target.js";
+import { parseHttpBaseUrl } from "./targets/http-base-url.js";
+import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 

@@ -2,7 +2,7 @@
 // is touched; each broken rule is one line naming the flags.
 import { ConformanceError } from "../errors.js";
 import { parseAddress } from "../targets/address.js";
-import { parseHttpBaseUrl } from "../targets/create-http-target.js";
+import { parseHttpBaseUrl } from "../targets/http-base-url.js";
 import { parseApiKeyPlacement } from "../targets/http-target.js";
 import { hasCredentials, withoutCredentials } from "../_internals/url-credentials.js";
 import type { CheckCliOptions } from "./check-options.js";

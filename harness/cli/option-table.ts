@@ -2,7 +2,7 @@
 // command's --help, its parser and its replay lines are all made. The options check, load and serve share are here.
 import { InvalidArgumentError, Option } from "commander";
 import { METADATA_PLACEHOLDER } from "../runner.js";
-import { API_KEY_PLACEHOLDER } from "../targets/create-http-target.js";
+import { API_KEY_PLACEHOLDER } from "../targets/http-curl.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 
 export interface OptionSpec<T> {

@@ -3,7 +3,7 @@
 // option does in a replay is written in its command's option table.
 import { Option } from "commander";
 import type { ReplayArgs } from "../report.js";
-import { shellQuote } from "../targets/create-http-target.js";
+import { shellQuote } from "../_internals/shell-quote.js";
 import type { OptionSpec, OptionTable } from "./option-table.js";
 
 const PREFIX = "npx example-conformance check";
