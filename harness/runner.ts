@@ -5,14 +5,16 @@ import { join, resolve } from "node:path";
 import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
-import { CONTRACT_DIR } from "./_internals/paths.js";
+import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
-import { schedule } from "./scheduler.js";
+import { DEFAULT_CONCURRENCY, schedule } from "./scheduler.js";
+export { DEFAULT_CONCURRENCY };
 import { matches, selectChecks } from "./selection.js";
 import { openSession, runCheck, type HttpRunTarget } from "./session.js";
 import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
-import { API_KEY_PLACEHOLDER, parseHttpBaseUrl } from "./targets/create-http-target.js";
+import { parseHttpBaseUrl } from "./targets/http-base-url.js";
+import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 
@@ -113,8 +115,6 @@ function judge(
 
 const DEFAULT_RUNS = 100;
 const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
-/** Enough to keep a target across a network busy; on loopback no slower than one at a time. */
-export const DEFAULT_CONCURRENCY = 8;
 
 export function contractSha256(dir: string): string {
   const file = join(dir, "example", "example.proto");

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import type { CheckContext, CheckDefinition, CheckOutcome, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
-import { CONTRACT_DIR } from "./_internals/paths.js";
+import { CONTRACT_DIR } from "../contract/paths.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import {

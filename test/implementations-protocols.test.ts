@@ -4,7 +4,7 @@ import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { describe, expect, it } from "vitest";
 import { exampleService } from "../gen/example/example_pb.js";
-import { encodeMessage } from "../harness/_internals/message.js";
+import { encodeMessage } from "../contract/message.js";
 import { protocolImplementations, type ProtocolImplementation, type RunningProtocolImplementation } from "../fixtures/implementations/protocols.js";
 import { MALFORMED } from "../suites/grpc/errors-malformed-request.js";
 import { connectGet, connectUnary, grpcWebUnary } from "./helpers/rpc-raw.js";

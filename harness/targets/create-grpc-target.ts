@@ -2,7 +2,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
-import { decodeMessage, encodeMessage, hex } from "../_internals/message.js";
+import { decodeMessage, encodeMessage, hex } from "../../contract/message.js";
 import { createLimiter } from "../limiter.js";
 import type { Protocol } from "../check.js";
 import { isLocal, parseAddress, parseRpcUrl, type ParsedAddress } from "./address.js";

@@ -1,5 +1,5 @@
 // grpc.encoding.unsupported: a request compressed with an encoding the server does not know gets UNIMPLEMENTED.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import { Status, type RawResponse } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";

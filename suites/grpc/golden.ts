@@ -1,7 +1,7 @@
 // The fixture checks: one check per golden case in fixtures/golden/grpc, grpc.golden.<file name>.
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { fail, pass, type CheckDefinition, type Profile, type Severity } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { asReply, hello, show, target } from "./_internals/calls.js";

@@ -1,6 +1,6 @@
 // grpc.limits.over-limit (SHOULD): a request past the target's own receive limit gets RESOURCE_EXHAUSTED, not a
 // reset or a crash.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { hello } from "./_internals/calls.js";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import type { UnaryResult } from "../../harness/targets/grpc-target.js";
 
 function contains(result: UnaryResult, needles: string[]): string | undefined {

@@ -1,6 +1,6 @@
 // runConformance end to end against small in-test servers: verdicts, gating, expected failures, replays, exit 3.
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { runConformance } from "../../harness/runner.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 import { mkdtempSync, writeFileSync } from "node:fs";

@@ -5,7 +5,7 @@ import { brokenConnectServers } from "../../fixtures/broken-servers/connect/inde
 import { brokenGrpcWebServers } from "../../fixtures/broken-servers/grpc-web/index.js";
 import type { BrokenRpcServer } from "../../fixtures/broken-servers/_rpc/broken-rpc-server.js";
 import { protocolImplementations } from "../../fixtures/implementations/protocols.js";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { MALFORMED } from "../../suites/grpc/errors-malformed-request.js";
 import { catalogue } from "../../suites/index.js";
 import { checkVerdicts } from "../helpers/cli.js";

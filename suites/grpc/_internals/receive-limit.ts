@@ -1,8 +1,8 @@
 // The target's own receive limit, found by growing the body: the specification leaves limits open ("not shown"),
 // so no check assumes one; each asks this instead, and keeps its sizes under what it finds.
 import type { CheckContext } from "../../../harness/check.js";
+import { encodeMessage } from "../../../contract/message.js";
 import { createLimiter } from "../../../harness/limiter.js";
-import { encodeMessage } from "../../../harness/_internals/message.js";
 import { Status } from "../../../harness/targets/grpc-target.js";
 import { asReply, hello } from "./calls.js";
 

@@ -4,7 +4,9 @@ import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
-import { configOf, JSON_TYPE, locate, messageJson, searchListing, toTargetPath, uniqueBody } from "./probe.js";
+import { configOf } from "./config.js";
+import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import { locate, searchListing, toTargetPath } from "./uri.js";
 import type { PathShape } from "./path-rules.js";
 
 export interface DiscoveredPath extends PathShape {
