@@ -169,7 +169,9 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
   const reporters = options.reporters ?? [];
   const target: RunReport["target"] = {
     contract: options.contract ?? "proto (shipped)",
-    ...(options.grpc && { grpc: options.builtIn ? `${options.grpc.address} (built-in reference server)` : options.grpc.address }),
+    ...(options.grpc && {
+      grpc: `${options.grpc.address}${(options.grpc.protocol ?? "grpc") === "grpc" ? "" : ` (${options.grpc.protocol})`}${options.builtIn ? " (built-in reference server)" : ""}`,
+    }),
     ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
     ...(options.image && { image: options.image.name }),
   };

@@ -9,6 +9,9 @@ import { protocolImplementations, type ProtocolImplementation, type RunningProto
 import { MALFORMED } from "../suites/grpc/errors-malformed-request.js";
 import { connectGet, connectUnary, grpcWebUnary } from "./helpers/rpc-raw.js";
 import { within } from "./helpers/within.js";
+import { checkVerdicts } from "./helpers/cli.js";
+import { PROTOCOLS } from "../harness/check.js";
+import { catalogue } from "../suites/index.js";
 
 const START_MS = 240_000; // a cold Go build compiles grpc-go from source
 const BODIES = ["", "world", "two words here", "Grüße 🌍"];
@@ -78,3 +81,33 @@ describe.each(protocolImplementations)("the $name implementation ($stack), reply
     }
   }, START_MS + 60_000);
 });
+
+// The catalogue over each protocol an implementation serves beside gRPC: no check fails a correct server, under
+// --strict, and every RPC check that applies to the protocol judged it (none skipped for want of a reply).
+const contractIds = catalogue.filter((c) => c.area === "contract").map((c) => c.id);
+describe.each(protocolImplementations.flatMap((impl) => impl.protocols.filter((p) => p !== "grpc").map((protocol) => ({ impl, protocol, name: impl.name }))))(
+  "check --$protocol against $name",
+  ({ impl, protocol }) => {
+    it("fails no check, and judges every check that applies to the protocol", async (t) => {
+      await skipIfMissing(impl, (why) => t.skip(why));
+      const running = await within(`starting ${impl.name}`, START_MS, impl.start());
+      try {
+        const run = await checkVerdicts([`--${protocol}`, running.httpUrl as string, "--skip", contractIds.join(","), "--seed", "7", "--runs", "25", "--strict"]);
+        expect(run.failed).toEqual([]);
+        const rpcIds = new Set(catalogue.filter((c) => c.area === "grpc").map((c) => c.id));
+        const rpc = run.report.checks.filter((c) => rpcIds.has(c.id));
+        const applies = (id: string) => (catalogue.find((c) => c.id === id)?.protocols ?? PROTOCOLS).includes(protocol);
+        // What skips is either another protocol's, a replica check with no replica, or a choice the server made (GET).
+        const skipped = rpc.filter((c) => c.status === "skip" && applies(c.id)).map((c) => c.id);
+        const open = (id: string) =>
+          id === "grpc.stateless.replicas" || // no --replica given
+          id === "grpc.defaults.omitted" || // shown only by a reply that is empty, which the reply's meaning decides
+          (id === "connect.get" && !impl.serves.connectGet); // GET is the server's to serve or not
+        expect(skipped.filter((id) => !open(id))).toEqual([]);
+        expect(rpc.filter((c) => c.status === "pass").length).toBeGreaterThanOrEqual(15);
+      } finally {
+        await running.close();
+      }
+    }, START_MS + 120_000);
+  },
+);

@@ -11,7 +11,7 @@ describe("parseCheckArgs", () => {
   it("gives the defaults with no argument", () => {
     expect(parseCheckArgs([])).toEqual({
       replica: [], replicaMode: "stateless", collection: [], httpReplica: [], filter: [], verbs: [], allowWord: [], grpcPort: 50051, env: [],
-      metadata: [], metadataFromEnv: [], metadataFile: [], timeout: 5000, only: [], skip: [], runs: 100, profile: "contract", reporter: [],
+      metadata: [], metadataFromEnv: [], metadataFile: [], timeout: 5000, only: [], skip: [], runs: 100, concurrency: 8, profile: "contract", reporter: [],
     });
   });
 
