@@ -174,7 +174,7 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
     }, timeoutMs);
   });
   try {
-    return await Promise.race([check.run({ ...ctx, signal: controller.signal }), timeout]);
+    return await Promise.race([check.run(bound(ctx, controller.signal)), timeout]);
   } catch (reason) {
     const err = ConformanceError.from(reason);
     // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line.
@@ -183,4 +183,40 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Thrown by a call a check makes after its time ran out: nothing reaches the target for it any more. */
+class CheckTimeUp extends Error {
+  constructor() {
+    super("the check's time is up: no further call is made for it");
+  }
+}
+
+/**
+ * The context a check runs with: its targets refuse new calls once `signal` is aborted (the check's time is up), and
+ * the RPC calls under way are cancelled then, so that nothing keeps calling the target after the check ended.
+ */
+function bound(ctx: CheckContext, signal: AbortSignal): CheckContext {
+  const guard = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        const value = Reflect.get(t, key, receiver) as unknown;
+        if (typeof value !== "function" || !["unary", "raw", "exchange", "request"].includes(String(key))) return value;
+        return (...args: unknown[]) => {
+          if (signal.aborted) return Promise.reject(new CheckTimeUp());
+          // unary(request, options) and exchange(request) carry the signal, which cancels what is under way.
+          if (key === "unary") args[1] = { ...(args[1] as object | undefined), signal };
+          if (key === "exchange") args[0] = { ...(args[0] as object), signal };
+          return (value as (...a: unknown[]) => unknown).apply(t, args);
+        };
+      },
+    });
+  return {
+    ...ctx,
+    signal,
+    ...(ctx.grpc && { grpc: guard(ctx.grpc) }),
+    replicas: ctx.replicas.map(guard),
+    ...(ctx.http && { http: guard(ctx.http) }),
+    ...(ctx.httpConfig && { httpConfig: { ...ctx.httpConfig, ...(ctx.httpConfig.replicas && { replicas: ctx.httpConfig.replicas.map(guard) }) } }),
+  };
 }

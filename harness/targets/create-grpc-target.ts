@@ -137,7 +137,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
     },
     async unary(request, callOptions) {
       const once = async () => {
-        await budget.take();
+        await budget.take(callOptions?.signal);
         const started = performance.now();
         const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
         // Crowded: another call was under way at some moment of this one.

@@ -75,6 +75,7 @@ export class GrpcJsClient {
         },
       );
       call.on("metadata", (md) => (headers = md));
+      options.signal?.addEventListener("abort", () => call.cancel(), { once: true });
       call.on("status", (status: grpc.StatusObject) => {
         // The status event comes after the callback; give the callback's value a tick to land.
         setImmediate(() => {

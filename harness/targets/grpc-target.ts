@@ -41,6 +41,8 @@ export interface UnaryCallOptions {
   channel?: "shared" | "fresh";
   /** The method path; default /example.exampleService/Hello. */
   path?: string;
+  /** Ends the call (cancelled) when aborted: the check it belongs to has run out of time. */
+  signal?: AbortSignal;
 }
 
 /** What an ordinary client (grpc-js) sees of a unary call. */

@@ -30,6 +30,8 @@ export interface PlainRequest {
   body?: Uint8Array;
   timeoutMs?: number;
   channel?: "shared" | "fresh";
+  /** Ends the exchange when aborted. */
+  signal?: AbortSignal;
 }
 
 export interface PlainResponse {
@@ -174,6 +176,7 @@ export class HttpRpcClient {
         done({ headers: {}, body: new Uint8Array(), failure: { kind: "timeout" } });
       }, timeoutMs);
       req.on("error", (err) => done({ headers: {}, body: new Uint8Array(), failure: { kind: "connection", message: err.message } }));
+      request.signal?.addEventListener("abort", () => req.destroy(new Error("cancelled: the check ran out of time")), { once: true });
       req.end(request.body === undefined ? undefined : Buffer.from(request.body));
     });
   }
@@ -182,7 +185,12 @@ export class HttpRpcClient {
   async unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const deadline = options.deadlineMs ?? this.#options.timeoutMs;
     const metadata = metadataHeaders(this.#options.metadata, options.metadata);
-    const common = { ...(options.path !== undefined && { path: options.path }), channel: options.channel ?? "shared", timeoutMs: deadline } as const;
+    const common = {
+      ...(options.path !== undefined && { path: options.path }),
+      ...(options.signal && { signal: options.signal }),
+      channel: options.channel ?? "shared",
+      timeoutMs: deadline,
+    } as const;
     if (this.protocol === "connect") {
       const res = await this.exchange({
         ...common,
