@@ -76,7 +76,7 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
   const replicas: GrpcTarget[] = [];
   let http: HttpTarget | undefined;
   let httpConfig: HttpConfig | undefined;
-  if (options.grpc && needs.grpc) {
+  if (options.grpc && needs.grpc && !options.grpc.inMemory) {
     await probeReachable(options.grpc);
     for (const r of options.replicas ?? []) await probeReachable({ ...options.grpc, address: r }, "--replica");
   }
@@ -91,7 +91,7 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
     // rather than each waiting out its timeout.
     const unusable = async (address: string) => {
       // Connect and gRPC-Web may be served over HTTP/1.1: only gRPC needs the HTTP/2 handshake.
-      if ((g.protocol ?? "grpc") !== "grpc") return {};
+      if ((g.protocol ?? "grpc") !== "grpc" || g.inMemory) return {};
       const reason = await probeGrpcHandshake({ ...g, address });
       return reason === undefined ? {} : { unusable: reason };
     };

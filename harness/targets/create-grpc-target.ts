@@ -7,6 +7,7 @@ import { createLimiter } from "../limiter.js";
 import type { Protocol } from "../check.js";
 import { isLocal, parseAddress, parseRpcUrl, type ParsedAddress } from "./address.js";
 import { HttpRpcClient, type PlainRequest } from "./http-rpc-client.js";
+import type { InMemoryClient } from "./in-memory-client.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient, HELLO_PATH } from "./grpc-js-client.js";
@@ -31,6 +32,8 @@ export interface GrpcTargetOptions {
   budget?: CallBudget;
   /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL http(s)://host:port[/prefix]. */
   protocol?: Protocol;
+  /** A target with no socket (see in-memory-client.ts): it answers every call, and address is only its name. */
+  inMemory?: InMemoryClient;
   /** Why the target cannot serve gRPC at all (see probeHandshake): every call then fails at once with it. */
   unusable?: string;
 }
@@ -51,8 +54,9 @@ export function endpointOf(options: Pick<GrpcTargetOptions, "address" | "protoco
 }
 
 export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
-  const protocol = options.protocol ?? "grpc";
-  const { address, url } = endpointOf(options);
+  const protocol = options.inMemory?.protocol ?? options.protocol ?? "grpc";
+  // An in-memory target has no address: it counts as this machine (no rate limit by default).
+  const { address, url } = options.inMemory ? { address: parseAddress("127.0.0.1:1"), url: undefined } : endpointOf(options);
   const tlsOptions = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
   const material = tlsOptions ? loadTls(tlsOptions) : undefined;
   const conn: ConnectionOptions = {
@@ -79,7 +83,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
           ...(options.authority !== undefined && { authority: options.authority }),
         })
       : undefined;
-  const client: Pick<GrpcJsClient, "unary" | "close"> = overHttp ?? new GrpcJsClient(conn, material);
+  const client: Pick<GrpcJsClient, "unary" | "close"> = options.inMemory ?? overHttp ?? new GrpcJsClient(conn, material);
   // A target that stopped answering would make every later check wait out its timeout. After a few silent calls
   // in a row, a request it answered before is sent again on a new connection: answered, the silence was those
   // inputs' (a hang on a specific input) and checks go on; unanswered, the rest fail at once, naming the input
@@ -180,7 +184,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       return result;
     },
     async raw(request) {
-      if (protocol !== "grpc") throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
+      if (protocol !== "grpc" || options.inMemory) throw new Error(options.inMemory ? "an in-memory target has no wire for hand-built requests" : `hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
       await budget.take();
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       return guard(
