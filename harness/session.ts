@@ -161,8 +161,9 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
  */
 export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number): Promise<CheckOutcome> {
   if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" };
-  if (check.area === "grpc" && ctx.grpc && check.protocols && !check.protocols.includes(ctx.grpc.protocol)) {
-    return { status: "skip", message: `applies to ${check.protocols.join(", ")} only; the target is spoken to in ${ctx.grpc.protocol}` };
+  const spoken = ctx.grpc?.protocol;
+  if (check.area === "grpc" && spoken !== undefined && check.protocols && !(check.protocols as readonly string[]).includes(spoken)) {
+    return { status: "skip", message: `applies to ${check.protocols.join(", ")} only; the target is spoken to in ${spoken}` };
   }
   if (check.area === "http" && !ctx.http) return { status: "skip", message: "no HTTP target (--http URL)" };
   const controller = new AbortController();

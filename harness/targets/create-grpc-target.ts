@@ -74,7 +74,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       rate: options.rate ?? (isLocal(address) ? Infinity : DEFAULT_REMOTE_RATE),
     });
   const overHttp =
-    url && protocol !== "grpc"
+    url && (protocol === "connect" || protocol === "grpc-web")
       ? new HttpRpcClient(protocol, {
           baseUrl: url,
           metadata: conn.metadata,
@@ -184,7 +184,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       return result;
     },
     async raw(request) {
-      if (protocol !== "grpc" || options.inMemory) throw new Error(options.inMemory ? "an in-memory target has no wire for hand-built requests" : `hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
+      if (protocol !== "grpc") throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
       await budget.take();
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       return guard(

@@ -100,8 +100,8 @@ export interface RawResponse {
 export interface GrpcTarget {
   /** The address as the user gave it, for reports and replay lines. */
   readonly address: string;
-  /** The protocol the target is spoken to in: unary() speaks it; raw() is gRPC's alone. */
-  readonly protocol: Protocol;
+  /** The protocol the target is spoken to in: unary() speaks it; raw() is gRPC's alone. "in-memory": no wire at all. */
+  readonly protocol: Protocol | "in-memory";
   /** For a target over HTTP (Connect, gRPC-Web): one plain HTTP exchange, for that protocol's wire checks. */
   exchange?(request: PlainRequest): Promise<PlainResponse>;
   /** Calls Hello (or another path) with raw request bytes through grpc-js. */

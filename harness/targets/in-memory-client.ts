@@ -1,6 +1,5 @@
 // An RPC target with no socket: a handler function answers each call, as connect-es's router transport does, so that
 // checks can be run against a few lines of code in a unit test.
-import type { Protocol } from "../check.js";
 import { Status, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "./grpc-target.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
 
@@ -20,9 +19,10 @@ export type InMemoryAnswer =
 export type InMemoryHandler = (call: InMemoryCall) => InMemoryAnswer | Promise<InMemoryAnswer>;
 
 /** The ordinary client over a handler: deadlines hold, and a handler that throws answers UNKNOWN as a server would. */
-export function createInMemoryClient(handler: InMemoryHandler, protocol: Protocol = "grpc") {
+export function createInMemoryClient(handler: InMemoryHandler) {
   return {
-    protocol,
+    /** No wire: the checks of a protocol's wire skip, saying so. */
+    protocol: "in-memory" as const,
     async unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
       const deadlineMs = options.deadlineMs ?? 5000;
       let timer: NodeJS.Timeout | undefined;
