@@ -30,8 +30,9 @@ export class CallBudget {
     const wait = at - now;
     if (wait > 0) {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, wait);
-        signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))), { once: true });
+        const abort = () => (clearTimeout(timer), reject(new Error("aborted")));
+        const timer = setTimeout(() => (signal?.removeEventListener("abort", abort), resolve()), wait);
+        signal?.addEventListener("abort", abort, { once: true });
       });
     }
   }

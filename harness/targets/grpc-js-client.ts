@@ -75,10 +75,12 @@ export class GrpcJsClient {
         },
       );
       call.on("metadata", (md) => (headers = md));
-      options.signal?.addEventListener("abort", () => call.cancel(), { once: true });
+      const cancel = () => call.cancel();
+      options.signal?.addEventListener("abort", cancel, { once: true });
       call.on("status", (status: grpc.StatusObject) => {
         // The status event comes after the callback; give the callback's value a tick to land.
         setImmediate(() => {
+          options.signal?.removeEventListener("abort", cancel);
           if (fresh) client.close();
           resolve({
             code: status.code,

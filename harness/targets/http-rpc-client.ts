@@ -147,6 +147,7 @@ export class HttpRpcClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        request.signal?.removeEventListener("abort", cancel);
         resolve(r);
       };
       const options: https.RequestOptions = {
@@ -176,7 +177,8 @@ export class HttpRpcClient {
         done({ headers: {}, body: new Uint8Array(), failure: { kind: "timeout" } });
       }, timeoutMs);
       req.on("error", (err) => done({ headers: {}, body: new Uint8Array(), failure: { kind: "connection", message: err.message } }));
-      request.signal?.addEventListener("abort", () => req.destroy(new Error("cancelled: the check ran out of time")), { once: true });
+      const cancel = () => req.destroy(new Error("cancelled: the check ran out of time"));
+      request.signal?.addEventListener("abort", cancel, { once: true });
       req.end(request.body === undefined ? undefined : Buffer.from(request.body));
     });
   }

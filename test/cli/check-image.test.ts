@@ -72,7 +72,7 @@ describe("example-conformance check --image", () => {
   }, CONTAINER_TEST_MS);
 
   it.each([
-    [["--image", "x", "--grpc", "127.0.0.1:1"], /--image starts its own target: leave out --grpc and --http/],
+    [["--image", "x", "--grpc", "127.0.0.1:1"], /--image starts its own target: leave out --grpc, --connect, --grpc-web and --http/],
     [["--env", "A=1"], /--env needs --image/],
     [["--image", "x", "--env", "1A=1"], /--env 1A=1: expected NAME=value/],
     [["--image", "x", "--wait-log", "("], /--wait-log \(: not a regular expression/],
