@@ -62,7 +62,12 @@ async function checkThroughProxy() {
   try {
     const report = join(tmp, "proxy-check.json");
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [CLI, "check", "--grpc", grpcProxy.address, "--http", `http://${httpProxy.address}`, "--seed", "1", "--report-json", report], { stdio: "ignore", timeout: 10 * 60_000 });
+    // Not spawnSync: the proxies run in this process, and a blocked event loop would relay nothing.
+    const r = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, "check", "--grpc", grpcProxy.address, "--http", `http://${httpProxy.address}`, "--seed", "1", "--report-json", report], { stdio: "ignore", timeout: 10 * 60_000 });
+      child.once("error", reject);
+      child.once("exit", (status) => resolve({ status }));
+    });
     const wallMs = Math.round(performance.now() - t0);
     // A verdict that changes with latency is a finding, not noise: name what failed.
     const failed = r.status === 1 ? JSON.parse(readFileSync(report, "utf8")).checks.filter((c) => c.gating).map((c) => c.id) : [];
