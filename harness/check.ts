@@ -13,6 +13,21 @@ export type Profile = "contract" | "protocol";
 
 export type ReplicaMode = "stateless" | "equal";
 
+/** The protocols an RPC target may speak: gRPC over HTTP/2, the Connect protocol, gRPC-Web. */
+export type Protocol = "grpc" | "connect" | "grpc-web";
+export const PROTOCOLS: readonly Protocol[] = ["grpc", "connect", "grpc-web"];
+
+/**
+ * How a check shares the targets with the other checks of a run while it runs:
+ * - "shared" (the default): beside any other check;
+ * - "serial": one at a time with the other serial checks of its area, in catalogue order (HTTP checks that create,
+ *   change and read resources of one space), beside the rest;
+ * - "alone": before the others, one at a time, with nothing else in flight. For checks that compare replies over
+ *   time or count calls: what other checks send (data they store, which may legally change a reply; calls of their
+ *   own) would change what they see.
+ */
+export type Sharing = "shared" | "serial" | "alone";
+
 export type OutcomeStatus = "pass" | "fail" | "skip" | "error";
 
 export interface CheckOutcome {
@@ -54,6 +69,8 @@ export interface CheckContext {
   path?: string;
   /** Aborted when the run's time is up. */
   signal: AbortSignal;
+  /** Calls a check may have in flight at once, for cases of its own that do not depend on each other (--concurrency). */
+  parallelism: number;
 }
 
 export interface CheckDefinition {
@@ -65,6 +82,13 @@ export interface CheckDefinition {
   profile: Profile;
   /** The part of the interface specification (or protocol document) the check enforces. */
   spec: string;
+  /** How it shares the targets with other checks; default "shared". */
+  sharing?: Sharing;
+  /**
+   * For an RPC check (area "grpc"): the protocols it applies to; default every one. A check that builds requests by
+   * hand for one protocol's wire rules names that protocol alone; over another it is skipped, saying so.
+   */
+  protocols?: readonly Protocol[];
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

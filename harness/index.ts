@@ -6,8 +6,8 @@ export type { BufFormat, BufRun, LintFormat, LintOptions, BreakingOptions } from
 export { runConformance, contractSha256 } from "./runner.js";
 export type { RunOptions } from "./runner.js";
 export type { CheckResult, CheckStatus, ReplayArgs, Reporter, RunReport, RunScope, RunSelection, Unjudged, Verdict, Waiver } from "./report.js";
-export { REPORTERS, createReporters, openReportFile } from "./reporters/index.js";
-export type { ReporterName, ReporterStreams, ReportFile } from "./reporters/index.js";
+export { REPORTERS, REPORTER_NAMES, createReporters, openReportFile } from "./reporters/index.js";
+export type { ReporterEntry, ReporterName, ReporterStreams, ReportFile, ReportSink } from "./reporters/index.js";
 export type { CheckDefinition, CheckContext, CheckOutcome, Severity, Profile, Area } from "./check.js";
 export { catalogue } from "../suites/index.js";
 export { startReferenceServer } from "../reference-server/start.js";

@@ -5,13 +5,16 @@ import { join, resolve } from "node:path";
 import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
-import { CONTRACT_DIR } from "./_internals/paths.js";
+import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
+import { DEFAULT_CONCURRENCY, schedule } from "./scheduler.js";
+export { DEFAULT_CONCURRENCY };
 import { matches, selectChecks } from "./selection.js";
 import { openSession, runCheck, type HttpRunTarget } from "./session.js";
 import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
-import { API_KEY_PLACEHOLDER, parseHttpBaseUrl } from "./targets/create-http-target.js";
+import { parseHttpBaseUrl } from "./targets/http-base-url.js";
+import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { catalogue } from "../suites/index.js";
 
@@ -32,6 +35,8 @@ export interface RunOptions {
   profiles?: readonly Profile[];
   /** Bound on one check's run, in milliseconds. */
   checkTimeoutMs?: number;
+  /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent cases. */
+  concurrency?: number;
   reporters?: readonly Reporter[];
   /** The checks to choose from; default the whole catalogue. */
   checks?: readonly CheckDefinition[];
@@ -164,7 +169,9 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
   const reporters = options.reporters ?? [];
   const target: RunReport["target"] = {
     contract: options.contract ?? "proto (shipped)",
-    ...(options.grpc && { grpc: options.builtIn ? `${options.grpc.address} (built-in reference server)` : options.grpc.address }),
+    ...(options.grpc && {
+      grpc: `${options.grpc.address}${(options.grpc.protocol ?? "grpc") === "grpc" ? "" : ` (${options.grpc.protocol})`}${options.builtIn ? " (built-in reference server)" : ""}`,
+    }),
     ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
     ...(options.image && { image: options.image.name }),
   };
@@ -178,28 +185,32 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       seed,
       runs: options.runs ?? DEFAULT_RUNS,
       ...(options.path !== undefined && { path: options.path }),
+      parallelism: options.concurrency ?? DEFAULT_CONCURRENCY,
     },
     { grpc: checks.some((c) => c.area === "grpc"), http: checks.some((c) => c.area === "http") },
   );
   const startedAt = new Date();
-  const started = performance.now();
+  const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
 
   const results: CheckResult[] = [];
   const checkTimeout = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  // Contract checks read files and run buf, never the target: start them now, beside the target's checks,
-  // and report every result in catalogue order.
-  const early = new Map(
-    checks
-      .filter((c) => c.area === "contract")
-      .map((c) => [c.id, timed(() => runCheck(c, session.context(), checkTimeout))] as const),
-  );
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, session.context(), checkTimeout));
+  // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
+  // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
+  const contract = checks.filter((c) => c.area === "contract");
+  const onTarget = checks.filter((c) => c.area !== "contract");
+  const started = new Map([
+    ...contract.map((c) => [c.id, runOne(c)] as const),
+    ...schedule(onTarget, concurrency, runOne).map((p, i) => [(onTarget[i] as CheckDefinition).id, p] as const),
+  ]);
   // Awaited in order below; until then a rejection (a usage error) must not count as unhandled.
-  for (const p of early.values()) p.catch(() => undefined);
+  for (const p of started.values()) p.catch(() => undefined);
   try {
     for (const check of checks) {
       for (const r of reporters) r.onCheckStart?.(check);
-      const { outcome, ms } = await (early.get(check.id) ?? timed(() => runCheck(check, session.context(), checkTimeout)));
+      const { outcome, ms } = await (started.get(check.id) as ReturnType<typeof runOne>);
       const expected = expectationFor(check.id, expectations);
       let status: CheckResult["status"] = outcome.status;
       let note: string | undefined;
@@ -239,7 +250,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     target,
     seed,
     startedAt: startedAt.toISOString(),
-    durationMs: Math.round(performance.now() - started),
+    durationMs: Math.round(performance.now() - t0),
     checks: results,
     ...judge(all, checks, results, options, expectations),
     scope: {

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import type { CheckContext, CheckDefinition, CheckOutcome, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
-import { CONTRACT_DIR } from "./_internals/paths.js";
+import { CONTRACT_DIR } from "../contract/paths.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import {
@@ -60,6 +60,8 @@ export interface SessionOptions {
   seed: number;
   runs: number;
   path?: string;
+  /** Calls a check may have in flight at once for cases of its own; default 1. */
+  parallelism?: number;
 }
 
 export interface Session {
@@ -88,6 +90,8 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
     // A target that accepts connections but never speaks HTTP/2 fails every check at once, with the reason,
     // rather than each waiting out its timeout.
     const unusable = async (address: string) => {
+      // Connect and gRPC-Web may be served over HTTP/1.1: only gRPC needs the HTTP/2 handshake.
+      if ((g.protocol ?? "grpc") !== "grpc") return {};
       const reason = await probeGrpcHandshake({ ...g, address });
       return reason === undefined ? {} : { unusable: reason };
     };
@@ -141,6 +145,7 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
       memo,
       ...(options.path !== undefined && { path: options.path }),
       signal: new AbortController().signal,
+      parallelism: options.parallelism ?? 1,
     }),
     async close() {
       await grpc?.close();
@@ -155,7 +160,10 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
  * usage or configuration error, which is the user's to fix and is thrown on.
  */
 export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number): Promise<CheckOutcome> {
-  if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no gRPC target (--grpc HOST:PORT)" };
+  if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" };
+  if (check.area === "grpc" && ctx.grpc && check.protocols && !check.protocols.includes(ctx.grpc.protocol)) {
+    return { status: "skip", message: `applies to ${check.protocols.join(", ")} only; the target is spoken to in ${ctx.grpc.protocol}` };
+  }
   if (check.area === "http" && !ctx.http) return { status: "skip", message: "no HTTP target (--http URL)" };
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;

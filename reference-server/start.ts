@@ -74,6 +74,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       logger,
       ...(options.protection !== undefined && { protection: options.protection }),
       store,
+      // Hello over Connect and gRPC-Web on the HTTP port has the gRPC port's message limit.
+      ...(options.maxReceiveMessageBytes !== undefined && { maxMessageBytes: options.maxReceiveMessageBytes }),
       ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
     };
     http = await startHttpServer(httpOptions);

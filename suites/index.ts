@@ -34,6 +34,11 @@ import { timeoutMalformed } from "./grpc/timeout-malformed.js";
 import { trailersStatus } from "./grpc/trailers-status.js";
 import { unaryCardinality } from "./grpc/unary-cardinality.js";
 import { unarySingleResponse } from "./grpc/unary-single-response.js";
+import { connectErrorJsonShape } from "./connect/error-json-shape.js";
+import { connectGet } from "./connect/get.js";
+import { connectUnaryContentType } from "./connect/unary-content-type.js";
+import { grpcWebContentType } from "./grpc-web/content-type.js";
+import { grpcWebTrailersInBody } from "./grpc-web/trailers-in-body.js";
 import { httpChecks } from "./http/index.js";
 
 export const contractChecks: readonly CheckDefinition[] = [contractShape, contractGoPackage, contractLint];
@@ -74,6 +79,9 @@ export const grpcChecks: readonly CheckDefinition[] = [
   ...loadGoldenCases().map(goldenCheck),
 ];
 
+/** The wire rules of the protocols beside gRPC: each applies to its own protocol only. */
+export const rpcProtocolChecks: readonly CheckDefinition[] = [connectUnaryContentType, connectErrorJsonShape, connectGet, grpcWebContentType, grpcWebTrailersInBody];
+
 export { httpChecks };
 
-export const catalogue: readonly CheckDefinition[] = [...contractChecks, ...grpcChecks, ...httpChecks];
+export const catalogue: readonly CheckDefinition[] = [...contractChecks, ...grpcChecks, ...rpcProtocolChecks, ...httpChecks];

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../harness/_internals/message.js";
+import { encodeMessage } from "../contract/message.js";
 import type { RunReport } from "../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../reference-server/start.js";
 import { startGrpcJsServer, type TestServer } from "./helpers/grpc-js-server.js";

@@ -1,10 +1,11 @@
 // Generated documentation stays true to the code.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderChecksMarkdown } from "../harness/docs.js";
-import { PACKAGE_ROOT } from "../harness/_internals/paths.js";
+import { PACKAGE_ROOT } from "../contract/paths.js";
 import { renderDefectsMarkdown } from "../fixtures/defects.js";
+import { REPORTER_NAMES } from "../harness/reporters/index.js";
 import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";
 
 describe("docs/checks.md", () => {
@@ -19,6 +20,30 @@ describe("docs/checks.md", () => {
   it("has unique, stable-looking check IDs", () => {
     const ids = catalogue.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^(contract|grpc|http)\.[a-z0-9-]+(\.[a-z0-9-]+)*$/);
+    for (const id of ids) expect(id).toMatch(/^(contract|grpc|connect|grpc-web|http)\.[a-z0-9-]+(\.[a-z0-9-]+)*$/);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  const text = readFileSync(join(PACKAGE_ROOT, "docs", "architecture.md"), "utf8");
+
+  it("names only files that exist, except on lines that say the file is planned", () => {
+    const named = text.split("\n").flatMap((line) => [...line.matchAll(/`((?:contract|harness|suites|fixtures|docs|test|reference-server)\/[\w./-]*\w)`/g)].map((m) => ({ line, path: m[1] as string })));
+    expect(named.length).toBeGreaterThan(15);
+    const missing = named.filter(({ line, path }) => !path.includes("<") && !/\bplanned\b/.test(line) && !existsSync(join(PACKAGE_ROOT, path)));
+    expect(missing.map((m) => m.path)).toEqual([]);
+    const planned = named.filter(({ line }) => /\bplanned\b/.test(line) && !line.startsWith("#")).map((m) => m.path);
+    for (const path of planned.filter((p) => !p.includes("<") && p.startsWith("harness/targets/"))) expect(existsSync(join(PACKAGE_ROOT, path)), `${path} exists: the page should no longer call it planned`).toBe(false);
+  });
+
+  it("names, as bare file names, only files of the engine, the checks or the contract module", () => {
+    const files = new Set(["harness", "suites", "contract"].flatMap((dir) => readdirSync(join(PACKAGE_ROOT, dir), { recursive: true, encoding: "utf8" }).map((f) => f.split("/").pop())));
+    const bare = [...text.matchAll(/`([\w-]+\.ts)`/g)].map((m) => m[1] as string);
+    expect(bare.length).toBeGreaterThan(10);
+    expect(bare.filter((f) => !files.has(f))).toEqual([]);
+  });
+
+  it("lists every reporter in the map", () => {
+    for (const name of REPORTER_NAMES) expect(text).toContain(name);
   });
 });

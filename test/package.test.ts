@@ -60,8 +60,8 @@ afterAll(() => {
 
 describe("the packed package", () => {
   it("holds what users run and read, and none of the sources, tests or fixtures of the harness itself", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
-    const stray = files.filter((f) => /^(test|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
+    expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "dist/contract/message.js", "dist/contract/paths.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
+    const stray = files.filter((f) => /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
     expect(stray).toEqual([]);
   });
 

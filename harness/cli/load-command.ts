@@ -7,8 +7,8 @@ import type { LoadReport } from "../load/run-load.js";
 import { isLocal, parseAddress } from "../targets/address.js";
 import { forTerminal as t } from "../reporters/_internals/neutralise.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
-import { durationOption, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
+import { durationSpec, integerSpec, shared, toOptions, type OptionTable } from "./option-table.js";
 
 interface LoadCliOptions {
   grpc: string;
@@ -17,11 +17,25 @@ interface LoadCliOptions {
   connections: number;
   rate?: number;
   timeout: number;
+  threads: number;
   json?: string;
   allowRemote?: boolean;
   quiet?: boolean;
-  threads: number;
 }
+
+/** Every option of `load`, in the order --help shows them. */
+const LOAD_TABLE: OptionTable<LoadCliOptions> = {
+  grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path", true),
+  duration: durationSpec("--duration <duration>", "how long calls keep starting: 500ms, 10s, 1m (at most 10m)", 10_000, "10s"),
+  concurrency: integerSpec("--concurrency <n>", "calls in flight at once", 1, 10_000, 64),
+  connections: integerSpec("--connections <n>", "connections the calls are spread over", 1, 1_000, 4),
+  rate: shared.rate("calls started per second at most (default: as fast as the target answers)", 10_000_000),
+  timeout: shared.timeout("one call"),
+  threads: integerSpec("--threads <n>", "threads driving the calls, for a generator that needs more than one core", 1, 64, 1),
+  json: { flags: "--json <file>", description: "write the results as JSON" },
+  allowRemote: { flags: "--allow-remote", description: "allow a target that is not this machine (a load test is not for production by mistake)" },
+  quiet: { flags: "--quiet", description: "no progress line on stderr, only the summary" },
+};
 
 export function formatLoadReport(r: LoadReport, color: boolean): string {
   const c = pc.createColors(color);
@@ -41,19 +55,11 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
 }
 
 export function addLoadCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
-  program
+  const command = program
     .command("load")
-    .description("load a gRPC server with Hello calls: throughput, latency percentiles, errors, and replies under load equal to replies at rest")
-    .requiredOption("--grpc <address>", "gRPC target: host:port, dns:///host:port or unix:///path")
-    .addOption(durationOption("--duration <duration>", "how long calls keep starting: 500ms, 10s, 1m (at most 10m)", 10_000, "10s"))
-    .option("--concurrency <n>", "calls in flight at once", integer("--concurrency", 1, 10_000), 64)
-    .option("--connections <n>", "connections the calls are spread over", integer("--connections", 1, 1_000), 4)
-    .option("--rate <n>", "calls started per second at most (default: as fast as the target answers)", integer("--rate", 1, 10_000_000))
-    .addOption(durationOption("--timeout <duration>", "bound on one call: 500ms, 5s, 1m", 5000, "5s"))
-    .option("--threads <n>", "threads driving the calls, for a generator that needs more than one core", integer("--threads", 1, 64), 1)
-    .option("--json <file>", "write the results as JSON")
-    .option("--allow-remote", "allow a target that is not this machine (a load test is not for production by mistake)")
-    .option("--quiet", "no progress line on stderr, only the summary")
+    .description("load a gRPC server with Hello calls: throughput, latency percentiles, errors, and replies under load equal to replies at rest");
+  for (const o of toOptions(LOAD_TABLE)) command.addOption(o);
+  command
     .action(async (opts: LoadCliOptions) => {
       const address = parseAddress(opts.grpc);
       if (!isLocal(address) && !opts.allowRemote) {

@@ -1,28 +1,22 @@
 // Replay lines: the user's own `check` invocation with --only, --seed and --path replaced, every secret as a
-// placeholder the user fills, and report files left out so a replay does not overwrite the run's reports.
-import type { Option } from "commander";
+// placeholder the user fills, and reporters left out so a replay does not overwrite the run's reports. What each
+// option does in a replay is written in its command's option table.
+import { Option } from "commander";
 import type { ReplayArgs } from "../report.js";
-import { METADATA_PLACEHOLDER } from "../runner.js";
-import { API_KEY_PLACEHOLDER, shellQuote } from "../targets/create-http-target.js";
-import { withoutCredentials } from "../_internals/url-credentials.js";
+import { shellQuote } from "../_internals/shell-quote.js";
+import type { OptionSpec, OptionTable } from "./option-table.js";
 
 const PREFIX = "npx example-conformance check";
 
-/** Flags a replay names anew (--only, --seed, --path) or leaves out (report files, which the run wrote). */
-const REPLACED = new Set(["--only", "--seed", "--path", "--report-json", "--report-junit", "--report-html", "--list"]);
-
-/** How a secret flag's value is shown. */
-const SECRET: Readonly<Record<string, (value: string) => string>> = {
-  "--api-key": () => API_KEY_PLACEHOLDER,
-  "--metadata": (v) => (v.includes("=") ? `${v.slice(0, v.indexOf("="))}=${METADATA_PLACEHOLDER}` : METADATA_PLACEHOLDER),
-  "--http": withoutCredentials,
-  "--grpc": withoutCredentials,
-  "--replica": withoutCredentials,
-};
+interface Token {
+  flag?: string;
+  value?: string;
+  raw: string[];
+}
 
 /** Splits argv into options (with their values, as one token or two) and keeps everything else as it was. */
-function tokens(argv: readonly string[], options: readonly Option[]): { flag?: string; value?: string; raw: string[] }[] {
-  const out: { flag?: string; value?: string; raw: string[] }[] = [];
+function tokens(argv: readonly string[], specs: ReadonlyMap<string, OptionSpec<unknown>>): Token[] {
+  const out: Token[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (!arg.startsWith("--")) {
@@ -31,7 +25,8 @@ function tokens(argv: readonly string[], options: readonly Option[]): { flag?: s
     }
     const eq = arg.indexOf("=");
     const flag = eq < 0 ? arg : arg.slice(0, eq);
-    const option = options.find((o) => o.long === flag);
+    const spec = specs.get(flag);
+    const option = spec && new Option(spec.flags);
     const takesValue = option !== undefined && (option.required || option.optional);
     if (!takesValue) out.push({ flag, raw: [arg] });
     else if (eq >= 0) out.push({ flag, value: arg.slice(eq + 1), raw: [arg] });
@@ -45,13 +40,14 @@ function tokens(argv: readonly string[], options: readonly Option[]): { flag?: s
 }
 
 /** The replay line renderer for one invocation: the argv as the user typed it, after `check`. */
-export function createReplayRenderer(argv: readonly string[], options: readonly Option[]): (args: ReplayArgs) => string {
+export function createReplayRenderer<O>(argv: readonly string[], table: OptionTable<O>): (args: ReplayArgs) => string {
+  const specs = new Map(Object.values<OptionSpec<unknown>>(table as Record<string, OptionSpec<unknown>>).map((s) => [s.flags.split(" ")[0] as string, s]));
   const kept: string[] = [];
-  for (const t of tokens(argv, options)) {
-    if (t.flag !== undefined && REPLACED.has(t.flag)) continue;
-    const secret = t.flag !== undefined ? SECRET[t.flag] : undefined;
+  for (const t of tokens(argv, specs)) {
+    const replay = t.flag !== undefined ? specs.get(t.flag)?.replay : undefined;
+    if (replay === "renew" || replay === "leave-out") continue;
     if (t.flag !== undefined && t.value !== undefined) {
-      kept.push(t.flag, shellQuote(secret ? secret(t.value) : t.value));
+      kept.push(t.flag, shellQuote(replay ? replay(t.value) : t.value));
     } else {
       kept.push(...t.raw.map(shellQuote));
     }

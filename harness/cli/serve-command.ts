@@ -2,8 +2,8 @@
 import cluster from "node:cluster";
 import type { Command } from "commander";
 import { ConformanceError } from "../errors.js";
-import { durationOption, integer } from "./check-command.js";
 import type { CliIo } from "./io.js";
+import { durationSpec, integerSpec, shared, toOptions, type OptionSpec, type OptionTable } from "./option-table.js";
 import { runWorkers, type WorkerListening } from "./serve-workers.js";
 
 interface ServeOptions {
@@ -32,33 +32,39 @@ interface ServeOptions {
 export const DEFAULT_DATA_DIR = "example-conformance-data";
 
 /** Each a positive whole number; the defaults live in the server (reference-server/protection.ts, store.ts). */
-const LIMIT_FLAGS = [
-  ["--max-connections <n>", "connections each interface holds at once (default 1000, or half the open-file limit less 64 if lower)"],
-  ["--max-connections-per-address <n>", "connections from one client address, per interface (default 256)"],
-  ["--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED or 503 with Retry-After (default 10000)"],
-  ["--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"],
-  ["--max-header-bytes <n>", "largest gRPC header block; a larger one resets its stream (default 16384)"],
-  ["--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"],
-  ["--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"],
-] as const;
+const limit = (flags: string, description: string): OptionSpec<number> => integerSpec(flags, description, 1, 2 ** 40);
+
+/** Every option of `serve`, in the order --help shows them. */
+const SERVE_TABLE: OptionTable<ServeOptions> = {
+  host: { flags: "--host <host>", description: "interface to bind", default: "127.0.0.1" },
+  grpcPort: shared.grpcPort("gRPC port (0 picks a free one)", 0, 50051),
+  httpPort: shared.httpPort("HTTP port (0 picks a free one)", 0, 8080),
+  apiKey: shared.apiKey("require this key in X-API-Key on HTTP data requests (or EXAMPLE_API_KEY)"),
+  tlsCert: { flags: "--tls-cert <file>", description: "TLS certificate (PEM) for gRPC" },
+  tlsKey: { flags: "--tls-key <file>", description: "TLS key (PEM) for gRPC" },
+  maxMessageBytes: integerSpec("--max-message-bytes <n>", "gRPC receive limit (default 4 MiB)", 1, 1 << 30),
+  logLevel: { flags: "--log-level <level>", description: "silent, info or debug (one line per request)", default: "info" },
+  store: {
+    flags: "--store <url>",
+    description: "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:",
+  },
+  dataDir: { flags: "--data-dir <dir>", description: `the embedded store's directory (default ${DEFAULT_DATA_DIR})` },
+  workers: integerSpec("--workers <n>", "serve from this many processes sharing the ports (node:cluster); more than 1 needs a store they can share (--store postgres://...)", 1, 256, 1),
+  shutdownGrace: durationSpec("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m", 5000, "5s"),
+  maxConnections: limit("--max-connections <n>", "connections each interface holds at once (default 1000, or half the open-file limit less 64 if lower)"),
+  maxConnectionsPerAddress: limit("--max-connections-per-address <n>", "connections from one client address, per interface (default 256)"),
+  maxInFlight: limit("--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED or 503 with Retry-After (default 10000)"),
+  memoryWatermarkMib: limit("--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"),
+  maxHeaderBytes: limit("--max-header-bytes <n>", "largest gRPC header block; a larger one resets its stream (default 16384)"),
+  storeMaxMessages: limit("--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"),
+  storeMaxBytes: limit("--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"),
+};
 
 export function addServeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
     .command("serve")
-    .description("run the reference server (gRPC and HTTP) until stopped; prints `grpc HOST:PORT` and `http URL` first")
-    .option("--host <host>", "interface to bind", "127.0.0.1")
-    .option("--grpc-port <port>", "gRPC port (0 picks a free one)", integer("--grpc-port", 0, 65535), 50051)
-    .option("--http-port <port>", "HTTP port (0 picks a free one)", integer("--http-port", 0, 65535), 8080)
-    .option("--api-key <key>", "require this key in X-API-Key on HTTP data requests (or EXAMPLE_API_KEY)")
-    .option("--tls-cert <file>", "TLS certificate (PEM) for gRPC")
-    .option("--tls-key <file>", "TLS key (PEM) for gRPC")
-    .option("--max-message-bytes <n>", "gRPC receive limit (default 4 MiB)", integer("--max-message-bytes", 1, 1 << 30))
-    .option("--log-level <level>", "silent, info or debug (one line per request)", "info")
-    .option("--store <url>", "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:")
-    .option("--data-dir <dir>", `the embedded store's directory (default ${DEFAULT_DATA_DIR})`)
-    .option("--workers <n>", "serve from this many processes sharing the ports (node:cluster); more than 1 needs a store they can share (--store postgres://...)", integer("--workers", 1, 256), 1)
-    .addOption(durationOption("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m", 5000, "5s"));
-  for (const [flag, description] of LIMIT_FLAGS) command.option(flag, description, integer(flag.split(" ")[0] as string, 1, 2 ** 40));
+    .description("run the reference server (gRPC and HTTP) until stopped; prints `grpc HOST:PORT` and `http URL` first");
+  for (const o of toOptions(SERVE_TABLE)) command.addOption(o);
   command.action(async (opts: ServeOptions) => {
     if ((opts.tlsCert === undefined) !== (opts.tlsKey === undefined)) {
       throw new ConformanceError("usage", "--tls-cert and --tls-key go together");

@@ -4,7 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { ConformanceError } from "../errors.js";
-import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../_internals/paths.js";
+import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
 
 export const BUF_FORMATS = ["text", "json", "junit", "github-actions"] as const;
 export type BufFormat = (typeof BUF_FORMATS)[number];

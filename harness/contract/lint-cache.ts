@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
-import { BUF_CONFIG, PACKAGE_ROOT } from "../_internals/paths.js";
+import { BUF_CONFIG, PACKAGE_ROOT } from "../../contract/paths.js";
 import type { BufRun } from "./buf.js";
 
 const CACHE_DIR = join(PACKAGE_ROOT, "node_modules", ".cache", "example-conformance", "lint");

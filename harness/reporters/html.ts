@@ -2,7 +2,7 @@
 // "Conformant" only for a complete run without waivers, and the page lists what was judged and what was not.
 import type { CheckResult, Reporter, RunReport, Verdict } from "../report.js";
 import { forHtml as h } from "./_internals/neutralise.js";
-import type { ReportFile } from "./_internals/report-file.js";
+import type { ReportSink } from "./_internals/report-file.js";
 import { gateWords, scopeWords, selectionWords, verdictReason } from "./_internals/verdict-words.js";
 
 const VERDICT_CLASS: Record<CheckResult["status"], string> = {
@@ -82,7 +82,7 @@ ${report.containerLog ? `<h2>Container log (last ${report.containerLog.length} l
 `;
 }
 
-export function createHtmlReporter(file: ReportFile): Reporter {
+export function createHtmlReporter(file: ReportSink): Reporter {
   return {
     async onRunEnd(report) {
       await file.write(toHtml(report));

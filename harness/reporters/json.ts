@@ -1,7 +1,7 @@
 // The JSON reporter: the run report as one file, for machines. It keeps the target's text whole (JSON escapes
 // every control character), so it is where the full text of a long message is found.
 import type { Reporter, RunReport } from "../report.js";
-import type { ReportFile } from "./_internals/report-file.js";
+import type { ReportSink } from "./_internals/report-file.js";
 
 export function toJson(report: RunReport): string {
   const { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, exitCode } = report;
@@ -25,7 +25,7 @@ export function toJson(report: RunReport): string {
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-export function createJsonReporter(file: ReportFile): Reporter {
+export function createJsonReporter(file: ReportSink): Reporter {
   return {
     async onRunEnd(report) {
       await file.write(toJson(report));

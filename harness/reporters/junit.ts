@@ -4,7 +4,7 @@
 import { XMLBuilder } from "fast-xml-parser";
 import type { CheckResult, Reporter, RunReport } from "../report.js";
 import { forXml as x } from "./_internals/neutralise.js";
-import type { ReportFile } from "./_internals/report-file.js";
+import type { ReportSink } from "./_internals/report-file.js";
 
 type Node = Record<string, unknown>;
 
@@ -77,7 +77,7 @@ export function toJunit(report: RunReport): string {
   return `${builder.build(doc) as string}`;
 }
 
-export function createJunitReporter(file: ReportFile): Reporter {
+export function createJunitReporter(file: ReportSink): Reporter {
   return {
     async onRunEnd(report) {
       await file.write(toJunit(report));

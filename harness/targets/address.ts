@@ -27,3 +27,20 @@ export function isLocal(parsed: ParsedAddress): boolean {
   if (parsed.kind === "unix") return true;
   return parsed.host === "localhost" || /^127\./.test(parsed.host) || parsed.host === "::1";
 }
+
+/** An http(s):// base URL of an RPC target over HTTP (Connect, gRPC-Web), and its host and port as an address. */
+export function parseRpcUrl(url: string, flag: string): { url: URL; address: ParsedAddress } {
+  const bad = (why: string) => new ConformanceError("usage", `${flag} ${url}: ${why}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw bad("expected a URL, http://host:port[/prefix]");
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw bad("expected http:// or https://");
+  if (parsed.username !== "" || parsed.password !== "") throw bad("credentials in the URL are not supported (give them with --metadata)");
+  if (parsed.search !== "" || parsed.hash !== "") throw bad("a base URL has no query or fragment");
+  const port = parsed.port !== "" ? parsed.port : parsed.protocol === "https:" ? "443" : "80";
+  const host = parsed.hostname.startsWith("[") ? parsed.hostname : parsed.hostname;
+  return { url: parsed, address: parseAddress(`${host}:${port}`, flag) };
+}

@@ -2,12 +2,15 @@
 import net from "node:net";
 import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
-import { decodeMessage, encodeMessage, hex } from "../_internals/message.js";
-import { isLocal, parseAddress } from "./address.js";
+import { decodeMessage, encodeMessage, hex } from "../../contract/message.js";
+import { createLimiter } from "../limiter.js";
+import type { Protocol } from "../check.js";
+import { isLocal, parseAddress, parseRpcUrl, type ParsedAddress } from "./address.js";
+import { HttpRpcClient, type PlainRequest } from "./http-rpc-client.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient, HELLO_PATH } from "./grpc-js-client.js";
-import { Status, statusName, type GrpcTarget } from "./grpc-target.js";
+import { Status, statusName, type GrpcTarget, type UnaryResult } from "./grpc-target.js";
 import { probeHandshake } from "./handshake.js";
 import { sendRaw } from "./raw-h2.js";
 
@@ -26,6 +29,8 @@ export interface GrpcTargetOptions {
   rate?: number;
   /** Shared across a target and its replicas, so the budget covers the whole run. */
   budget?: CallBudget;
+  /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL http(s)://host:port[/prefix]. */
+  protocol?: Protocol;
   /** Why the target cannot serve gRPC at all (see probeHandshake): every call then fails at once with it. */
   unusable?: string;
 }
@@ -35,9 +40,19 @@ export const DEFAULT_MAX_CALLS = 10_000;
 export const DEFAULT_REMOTE_RATE = 50;
 /** Calls in a row with no complete answer within the timeout, after which the target counts as no longer answering. */
 export const SILENT_CALLS_LIMIT = 3;
+/** Times a call refused or dropped beside other calls is sent again, one call at a time. */
+const CROWDED_RETRIES = 3;
+
+/** Where an RPC target is: its address, and for a protocol over HTTP the base URL its procedures hang from. */
+export function endpointOf(options: Pick<GrpcTargetOptions, "address" | "protocol">, flag?: string): { address: ParsedAddress; url?: URL } {
+  const protocol = options.protocol ?? "grpc";
+  if (protocol === "grpc") return { address: parseAddress(options.address, flag) };
+  return parseRpcUrl(options.address, flag ?? `--${protocol}`);
+}
 
 export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { budget: CallBudget } {
-  const address = parseAddress(options.address);
+  const protocol = options.protocol ?? "grpc";
+  const { address, url } = endpointOf(options);
   const tlsOptions = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
   const material = tlsOptions ? loadTls(tlsOptions) : undefined;
   const conn: ConnectionOptions = {
@@ -54,7 +69,17 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
       rate: options.rate ?? (isLocal(address) ? Infinity : DEFAULT_REMOTE_RATE),
     });
-  const client = new GrpcJsClient(conn, material);
+  const overHttp =
+    url && protocol !== "grpc"
+      ? new HttpRpcClient(protocol, {
+          baseUrl: url,
+          metadata: conn.metadata,
+          timeoutMs: conn.timeoutMs,
+          ...(material && { tls: material }),
+          ...(options.authority !== undefined && { authority: options.authority }),
+        })
+      : undefined;
+  const client: Pick<GrpcJsClient, "unary" | "close"> = overHttp ?? new GrpcJsClient(conn, material);
   // A target that stopped answering would make every later check wait out its timeout. After a few silent calls
   // in a row, a request it answered before is sent again on a new connection: answered, the silence was those
   // inputs' (a hang on a specific input) and checks go on; unanswered, the rest fail at once, naming the input
@@ -71,6 +96,14 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   /** A call whose connection was refused (grpc-js's own words, not the target's). */
   const refused = (r: unknown): boolean =>
     typeof r === "object" && r !== null && "details" in r && typeof r.details === "string" && "code" in r && r.code === Status.UNAVAILABLE && r.details.includes("ECONNREFUSED");
+  /** Calls under way, and whether the target has refused a call for the number under way (see unary). */
+  const inFlight = new Set<{ crowded: boolean }>();
+  let limited = false;
+  let largestServed = 0;
+  const oneAtATime = createLimiter(1);
+  const idlers: (() => void)[] = [];
+  /** Resolves once no call is under way. */
+  const idle = () => (inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idlers.push(resolve)));
   const guard = async <T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
     if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
     if (dead === undefined && silent >= SILENT_CALLS_LIMIT) {
@@ -91,27 +124,63 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   };
   return {
     address: options.address,
+    protocol,
+    ...(overHttp && {
+      async exchange(request: PlainRequest) {
+        await budget.take();
+        return overHttp.exchange({ ...request, headers: { ...conn.metadata, ...request.headers } });
+      },
+    }),
     budget,
     get callCount() {
       return budget.used;
     },
     async unary(request, callOptions) {
-      await budget.take();
-      const started = performance.now();
-      const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
-      const result = await guard(
-        request,
-        () => client.unary(request, callOptions),
-        // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
-        // connection failed or dropped before any header got none either.
-        (r) =>
-          (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) ||
-          (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0),
-      );
+      const once = async () => {
+        await budget.take();
+        const started = performance.now();
+        const deadline = callOptions?.deadlineMs ?? conn.timeoutMs;
+        // Crowded: another call was under way at some moment of this one.
+        const mine = { crowded: inFlight.size > 0 };
+        for (const other of inFlight) other.crowded = true;
+        inFlight.add(mine);
+        try {
+          const result = await guard(
+            request,
+            () => client.unary(request, callOptions),
+            // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
+            // connection failed or dropped before any header got none either.
+            (r) =>
+              (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) ||
+              (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0),
+          );
+          return { result, crowded: mine.crowded };
+        } finally {
+          inFlight.delete(mine);
+          if (inFlight.size === 0) for (const resolve of idlers.splice(0)) resolve();
+        }
+      };
+      // RESOURCE_EXHAUSTED while other calls were in flight may be a legal cap on calls at once, which says nothing
+      // of this request; a connection dropped before any answer may have been dropped for another call's input.
+      // Either way, from then on the run sends one call at a time, and this one again.
+      // A request larger than any served so far is taken at its word: that refusal is most likely a size limit.
+      const crowdedOut = (r: UnaryResult) =>
+        (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0);
+      // Asked again alone, a refusal that stays is this request's own (a body past a size limit, say): the run
+      // goes back to calls side by side.
+      let { result, crowded } = limited ? await oneAtATime(once) : await once();
+      for (let i = 0; i < CROWDED_RETRIES && crowded && crowdedOut(result); i++) {
+        const was = limited;
+        limited = true;
+        ({ result, crowded } = await oneAtATime(async () => (await idle(), once())));
+        if (crowdedOut(result) && !crowded) limited = was;
+      }
+      if (result.code === Status.OK) largestServed = Math.max(largestServed, request.length);
       if (result.code === Status.OK && (callOptions?.path === undefined || callOptions.path === HELLO_PATH) && request.length <= 1024) knownGood = request;
       return result;
     },
     async raw(request) {
+      if (protocol !== "grpc") throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
       await budget.take();
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       return guard(
@@ -140,8 +209,8 @@ function tlsMaterialOf(options: GrpcTargetOptions) {
   return useTls ? loadTls(options.tls === true ? {} : (options.tls as TlsOptions)) : undefined;
 }
 
-export async function probeReachable(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
-  const address = parseAddress(options.address, flag);
+export async function probeReachable(options: GrpcTargetOptions, flag?: string): Promise<void> {
+  const { address } = endpointOf(options, flag);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const material = tlsMaterialOf(options);
   const useTls = material !== undefined;

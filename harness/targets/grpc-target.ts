@@ -1,4 +1,6 @@
-// The boundary between checks and a gRPC target: checks see only these interfaces, never grpc-js or node:http2.
+// The boundary between checks and an RPC target: checks see only these interfaces, never grpc-js or node:http2.
+import type { Protocol } from "../check.js";
+import type { PlainRequest, PlainResponse } from "./http-rpc-client.js";
 
 /** gRPC status codes (grpc/grpc doc/statuscodes.md). */
 export const Status = {
@@ -96,6 +98,10 @@ export interface RawResponse {
 export interface GrpcTarget {
   /** The address as the user gave it, for reports and replay lines. */
   readonly address: string;
+  /** The protocol the target is spoken to in: unary() speaks it; raw() is gRPC's alone. */
+  readonly protocol: Protocol;
+  /** For a target over HTTP (Connect, gRPC-Web): one plain HTTP exchange, for that protocol's wire checks. */
+  exchange?(request: PlainRequest): Promise<PlainResponse>;
   /** Calls Hello (or another path) with raw request bytes through grpc-js. */
   unary(request: Uint8Array, options?: UnaryCallOptions): Promise<UnaryResult>;
   /** Sends one hand-built HTTP/2 request on its own connection. */

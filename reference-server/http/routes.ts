@@ -63,6 +63,8 @@ export interface RoutesOptions {
   store: MessageStore;
   apiKeyCheck?: ApiKeyCheck;
   bodyLimitBytes: number;
+  /** Routes served beside the resources that need no API key (Hello over Connect and gRPC-Web). */
+  openRoutes?: ReadonlySet<string>;
   onServerError: (err: unknown, request: FastifyRequest) => void;
 }
 
@@ -160,7 +162,8 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
 
   app.addHook("onRequest", async (request) => {
     const resource = resourceOf(request);
-    if (options.apiKeyCheck && !resource?.open) options.apiKeyCheck(request.headers["x-api-key"]);
+    const open = resource?.open ?? (request.routeOptions.url !== undefined && options.openRoutes?.has(request.routeOptions.url) === true);
+    if (options.apiKeyCheck && !open) options.apiKeyCheck(request.headers["x-api-key"]);
     // An unknown path goes on to the not-found handler.
     if (resource === undefined) return;
     const allow = allowOf(resource);

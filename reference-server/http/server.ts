@@ -10,6 +10,8 @@ import { registerRoutes, ROUTED_METHODS, sendError } from "./routes.js";
 import { capConnections, createShedder, defaultLimits, validateLimits, type ProtectionLimits } from "../protection.js";
 import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
 import { createLogger, type LogLevel, type LogOptions } from "../logger.js";
+import { DEFAULT_MAX_RECEIVE_BYTES } from "../grpc.js";
+import { HELLO_RPC_PATH, registerConnectRpc } from "./connect-rpc.js";
 
 export type HttpLogLevel = LogLevel;
 
@@ -31,6 +33,8 @@ export interface HttpServerOptions extends LogOptions {
   shutdownGraceMs?: number;
   /** Request bodies past this get 413; default 1 MiB. */
   bodyLimitBytes?: number;
+  /** Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4 MiB. */
+  maxMessageBytes?: number;
   /** A request not fully received within this is answered 408 and its connection closed; default 30 s. */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
@@ -116,12 +120,14 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     store: options.store ?? createMemoryStore(options.storeLimits),
     ...(options.apiKey !== undefined && { apiKeyCheck: createApiKeyCheck(options.apiKey) }),
     bodyLimitBytes,
+    openRoutes: new Set([HELLO_RPC_PATH]),
     onServerError: (err, request) => {
       // A store's message may quote stored data, so only its name goes out at the default level.
       log.info({ msg: "http server error", method: request.method, path: pathOf(request.url), error: err instanceof Error ? err.name : typeof err });
       log.debug({ msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
     },
   });
+  await registerConnectRpc(app, { maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES });
   // Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as
   // the client likes. The same bound covers the body, counted from the request's start.
   app.addHook("onRequest", (request, reply, done) => {

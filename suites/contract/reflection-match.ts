@@ -63,6 +63,8 @@ export const contractReflectionMatch: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§2, §4.1",
+  // gRPC server reflection is a gRPC streaming service.
+  protocols: ["grpc"],
   async run(ctx) {
     let files: FileDescriptorProto[] | undefined;
     for (const path of REFLECTION_PATHS) {

@@ -1,5 +1,5 @@
 // grpc.deadline.respected (SHOULD): a call with a short grpc-timeout ends by it (a reply or DEADLINE_EXCEEDED).
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
@@ -15,6 +15,8 @@ export const deadlineRespected: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Timeout)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const started = performance.now();
     const res = await target(ctx).raw({

@@ -11,6 +11,8 @@ export const encodingAcceptEncoding: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC compression.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await sendUnknownEncoding(ctx);
     if (rawStatus(res) !== Status.UNIMPLEMENTED) return skip("the unknown encoding was not refused (see grpc.encoding.unsupported)");

@@ -1,5 +1,5 @@
 // grpc.encoding.flag-without-encoding: the compressed flag with no grpc-encoding is a protocol error: INTERNAL.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
@@ -12,6 +12,8 @@ export const encodingFlagWithoutEncoding: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Compressed-Flag), compression.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({ body: [{ compressed: true, data: encodeMessage("not really compressed") }] });
     if (rawStatus(res) === Status.INTERNAL) return pass("INTERNAL");

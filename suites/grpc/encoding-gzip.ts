@@ -1,6 +1,6 @@
 // grpc.encoding.gzip (SHOULD): a gzip-compressed request is served, or refused with UNIMPLEMENTED and grpc-accept-encoding.
 import { gunzipSync, gzipSync } from "node:zlib";
-import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
@@ -13,6 +13,8 @@ export const encodingGzip: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC compression.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({
       headers: { "grpc-encoding": "gzip", "grpc-accept-encoding": "identity,gzip" },

@@ -1,5 +1,5 @@
 // grpc.encoding.unsupported: a request compressed with an encoding the server does not know gets UNIMPLEMENTED.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import { Status, type RawResponse } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
@@ -22,6 +22,8 @@ export const encodingUnsupported: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC compression.md (unsupported encoding: UNIMPLEMENTED)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await sendUnknownEncoding(ctx);
     if (rawStatus(res) === Status.UNIMPLEMENTED) return pass("UNIMPLEMENTED");

@@ -1,5 +1,5 @@
 // grpc.errors.malformed-request: bytes that are not a Message get a non-OK status, and the server keeps serving.
-import { hex } from "../../harness/_internals/message.js";
+import { hex } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 import { target } from "./_internals/calls.js";
@@ -21,6 +21,8 @@ export const errorsMalformedRequest: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§7, gRPC PROTOCOL-HTTP2.md",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const problems: string[] = [];
     for (const m of MALFORMED) {

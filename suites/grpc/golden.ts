@@ -1,7 +1,7 @@
 // The fixture checks: one check per golden case in fixtures/golden/grpc, grpc.golden.<file name>.
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { fail, pass, type CheckDefinition, type Profile, type Severity } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { asReply, hello, show, target } from "./_internals/calls.js";
@@ -37,6 +37,8 @@ export function goldenCheck(c: GoldenCase): CheckDefinition {
     area: "grpc",
     profile: c.profile,
     spec: c.spec,
+    // Sent on the wire as gRPC frames.
+    protocols: ["grpc"],
     async run(ctx) {
       const request = bytes(c.request.hex);
       const details = [`request bytes: ${c.request.hex || "(none)"}${c.request.path ? ` to ${c.request.path}` : ""}`];

@@ -1,6 +1,6 @@
 // grpc.http.content-type (SHOULD): a request whose content-type is not gRPC gets HTTP 415.
 import { encodeFrames } from "../../harness/targets/raw-h2.js";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";
@@ -13,6 +13,8 @@ export const httpContentType: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (a non-gRPC content-type: HTTP 415)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({
       headers: { "content-type": "text/plain" },

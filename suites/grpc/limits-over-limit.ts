@@ -1,6 +1,6 @@
 // grpc.limits.over-limit (SHOULD): a request past the target's own receive limit gets RESOURCE_EXHAUSTED, not a
 // reset or a crash.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
@@ -15,7 +15,14 @@ export const limitsOverLimit: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§8, gRPC statuscodes.md (RESOURCE_EXHAUSTED)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
+    const send = (size: number) => target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
+    // gRPC's usual limit is the bound itself: a body of the bound's size is sent beside the probe, and its answer
+    // used when the probe finds the limit there, so that a slow link carries the largest body once, not twice.
+    const atBound = send(PROBE_BOUND);
+    atBound.catch(() => undefined);
     const limit = await receiveLimit(ctx);
     // Over the limit found; with none found up to the bound, past the bound (where gRPC's default limit lies).
     const size = limit.firstRefused?.size ?? PROBE_BOUND + 1024 * 1024;
@@ -24,7 +31,7 @@ export const limitsOverLimit: CheckDefinition = {
     if (first && limit.answers.some((a) => a.served && a.size > first.size)) {
       return skip(`the refusal at ${sizeText(first.size)} is no limit, since larger bodies were served (grpc.limits.large-message reports it)`);
     }
-    const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
+    const res = size === PROBE_BOUND ? await atBound : (await atBound.catch(() => undefined), await send(size));
     const status = rawStatus(res);
     const serving = await stillServing(ctx);
     if (serving) return fail(`after a ${sizeText(size)} request (${describeRaw(res)}): ${serving}`);

@@ -1,5 +1,5 @@
 // grpc.metadata.bin-base64: -bin values are accepted base64-encoded both with and without padding.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
@@ -11,6 +11,8 @@ export const metadataBinBase64: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Binary-Header: implementations MUST accept padded and un-padded values)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const problems: string[] = [];
     for (const [form, value] of [["padded", "AAEC/w=="], ["unpadded", "AAEC/w"]] as const) {

@@ -1,5 +1,5 @@
 // grpc.stateless.connection-independent: the same reply on a reused connection, a fresh one, and under concurrency.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import { Status, type UnaryCallOptions } from "../../harness/targets/grpc-target.js";
 import { asReply, baseline, hello, show, type Reply } from "./_internals/calls.js";
@@ -30,6 +30,8 @@ export const statelessConnectionIndependent: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (stateless server)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     const variation = await variationProfile(ctx);
     if (variation.kind === "free" || variation.kind === "history") {

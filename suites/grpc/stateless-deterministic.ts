@@ -9,6 +9,8 @@ export const statelessDeterministic: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (stateless server)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     const profile = await variationProfile(ctx);
     if (!profile.compared) return skip(profile.evidence);

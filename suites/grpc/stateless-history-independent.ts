@@ -1,7 +1,7 @@
 // grpc.stateless.history-independent (property): the reply to R does not depend on the requests that came before.
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import { asReply, baseline, hello, helloReply, journal, show } from "./_internals/calls.js";
 import type { VariationProfile } from "./_internals/variation.js";
@@ -60,6 +60,8 @@ export const statelessHistoryIndependent: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (each request fully independent; no client context stored)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     const variation = await variationProfile(ctx);
     if (variation.kind === "history") return fail(variation.evidence);
@@ -68,8 +70,6 @@ export const statelessHistoryIndependent: CheckDefinition = {
       const counter = await findCallCounter(ctx);
       if (counter) return fail(counter);
     }
-    const late = variation.kind === "free" ? undefined : await findLateState(ctx, variation);
-    if (late) return fail(late);
     const leak = await findLeak(ctx);
     if (leak) return fail(leak);
     const marker = "hist:";
@@ -97,6 +97,9 @@ export const statelessHistoryIndependent: CheckDefinition = {
         `request ${show(r)} after ${history.length === 0 ? "no other request" : history.map(show).join(", ")}${other ? " from another client" : " on the same connection"}`,
       { maxRuns: 50 },
     );
+    // Asked after the property's calls, so that state which starts only after some number of calls has started.
+    const late = outcome.status !== "pass" || variation.kind === "free" ? undefined : await findLateState(ctx, variation);
+    if (late) return fail(late);
     if (outcome.status === "pass" && variation.kind === "segments") {
       return { ...outcome, message: `${outcome.message}; compared apart from segments that vary by itself (${variation.evidence})` };
     }

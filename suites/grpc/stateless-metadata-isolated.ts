@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { hello } from "./_internals/calls.js";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import type { UnaryResult } from "../../harness/targets/grpc-target.js";
 
 function contains(result: UnaryResult, needles: string[]): string | undefined {
@@ -22,6 +22,8 @@ export const statelessMetadataIsolated: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.1-1.2 (the client keeps its own context; the server stores none)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     const token = `tok${randomBytes(8).toString("hex")}`;
     const binary = randomBytes(12);

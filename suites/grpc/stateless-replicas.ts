@@ -1,7 +1,7 @@
 // grpc.stateless.replicas: with --replica, history built on one instance does not change another's replies; with
 // --replica-mode equal, every instance also gives the same reply to the same request.
 import { randomBytes } from "node:crypto";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
 import { asReply, hello, show, type Reply } from "./_internals/calls.js";
@@ -45,6 +45,8 @@ export const statelessReplicas: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (no client context on any server)",
+  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
+  sharing: "alone",
   async run(ctx) {
     if (ctx.replicas.length === 0) return skip("no --replica given");
     const main = ctx.grpc;

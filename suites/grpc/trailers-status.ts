@@ -1,5 +1,5 @@
 // grpc.trailers.status: grpc-status present exactly once, and grpc-message percent-encoded, on success and on error.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import type { RawResponse } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
@@ -30,6 +30,8 @@ export const trailersStatus: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Trailers, Status-Message)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const ok = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("trailers") }] });
     // An unknown method whose name holds "%" invites an error message that must encode it as %25.

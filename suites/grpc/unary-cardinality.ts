@@ -1,5 +1,5 @@
 // grpc.unary.cardinality (SHOULD): zero or two request messages on a unary call get UNIMPLEMENTED.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
@@ -12,6 +12,8 @@ export const unaryCardinality: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§4.1 (one request), gRPC statuscodes.md (cardinality violation: UNIMPLEMENTED)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const message = { compressed: false, data: encodeMessage("one of two") };
     const zero = await target(ctx).raw({ body: [] });

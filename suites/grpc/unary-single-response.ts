@@ -1,5 +1,5 @@
 // grpc.unary.single-response: a unary call gets exactly one response message, then trailers with grpc-status 0.
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
@@ -13,6 +13,8 @@ export const unarySingleResponse: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§4.1 (one request, one response)",
+  // Built by hand for gRPC's wire rules over HTTP/2.
+  protocols: ["grpc"],
   async run(ctx) {
     const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("single") }] });
     const problems: string[] = [];

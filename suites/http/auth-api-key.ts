@@ -3,7 +3,8 @@ import type { HttpRequest } from "../../harness/targets/http-target.js";
 import { describePlacement } from "../../harness/targets/http-target.js";
 import { discovery } from "./_internals/discovery.js";
 import { templateOf } from "./_internals/path-rules.js";
-import { credentialsWanted, httpCheck, JSON_TYPE, messageJson, statusLine, uniqueBody, type Probe } from "./_internals/probe.js";
+import { credentialsWanted, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE, messageJson, uniqueBody } from "./_internals/representation.js";
 
 /** A key no user holds: never derived from the real one, so that no report can carry a piece of it. */
 const WRONG_KEY = "conformance-wrong-key";

@@ -1,5 +1,6 @@
 // http.content-type.415: a POST whose Content-Type is not a representation the server reads gets 415.
-import { httpCheck, statusLine, uniqueBody } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { uniqueBody } from "./_internals/representation.js";
 
 export const contentType415 = httpCheck(
   {

@@ -1,5 +1,7 @@
 // http.create.location (SHOULD): the 201 carries a Location that GETs 200 with the fields that were sent.
-import { bodyFieldOf, httpCheck, statusLine, toTargetPath } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf } from "./_internals/representation.js";
+import { toTargetPath } from "./_internals/uri.js";
 
 export const createLocation = httpCheck(
   {

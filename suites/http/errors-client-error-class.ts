@@ -1,6 +1,7 @@
 // http.errors.client-error-class: client mistakes (an unknown id or path, a representation of the wrong shape) get a 4xx.
 import type { HttpRequest } from "../../harness/targets/http-target.js";
-import { httpCheck, JSON_TYPE, statusLine, uniqueBody } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 
 export const errorsClientErrorClass = httpCheck(
   {

@@ -1,5 +1,6 @@
 // http.errors.malformed-400: a malformed representation gets 400 (a 4xx at least), never a 5xx or a 2xx.
-import { httpCheck, JSON_TYPE, statusLine, XML_TYPE } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE, XML_TYPE } from "./_internals/representation.js";
 
 /** Representations cut off in the middle: malformed in any parser, whatever the resource's fields. */
 const MALFORMED: readonly [string, string, string][] = [

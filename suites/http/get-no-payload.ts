@@ -1,6 +1,8 @@
 // http.get.no-payload: GET needs no body, and a filter the server offers goes in the query and selects what it names.
 import { discovery } from "./_internals/discovery.js";
-import { httpCheck, statusLine, toTargetPath, uniqueBody, type Probe } from "./_internals/probe.js";
+import { httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { uniqueBody } from "./_internals/representation.js";
+import { toTargetPath } from "./_internals/uri.js";
 
 /** Tried when the server offers no filter: judged only if it does filter, since no filter is required to exist. */
 const GUESS = "body";

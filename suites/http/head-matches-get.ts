@@ -1,6 +1,7 @@
 // http.head.matches-get: HEAD answers with GET's status and headers, and no body.
 import type { HttpResponse } from "../../harness/targets/http-target.js";
-import { httpCheck, JSON_TYPE, statusLine, type Exchange, type Probe } from "./_internals/probe.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE } from "./_internals/representation.js";
 
 /** Headers whose value must be the same on HEAD as on GET: they describe the representation GET would send. */
 const SAME_VALUE = ["content-type", "content-language", "content-encoding", "link", "allow", "location"];

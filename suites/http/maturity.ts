@@ -1,7 +1,9 @@
 // http.maturity: the Richardson level the interface reaches (0 to 3), with its evidence; level 2 is the bar.
 import { fail, pass } from "../../harness/check.js";
 import { linksOf, type FoundLink } from "./_internals/links.js";
-import { bodyFieldOf, httpCheck, JSON_TYPE, statusLine, toTargetPath, uniqueBody, type Exchange } from "./_internals/probe.js";
+import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf, JSON_TYPE, uniqueBody } from "./_internals/representation.js";
+import { toTargetPath } from "./_internals/uri.js";
 
 const LEVEL_NAMES = ["HTTP used", "individual resources", "HTTP API", "REST API"];
 

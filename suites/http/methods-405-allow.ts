@@ -1,5 +1,6 @@
 // http.methods.405-allow: a method the collection does not serve gets 405 with an Allow header, or 501 when the server implements it nowhere.
-import { httpCheck, JSON_TYPE, statusLine, type Exchange } from "./_internals/probe.js";
+import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE } from "./_internals/representation.js";
 
 /**
  * Methods the spec maps to no operation on a collection, tried in turn; none carries a body. A collection may

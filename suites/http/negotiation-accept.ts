@@ -1,6 +1,7 @@
 // http.negotiation.accept: Accept chooses the representation: JSON, XML (or 406), and 406 for a type nobody serves.
 import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
-import { bodyFieldOf, httpCheck, JSON_TYPE, statusLine, XML_TYPE } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf, JSON_TYPE, XML_TYPE } from "./_internals/representation.js";
 
 /** No message representation is an image: a server that answers it with 2xx ignored Accept. */
 const UNSUPPORTED = "image/png";

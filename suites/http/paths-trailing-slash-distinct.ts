@@ -1,5 +1,6 @@
 // http.paths.trailing-slash-distinct: path + "/" is not served as the same resource (404, or a redirect to the path).
-import { httpCheck, statusLine, toTargetPath, type Probe } from "./_internals/probe.js";
+import { httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { toTargetPath } from "./_internals/uri.js";
 
 export const pathsTrailingSlashDistinct = httpCheck(
   {

@@ -1,5 +1,6 @@
 // http.read.after-create: a created message is read back with GET on its own URI, with the body that was sent.
-import { bodyFieldOf, httpCheck, statusLine } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf } from "./_internals/representation.js";
 
 export const readAfterCreate = httpCheck(
   {

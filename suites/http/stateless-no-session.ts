@@ -1,7 +1,8 @@
 // http.stateless.no-session: fresh connections without cookies get the same answers, and a cookie the server sets changes nothing.
 import { parse as parseSetCookie } from "set-cookie-parser";
 import type { HttpResponse } from "../../harness/targets/http-target.js";
-import { bodyFieldOf, httpCheck, messageJson, statusLine, uniqueBody, type Exchange } from "./_internals/probe.js";
+import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf, messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const statelessNoSession = httpCheck(
   {

@@ -1,6 +1,7 @@
 // http.stateless.replicas: what one instance stores, every other instance (--http-replica) reads, replaces and deletes.
 import type { HttpTarget } from "../../harness/targets/http-target.js";
-import { bodyFieldOf, httpCheck, JSON_TYPE, messageJson, statusLine, uniqueBody, type Exchange, type Probe } from "./_internals/probe.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf, JSON_TYPE, messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const statelessReplicas = httpCheck(
   {

@@ -1,6 +1,7 @@
 // http.status.reason-phrase (SHOULD, HTTP/1.1): the status line carries the standard reason phrase for its code.
 import { isStandardPhrase, REASON_PHRASES } from "./_internals/reason-phrases.js";
-import { httpCheck, JSON_TYPE, uniqueBody, type Exchange } from "./_internals/probe.js";
+import { type Exchange, httpCheck } from "./_internals/probe.js";
+import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 
 export const statusReasonPhrase = httpCheck(
   {

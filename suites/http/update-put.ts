@@ -1,5 +1,6 @@
 // http.update.put: PUT replaces a message, and a GET afterwards shows the replacement.
-import { bodyFieldOf, httpCheck, messageJson, statusLine, uniqueBody } from "./_internals/probe.js";
+import { httpCheck, statusLine } from "./_internals/probe.js";
+import { bodyFieldOf, messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const updatePut = httpCheck(
   {

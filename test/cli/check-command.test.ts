@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { cli } from "../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 
@@ -92,9 +92,34 @@ describe("example-conformance check", () => {
   it("--list prints every check with severity, profile and spec, touching no target", async () => {
     const run = await cli(["check", "--list", "--grpc", "127.0.0.1:1"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^grpc\.stateless\.history-independent\s+MUST\s+contract\s+§1\.2/m);
+    expect(run.stdout).toMatch(/^grpc\.stateless\.history-independent\s+MUST\s+contract\s+grpc,connect,grpc-web\s+§1\.2/m);
+    expect(run.stdout).toMatch(/^grpc\.trailers\.status\s+\S+\s+\S+\s+grpc\s+/m);
     expect(run.stdout).toMatch(/^grpc\.unary\.cardinality\s+SHOULD\s+protocol/m);
     expect(run.stdout).toMatch(/^grpc\.golden\.empty-message\s+MUST/m);
+  });
+
+  it("--reporter name=FILE writes each report beside the console, and a bare document reporter has stdout to itself", async () => {
+    const files = { json: join(out, "by-name.json"), junit: join(out, "by-name.xml") };
+    const run = await cli(["check", "--grpc", good.address, "--only", "grpc.defaults.*", "--runs", "5", "--seed", "2", "--reporter", `json=${files.json}`, `--reporter=junit=${files.junit}`]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^partial: .*\(seed 2\)$/m);
+    expect(JSON.parse(readFileSync(files.json, "utf8"))).toMatchObject({ seed: 2, verdict: "partial" });
+    expect(XMLValidator.validate(readFileSync(files.junit, "utf8"))).toBe(true);
+    const json = await cli(["check", "--grpc", good.address, "--only", "grpc.defaults.*", "--runs", "5", "--seed", "2", "--reporter", "json"]);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ seed: 2, verdict: "partial", target: { grpc: good.address } });
+  });
+
+  it.each([
+    [["--reporter", "jsno=out.json"], /unknown reporter "jsno"; known: console, github, json, junit, html/],
+    [["--reporter", "json", "--reporter", "console"], /--reporter json without a file writes its report to stdout/],
+    [["--reporter", `json=${join(out, "missing-dir-is-made", "\0")}`], /--reporter json=.*: cannot write/],
+  ])("--reporter refuses %j with exit 2 and one line, before any call", async (args, message) => {
+    const run = await cli(["check", "--grpc", "127.0.0.1:1", ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(message);
   });
 
   it("writes GitHub Actions annotations when GITHUB_ACTIONS=true", async () => {
@@ -142,7 +167,7 @@ describe("example-conformance check --http", () => {
       // One instance, no --http-replica: the replica check has nothing to compare.
       expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL)"]);
       expect(report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
-      expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no gRPC target (--grpc HOST:PORT)")).toBe(true);
+      expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)")).toBe(true);
       // The key is a secret: it reaches neither the console nor the report.
       expect(run.stdout).not.toContain("k-123");
       expect(readFileSync(json, "utf8")).not.toContain("k-123");

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import type { LoadReport } from "../../harness/load/run-load.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
 import { cli } from "../helpers/cli.js";

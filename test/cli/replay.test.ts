@@ -1,11 +1,11 @@
 // Replay lines rendered from the user's own argv: options as typed (one token or two), --only/--seed/--path named
 // anew, secrets as placeholders, report files left out, everything else kept and shell-quoted.
 import { describe, expect, it } from "vitest";
-import { CHECK_OPTIONS } from "../../harness/cli/check-command.js";
+import { CHECK_TABLE } from "../../harness/cli/check-options.js";
 import { createReplayRenderer } from "../../harness/cli/replay.js";
 
 const render = (argv: string[], path?: string) =>
-  createReplayRenderer(argv, CHECK_OPTIONS)({ only: "grpc.stateless.replicas", seed: 7, ...(path !== undefined && { path }) });
+  createReplayRenderer(argv, CHECK_TABLE)({ only: "grpc.stateless.replicas", seed: 7, ...(path !== undefined && { path }) });
 
 describe("replay lines", () => {
   it("keep every flag that shapes the verdict, in the user's order, and name --only, --seed and --path anew", () => {
@@ -26,7 +26,7 @@ describe("replay lines", () => {
   });
 
   it("leave report files out, so a replay does not overwrite the run's reports, and quote what a shell would read", () => {
-    expect(render(["--report-json", "r.json", "--report-html=r.html", "--collection", "/my messages", "--wait-log", "ready; rm -rf ~"])).toBe(
+    expect(render(["--report-json", "r.json", "--report-html=r.html", "--reporter", "junit=r.xml", "--reporter=json", "--collection", "/my messages", "--wait-log", "ready; rm -rf ~"])).toBe(
       "npx example-conformance check --collection '/my messages' --wait-log 'ready; rm -rf ~' --only grpc.stateless.replicas --seed 7",
     );
   });

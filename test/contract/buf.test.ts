@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { breakingContract, lintContract } from "../../harness/contract/buf.js";
 import { ConformanceError } from "../../harness/errors.js";
-import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../harness/_internals/paths.js";
+import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
 import { CONTRACTS_DIR } from "../../fixtures/contracts/index.js";
 
 const run = promisify(execFile);

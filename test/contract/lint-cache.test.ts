@@ -4,7 +4,7 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTRACT_DIR, PACKAGE_ROOT } from "../../harness/_internals/paths.js";
+import { CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
 import type { BufRun } from "../../harness/contract/buf.js";
 import { cachedLint } from "../../harness/contract/lint-cache.js";
 

@@ -1,4 +1,6 @@
 // Reporters turn one run report into text: JSON of the documented shape, valid JUnit XML, a safe HTML page.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import type { CheckResult, RunReport } from "../../harness/report.js";
@@ -7,6 +9,7 @@ import { createGithubReporter, toJobSummary } from "../../harness/reporters/gith
 import { neutralise } from "../../harness/reporters/_internals/neutralise.js";
 import { HEADER_PAYLOAD, HUGE_PAYLOAD, PAYLOAD, RAW_BYTES_FORBIDDEN, XML_BREAKERS } from "../../fixtures/hostile-targets/payloads.js";
 import { toHtml } from "../../harness/reporters/html.js";
+import { createReporters, REPORTER_NAMES, REPORTERS } from "../../harness/reporters/index.js";
 import { toJson } from "../../harness/reporters/json.js";
 import { toJunit } from "../../harness/reporters/junit.js";
 
@@ -202,5 +205,34 @@ describe("verdict kinds", () => {
     if (kind !== "conformant") expect(html).not.toMatch(/>Conformant: /);
     for (const w of r.waivers) expect(html).toContain(w.reason);
     for (const u of r.unjudged) expect(html).toContain(u.id);
+  });
+});
+
+describe("reporters by name", () => {
+  it("each is made from the streams alone, and a document reporter without a file writes its document to stdout", async () => {
+    for (const name of REPORTER_NAMES) {
+      let stdout = "";
+      const [reporter] = createReporters([{ name }], { stdout: (t) => void (stdout += t), stderr: () => undefined, color: false });
+      for (const r of report.checks) reporter?.onCheckResult?.(r);
+      await reporter?.onRunEnd?.(report);
+      expect(stdout, name).not.toBe("");
+      if (REPORTERS[name].document) expect(stdout, name).toBe({ json: toJson, junit: toJunit, html: toHtml }[name as "json" | "junit" | "html"](report));
+    }
+  });
+
+  it("a document reporter given a file writes there and nothing to the streams", async () => {
+    const written: string[] = [];
+    let streams = "";
+    const [reporter] = createReporters([{ name: "junit", file: { write: (t) => void written.push(t) } }], { stdout: (t) => void (streams += t), stderr: (t) => void (streams += t), color: false });
+    await reporter?.onRunEnd?.(report);
+    expect(written).toEqual([toJunit(report)]);
+    expect(streams).toBe("");
+  });
+
+  it("import nothing from the CLI", () => {
+    const dir = join(import.meta.dirname, "../../harness/reporters");
+    const sources = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+    expect(sources.length).toBeGreaterThan(5);
+    for (const f of sources) expect(readFileSync(join(dir, f), "utf8"), f).not.toMatch(/from "[^"]*\/cli\//);
   });
 });

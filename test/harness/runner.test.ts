@@ -1,6 +1,6 @@
 // runConformance end to end against small in-test servers: verdicts, gating, expected failures, replays, exit 3.
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../harness/_internals/message.js";
+import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { runConformance } from "../../harness/runner.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -90,7 +90,7 @@ describe("runConformance", () => {
 
   it("skips gRPC checks without a target, saying why, and a gRPC-only scope does not judge HTTP", async () => {
     const report = await runConformance({ only: ["grpc.defaults.empty-request", "contract.shape"] });
-    expect(report.checks[1]).toMatchObject({ status: "skip", message: "no gRPC target (--grpc HOST:PORT)" });
+    expect(report.checks[1]).toMatchObject({ status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" });
     expect(report.scope.interfaces).toEqual([]);
     expect(report.unjudged.some((u) => u.id.startsWith("grpc.") || u.id.startsWith("http."))).toBe(false);
   });

@@ -32,6 +32,7 @@ export function httpContext(baseUrl: string, options: HttpRunOptions = {}): Chec
     seed: 1,
     runs: 1,
     signal: new AbortController().signal,
+    parallelism: 1,
   };
 }
 

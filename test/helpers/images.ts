@@ -7,7 +7,7 @@ import { chmodSync, copyFileSync, cpSync, type Dirent, mkdirSync, mkdtempSync, r
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
-import { PACKAGE_ROOT } from "../../harness/_internals/paths.js";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
 
 const run = promisify(execFile);
 /** Label on every test image and container, so a test can find what it left behind. */

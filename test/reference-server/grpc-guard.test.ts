@@ -1,7 +1,7 @@
 // The protocol guard in front of grpc-js: each refusal grpc-js does not make, over a real HTTP/2 connection.
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../harness/_internals/message.js";
+import { encodeMessage } from "../../contract/message.js";
 import { parseAddress } from "../../harness/targets/address.js";
 import type { ConnectionOptions } from "../../harness/targets/connection.js";
 import type { RawRequest } from "../../harness/targets/grpc-target.js";

@@ -253,7 +253,7 @@ describe("serve's default store", () => {
 describe("a store that cannot be opened", () => {
   it("an unreachable PostgreSQL at start is exit 3 with one line that hides the password", async () => {
     const { spawnSync } = await import("node:child_process");
-    const { PACKAGE_ROOT } = await import("../../harness/_internals/paths.js");
+    const { PACKAGE_ROOT } = await import("../../contract/paths.js");
     const run = spawnSync(process.execPath, [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--store", "postgres://u:s3cret@127.0.0.1:1/db"], { encoding: "utf8", timeout: 30_000 });
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/cannot be used/);

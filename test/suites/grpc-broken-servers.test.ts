@@ -30,6 +30,7 @@ describe.each(brokenGrpcServers)("broken gRPC server $name", (broken) => {
         "--seed", "11",
         "--runs", "25",
         "--strict",
+        ...(broken.oneAtATime ? ["--concurrency", "1"] : []),
       ]);
       verdicts.set(broken.name, run.failed);
       expect(run.failed).toEqual([...broken.mustFail].sort());

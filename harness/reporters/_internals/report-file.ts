@@ -8,8 +8,14 @@ import { ConformanceError } from "../../errors.js";
 /** Bound on writing one report: a path that blocks (a pipe nobody reads, a hung mount) does not hold the run. */
 export const REPORT_WRITE_TIMEOUT_MS = 30_000;
 
-export interface ReportFile {
-  /** The flag that named it, for messages: --report-json, say. */
+/** Where a reporter writes its one document: a report file, or stdout. */
+export interface ReportSink {
+  /** Replaces what was written with this text. */
+  write(text: string): Promise<void> | void;
+}
+
+export interface ReportFile extends ReportSink {
+  /** The flag that named it, for messages: --report-json, say, or --reporter json= (the path follows the =). */
   readonly flag: string;
   readonly path: string;
   /** Replaces the file's content with this text; rejects with a usage error naming the flag. */
@@ -33,10 +39,13 @@ const cause = (err: unknown): string => {
   return e.code !== undefined ? `${known[e.code] ?? e.message} (${e.code})` : String(err);
 };
 
+/** The flag and path as the user wrote them: `--report-json out.json`, `--reporter json=out.json`. */
+const named = (flag: string, path: string): string => (flag.endsWith("=") ? `${flag}${path}` : `${flag} ${path}`);
+
 function bounded<T>(what: Promise<T>, flag: string, path: string, timeoutMs: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConformanceError("usage", `${flag} ${path}: cannot write: no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(() => reject(new ConformanceError("usage", `${named(flag, path)}: cannot write: no answer within ${timeoutMs / 1000} s`)), timeoutMs);
     timer.unref();
   });
   return Promise.race([what, timeout]).finally(() => clearTimeout(timer));
@@ -69,7 +78,7 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
     regular = (await handle.stat()).isFile();
   } catch (err) {
     if (err instanceof ConformanceError) throw err;
-    throw new ConformanceError("usage", `${flag} ${path}: cannot write: ${cause(err)}`);
+    throw new ConformanceError("usage", `${named(flag, path)}: cannot write: ${cause(err)}`);
   }
   return {
     flag,
@@ -88,7 +97,7 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
         );
       } catch (err) {
         if (err instanceof ConformanceError) throw err;
-        throw new ConformanceError("usage", `${flag} ${path}: cannot write: ${cause(err)}`);
+        throw new ConformanceError("usage", `${named(flag, path)}: cannot write: ${cause(err)}`);
       }
     },
     async close() {

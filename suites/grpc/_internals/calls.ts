@@ -1,6 +1,6 @@
 // What grpc checks share: calling Hello, judging a reply's shape, and knowing whether the reply varies by itself.
 import type { CheckContext } from "../../../harness/check.js";
-import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../harness/_internals/message.js";
+import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../contract/message.js";
 import { statusText, type GrpcTarget, type UnaryCallOptions, type UnaryResult } from "../../../harness/targets/grpc-target.js";
 
 export function target(ctx: CheckContext): GrpcTarget {

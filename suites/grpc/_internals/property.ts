@@ -33,30 +33,58 @@ export async function checkProperty<T>(
   let stopped: { value: T; reason: string } | undefined;
   // Only a target that answered before the property can stop answering during it.
   const answeredBefore = await alive(ctx);
+  // The whole property, shrinking included, within a bound of its own, so it ends with a verdict.
+  const bound = Math.max(1000, ctx.timeoutMs * 4);
+  const numRuns = Math.min(ctx.runs, options.maxRuns ?? Number.MAX_SAFE_INTEGER);
+  const examples = options.examples ?? [];
+  /** Outcomes already seen, by case: fast-check's own run replays them instead of calling again. */
+  const seen = new Map<string, unknown>();
+  const attempt = async (value: T): Promise<unknown> => {
+    try {
+      await predicate(value);
+      return undefined;
+    } catch (err) {
+      return err ?? new Error("failed");
+    }
+  };
+  if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
+    // Cases do not depend on each other: they are tried side by side first, in the order fast-check would try
+    // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
+    // as usual below, replaying what was seen and shrinking the failure one call after another.
+    const cases = [...examples, ...fc.sample(arbitrary, { seed: ctx.seed, numRuns })].slice(0, numRuns);
+    const tried = await trySideBySide(cases, ctx.parallelism, bound, ctx.signal, attempt);
+    for (const [i, err] of tried.outcomes) seen.set(fc.stringify(cases[i]), err);
+    const first = [...tried.outcomes].filter(([, err]) => err !== undefined).sort(([a], [b]) => a - b)[0];
+    if (first === undefined) {
+      const note = tried.outcomes.size < cases.length ? ` (stopped at the time bound of ${bound} ms after ${tried.outcomes.size} cases)` : "";
+      return { status: "pass", message: `${tried.outcomes.size} cases held${note}` };
+    }
+    const [index, err] = first;
+    if (answeredBefore && !(await alive(ctx))) stopped = { value: cases[index] as T, reason: err instanceof Error ? err.message : String(err) };
+  }
   const property = fc.asyncProperty(arbitrary, async (value) => {
     // The server stopped answering: nothing more can be learnt, and each call would wait out its timeout.
     if (stopped || ctx.signal.aborted) return;
-    try {
-      await predicate(value);
-    } catch (err) {
-      if (answeredBefore && !(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err) };
-      throw err;
-    }
+    const key = fc.stringify(value);
+    const err = seen.has(key) ? seen.get(key) : await attempt(value);
+    if (err === undefined) return;
+    if (!seen.has(key) && answeredBefore && !(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err) };
+    throw err;
   });
-  // The whole property, shrinking included, within half the check's own bound, so it ends with a verdict.
-  const bound = Math.max(1000, ctx.timeoutMs * 4);
-  const details = await fc.check(property, {
-    seed: ctx.seed,
-    numRuns: Math.min(ctx.runs, options.maxRuns ?? Number.MAX_SAFE_INTEGER),
-    ...(ctx.path !== undefined && { path: ctx.path }),
-    endOnFailure: ctx.path !== undefined,
-    ...(options.examples && { examples: options.examples.map((e) => [e] as [T]) }),
-    interruptAfterTimeLimit: bound,
-    // Interrupted before any failure: a pass over fewer cases, said so below. After one: still a failure.
-    markInterruptAsFailure: false,
-    // A stateful defect can fail many cases; shrinking is worth a bounded number of extra calls, no more.
-    maxSkipsPerRun: 10,
-  });
+  const details = stopped
+    ? undefined
+    : await fc.check(property, {
+        seed: ctx.seed,
+        numRuns,
+        ...(ctx.path !== undefined && { path: ctx.path }),
+        endOnFailure: ctx.path !== undefined,
+        ...(examples.length > 0 && { examples: examples.map((e) => [e] as [T]) }),
+        interruptAfterTimeLimit: bound,
+        // Interrupted before any failure: a pass over fewer cases, said so below. After one: still a failure.
+        markInterruptAsFailure: false,
+        // A stateful defect can fail many cases; shrinking is worth a bounded number of extra calls, no more.
+        maxSkipsPerRun: 10,
+      });
   if (stopped) {
     return {
       status: "fail",
@@ -65,6 +93,7 @@ export async function checkProperty<T>(
       details: [`after it, a known-good request on a new connection got no reply; the input is reported as sent, not shrunk`],
     };
   }
+  if (!details) throw new Error("unreachable: a property either stopped or ran");
   if (!details.failed) {
     const note = details.interrupted ? ` (stopped at the time bound of ${bound} ms after ${details.numRuns} cases)` : "";
     return { status: "pass", message: `${details.numRuns} cases held${note}` };
@@ -81,4 +110,31 @@ export async function checkProperty<T>(
     ...(details.counterexamplePath !== null && { path: details.counterexamplePath }),
     details: [`failed after ${details.numRuns} case(s), shrunk ${details.numShrinks} time(s)${details.interrupted ? ", shrinking stopped at the time bound" : ""}`],
   };
+}
+
+/**
+ * Tries `cases` in order, up to `width` at once, until one fails (those under way then finish), the bound passes or
+ * the check is aborted. Returns each tried case's outcome by index: undefined for a pass, else what it threw.
+ */
+async function trySideBySide<T>(
+  cases: readonly T[],
+  width: number,
+  boundMs: number,
+  signal: AbortSignal,
+  attempt: (value: T) => Promise<unknown>,
+): Promise<{ outcomes: Map<number, unknown> }> {
+  const outcomes = new Map<number, unknown>();
+  const until = performance.now() + boundMs;
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && !signal.aborted && next < cases.length && performance.now() < until) {
+      const i = next++;
+      const err = await attempt(cases[i] as T);
+      outcomes.set(i, err);
+      if (err !== undefined) failed = true;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
+  return { outcomes };
 }

@@ -1,7 +1,8 @@
 // The target's own receive limit, found by growing the body: the specification leaves limits open ("not shown"),
 // so no check assumes one; each asks this instead, and keeps its sizes under what it finds.
 import type { CheckContext } from "../../../harness/check.js";
-import { encodeMessage } from "../../../harness/_internals/message.js";
+import { encodeMessage } from "../../../contract/message.js";
+import { createLimiter } from "../../../harness/limiter.js";
 import { Status } from "../../../harness/targets/grpc-target.js";
 import { asReply, hello } from "./calls.js";
 
@@ -35,26 +36,30 @@ const kib = (n: number) => (n % (KiB * KiB) === 0 ? `${n / KiB / KiB} MiB` : n %
 export { kib as sizeText };
 
 /**
- * Grows the body from 1 KiB to 4 MiB and records each answer (once a run). Every size is tried, even past the
- * first refusal, so that a refusal below a size the target then serves shows: that is no limit.
+ * Sends bodies from 1 KiB to 4 MiB and records each answer (once a run). Every size is tried, even past the first
+ * refusal, so that a refusal below a size the target then serves shows: that is no limit.
  */
 export function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
   let memo = ctx.memo.get("receive-limit") as Promise<ReceiveLimit> | undefined;
   if (!memo) {
-    memo = (async () => {
-      const answers: SizeAnswer[] = [];
-      for (const size of PROBE_SIZES) {
-        const result = await hello(ctx, encodeMessage("x".repeat(size)));
-        const reply = asReply(result);
-        answers.push(reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason });
-      }
+    // Each size is its own question, asked side by side (within --concurrency) on a connection of its own: over a
+    // slow link one connection's flow-control window would make the large bodies wait on each other. A size whose
+    // own connection got no answer at all (a legal cap on connections, say) is asked again on the run's connection.
+    const ask = async (size: number, channel: "fresh" | "shared"): Promise<SizeAnswer | undefined> => {
+      const result = await hello(ctx, encodeMessage("x".repeat(size)), { channel });
+      if (channel === "fresh" && result.code === Status.UNAVAILABLE && Object.keys(result.headers).length === 0) return undefined;
+      const reply = asReply(result);
+      return reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason };
+    };
+    const turn = createLimiter(ctx.parallelism);
+    memo = Promise.all(PROBE_SIZES.map((size) => turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)))).then((answers) => {
       const firstRefused = answers.find((a) => !a.served);
       const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
       const summary = firstRefused
         ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
         : `no receive limit up to ${kib(PROBE_BOUND)}`;
       return { answers, largestServed, ...(firstRefused && { firstRefused }), summary };
-    })();
+    });
     ctx.memo.set("receive-limit", memo);
   }
   return memo;

@@ -1,5 +1,5 @@
 // A check that one path the server does not serve gets UNIMPLEMENTED: unknown methods and unknown services alike.
-import { encodeMessage } from "../../../harness/_internals/message.js";
+import { encodeMessage } from "../../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../../harness/check.js";
 import { Status, statusText } from "../../../harness/targets/grpc-target.js";
 import { hello } from "./calls.js";

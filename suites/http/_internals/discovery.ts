@@ -4,7 +4,9 @@ import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
-import { configOf, JSON_TYPE, locate, messageJson, searchListing, toTargetPath, uniqueBody } from "./probe.js";
+import { configOf } from "./config.js";
+import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import { locate, searchListing, toTargetPath } from "./uri.js";
 import type { PathShape } from "./path-rules.js";
 
 export interface DiscoveredPath extends PathShape {
@@ -53,6 +55,9 @@ interface Entry {
   template: boolean;
 }
 
+/** /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a resource. */
+const RPC_PROCEDURE = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Z]\w*$/;
+
 export async function discover(target: HttpTarget, config: HttpConfig): Promise<Discovery> {
   const entries = new Map<string, Entry>();
   const ids = new Set<string>();
@@ -80,6 +85,11 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     return { req: { method: "GET", path }, res: await send("GET", path) };
   };
   const add = (path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void => {
+    // An RPC procedure (Connect, gRPC-Web) served beside the resources is no resource: the path rules are not its.
+    if (RPC_PROCEDURE.test(path)) {
+      if (!notes.some((n) => n.startsWith("RPC procedures"))) notes.push(`RPC procedures (such as ${path}) were left out: the HTTP rules judge resources`);
+      return;
+    }
     const existing = entries.get(path);
     if (existing) {
       if (existing.kind === "unknown") existing.kind = kind;

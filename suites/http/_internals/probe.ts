@@ -1,54 +1,14 @@
-// What HTTP checks share: the run's settings, a probe that records exchanges and cleans up, representations, URIs.
-import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity } from "../../../harness/check.js";
-import {
-  DEFAULT_API_KEY_HEADER,
-  DEFAULT_API_KEY_PLACEMENT,
-  DEFAULT_COLLECTIONS,
-  DEFAULT_MAX_DISCOVERY_REQUESTS,
-  type HttpConfig,
-  type HttpRequest,
-  type HttpResponse,
-  type HttpTarget,
-} from "../../../harness/targets/http-target.js";
-import { idsOf, linksIn, linksOf, objectsWithBody, representationOf } from "./links.js";
-/** Dynamic probes run on the collections the user named; past this many, the rest are left out (and said so). */
-export const MAX_PROBED_COLLECTIONS = 5;
+// What HTTP checks share: a probe that records exchanges and problems and cleans up after itself, and httpCheck,
+// which declares a check around one. The run's settings are config.ts's, representations representation.ts's,
+// URIs uri.ts's.
+import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity, type Sharing } from "../../../harness/check.js";
+import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
+import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
+import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
+
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
 const MAX_REQUESTS_PER_CHECK = 60;
-
-export const JSON_TYPE = "application/json";
-export const XML_TYPE = "application/xml";
-
-export function configOf(ctx: CheckContext): HttpConfig {
-  const given = ctx.httpConfig;
-  return {
-    collections: given?.collections.length ? given.collections : DEFAULT_COLLECTIONS,
-    ...(given?.openapi !== undefined && { openapi: given.openapi }),
-    ...(given?.apiKey !== undefined && { apiKey: given.apiKey }),
-    apiKeyHeader: given?.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
-    apiKeyIn: given?.apiKeyIn ?? DEFAULT_API_KEY_PLACEMENT,
-    ...(given?.filters !== undefined && { filters: given.filters }),
-    ...(given?.replicas !== undefined && { replicas: given.replicas }),
-    maxDiscoveryRequests: given?.maxDiscoveryRequests ?? DEFAULT_MAX_DISCOVERY_REQUESTS,
-    ...(given?.verbs !== undefined && { verbs: given.verbs }),
-    ...(given?.allowWords !== undefined && { allowWords: given.allowWords }),
-  };
-}
-
-/** The default representation (§2: Message has one field, body): JSON, the usual choice (§1 principle 3). */
-export const messageJson = (body: string): string => JSON.stringify({ body });
-export const messageXml = (body: string): string => `<message><body>${escapeXml(body)}</body></message>`;
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-let tokens = 0;
-/** A body no other request of any run will send, so that finding it in a response means this probe's message. */
-export function uniqueBody(label: string): string {
-  tokens++;
-  return `conformance-${label}-${Date.now().toString(36)}-${tokens}-${Math.floor(Math.random() * 1e6).toString(36)}`;
-}
 
 export interface Exchange {
   req: HttpRequest;
@@ -65,24 +25,6 @@ interface Problem {
 }
 
 export class SkipProbe extends Error {}
-
-/** Turns an href the server offered into a path on the target, or undefined when it points elsewhere. */
-export function toTargetPath(href: string, baseUrl: string, fromPath = "/", keepQuery = false): string | undefined {
-  const base = new URL(baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, "");
-  // A URI template's query part ({?q}) names optional parameters, not a path.
-  const cleaned = href.replace(/\{[?&#][^}]*\}/g, "");
-  let url: URL;
-  try {
-    url = new URL(cleaned, `${base.origin}${prefix}${fromPath}`);
-  } catch {
-    return undefined;
-  }
-  if (url.origin !== base.origin) return undefined;
-  if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return undefined;
-  const path = url.pathname.slice(prefix.length);
-  return (path === "" ? "/" : path) + (keepQuery ? url.search : "");
-}
 
 export function statusLine(res: HttpResponse): string {
   if (res.failure) return res.failure.kind === "timeout" ? "no answer within the timeout" : `no answer: ${res.failure.message}`;
@@ -228,135 +170,13 @@ export class Probe {
   }
 }
 
-/** Pages of a listing a check reads looking for one message: past them, its absence is not confirmed. */
-export const MAX_LISTING_PAGES = 10;
-
-export interface Listed {
-  /** Whether a message with the body was listed. */
-  present: boolean;
-  /** Its URI, when the listed item says it (a self link, an href, an id). */
-  found?: Located;
-  pages: number;
-  /** The whole listing was read: an absence is an answer. */
-  complete: boolean;
-  /** The last page read, for reports. */
-  last?: Exchange;
-}
-
-/**
- * Reads a collection's listing page by page (rel="next" in a Link header or the representation), within
- * MAX_LISTING_PAGES, for the message whose body is the one given.
- */
-export async function searchListing(get: (path: string) => Promise<Exchange>, collection: string, body: string, baseUrl: string): Promise<Listed> {
-  let path: string | undefined = collection;
-  const seen = new Set<string>();
-  let pages = 0;
-  while (path !== undefined && pages < MAX_LISTING_PAGES && !seen.has(path)) {
-    seen.add(path);
-    const ex = await get(path);
-    pages++;
-    if (ex.res.status !== 200) return { present: false, pages, complete: false, last: ex };
-    const rep = representationOf(ex.res);
-    const matches = rep ? objectsWithBody(rep.value, body) : [];
-    if (matches.length > 0) {
-      const found = matches.map((item) => itemUri(collection, item, baseUrl, path as string)).find((l) => l !== undefined);
-      return { present: true, pages, complete: true, ...(found && { found }), last: ex };
-    }
-    const next = linksOf(ex.res).find((l) => l.rel?.toLowerCase() === "next");
-    path = next === undefined ? undefined : toTargetPath(next.href, baseUrl, path, true);
-    if (path === undefined) return { present: false, pages, complete: next === undefined, last: ex };
-  }
-  return { present: false, pages, complete: false };
-}
-
-/** Where a listed item lives: its self link (or only link into the collection), or its id under the collection. */
-function itemUri(collection: string, item: Record<string, unknown>, baseUrl: string, page: string): Located | undefined {
-  const links = linksIn(item)
-    .map((l) => ({ ...l, path: toTargetPath(l.href, baseUrl, page) }))
-    .filter((l): l is typeof l & { path: string } => l.path !== undefined && stripQuery(l.path).startsWith(`${collection}/`));
-  const self = links.find((l) => l.rel === "self") ?? (links.length === 1 ? links[0] : undefined);
-  if (self) return { path: stripQuery(self.path), how: "listing's link" };
-  const id = item["id"] ?? item["_id"] ?? item["@_id"];
-  if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "listing's id" };
-  return undefined;
-}
-
 /** Thrown after a problem that leaves nothing more to probe. */
 export class StopProbe extends Error {}
-
-export interface Located {
-  path: string;
-  /** How the URI was found, for reports. */
-  how: string;
-}
 
 export interface Created {
   ex: Exchange;
   body: string;
   uri?: Located;
-}
-
-/**
- * Where a created resource lives. The spec leaves the URI form open, so each way a server may say it is tried:
- * the Location header (part 4.2), a self link in the representation, an id appended to the collection path.
- */
-export function locate(collection: string, ex: Exchange, baseUrl: string): Located | undefined {
-  const location = ex.res.headers["location"]?.[0];
-  if (location !== undefined) {
-    const path = toTargetPath(location, baseUrl, collection);
-    if (path !== undefined) return { path: stripQuery(path), how: "Location header" };
-  }
-  const self = linksOf(ex.res).find((l) => l.from === "body" && l.rel === "self");
-  if (self) {
-    const path = toTargetPath(self.href, baseUrl, collection);
-    if (path !== undefined && stripQuery(path) !== collection) return { path: stripQuery(path), how: "self link" };
-  }
-  const rep = representationOf(ex.res);
-  const top = rep ? messageObject(rep.value, rep.format) : undefined;
-  const id = top?.["id"] ?? top?.["_id"];
-  if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "id member" };
-  if (rep && idsOf(rep.value).size === 1) return { path: `${collection}/${encodeURIComponent([...idsOf(rep.value)][0] as string)}`, how: "id member" };
-  return undefined;
-}
-
-const stripQuery = (path: string) => path.replace(/[?#].*$/, "");
-
-/** The representation's own members: a JSON object, or the root element of an XML document. */
-export function topObject(value: unknown, format: "json" | "xml"): Record<string, unknown> | undefined {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const obj = value as Record<string, unknown>;
-  if (format === "json") return obj;
-  const roots = Object.entries(obj).filter(([k]) => !k.startsWith("?"));
-  const root = roots[0]?.[1];
-  return root !== null && typeof root === "object" && !Array.isArray(root) ? (root as Record<string, unknown>) : undefined;
-}
-
-/** Members an envelope commonly wraps one resource in. */
-const ENVELOPES = ["data", "message", "item", "result", "resource", "value", "content"];
-
-/**
- * The message's own members: the top object, or the object an envelope wraps it in ({"data": {...}}), since the
- * representation's shape beyond the body field is not shown (part 2).
- */
-export function messageObject(value: unknown, format: "json" | "xml"): Record<string, unknown> | undefined {
-  const top = topObject(value, format);
-  if (!top || "body" in top) return top;
-  for (const name of ENVELOPES) {
-    const inner = top[name];
-    if (inner !== null && typeof inner === "object" && !Array.isArray(inner) && "body" in inner) return inner as Record<string, unknown>;
-  }
-  return top;
-}
-
-/** The body field of a message representation, JSON or XML, or undefined when there is none. */
-export function bodyFieldOf(res: HttpResponse): string | undefined {
-  const rep = representationOf(res);
-  if (!rep) return undefined;
-  const top = messageObject(rep.value, rep.format);
-  const body = top?.["body"];
-  if (typeof body === "string") return body;
-  // An empty XML element parses to "".
-  return body === undefined || body === null ? undefined : typeof body === "object" ? undefined : String(body);
 }
 
 export interface HttpCheckSpec {
@@ -366,6 +186,8 @@ export interface HttpCheckSpec {
   spec: string;
   /** Runs even when the target wants credentials the run was not given (the API-key check, which says so). */
   withoutCredentials?: boolean;
+  /** Default "serial": HTTP checks create, change and read resources of one space, one check at a time. */
+  sharing?: Sharing;
 }
 
 const CREDENTIALS_KEY = "http.credentials-wanted";
@@ -392,6 +214,7 @@ export function credentialsWanted(p: Probe): Promise<Exchange | undefined> {
  */
 export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
   return {
+    sharing: "serial",
     ...spec,
     area: "http",
     profile: "contract",

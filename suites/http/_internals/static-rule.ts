@@ -2,7 +2,8 @@
 import type { CheckDefinition } from "../../../harness/check.js";
 import { discovery } from "./discovery.js";
 import { templateOf, type PathShape, type PathWordOptions } from "./path-rules.js";
-import { httpCheck, JSON_TYPE, type HttpCheckSpec } from "./probe.js";
+import { httpCheck, type HttpCheckSpec } from "./probe.js";
+import { JSON_TYPE } from "./representation.js";
 
 export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined): CheckDefinition {
   return httpCheck(spec, async (p) => {

@@ -82,6 +82,15 @@ describe("discovery", () => {
     expect(await templates(url, { openapi: yaml, collections: ["/messages"] })).toEqual(["/messages", "/notes", "/notes/{id}"]);
   });
 
+  it("leaves out the RPC procedures an OpenAPI document lists (Connect, gRPC-Web), saying so: they are no resources", async () => {
+    const url = await serve({ "/": { body: {} } });
+    const json = join(mkdtempSync(join(tmpdir(), "openapi-")), "api.json");
+    writeFileSync(json, JSON.stringify({ openapi: "3.0.0", paths: { "/messages": {}, "/example.exampleService/Hello": {}, "/messages.json/{id}": {} } }));
+    expect(await templates(url, { openapi: json })).toEqual(["/messages", "/messages.json/{id}"]);
+    const found = await discovery(httpContext(url, { openapi: json }));
+    expect(found.notes.join()).toMatch(/RPC procedures \(such as \/example\.exampleService\/Hello\) were left out/);
+  });
+
   it("refuses an OpenAPI URL on another origin without sending anything there", async () => {
     const url = await serve({ "/": { body: {} } });
     await expect(discovery(httpContext(url, { openapi: "http://example.invalid/openapi.json" }))).rejects.toMatchObject({ code: "usage" });

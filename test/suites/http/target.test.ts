@@ -4,7 +4,8 @@ import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
 import type { StartedHttpServer } from "../../../fixtures/broken-servers/http/types.js";
-import { createHttpTarget, parseHttpBaseUrl, probeHttpReachable } from "../../../harness/targets/create-http-target.js";
+import { createHttpTarget, probeHttpReachable } from "../../../harness/targets/create-http-target.js";
+import { parseHttpBaseUrl } from "../../../harness/targets/http-base-url.js";
 
 interface Seen {
   method: string;

@@ -12,7 +12,7 @@ export interface DecodedMessage {
 
 export type DecodeResult = { ok: true; message: DecodedMessage } | { ok: false; reason: string };
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const utf8 = new TextEncoder();
 

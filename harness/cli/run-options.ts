@@ -1,0 +1,64 @@
+// What the options of `check` ask the runner for: the gRPC and HTTP targets and the selection, as RunOptions.
+import type { RunOptions } from "../runner.js";
+import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
+import type { HttpRunTarget } from "../session.js";
+import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
+import type { CheckCliOptions } from "./check-options.js";
+import { parseMetadata } from "./metadata.js";
+
+/** The HTTP target as the flags describe it. */
+export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: string | undefined = opts.apiKey): HttpRunTarget {
+  return {
+    baseUrl,
+    collections: opts.collection,
+    ...(opts.openapi !== undefined && { openapi: opts.openapi }),
+    ...(apiKey !== undefined && { apiKey }),
+    ...(opts.apiKeyHeader !== undefined && { apiKeyHeader: opts.apiKeyHeader }),
+    ...(opts.apiKeyIn !== undefined && { apiKeyIn: parseApiKeyPlacement(opts.apiKeyIn) as ApiKeyPlacement }),
+    ...(opts.httpReplica.length > 0 && { replicas: opts.httpReplica }),
+    ...(opts.filter.length > 0 && { filters: opts.filter }),
+    ...(opts.verbs.length > 0 && { verbs: opts.verbs }),
+    ...(opts.allowWord.length > 0 && { allowWords: opts.allowWord }),
+    timeoutMs: opts.timeout,
+    ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
+    ...(opts.rate !== undefined && { rate: opts.rate }),
+  };
+}
+
+export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): RunOptions {
+  const protocol = opts.connect !== undefined ? "connect" : opts.grpcWeb !== undefined ? "grpc-web" : undefined;
+  const grpc: GrpcTargetOptions | undefined = grpcAddress
+    ? {
+        address: grpcAddress,
+        ...(protocol && { protocol }),
+        ...(opts.tls && {
+          tls: {
+            ...(opts.ca !== undefined && { caFile: opts.ca }),
+            ...(opts.cert !== undefined && { certFile: opts.cert }),
+            ...(opts.key !== undefined && { keyFile: opts.key }),
+          },
+        }),
+        ...(opts.authority !== undefined && { authority: opts.authority }),
+        metadata,
+        timeoutMs: opts.timeout,
+        ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
+        ...(opts.rate !== undefined && { rate: opts.rate }),
+      }
+    : undefined;
+  return {
+    ...(opts.contract !== undefined && { contract: opts.contract }),
+    ...(grpc && { grpc }),
+    replicas: opts.replica,
+    ...(opts.replicaMode !== undefined && { replicaMode: opts.replicaMode }),
+    ...(http && { http }),
+    only: opts.only,
+    skip: opts.skip,
+    ...(opts.seed !== undefined && { seed: opts.seed }),
+    runs: opts.runs,
+    concurrency: opts.concurrency,
+    ...(opts.path !== undefined && { path: opts.path }),
+    ...(opts.strict !== undefined && { strict: opts.strict }),
+    profiles: opts.profile === "protocol" ? ["contract", "protocol"] : ["contract"],
+    ...(opts.expectFailures !== undefined && { expectFailures: opts.expectFailures }),
+  };
+}

@@ -1,0 +1,20 @@
+// Runs tasks in the order they were given, at most a fixed number at once.
+
+/** Returns a function that runs each task it is given once fewer than `width` are running, first come first served. */
+export function createLimiter(width: number): <T>(task: () => Promise<T>) => Promise<T> {
+  if (!Number.isInteger(width) || width < 1) throw new RangeError(`concurrency must be a whole number of at least 1, not ${width}`);
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= width) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await task();
+    } finally {
+      // The place passes straight to the next waiter, so that no newcomer overtakes it.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}

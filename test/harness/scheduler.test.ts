@@ -1,0 +1,100 @@
+// The scheduler: a bound on checks in flight, serial checks one at a time within their area, alone checks first with
+// nothing beside them, results in the order given.
+import { describe, expect, it } from "vitest";
+import type { Area, Sharing } from "../../harness/check.js";
+import { createLimiter } from "../../harness/limiter.js";
+import { schedule } from "../../harness/scheduler.js";
+
+interface Item {
+  name: string;
+  area: Area;
+  sharing?: Sharing;
+}
+
+/** Runs the items with a short pause each and records every start and end in order. */
+async function trace(items: Item[], limit: number) {
+  const events: string[] = [];
+  const running = new Set<string>();
+  const overlaps = new Map<string, Set<string>>();
+  let peak = 0;
+  const results = await Promise.all(
+    schedule(items, limit, async (item) => {
+      events.push(`start ${item.name}`);
+      for (const other of running) {
+        overlaps.set(item.name, (overlaps.get(item.name) ?? new Set()).add(other));
+        overlaps.set(other, (overlaps.get(other) ?? new Set()).add(item.name));
+      }
+      running.add(item.name);
+      peak = Math.max(peak, running.size);
+      await new Promise((r) => setTimeout(r, 5));
+      running.delete(item.name);
+      events.push(`end ${item.name}`);
+      return item.name;
+    }),
+  );
+  return { events, overlaps, peak, results };
+}
+
+const grpc = (name: string, sharing?: Sharing): Item => ({ name, area: "grpc", ...(sharing && { sharing }) });
+const http = (name: string, sharing: Sharing = "serial"): Item => ({ name, area: "http", sharing });
+
+describe("schedule", () => {
+  it("keeps at most the limit in flight, and returns results in the order given", async () => {
+    const items = Array.from({ length: 12 }, (_, i) => grpc(`g${i}`));
+    const { peak, results } = await trace(items, 3);
+    expect(peak).toBe(3);
+    expect(results).toEqual(items.map((i) => i.name));
+  });
+
+  it("runs one at a time with a limit of 1, in the order given", async () => {
+    const items = [grpc("a"), http("b"), grpc("c")];
+    const { events } = await trace(items, 1);
+    expect(events).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
+  });
+
+  it("runs serial checks of one area one after another, in order, beside the others", async () => {
+    const items = [http("h1"), grpc("g1"), http("h2"), grpc("g2"), http("h3")];
+    const { events, overlaps } = await trace(items, 8);
+    const starts = events.filter((e) => e.startsWith("start h"));
+    expect(starts).toEqual(["start h1", "start h2", "start h3"]);
+    for (const h of ["h1", "h2", "h3"]) expect([...(overlaps.get(h) ?? [])].filter((o) => o.startsWith("h"))).toEqual([]);
+    // The gRPC checks did run beside them.
+    expect(overlaps.get("g1")?.size ?? 0).toBeGreaterThan(0);
+  });
+
+  it("runs alone checks first, one at a time, with nothing beside them", async () => {
+    const items = [grpc("g1"), grpc("s1", "alone"), http("h1"), grpc("s2", "alone"), grpc("g2")];
+    const { events, overlaps, results } = await trace(items, 8);
+    expect(events.slice(0, 4)).toEqual(["start s1", "end s1", "start s2", "end s2"]);
+    expect(overlaps.get("s1")).toBeUndefined();
+    expect(overlaps.get("s2")).toBeUndefined();
+    expect(results).toEqual(["g1", "s1", "h1", "s2", "g2"]);
+  });
+
+  it("goes on past a check that rejects, and hands the rejection to its caller", async () => {
+    const ran: string[] = [];
+    const promises = schedule([grpc("a", "alone"), http("b"), http("c")], 2, async (item) => {
+      ran.push(item.name);
+      if (item.name !== "c") throw new Error(`${item.name} failed`);
+      return item.name;
+    });
+    await expect(promises[0]).rejects.toThrow("a failed");
+    await expect(promises[1]).rejects.toThrow("b failed");
+    await expect(promises[2]).resolves.toBe("c");
+    expect(ran).toEqual(["a", "b", "c"]);
+  });
+
+  it("refuses a limit that is not a whole number of at least 1", () => {
+    expect(() => schedule([], 0, async () => undefined)).toThrow(RangeError);
+    expect(() => createLimiter(1.5)).toThrow(RangeError);
+  });
+});
+
+describe("createLimiter", () => {
+  it("serves waiters first come first served", async () => {
+    const turn = createLimiter(1);
+    const order: number[] = [];
+    await Promise.all([0, 1, 2, 3].map((i) => turn(async () => (order.push(i), new Promise((r) => setTimeout(r, 1))))));
+    expect(order).toEqual([0, 1, 2, 3]);
+  });
+});
