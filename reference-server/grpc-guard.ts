@@ -3,7 +3,7 @@
 // stream's and session's errors handled, connections and calls in flight capped, header blocks bounded.
 import type http2 from "node:http2";
 import type * as grpc from "@grpc/grpc-js";
-import { capConnections, createShedder, defaultLimits, type ProtectionLimits } from "./protection.js";
+import { capConnections, createShedder, defaultLimits, type ProtectionLimits, type Shedder } from "./protection.js";
 
 /** Encodings grpc-js decompresses; anything else is refused with UNIMPLEMENTED and this list. */
 const SUPPORTED_ENCODINGS = ["identity", "deflate", "gzip"];
@@ -99,6 +99,61 @@ function policePings(session: http2.ServerHttp2Session, options: GuardOptions, i
 
 type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => void;
 
+const PENDING = Symbol("grpc-guard pending");
+
+/** A stream the guard holds until it has judged it, and what it needs to hand the stream to grpc-js. */
+interface Pending {
+  h2: http2.Http2Server;
+  handlers: StreamListener[];
+  headers: http2.IncomingHttpHeaders;
+  rest: unknown[];
+  /** The session's calls in flight. */
+  count: { n: number } | undefined;
+  shedder: Shedder;
+  /** Counted in flight by the shedder, so that its end is counted too. */
+  admitted: boolean;
+  /** The call has no grpc-encoding (or identity): a message flagged compressed is a protocol error. */
+  identity: boolean;
+}
+
+type GuardedStream = http2.ServerHttp2Stream & { [PENDING]: Pending };
+
+const readableState = (stream: http2.ServerHttp2Stream) => (stream as unknown as { _readableState: { ended: boolean } })._readableState;
+
+function forward(stream: GuardedStream, p: Pending): void {
+  if (!answerable(stream)) return;
+  for (const handler of p.handlers) handler.call(p.h2, stream, p.headers, ...p.rest);
+}
+
+/** One listener for everything a stream's end undoes: a stream closes once, and once() wraps and unwraps. */
+function onGuardedClose(this: GuardedStream): void {
+  const p = this[PENDING];
+  if (p.count) p.count.n--;
+  if (p.admitted) p.shedder.done();
+}
+
+/** A unary call whose request ended with no message at all: a cardinality violation (statuscodes.md). */
+function noMessage(stream: http2.ServerHttp2Stream): void {
+  trailersOnly(stream, UNIMPLEMENTED, "a unary call needs exactly one request message, got none");
+}
+
+/** The first bytes of a unary call: judged, then handed back untouched with the stream to grpc-js. */
+function onFirstReadable(this: GuardedStream): void {
+  const chunk = this.read() as Buffer | null;
+  if (chunk === null) {
+    // 'readable' at the end of a stream that brought nothing: no 'end' listener is needed to see it.
+    if (!readableState(this).ended) return;
+    this.off("readable", onFirstReadable);
+    return noMessage(this);
+  }
+  this.off("readable", onFirstReadable);
+  if (chunk[0] === 1 && this[PENDING].identity) {
+    return trailersOnly(this, INTERNAL, "a message flagged compressed on a call without grpc-encoding");
+  }
+  this.unshift(chunk);
+  forward(this, this[PENDING]);
+}
+
 /**
  * Puts the guard in front of grpc-js's stream handler on every HTTP/2 server the grpc-js server has bound.
  * grpc-js keeps those servers in a private field; the pinned version is tested, and a version without it
@@ -118,32 +173,35 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
     capConnections(h2, protection, (reason) => event("connection refused", reason));
     // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
     h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes });
-    const calls = new WeakMap<http2.ServerHttp2Session, number>();
+    // Each session's calls in flight, in a counter object of its own: a WeakMap get and set on every stream's start
+    // and end cost more (seen under load with --cpu-prof).
+    const calls = new WeakMap<http2.ServerHttp2Session, { n: number }>();
     h2.on("session", (session: http2.ServerHttp2Session) => {
       sessions.add(session);
       session.once("close", () => sessions.delete(session));
       // A session error (a protocol violation, nghttp2 refusing a flood of resets) ends that session only.
       session.on("error", (err: Error) => event("session error", errorName(err)));
-      calls.set(session, 0);
-      policePings(session, options, () => calls.get(session) ?? 0);
+      const count = { n: 0 };
+      calls.set(session, count);
+      policePings(session, options, () => count.n);
     });
     const handlers = h2.listeners("stream") as StreamListener[];
     h2.removeAllListeners("stream");
-    h2.on("stream", (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+    const onStreamError = (err: Error) => event("stream error", errorName(err));
+    h2.on("stream", (s: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+      const stream = s as GuardedStream;
       // Until grpc-js takes the stream, nobody else listens: a reset (any code) must end this stream only.
-      stream.on("error", (err: Error) => event("stream error", errorName(err)));
+      stream.on("error", onStreamError);
       const session = stream.session as http2.ServerHttp2Session | undefined;
-      if (session) {
-        calls.set(session, (calls.get(session) ?? 0) + 1);
-        stream.once("close", () => calls.set(session, (calls.get(session) ?? 1) - 1));
-      }
-      const forward = () => {
-        if (!answerable(stream)) return;
-        for (const handler of handlers) handler.call(h2, stream, headers, ...rest);
-      };
+      const count = session && calls.get(session);
+      if (count) count.n++;
+      // What the shared listeners below need, on the stream itself: closures made per stream cost more.
+      const pending: Pending = { h2, handlers, headers, rest, count, shedder, admitted: false, identity: true };
+      stream[PENDING] = pending;
+      stream.on("close", onGuardedClose);
       const contentType = headers["content-type"];
       // Not gRPC at all: grpc-js answers HTTP 415 itself.
-      if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) return forward();
+      if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) return forward(stream, pending);
       if (headers[":method"] !== "POST") {
         if (!answerable(stream)) return;
         stream.respond({ ":status": 405, allow: "POST" }, { endStream: true });
@@ -152,7 +210,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       }
       // node:http2 enforces the advertised limit only once the client has acknowledged it: a client that sends
       // its streams before that gets nghttp2's 64 KiB. Count what arrived (as RFC 9113 §6.5.2 does) and refuse it.
-      const headerBytes = headerListSize(rest[1]);
+      const headerBytes = headerListSize(rest[1], maxHeaderListBytes);
       if (headerBytes > maxHeaderListBytes) {
         event("call refused", `header list of ${headerBytes} bytes`);
         return trailersOnly(stream, RESOURCE_EXHAUSTED, `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`);
@@ -162,33 +220,19 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
         event("call shed", refused);
         return trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`);
       }
-      stream.once("close", () => shedder.done());
+      pending.admitted = true;
       const path = String(headers[":path"] ?? "");
       if (!options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
       const encoding = String(headers["grpc-encoding"] ?? "identity");
       if (!SUPPORTED_ENCODINGS.includes(encoding)) {
         return trailersOnly(stream, UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
       }
-      if (!options.unaryPaths.has(path)) return forward();
+      if (!options.unaryPaths.has(path)) return forward(stream, pending);
+      pending.identity = encoding === "identity";
+      // Headers with END_STREAM: node:http2 ended the stream before handing it over, and no 'readable' will come.
+      if (readableState(stream).ended && stream.readableLength === 0) return noMessage(stream);
       // Read the first bytes before grpc-js does, judge them, and hand them back untouched.
-      const onReadable = () => {
-        const chunk = stream.read() as Buffer | null;
-        if (chunk === null) return;
-        stream.off("readable", onReadable);
-        stream.off("end", onEnd);
-        if (chunk[0] === 1 && encoding === "identity") {
-          return trailersOnly(stream, INTERNAL, "a message flagged compressed on a call without grpc-encoding");
-        }
-        stream.unshift(chunk);
-        forward();
-      };
-      // A unary call whose request ended with no message at all: a cardinality violation (statuscodes.md).
-      const onEnd = () => {
-        stream.off("readable", onReadable);
-        trailersOnly(stream, UNIMPLEMENTED, "a unary call needs exactly one request message, got none");
-      };
-      stream.on("readable", onReadable);
-      stream.once("end", onEnd);
+      stream.on("readable", onFirstReadable);
     });
   }
   return {
@@ -201,9 +245,17 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   };
 }
 
-/** RFC 9113 §6.5.2: the uncompressed size of a header list, each field's name and value plus 32. */
-function headerListSize(rawHeaders: unknown): number {
+/**
+ * RFC 9113 §6.5.2: the uncompressed size of a header list, each field's name and value plus 32; when it is surely
+ * within `limit`, a bound on it that is also within the limit.
+ */
+function headerListSize(rawHeaders: unknown, limit: number): number {
   if (!Array.isArray(rawHeaders)) return 0;
+  // A string of n UTF-16 units is at most 3n bytes of UTF-8: when even that bound is within the limit, the exact
+  // count (a Buffer.byteLength per name and value, on every call) is not needed.
+  let bound = 0;
+  for (const field of rawHeaders) bound += (typeof field === "string" ? 3 * field.length : 0) + 16;
+  if (bound <= limit) return bound;
   let size = 0;
   for (const field of rawHeaders) size += (typeof field === "string" ? Buffer.byteLength(field) : 0) + 16;
   return size;

@@ -1,4 +1,5 @@
 // The reference gRPC server: exampleService.Hello on grpc-js, with health, reflection and explicit limits.
+import { isUtf8 } from "node:buffer";
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
@@ -71,21 +72,73 @@ const REFLECTION_PATHS = [
   "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
 
+/**
+ * The request nearly every client sends, Message with field 1 alone and its length in one or two bytes, decoded
+ * as strictly as decodeMessage does (the length must end exactly at the end, the bytes must be UTF-8, and a leading
+ * byte order mark is left to decodeMessage, whose decoder strips it) but without a reader and a TextDecoder: under
+ * load with --cpu-prof they cost about 0.7 µs a call. Undefined for anything else, which decodeMessage judges.
+ */
+export function commonBody(request: Buffer): string | undefined {
+  const n = request.length;
+  if (n === 0) return "";
+  if (n < 2 || request[0] !== 0x0a) return undefined;
+  const b1 = request[1] as number;
+  let at = 2;
+  let length = b1;
+  if (b1 & 0x80) {
+    const b2 = request[2];
+    if (b2 === undefined || b2 & 0x80) return undefined;
+    length = (b1 & 0x7f) | (b2 << 7);
+    at = 3;
+  }
+  if (at + length !== n) return undefined;
+  if (length >= 3 && request[at] === 0xef && request[at + 1] === 0xbb && request[at + 2] === 0xbf) return undefined;
+  if (!isUtf8(request.subarray(at))) return undefined;
+  return request.toString("utf8", at, n);
+}
+
+/**
+ * encodeMessage's bytes straight into a pooled Buffer, for replies whose length fits in two bytes: a Uint8Array of
+ * its own and a TextEncoder per reply cost about 1.3 µs a call under load (--cpu-prof). The text is valid UTF-8
+ * (it comes from a strictly decoded body), so Buffer's encoder and TextEncoder give the same bytes.
+ */
+export function encodeReply(text: string): Buffer {
+  const length = Buffer.byteLength(text, "utf8");
+  if (length === 0 || length >= 0x4000) {
+    const bytes = encodeMessage(text);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  const head = length < 0x80 ? 2 : 3;
+  const out = Buffer.allocUnsafe(head + length);
+  out[0] = 0x0a; // field 1, length-delimited
+  if (head === 2) out[1] = length;
+  else {
+    out[1] = (length & 0x7f) | 0x80;
+    out[2] = length >>> 7;
+  }
+  out.write(text, head, "utf8");
+  return out;
+}
+
 /** Hello on raw bytes: grpc-js hands over the message as received, and we decode it strictly. */
 function helloHandler(log: Logger, logCalls: boolean): grpc.handleUnaryCall<Buffer, Buffer> {
   return (call, callback) => {
     // The per-call line's clock and fields only when it is written: under load they were pure waste.
     const started = logCalls ? performance.now() : 0;
-    const decoded = decodeMessage(call.request);
     let code: grpc.status = grpc.status.OK;
-    if (!decoded.ok) {
-      // Invalid UTF-8 in a proto3 string is the client's mistake; bytes that are no Message at all are a
-      // protocol error, as grpc-go and grpc-java report a failed parse.
-      code = /UTF-8/.test(decoded.reason) ? grpc.status.INVALID_ARGUMENT : grpc.status.INTERNAL;
-      callback({ code, details: decoded.reason });
+    const common = commonBody(call.request);
+    if (common !== undefined) {
+      callback(null, encodeReply(helloReply(common)));
     } else {
-      const reply = encodeMessage(helloReply(decoded.message.body));
-      callback(null, Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength));
+      const decoded = decodeMessage(call.request);
+      if (!decoded.ok) {
+        // Invalid UTF-8 in a proto3 string is the client's mistake; bytes that are no Message at all are a
+        // protocol error, as grpc-go and grpc-java report a failed parse.
+        code = /UTF-8/.test(decoded.reason) ? grpc.status.INVALID_ARGUMENT : grpc.status.INTERNAL;
+        callback({ code, details: decoded.reason });
+      } else {
+        callback(null, encodeReply(helloReply(decoded.message.body)));
+      }
     }
     if (logCalls) log.debug({ msg: "call", method: "Hello", code: grpc.status[code], requestBytes: call.request.length, ms: Math.round(performance.now() - started) });
   };
