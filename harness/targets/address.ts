@@ -1,5 +1,7 @@
 // Parses a gRPC target address as users write it: host:port, dns:///host:port, unix:///path, [v6]:port.
 import { ConformanceError } from "../errors.js";
+import { hasCredentials, withoutCredentials } from "../_internals/url-credentials.js";
+import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 
 export type ParsedAddress =
   | { kind: "tcp"; host: string; port: number; /** the string grpc-js is given */ grpcTarget: string }
@@ -30,17 +32,9 @@ export function isLocal(parsed: ParsedAddress): boolean {
 
 /** An http(s):// base URL of an RPC target over HTTP (Connect, gRPC-Web), and its host and port as an address. */
 export function parseRpcUrl(url: string, flag: string): { url: URL; address: ParsedAddress } {
-  const bad = (why: string) => new ConformanceError("usage", `${flag} ${url}: ${why}`);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw bad("expected a URL, http://host:port[/prefix]");
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw bad("expected http:// or https://");
-  if (parsed.username !== "" || parsed.password !== "") throw bad("credentials in the URL are not supported (give them with --metadata)");
-  if (parsed.search !== "" || parsed.hash !== "") throw bad("a base URL has no query or fragment");
-  const port = parsed.port !== "" ? parsed.port : parsed.protocol === "https:" ? "443" : "80";
-  const host = parsed.hostname.startsWith("[") ? parsed.hostname : parsed.hostname;
-  return { url: parsed, address: parseAddress(`${host}:${port}`, flag) };
+  // The URL is echoed in errors: one that carries credentials is refused without them.
+  if (hasCredentials(url)) throw new ConformanceError("usage", `${flag} ${withoutCredentials(url)}: credentials in the URL are not supported (give them with --metadata)`);
+  const parsed = parseHttpBaseUrl(url, flag);
+  // URL.hostname keeps an IPv6 address's brackets, as parseAddress wants them.
+  return { url: parsed, address: parseAddress(`${parsed.hostname}:${endpointOf(parsed).port}`, flag) };
 }

@@ -1,6 +1,6 @@
 // Target addresses as users write them, and the one-line errors for the ones that cannot work.
 import { describe, expect, it } from "vitest";
-import { isLocal, parseAddress } from "../../harness/targets/address.js";
+import { isLocal, parseAddress, parseRpcUrl } from "../../harness/targets/address.js";
 
 describe("parseAddress", () => {
   it.each([
@@ -32,5 +32,19 @@ describe("parseAddress", () => {
     expect(isLocal(parseAddress("localhost:1"))).toBe(true);
     expect(isLocal(parseAddress("unix:///s"))).toBe(true);
     expect(isLocal(parseAddress("grpc.example.com:443"))).toBe(false);
+  });
+});
+
+describe("parseRpcUrl (--connect, --grpc-web)", () => {
+  it("reads host and port from a base URL, the scheme's port when none is given", () => {
+    expect(parseRpcUrl("http://127.0.0.1:8080/api", "--connect").address).toMatchObject({ kind: "tcp", host: "127.0.0.1", port: 8080 });
+    expect(parseRpcUrl("https://[::1]", "--grpc-web").address).toMatchObject({ kind: "tcp", host: "::1", port: 443 });
+  });
+
+  it("refuses credentials in the URL without echoing them, and what is no http(s) base URL", () => {
+    expect(() => parseRpcUrl("http://user:s3cret@h:1", "--connect")).toThrow(/^--connect http:\/\/<CREDENTIALS>@h:1: credentials in the URL are not supported \(give them with --metadata\)$/);
+    expect(() => parseRpcUrl("http://user:s3cret@h:1", "--connect")).not.toThrow(/s3cret/);
+    expect(() => parseRpcUrl("ftp://h", "--connect")).toThrow(/only http and https/);
+    expect(() => parseRpcUrl("http://h:1/?q=1", "--grpc-web")).toThrow(/no query or fragment/);
   });
 });
