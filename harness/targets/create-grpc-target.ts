@@ -11,7 +11,7 @@ import type { InMemoryClient } from "./in-memory-client.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions, type TlsOptions } from "./connection.js";
 import { GrpcJsClient, HELLO_PATH } from "./grpc-js-client.js";
-import { Status, statusName, type GrpcTarget, type UnaryResult } from "./grpc-target.js";
+import { droppedBeforeAnswer, Status, statusName, type GrpcTarget, type UnaryResult } from "./grpc-target.js";
 import { probeHandshake } from "./handshake.js";
 import { sendRaw } from "./raw-h2.js";
 
@@ -156,7 +156,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
             // connection failed or dropped before any header got none either.
             (r) =>
               (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) ||
-              (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0),
+              droppedBeforeAnswer(r),
           );
           return { result, crowded: mine.crowded };
         } finally {
@@ -169,7 +169,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       // Either way, from then on the run sends one call at a time, and this one again.
       // A request larger than any served so far is taken at its word: that refusal is most likely a size limit.
       const crowdedOut = (r: UnaryResult) =>
-        (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || (r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0);
+        (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || droppedBeforeAnswer(r);
       // Asked again alone, a refusal that stays is this request's own (a body past a size limit, say): the run
       // goes back to calls side by side.
       let { result, crowded } = limited ? await oneAtATime(once) : await once();

@@ -57,6 +57,9 @@ export interface UnaryResult {
   trailers: Record<string, string[]>;
 }
 
+/** The call got no answer at all: its connection failed or dropped before any header came (the client's status). */
+export const droppedBeforeAnswer = (r: Pick<UnaryResult, "code" | "headers">): boolean => r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0;
+
 /** One length-prefixed gRPC message as it travels: the compressed flag and the payload. */
 export interface GrpcFrame {
   compressed: boolean;

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { fail, pass, type CheckDefinition, type Profile, type Severity } from "../../harness/check.js";
-import { Status, statusText, type UnaryResult } from "../../harness/targets/grpc-target.js";
+import { droppedBeforeAnswer, Status, statusText, type UnaryResult } from "../../harness/targets/grpc-target.js";
 import { asReply, hello, show, target } from "./_internals/calls.js";
 import { compareReplies } from "./_internals/variation.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
@@ -139,7 +139,7 @@ function bodyOf(c: GoldenCase): Uint8Array {
 }
 
 /** Whether the status came from the server, not from the client for want of an answer. */
-const answered = (r: UnaryResult): boolean => r.code !== Status.DEADLINE_EXCEEDED && !(r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0);
+const answered = (r: UnaryResult): boolean => r.code !== Status.DEADLINE_EXCEEDED && !droppedBeforeAnswer(r);
 
 export function goldenCheck(c: GoldenCase): CheckDefinition {
   const onWire = c.request.frames !== undefined || c.request.headers !== undefined;

@@ -3,7 +3,7 @@
 import type { CheckContext } from "../../../harness/check.js";
 import { encodeMessage } from "../../../contract/message.js";
 import { createLimiter } from "../../../harness/limiter.js";
-import { Status } from "../../../harness/targets/grpc-target.js";
+import { droppedBeforeAnswer, Status } from "../../../harness/targets/grpc-target.js";
 import { asReply, hello } from "./calls.js";
 
 const KiB = 1024;
@@ -47,7 +47,7 @@ export function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
     // own connection got no answer at all (a legal cap on connections, say) is asked again on the run's connection.
     const ask = async (size: number, channel: "fresh" | "shared"): Promise<SizeAnswer | undefined> => {
       const result = await hello(ctx, encodeMessage("x".repeat(size)), { channel });
-      if (channel === "fresh" && result.code === Status.UNAVAILABLE && Object.keys(result.headers).length === 0) return undefined;
+      if (channel === "fresh" && droppedBeforeAnswer(result)) return undefined;
       const reply = asReply(result);
       return reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason };
     };
