@@ -22,8 +22,10 @@ export interface ReferenceServerOptions {
   maxReceiveMessageBytes?: number;
   /** Each interface's connections, calls in flight and the shared memory watermark (see protection.ts). */
   protection?: Partial<ProtectionLimits>;
-  /** Largest gRPC header block; default 16 KiB. (HTTP keeps Node's 16 KiB, answered 431.) */
+  /** Largest header block on either interface: gRPC refuses it RESOURCE_EXHAUSTED, HTTP answers 431. Default 16 KiB. */
   maxHeaderListBytes?: number;
+  /** Concurrent streams per gRPC connection, advertised in SETTINGS; default 100 (SERVER_CHANNEL_OPTIONS). */
+  maxConcurrentStreams?: number;
   /** Where the HTTP interface keeps messages: memory: (the default), pglite:DIR, or postgres://... (see open-store.ts). */
   store?: string;
   /** Bounds of the message store; past them a create is answered 507. */
@@ -54,6 +56,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...(options.maxReceiveMessageBytes !== undefined && { maxReceiveMessageBytes: options.maxReceiveMessageBytes }),
     ...(options.protection !== undefined && { protection: options.protection }),
     ...(options.maxHeaderListBytes !== undefined && { maxHeaderListBytes: options.maxHeaderListBytes }),
+    ...(options.maxConcurrentStreams !== undefined && { limits: { "grpc.max_concurrent_streams": options.maxConcurrentStreams } }),
     ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
   };
   // The store first: a database that cannot be reached fails the start before any port is bound.
@@ -73,6 +76,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
       logger,
       ...(options.protection !== undefined && { protection: options.protection }),
+      ...(options.maxHeaderListBytes !== undefined && { maxHeaderBytes: options.maxHeaderListBytes }),
       store,
       // Hello over Connect and gRPC-Web on the HTTP port has the gRPC port's message limit.
       ...(options.maxReceiveMessageBytes !== undefined && { maxMessageBytes: options.maxReceiveMessageBytes }),

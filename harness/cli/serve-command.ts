@@ -20,6 +20,7 @@ interface ServeOptions {
   maxInFlight?: number;
   memoryWatermarkMib?: number;
   maxHeaderBytes?: number;
+  maxStreams?: number;
   storeMaxMessages?: number;
   storeMaxBytes?: number;
   shutdownGrace: number;
@@ -55,7 +56,8 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
   maxConnectionsPerAddress: limit("--max-connections-per-address <n>", "connections from one client address, per interface (default 256)"),
   maxInFlight: limit("--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED or 503 with Retry-After (default 10000)"),
   memoryWatermarkMib: limit("--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"),
-  maxHeaderBytes: limit("--max-header-bytes <n>", "largest gRPC header block; a larger one resets its stream (default 16384)"),
+  maxHeaderBytes: limit("--max-header-bytes <n>", "largest header block: a larger gRPC one is refused RESOURCE_EXHAUSTED (or its stream reset), a larger HTTP one 431 (default 16384)"),
+  maxStreams: limit("--max-streams <n>", "concurrent streams per gRPC connection, advertised in SETTINGS; a peer that opens more has them refused (default 100)"),
   storeMaxMessages: limit("--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"),
   storeMaxBytes: limit("--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"),
 };
@@ -104,6 +106,7 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
         ...(opts.memoryWatermarkMib !== undefined && { memoryWatermarkBytes: opts.memoryWatermarkMib * 1024 * 1024 }),
       },
       ...(opts.maxHeaderBytes !== undefined && { maxHeaderListBytes: opts.maxHeaderBytes }),
+      ...(opts.maxStreams !== undefined && { maxConcurrentStreams: opts.maxStreams }),
       storeLimits: {
         ...(opts.storeMaxMessages !== undefined && { maxMessages: opts.storeMaxMessages }),
         ...(opts.storeMaxBytes !== undefined && { maxBytes: opts.storeMaxBytes }),

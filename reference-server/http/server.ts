@@ -31,6 +31,8 @@ export interface HttpServerOptions extends LogOptions {
   protection?: Partial<ProtectionLimits>;
   /** How long in-flight requests may run on close before their connections are destroyed. Default 5 s. */
   shutdownGraceMs?: number;
+  /** Request headers (with the request line) past this get 431; default Node's 16 KiB. */
+  maxHeaderBytes?: number;
   /** Request bodies past this get 413; default 1 MiB. */
   bodyLimitBytes?: number;
   /** Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4 MiB. */
@@ -73,7 +75,10 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     // A client that trickles its request out does not hold a connection for Node's default five minutes.
     requestTimeout,
     // Node looks for overdue requests every 30 s by default, so a 30 s bound could take a minute: look more often.
-    http: { connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))) },
+    http: {
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+      ...(options.maxHeaderBytes !== undefined && { maxHeaderSize: options.maxHeaderBytes }),
+    },
     // Node's own default: an idle connection costs the server a socket, so it does not stay for fastify's 72 s.
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
     return503OnClosing: true,

@@ -27,9 +27,12 @@ export function cleanUp(): void {
   for (const s of running.splice(0)) s.child.kill("SIGKILL");
 }
 
-/** `serve` on free ports (in memory unless a store is given), optionally under a lower open-file limit; resolves once both ports are printed. */
-export async function serve(args: string[] = [], fileLimit?: number): Promise<Served> {
-  const argv = [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", ...(args.includes("--store") || args.includes("--data-dir") ? [] : ["--store", "memory:"]), ...args];
+/**
+ * `serve` on free ports (in memory unless a store is given), optionally under a lower open-file limit and with
+ * options for node itself; resolves once both ports are printed.
+ */
+export async function serve(args: string[] = [], fileLimit?: number, nodeArgs: string[] = []): Promise<Served> {
+  const argv = [...nodeArgs, `${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", ...(args.includes("--store") || args.includes("--data-dir") ? [] : ["--store", "memory:"]), ...args];
   const child =
     fileLimit === undefined
       ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] })
@@ -64,8 +67,8 @@ export interface Answer {
   ms: number;
 }
 
-/** One Hello on a new connection from `localAddress`, bounded by `withinMs`. */
-export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2"): Promise<Answer> {
+/** One Hello on a new connection from `localAddress`, bounded by `withinMs`, with `metadata` beside the usual headers. */
+export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2", metadata: Record<string, string> = {}): Promise<Answer> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const done = (status: string) => {
@@ -77,7 +80,7 @@ export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress 
     session.on("error", (e) => done(`no answer: ${e.message}`));
     session.on("close", () => done("no answer: connection closed"));
     const timer = setTimeout(() => done(`no answer within ${withinMs} ms`), withinMs);
-    const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+    const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers", ...metadata });
     req.on("error", (e) => done(`no answer: ${e.message}`));
     let headerStatus: string | undefined;
     req.on("response", (h) => (headerStatus = h["grpc-status"] as string | undefined));
@@ -92,9 +95,9 @@ export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress 
 }
 
 /** One HTTP GET on a new connection from `localAddress`, bounded by `withinMs`: the status, or why there was none. */
-export function get(port: number, path: string, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2"): Promise<{ status: string; headers: http.IncomingHttpHeaders; body: string }> {
+export function get(port: number, path: string, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2", headers: Record<string, string> = {}): Promise<{ status: string; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path, localAddress, agent: false, timeout: withinMs }, (res) => {
+    const req = http.get({ host: "127.0.0.1", port, path, localAddress, agent: false, timeout: withinMs, headers }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (body += c));

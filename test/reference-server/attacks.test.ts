@@ -134,6 +134,66 @@ describe("floods", () => {
   });
 });
 
+describe("each limit, set by its flag", () => {
+  it("--max-header-bytes: a header block past it is refused on both ports (RESOURCE_EXHAUSTED, 431), one within it served", async () => {
+    const s = await serve(["--max-header-bytes", "4096"]);
+    const big = { "x-filler": "x".repeat(8000) };
+    const small = { "x-filler": "x".repeat(1000) };
+    expect(await hello(s.grpcPort, undefined, undefined, big)).toMatchObject({ status: "8" });
+    expect(await hello(s.grpcPort, undefined, undefined, small)).toMatchObject({ status: "0" });
+    expect(await get(s.httpPort, "/", undefined, undefined, big)).toMatchObject({ status: "431" });
+    expect(await get(s.httpPort, "/", undefined, undefined, small)).toMatchObject({ status: "200" });
+  });
+
+  it("--max-streams: a connection that opens more streams than it allows is refused, one within it is held, and the server serves on", async () => {
+    const s = await serve(["--max-streams", "2"]);
+    const [within, past] = await Promise.all([connect(s.grpcPort), connect(s.grpcPort)]);
+    await sleep(100); // the server's SETTINGS acknowledged
+    const open = (c: typeof within, ids: number[]) => c.write(...ids.map((id) => frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO))));
+    await Promise.all([open(within, [1, 3]), open(past, [1, 3, 5, 7])]);
+    await sleep(300);
+    // node:http2 (nghttp2) answers streams past an acknowledged limit with GOAWAY, or resets them.
+    const refusals = (c: typeof within) => countFrames(c.received(), FRAME.GOAWAY) + countFrames(c.received(), FRAME.RST_STREAM);
+    expect([refusals(within), refusals(past) > 0]).toEqual([0, true]);
+    expect(s.child.exitCode).toBe(null);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+  });
+
+  it("--memory-watermark-mib: past it, gRPC calls get RESOURCE_EXHAUSTED and HTTP requests 503 with Retry-After", async () => {
+    const s = await serve(["--memory-watermark-mib", "1"]);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "8" });
+    const answer = await get(s.httpPort, "/");
+    expect([answer.status, answer.headers["retry-after"]]).toEqual(["503", "1"]);
+  });
+
+  it("--max-in-flight on HTTP: a request past it gets 503 with Retry-After at once, and requests are served again once the held one ends", async () => {
+    const s = await serve(["--max-in-flight", "1"]);
+    const held = await connectHttp(s.httpPort);
+    held.write("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
+    await sleep(200);
+    const shed = await get(s.httpPort, "/");
+    expect([shed.status, shed.headers["retry-after"]]).toEqual(["503", "1"]);
+    held.destroy();
+    await sleep(200);
+    expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+  });
+
+  it("--max-connections: past the total cap, new connections from any address close at once on both ports", async () => {
+    const s = await serve(["--max-connections", "10"]);
+    const grpcFlood = await Promise.all(Array.from({ length: 20 }, () => connect(s.grpcPort)));
+    const httpFlood = await Promise.all(Array.from({ length: 20 }, () => connectHttp(s.httpPort)));
+    await sleep(300);
+    expect([grpcFlood.filter((c) => !c.socket.destroyed).length, httpFlood.filter((c) => !c.destroyed).length]).toEqual([10, 10]);
+    expect((await hello(s.grpcPort)).status).toMatch(/^no answer/);
+    expect((await get(s.httpPort, "/")).status).toMatch(/^no answer/);
+    for (const c of grpcFlood) c.destroy();
+    for (const c of httpFlood) c.destroy();
+    await sleep(200);
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+    expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+  });
+});
+
 describe("stored data", () => {
   it("a flood of 1 MB POSTs ends in 507 once the store is full and 413 past the body limit, never a crash", async () => {
     const s = await serve(["--store-max-bytes", String(4 * 1024 * 1024)]);
