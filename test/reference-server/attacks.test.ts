@@ -1,6 +1,10 @@
 // The reference server under the attacks independent tools made on it, sent as raw frames and sockets: resets after
 // HEADERS, Rapid Reset, header blocks far past any limit, floods of connections and calls, a slowloris near the
 // descriptor limit, stored data without end, and a stream held over shutdown.
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FLAG, FRAME, frame, grpcRequestHeaders, headersFrames, rstStream } from "../helpers/h2-frames.js";
 import { cleanUp, connect, connectHttp, get, hello, HELLO, mib, post, rssBytes, serve, sleep, type Answer } from "../helpers/serve-process.js";
@@ -243,6 +247,21 @@ describe("shutdown", () => {
     const ms = performance.now() - t0;
     expect(code, s.stderr()).toBe(0);
     expect(ms).toBeLessThan(2000);
+  });
+});
+
+describe("uncaught errors", () => {
+  it("an error nothing handles ends serve loudly: one line naming it, no stack trace, exit 70", async () => {
+    // A fault planted in the process itself, thrown from outside any handler when the test asks for it.
+    const plant = join(tmpdir(), `example-conformance-plant-${process.pid}.mjs`);
+    writeFileSync(plant, `process.on("SIGUSR2", () => setImmediate(() => { throw new Error("planted fault"); }));\n`);
+    const s = await serve([], undefined, ["--import", pathToFileURL(plant).href]).finally(() => rmSync(plant, { force: true }));
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+    s.child.kill("SIGUSR2");
+    const code = await Promise.race([s.exited, sleep(10_000).then(() => "still running after 10 s")]);
+    expect(code, s.stderr()).toBe(70);
+    expect(s.stderr()).toContain("example-conformance: serve: fatal: Error: planted fault; stopping\n");
+    expect(s.stderr()).not.toMatch(/^\s+at /m);
   });
 });
 
