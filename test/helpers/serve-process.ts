@@ -145,4 +145,16 @@ export function post(port: number, body: string): Promise<{ status: number; body
   });
 }
 
+/** One HTTP DELETE: its status. */
+export function del(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, path, method: "DELETE", agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;

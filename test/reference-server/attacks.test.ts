@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FLAG, FRAME, frame, grpcRequestHeaders, headersFrames, rstStream } from "../helpers/h2-frames.js";
-import { cleanUp, connect, connectHttp, get, hello, HELLO, mib, post, rssBytes, serve, sleep, type Answer } from "../helpers/serve-process.js";
+import { cleanUp, connect, connectHttp, del, get, hello, HELLO, mib, post, rssBytes, serve, sleep, type Answer } from "../helpers/serve-process.js";
 
 afterEach(cleanUp);
 
@@ -209,6 +209,20 @@ describe("stored data", () => {
     expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
   });
 
+  it("--store-max-messages: a create past the bound on stored messages gets 507, and a delete makes room again", async () => {
+    const s = await serve(["--store-max-messages", "3"]);
+    const created: string[] = [];
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const answer = await post(s.httpPort, JSON.stringify({ body: `small ${i}` }));
+      statuses.push(answer.status);
+      if (answer.status === 201) created.push((JSON.parse(answer.body) as { id: string }).id);
+    }
+    expect(statuses).toEqual([201, 201, 201, 507, 507]);
+    expect(await del(s.httpPort, `/messages/${created[0] ?? ""}`)).toBe(204);
+    expect((await post(s.httpPort, JSON.stringify({ body: "after a delete" }))).status).toBe(201);
+  });
+
   it("lists the collection in pages linked by rel=next, each message exactly once", async () => {
     const s = await serve();
     const created = new Set<string>();
@@ -229,6 +243,9 @@ describe("stored data", () => {
     expect(seen.length).toBe(250);
     expect(new Set(seen)).toEqual(created);
     expect((await get(s.httpPort, "/messages?limit=0")).status).toBe("400");
+    // A page holds at most 1,000 messages: a client cannot ask for the whole store at once.
+    expect((await get(s.httpPort, "/messages?limit=1000")).status).toBe("200");
+    expect((await get(s.httpPort, "/messages?limit=1001")).status).toBe("400");
     expect((await get(s.httpPort, "/messages?cursor=forged")).status).toBe("400");
   });
 });
