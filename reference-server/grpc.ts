@@ -29,7 +29,7 @@ export interface GrpcServerOptions extends LogOptions {
   limits?: Partial<Record<keyof typeof SERVER_CHANNEL_OPTIONS, number>>;
   /** Connections, calls in flight and the memory watermark; default defaultLimits(). */
   protection?: Partial<ProtectionLimits>;
-  /** Largest header block a call may send; past it the stream is reset. Default 16 KiB. */
+  /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
   maxHeaderListBytes?: number;
 }
 
