@@ -70,6 +70,8 @@ async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? work,
+      // As on a runner: this turns on the check's own github reporter, whose annotations the job shows.
+      GITHUB_ACTIONS: "true",
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summaryFile,
       GITHUB_ACTION_PATH: ROOT,
@@ -140,6 +142,8 @@ describe("action.yml", () => {
     expect(run.summary).toMatch(/\| `grpc\.stateless\.history-independent` \| MUST \| fail \(gating\) \|/);
     expect(run.summary).toMatch(/\| `grpc\.stateless\.deterministic` \| \w+ \| expected-fail \|/);
     expect(run.summary).not.toMatch(/\]\(https|<img/);
+    // The annotations come from the check's github reporter, on the step's log.
+    expect(run.log).toMatch(/^::error title=grpc\.stateless\.history-independent /m);
   }, 120_000);
 
   it("says unreachable, with no report, for a target that is not there", async () => {
