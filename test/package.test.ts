@@ -65,6 +65,15 @@ describe("the packed package", () => {
     expect(stray).toEqual([]);
   });
 
+  it("is what `npm publish --dry-run` would publish, file for file", async () => {
+    // Dry run: nothing leaves the machine. npm still asks the (dead) registry about the version: no retries, no wait.
+    const env = { ...npmEnv, npm_config_fetch_retries: "0" };
+    const published = await run("npm", ["publish", "--dry-run", "--ignore-scripts", "--json", "--registry", NO_REGISTRY], { cwd: ROOT, env, maxBuffer: 1 << 24 });
+    const parsed = JSON.parse(published.stdout) as { files?: { path: string }[] } & Record<string, { files: { path: string }[] }>;
+    const info = parsed.files !== undefined ? parsed : Object.values(parsed)[0];
+    expect(info?.files.map((f) => f.path).sort()).toEqual([...files].sort());
+  }, 60_000);
+
   it("installed with no registry, runs `npx example-conformance check` against its built-in reference server", async () => {
     const check = await run("npx", ["--offline", "example-conformance", "check", "--runs", "5", "--seed", "1"], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
     expect(check.stdout).toMatch(/conformant: no gating check failed \(seed 1\)/);
