@@ -69,8 +69,9 @@ describe("the packed package", () => {
     // Dry run: nothing leaves the machine. npm still asks the (dead) registry about the version: no retries, no wait.
     const env = { ...npmEnv, npm_config_fetch_retries: "0" };
     const published = await run("npm", ["publish", "--dry-run", "--ignore-scripts", "--json", "--registry", NO_REGISTRY], { cwd: ROOT, env, maxBuffer: 1 << 24 });
-    const parsed = JSON.parse(published.stdout) as { files?: { path: string }[] } & Record<string, { files: { path: string }[] }>;
-    const info = parsed.files !== undefined ? parsed : Object.values(parsed)[0];
+    // npm 11 keys the result by the package's name.
+    const parsed = JSON.parse(published.stdout) as Record<string, { files: { path: string }[] }>;
+    const info = Object.values(parsed)[0];
     expect(info?.files.map((f) => f.path).sort()).toEqual([...files].sort());
   }, 60_000);
 
