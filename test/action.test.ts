@@ -70,6 +70,8 @@ async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? work,
+      // As on a runner: this turns on the check's own github reporter, whose annotations the job shows.
+      GITHUB_ACTIONS: "true",
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summaryFile,
       GITHUB_ACTION_PATH: ROOT,
@@ -140,7 +142,23 @@ describe("action.yml", () => {
     expect(run.summary).toMatch(/\| `grpc\.stateless\.history-independent` \| MUST \| fail \(gating\) \|/);
     expect(run.summary).toMatch(/\| `grpc\.stateless\.deterministic` \| \w+ \| expected-fail \|/);
     expect(run.summary).not.toMatch(/\]\(https|<img/);
+    // The annotations come from the check's github reporter, on the step's log.
+    expect(run.log).toMatch(/^::error title=grpc\.stateless\.history-independent /m);
   }, 120_000);
+
+  // Refused before any container starts: each input reaches the check as its flag, and a refusal is a usage error.
+  it.each([
+    [{ image: "example/none:0", grpc: "127.0.0.1:9" }, /--image starts its own target: leave out --grpc/],
+    [{ grpc: "127.0.0.1:9", "grpc-port": "0x" }, /--grpc-port must be a whole number, got "0x"/],
+    [{ grpc: "127.0.0.1:9", "http-port": "8080" }, /--http-port needs --image/],
+    [{ grpc: "127.0.0.1:9", profile: "nope" }, /'--profile <profile>' argument 'nope' is invalid/],
+  ] as [Record<string, string>, RegExp][])("passes %j on as flags, and a refusal is verdict usage-error", async (inputs, message) => {
+    const run = await runAction(inputs);
+    expect(run.code).toBe(2);
+    expect(run.outputs.verdict).toBe("usage-error");
+    expect(run.log).toMatch(message);
+    expect(run.summary).toMatch(/^### example-conformance: usage-error$/m);
+  }, 60_000);
 
   it("says unreachable, with no report, for a target that is not there", async () => {
     const run = await runAction({ grpc: "127.0.0.1:9" });

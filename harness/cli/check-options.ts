@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { DEFAULT_CONCURRENCY } from "../scheduler.js";
+import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "../../suites/http/_internals/path-rules.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
 import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./reporter-option.js";
@@ -77,8 +78,8 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   apiKeyIn: { flags: "--api-key-in <placement>", description: "where the API key goes: header:NAME, bearer (Authorization: Bearer K) or query:NAME (default header:X-API-Key)" },
   httpReplica: { flags: "--http-replica <url>", description: "another instance of the HTTP target: what one stores, each must serve (repeatable)", parse: repeat, default: [] },
   filter: { flags: "--filter <name>", description: "a query parameter that filters a collection, for the rule 11 check (repeatable)", parse: repeat, default: [] },
-  verbs: { flags: "--verbs <words>", description: "words that name an action in a path, replacing the default list: the CRUD verbs, their synonyms and the HTTP method names (comma-separated)", parse: collect, default: [] },
-  allowWord: { flags: "--allow-word <word>", description: "a noun of your interface that the verb rule would flag (repeatable)", parse: repeat, default: [] },
+  verbs: { flags: "--verbs <words>", description: `words that name an action in a path, replacing the default list of the CRUD verbs, their synonyms and the HTTP method names (comma-separated; default ${DEFAULT_VERBS.join(", ")})`, parse: collect, default: [] },
+  allowWord: { flags: "--allow-word <word>", description: `a noun of your interface that the verb rule would flag (repeatable; ${DEFAULT_ALLOWED_WORDS.join(", ")} always allowed)`, parse: repeat, default: [] },
   image: { flags: "--image <image>", description: "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards" },
   grpcPort: shared.grpcPort("with --image: the port the image serves gRPC on", 1, 50051),
   httpPort: shared.httpPort("with --image: the port the image serves its HTTP interface on", 1),

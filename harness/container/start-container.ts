@@ -144,7 +144,8 @@ async function waitUntilServing(address: string, timeoutMs: number, lastLog: () 
   throw new ConformanceError("unreachable", `the container did not answer on ${address} within ${timeoutMs} ms (${why}); its log: ${lastLog() || "empty"}`);
 }
 
-async function healthStatus(address: string): Promise<string> {
+/** The name of the status grpc.health.v1 Check reports for every service, UNIMPLEMENTED without it, or why it is unreadable. */
+export async function healthStatus(address: string): Promise<string> {
   const grpc = await import("@grpc/grpc-js");
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1, "grpc.enable_channelz": 0 });
   try {

@@ -1,4 +1,6 @@
 // `example-conformance lint` and `breaking`: exit codes, messages and formats as a user meets them.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CONTRACTS_DIR } from "../../fixtures/contracts/index.js";
@@ -61,6 +63,21 @@ describe("example-conformance breaking", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/example\.proto:7:1:\[FIELD_NO_DELETE\] Previously present field "1" with name "body"/);
     expect(run.stdout).toMatch(/^ {2}fix: .*`reserved 1;` and `reserved "body";`$/m);
+  });
+
+  it("gives the same fix for a field removed outright, and file and line in the github-actions format", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "body-removed-"));
+    mkdirSync(join(dir, "example"));
+    const proto = readFileSync(join("proto", "example", "example.proto"), "utf8");
+    const removed = proto.replace(/^\s*string body = 1;\n/m, "");
+    expect(removed).not.toBe(proto);
+    writeFileSync(join(dir, "example", "example.proto"), removed);
+    const run = await cli(["breaking", dir, "--against", "proto"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/example\.proto:\d+:\d+:\[FIELD_NO_DELETE\] Previously present field "1" with name "body"/);
+    expect(run.stdout).toMatch(/^ {2}fix: .*`reserved 1;` and `reserved "body";`$/m);
+    const annotations = await cli(["breaking", dir, "--against", "proto", "--format", "github-actions"]);
+    expect(annotations.stdout).toMatch(/^::error file=[^,]*example\/example\.proto,line=\d+,col=\d+,.*field "1" with name "body"/m);
   });
 
   it("refuses config-ignore-yaml, which buf writes for lint only", async () => {

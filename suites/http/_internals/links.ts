@@ -14,6 +14,7 @@ export interface FoundLink {
 const MAX_DEPTH = 24;
 const MAX_LINKS = 1000;
 
+/** The type before any parameters. Not content-type's parse: it throws on `application/json;`, which servers send. */
 export function mediaTypeOf(res: HttpResponse): string {
   return (res.headers["content-type"]?.[0] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }

@@ -27,5 +27,5 @@ export const connectPost = (ctx: CheckContext, message: Uint8Array): Promise<Pla
 export const grpcWebPost = (ctx: CheckContext, message: Uint8Array): Promise<PlainResponse> =>
   exchange(ctx, { headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }, body: frame(0, message) });
 
-/** The media type of a response, lowercased, without parameters. */
+/** The media type of a response, lowercased, without parameters (not content-type's parse, which throws on `a/b;`). */
 export const mediaType = (res: PlainResponse): string => (header(res, "content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
