@@ -1,6 +1,6 @@
 // http.read.after-create: a created message is read back with GET on its own URI, with the body that was sent.
 import { httpCheck, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf } from "./_internals/representation.js";
+import { bodyFieldOf, shownBody } from "./_internals/representation.js";
 
 export const readAfterCreate = httpCheck(
   {
@@ -16,7 +16,7 @@ export const readAfterCreate = httpCheck(
       const read = await p.get(created.uri.path);
       const body = bodyFieldOf(read.res);
       if (read.res.status !== 200) p.problem(`GET ${created.uri.path} (from the ${created.uri.how}) answered ${statusLine(read.res)}, not 200`, read);
-      else if (body !== created.body) p.problem(`GET ${created.uri.path} shows body ${JSON.stringify(body)}, not the ${JSON.stringify(created.body)} that was created`, read);
+      else if (body !== created.body) p.problem(`GET ${created.uri.path} shows ${shownBody(body)}, not the ${JSON.stringify(created.body)} that was created`, read);
       else shown.push(`GET ${created.uri.path} (from the ${created.uri.how}) → 200 with the body sent`);
     }
     return shown.join("; ");

@@ -195,14 +195,25 @@ const CREDENTIALS_KEY = "http.credentials-wanted";
 /**
  * When the target answers its collection 401 or 403 to the run's request (no key given, or the key refused where
  * it was sent), every probe would fail for that one reason: the exchange that shows it, asked once per run;
- * undefined when the collection answers anything else.
+ * undefined when the collection answers anything else. A collection read may be open where writing needs the key,
+ * and every probe creates a message first: so a POST is asked too, with a body no server can store (malformed
+ * JSON), which a server that wants no key refuses with a 400 and creates nothing.
  */
 export function credentialsWanted(p: Probe): Promise<Exchange | undefined> {
   let memo = p.ctx.memo.get(CREDENTIALS_KEY) as Promise<Exchange | undefined> | undefined;
   if (!memo) {
     const c = p.collections[0] as string;
-    const req: HttpRequest = { method: "GET", path: c, headers: { accept: JSON_TYPE } };
-    memo = p.target.request(req).then((res) => (res.status === 401 || res.status === 403 ? { req, res } : undefined));
+    const asks: HttpRequest[] = [
+      { method: "GET", path: c, headers: { accept: JSON_TYPE } },
+      { method: "POST", path: c, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' },
+    ];
+    memo = (async () => {
+      for (const req of asks) {
+        const res = await p.target.request(req);
+        if (res.status === 401 || res.status === 403) return { req, res };
+      }
+      return undefined;
+    })();
     p.ctx.memo.set(CREDENTIALS_KEY, memo);
   }
   return memo;

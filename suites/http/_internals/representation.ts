@@ -58,3 +58,6 @@ export function bodyFieldOf(res: HttpResponse): string | undefined {
   // An empty XML element parses to "".
   return body === undefined || body === null ? undefined : typeof body === "object" ? undefined : String(body);
 }
+
+/** What a representation showed of the body, for a message: the value quoted, or that it had none. */
+export const shownBody = (body: string | undefined): string => (body === undefined ? "no body" : `body ${JSON.stringify(body)}`);

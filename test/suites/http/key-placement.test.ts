@@ -2,7 +2,7 @@
 // parameter; the options that say so; a target that wants a key the run was not given.
 import * as http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
+import { listen, startBaseServer } from "../../../fixtures/broken-servers/http/_base/server.js";
 import type { StartedHttpServer } from "../../../fixtures/broken-servers/http/types.js";
 import { httpImplementation, type RunningHttpImplementation } from "../../../fixtures/implementations/http/index.js";
 import { createHttpTarget } from "../../../harness/targets/create-http-target.js";
@@ -91,6 +91,31 @@ describe("check's options for HTTP targets", () => {
     expect(auth).toMatchObject({ status: "error", message: expect.stringMatching(/^the target wants credentials \(GET \/messages → 401 Unauthorized\): pass --api-key K/) });
     const others = run.report.checks.filter((c) => c.id !== "http.auth.api-key");
     expect(others.every((c) => c.status === "skip" && c.message.startsWith("the target wants credentials"))).toBe(true);
+  });
+
+  it("says it once too when reading is open and only writing wants the key, where every probe's create would fail", async () => {
+    // The base server wants its key everywhere; in front of it, reads are let through with the key added.
+    const backend = await startBaseServer({ apiKey: "write-key" });
+    try {
+      const back = new URL(backend.url);
+      server = await listen(http.createServer((req, res) => {
+        const headers = { ...req.headers, ...(req.method === "GET" || req.method === "HEAD" ? { "x-api-key": "write-key" } : {}) };
+        const forward = http.request({ host: back.hostname, port: back.port, path: req.url, method: req.method, headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+          answer.pipe(res);
+        });
+        req.pipe(forward);
+      }));
+      const run = await checkVerdicts(["--http", server.url, "--only", "http.*"]);
+      expect(run.failed).toEqual(["http.auth.api-key"]);
+      expect(run.report.checks.find((c) => c.id === "http.auth.api-key")).toMatchObject({
+        status: "error",
+        message: expect.stringMatching(/^the target wants credentials \(POST \/messages → 401 Unauthorized\): pass --api-key K/),
+      });
+      expect(run.report.checks.filter((c) => c.id !== "http.auth.api-key").every((c) => c.status === "skip" && c.message.startsWith("the target wants credentials"))).toBe(true);
+    } finally {
+      await backend.close();
+    }
   });
 
   it("says once that the target refuses the key when it is sent where the target does not look", async () => {
