@@ -177,6 +177,30 @@ describe("target text in every medium", () => {
   });
 });
 
+describe("a container's log lines (--image), which the target writes", () => {
+  const withLog: RunReport = { ...report, target: { ...report.target, image: "hostile:latest" }, containerLog: [PAYLOAD, HEADER_PAYLOAD, HUGE_PAYLOAD] };
+
+  it("reach the console one line each, inert and cut, before the real verdict line", () => {
+    let out = "";
+    void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(withLog);
+    for (const b of RAW_BYTES_FORBIDDEN) expect(out).not.toContain(b);
+    expect(out).not.toMatch(/^(::|conformant|PASS)/m);
+    const log = out.slice(out.indexOf("container log of hostile:latest (last 3 lines):\n")).split("\n");
+    expect(log.slice(1, 4).every((l) => l.startsWith("  hostile "))).toBe(true);
+    expect(log[3]).toMatch(/\.\.\. \(\d+ more bytes\)$/);
+    expect(out.trimEnd().split("\n").at(-1)).toMatch(/^not conformant: /);
+  });
+
+  it("reach the HTML page with no raw control character or markup, and the JSON whole", () => {
+    const html = toHtml(withLog);
+    expect(html).toContain("Container log (last 3 lines)");
+    // eslint-disable-next-line no-control-regex
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202e\u2066\ufffe]/);
+    expect(html).not.toMatch(/<(script|img)\b/i);
+    expect((JSON.parse(toJson(withLog)) as RunReport).containerLog).toEqual(withLog.containerLog);
+  });
+});
+
 describe("verdict kinds", () => {
   const base = { ...report, exitCode: 0 as const, checks: [result({})], unjudged: [], waivers: [] };
   const cases: [string, RunReport, RegExp, RegExp][] = [
