@@ -121,6 +121,7 @@ describe("target text in every medium", () => {
     const cutText = neutralise("é".repeat(2000));
     expect(cutText).toMatch(/^(é){512}\.\.\. \(2976 more bytes\)$/);
     expect(neutralise("a\nb\x1bc", { multiline: true })).toBe("a\nb\\x1bc");
+    expect(neutralise("::a\n::stop-commands::t", { multiline: true })).toBe("\\x3a:a\n\\x3a:stop-commands::t");
   });
 
   it("the console gets no raw control character, one line per text, and the real verdict line last", () => {
@@ -164,6 +165,8 @@ describe("target text in every medium", () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
     expect(xml).not.toContain("<![CDATA[");
     expect(xml).toContain('name="verdict" value="not conformant"');
+    // Printed to stdout (no --report-junit file) or by a CI step, no line of it is a workflow command.
+    expect(xml).not.toMatch(/^::/m);
   });
 
   it("HTML has no raw control character and no executable markup", () => {
@@ -174,6 +177,7 @@ describe("target text in every medium", () => {
     expect(html).not.toMatch(/<(script|img|iframe|a)\b/i);
     expect(html).not.toMatch(/<[^>]*\s(on\w+|src|href)=/i);
     expect(html).toContain("&lt;script&gt;");
+    expect(html).not.toMatch(/^::/m);
   });
 });
 
