@@ -227,8 +227,17 @@ describe("verdict kinds", () => {
     void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(r);
     expect(out).toMatch(line);
     expect(JSON.parse(toJson(r))).toMatchObject({ verdict: kind, selection: r.selection, waivers: r.waivers, unjudged: r.unjudged, scope: r.scope });
-    expect(toJunit(r)).toContain(`name="verdict" value="${kind}"`);
+    const junit = toJunit(r);
+    expect(junit).toContain(`name="verdict" value="${kind}"`);
+    // The certificate's particulars, in JUnit and on the page: profile, strictness, scope, selection, waivers, unjudged.
+    for (const p of ['name="profiles" value="contract"', 'name="strict" value="false"', 'name="interfaces" value="grpc"', `name="only" value="${r.selection.only.join(",")}"`])
+      expect(junit).toContain(p);
+    for (const w of r.waivers) expect(junit).toContain(`name="waiver.${w.id}" value="${w.pattern}: ${w.reason}"`);
+    for (const u of r.unjudged) expect(junit).toContain(`name="unjudged.${u.id}" value="${u.why}: ${u.reason}"`);
     const html = toHtml(r);
+    expect(html).toContain("contract profile");
+    expect(html).toContain("gRPC 127.0.0.1:5, the contract proto (shipped)");
+    expect(html).toContain(r.selection.only.length > 0 ? `--only ${r.selection.only.join(",")}` : "every check");
     expect(html).toMatch(banner);
     if (kind !== "conformant") expect(html).not.toMatch(/>Conformant: /);
     for (const w of r.waivers) expect(html).toContain(w.reason);
