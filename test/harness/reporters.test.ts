@@ -178,6 +178,9 @@ describe("target text in every medium", () => {
     expect(html).not.toMatch(/<[^>]*\s(on\w+|src|href)=/i);
     expect(html).toContain("&lt;script&gt;");
     expect(html).not.toMatch(/^::/m);
+    // Long text wraps inside its cell: fixed table layout, and every cell, code and pre block breaks anywhere.
+    expect(html).toMatch(/table\{[^}]*table-layout:fixed/);
+    for (const sel of ["th,td", "code", "pre"]) expect(html).toMatch(new RegExp(`(^|\\})${sel}\\{[^}]*overflow-wrap:anywhere`, "m"));
   });
 });
 
