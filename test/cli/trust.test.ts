@@ -3,9 +3,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import http2 from "node:http2";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
+import { listenTracked } from "../../fixtures/_internals/listen-tracked.js";
 import { cli } from "../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 
@@ -50,6 +52,46 @@ describe("replay lines", () => {
     expect(again.code).toBe(1);
     expect(again.stdout).toMatch(/^FAIL grpc\.stateless\.deterministic /m);
     expect(again.stdout).toMatch(/^not conformant: 1 gating check\(s\) failed \(seed 11\)$/m);
+  });
+});
+
+describe("a replay of a failure that only --timeout makes", () => {
+  it("keeps --timeout, so it fails the same way, where the default bound would pass", async () => {
+    // Every second call is answered after 400 ms: a failure under --timeout 150ms, none under the default 5s.
+    let n = 0;
+    const server = http2.createServer();
+    server.on("stream", (stream) => {
+      stream.on("error", () => undefined);
+      stream.resume();
+      stream.on("end", () => {
+        const timer = setTimeout(() => {
+          if (stream.destroyed) return;
+          stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+          stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+          const body = encodeMessage("hello");
+          const prefix = Buffer.alloc(5);
+          prefix.writeUInt32BE(body.length, 1);
+          stream.end(Buffer.concat([prefix, Buffer.from(body)]));
+        }, n++ % 2 === 1 ? 400 : 0);
+        stream.on("close", () => clearTimeout(timer));
+      });
+    });
+    const slow = await listenTracked(server);
+    try {
+      const first = await cli(["check", "--grpc", slow.address, "--only", "grpc.defaults.decodes", "--timeout", "150ms", "--runs", "4", "--seed", "5"]);
+      expect(first.code).toBe(1);
+      expect(first.stdout).toMatch(/^FAIL grpc\.defaults\.decodes .*DEADLINE_EXCEEDED/m);
+      const replay = /^ {5}replay: (.*)$/m.exec(first.stdout)?.[1] as string;
+      expect(replay).toBe(`npx example-conformance check --grpc ${slow.address} --timeout 150ms --runs 4 --only grpc.defaults.decodes --seed 5`);
+      const again = await cli(shellWords(replay).slice(2));
+      expect(again.code).toBe(1);
+      expect(again.stdout).toMatch(/^FAIL grpc\.defaults\.decodes .*DEADLINE_EXCEEDED/m);
+      // Without the flag the same check passes: the replay reproduces only because it kept it.
+      const withoutTimeout = await cli(["check", "--grpc", slow.address, "--only", "grpc.defaults.decodes", "--runs", "4", "--seed", "5"]);
+      expect(withoutTimeout.stdout).toMatch(/^PASS grpc\.defaults\.decodes/m);
+    } finally {
+      await slow.close();
+    }
   });
 });
 

@@ -108,6 +108,16 @@ describe("check against targets whose every text channel is hostile", () => {
   });
 });
 
+describe("a report document written to stdout under GitHub Actions", () => {
+  it.each(["junit", "html"])("--reporter %s: no line of it is a workflow command, nor holds a raw control byte", async (reporter) => {
+    const doc = await runCliProcess(["check", "--grpc", grpc.address, "--http", http.url, "--timeout", "2s", "--seed", "1", "--reporter", reporter], { GITHUB_ACTIONS: "true" });
+    expect(doc.code).toBe(1);
+    expect(doc.stdout).toContain("stop-commands");
+    expect(doc.stdout).not.toMatch(/^::/m);
+    for (const b of RAW_BYTES_FORBIDDEN) expect(doc.stdout + doc.stderr).not.toContain(b);
+  });
+});
+
 describe("load against a hostile gRPC target", () => {
   it("reports the errors it answers with, by status, inert, exit 1 (it answered: it is not unreachable)", async () => {
     const load = await runCliProcess(["load", "--grpc", grpc.address, "--duration", "1s", "--timeout", "2s"], { GITHUB_ACTIONS: "true" });

@@ -121,6 +121,7 @@ describe("target text in every medium", () => {
     const cutText = neutralise("é".repeat(2000));
     expect(cutText).toMatch(/^(é){512}\.\.\. \(2976 more bytes\)$/);
     expect(neutralise("a\nb\x1bc", { multiline: true })).toBe("a\nb\\x1bc");
+    expect(neutralise("::a\n::stop-commands::t", { multiline: true })).toBe("\\x3a:a\n\\x3a:stop-commands::t");
   });
 
   it("the console gets no raw control character, one line per text, and the real verdict line last", () => {
@@ -164,6 +165,8 @@ describe("target text in every medium", () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
     expect(xml).not.toContain("<![CDATA[");
     expect(xml).toContain('name="verdict" value="not conformant"');
+    // Printed to stdout (no --report-junit file) or by a CI step, no line of it is a workflow command.
+    expect(xml).not.toMatch(/^::/m);
   });
 
   it("HTML has no raw control character and no executable markup", () => {
@@ -174,6 +177,34 @@ describe("target text in every medium", () => {
     expect(html).not.toMatch(/<(script|img|iframe|a)\b/i);
     expect(html).not.toMatch(/<[^>]*\s(on\w+|src|href)=/i);
     expect(html).toContain("&lt;script&gt;");
+    expect(html).not.toMatch(/^::/m);
+    // Long text wraps inside its cell: fixed table layout, and every cell, code and pre block breaks anywhere.
+    expect(html).toMatch(/table\{[^}]*table-layout:fixed/);
+    for (const sel of ["th,td", "code", "pre"]) expect(html).toMatch(new RegExp(`(^|\\})${sel}\\{[^}]*overflow-wrap:anywhere`, "m"));
+  });
+});
+
+describe("a container's log lines (--image), which the target writes", () => {
+  const withLog: RunReport = { ...report, target: { ...report.target, image: "hostile:latest" }, containerLog: [PAYLOAD, HEADER_PAYLOAD, HUGE_PAYLOAD] };
+
+  it("reach the console one line each, inert and cut, before the real verdict line", () => {
+    let out = "";
+    void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(withLog);
+    for (const b of RAW_BYTES_FORBIDDEN) expect(out).not.toContain(b);
+    expect(out).not.toMatch(/^(::|conformant|PASS)/m);
+    const log = out.slice(out.indexOf("container log of hostile:latest (last 3 lines):\n")).split("\n");
+    expect(log.slice(1, 4).every((l) => l.startsWith("  hostile "))).toBe(true);
+    expect(log[3]).toMatch(/\.\.\. \(\d+ more bytes\)$/);
+    expect(out.trimEnd().split("\n").at(-1)).toMatch(/^not conformant: /);
+  });
+
+  it("reach the HTML page with no raw control character or markup, and the JSON whole", () => {
+    const html = toHtml(withLog);
+    expect(html).toContain("Container log (last 3 lines)");
+    // eslint-disable-next-line no-control-regex
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202e\u2066\ufffe]/);
+    expect(html).not.toMatch(/<(script|img)\b/i);
+    expect((JSON.parse(toJson(withLog)) as RunReport).containerLog).toEqual(withLog.containerLog);
   });
 });
 
@@ -199,8 +230,17 @@ describe("verdict kinds", () => {
     void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(r);
     expect(out).toMatch(line);
     expect(JSON.parse(toJson(r))).toMatchObject({ verdict: kind, selection: r.selection, waivers: r.waivers, unjudged: r.unjudged, scope: r.scope });
-    expect(toJunit(r)).toContain(`name="verdict" value="${kind}"`);
+    const junit = toJunit(r);
+    expect(junit).toContain(`name="verdict" value="${kind}"`);
+    // The certificate's particulars, in JUnit and on the page: profile, strictness, scope, selection, waivers, unjudged.
+    for (const p of ['name="profiles" value="contract"', 'name="strict" value="false"', 'name="interfaces" value="grpc"', `name="only" value="${r.selection.only.join(",")}"`])
+      expect(junit).toContain(p);
+    for (const w of r.waivers) expect(junit).toContain(`name="waiver.${w.id}" value="${w.pattern}: ${w.reason}"`);
+    for (const u of r.unjudged) expect(junit).toContain(`name="unjudged.${u.id}" value="${u.why}: ${u.reason}"`);
     const html = toHtml(r);
+    expect(html).toContain("contract profile");
+    expect(html).toContain("gRPC 127.0.0.1:5, the contract proto (shipped)");
+    expect(html).toContain(r.selection.only.length > 0 ? `--only ${r.selection.only.join(",")}` : "every check");
     expect(html).toMatch(banner);
     if (kind !== "conformant") expect(html).not.toMatch(/>Conformant: /);
     for (const w of r.waivers) expect(html).toContain(w.reason);

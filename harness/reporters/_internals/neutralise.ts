@@ -36,7 +36,11 @@ export function cut(text: string, max: number = MAX_SHOWN_BYTES): string {
 }
 
 export interface NeutraliseOptions {
-  /** Keep line feeds (for media where a line cannot start a command: HTML, XML text); default false. */
+  /**
+   * Keep line feeds (HTML, XML text); default false. A colon that would begin a line is shown escaped (`\x3a`):
+   * a document printed to stdout, or a report file printed in a CI job, is read line by line by a GitHub runner,
+   * where a line that begins with `::` is a workflow command.
+   */
   multiline?: boolean;
   /** Bound in UTF-8 bytes before escaping; default MAX_SHOWN_BYTES. */
   max?: number;
@@ -51,7 +55,7 @@ export function neutralise(text: string, options: NeutraliseOptions = {}): strin
   if (options.multiline) {
     return shown
       .split("\n")
-      .map((line) => line.replace(UNSAFE, escapeChar))
+      .map((line) => line.replace(UNSAFE, escapeChar).replace(/^:/, "\\x3a"))
       .join("\n");
   }
   return shown.replace(UNSAFE, escapeChar);

@@ -42,13 +42,34 @@ const cause = (err: unknown): string => {
 /** The flag and path as the user wrote them: `--report-json out.json`, `--reporter json=out.json`. */
 const named = (flag: string, path: string): string => (flag.endsWith("=") ? `${flag}${path}` : `${flag} ${path}`);
 
-function bounded<T>(what: Promise<T>, flag: string, path: string, timeoutMs: number): Promise<T> {
+function bounded<T>(what: (signal: AbortSignal) => Promise<T>, flag: string, path: string, timeoutMs: number): Promise<T> {
+  const stop = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConformanceError("usage", `${named(flag, path)}: cannot write: no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    timer = setTimeout(() => {
+      stop.abort();
+      reject(new ConformanceError("usage", `${named(flag, path)}: cannot write: no answer within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
     timer.unref();
   });
-  return Promise.race([what, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([what(stop.signal), timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Writes every byte: a pipe opened O_NONBLOCK takes a part of a long report per write, or none while its reader is
+ * behind (EAGAIN), so the rest is written as it drains, until the bound stops it.
+ */
+async function writeAll(handle: FileHandle, bytes: Buffer, position: number | null, signal: AbortSignal): Promise<void> {
+  let done = 0;
+  while (done < bytes.length && !signal.aborted) {
+    try {
+      const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position === null ? null : position + done);
+      done += bytesWritten;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 }
 
 /**
@@ -67,10 +88,10 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
   let wrote = false;
   try {
     handle = await bounded(
-      (async () => {
+      async () => {
         await mkdir(dirname(path), { recursive: true });
         return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
-      })(),
+      },
       flag,
       path,
       timeoutMs,
@@ -86,11 +107,11 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
     async write(text) {
       try {
         await bounded(
-          (async () => {
+          async (signal) => {
             if (regular) await handle.truncate(0);
-            await handle.write(text, regular ? 0 : null, "utf8");
-            wrote = true;
-          })(),
+            await writeAll(handle, Buffer.from(text, "utf8"), regular ? 0 : null, signal);
+            wrote = !signal.aborted;
+          },
           flag,
           path,
           timeoutMs,
