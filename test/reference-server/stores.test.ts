@@ -238,6 +238,38 @@ describe.skipIf(pgMissing !== undefined)(`serve --workers on one PostgreSQL${pgM
   });
 });
 
+describe.skipIf(pgMissing !== undefined)(`shutdown on PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
+  it("on SIGTERM finishes a request still waiting on the database before it closes the pool, then exits 0", async () => {
+    const url = await (pg as TestPostgres).createDatabase("drain");
+    const s = await serve(["--store", url, "--shutdown-grace", "10s"]);
+    const { id } = await create(s, "before shutdown");
+    // Another session holds the table, so the PUT waits inside the server (its read, then its write, need the
+    // database) until that session lets go, after SIGTERM.
+    const { default: pgClient } = await import("pg");
+    const holder = new pgClient.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("lock table messages in access exclusive mode");
+      const putting = put(s, id as string, "written during shutdown");
+      await sleep(300);
+      s.child.kill("SIGTERM");
+      await sleep(700);
+      await holder.query("commit");
+      expect(await putting).toBe(200);
+      // Well inside pg's 10 s idle timeout: the process ends because its pool was closed, not because it idled out.
+      expect(await Promise.race([s.exited, sleep(8000).then(() => "still running 8 s after SIGTERM")])).toBe(0);
+      expect((await holder.query("select body from messages where id = $1", [id])).rows).toEqual([{ body: "written during shutdown" }]);
+      // Its sessions end with it (a backend goes a moment after its client).
+      const sessions = async () => Number((await holder.query("select count(*)::int as n from pg_stat_activity where datname = 'drain' and pid <> pg_backend_pid()")).rows[0].n);
+      for (let i = 0; i < 20 && (await sessions()) > 0; i++) await sleep(100);
+      expect(await sessions()).toBe(0);
+    } finally {
+      await holder.end();
+    }
+  }, 60_000);
+});
+
 describe("serve's default store", () => {
   it("is embedded and durable: with --data-dir, messages outlive a restart", async () => {
     const dir = dataDir();
@@ -258,6 +290,7 @@ describe("a store that cannot be opened", () => {
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/cannot be used/);
     expect(run.stderr).not.toMatch(/s3cret/);
+    expect(run.stderr).toContain("the store postgres://u:***@127.0.0.1:1/db cannot be used: connect ECONNREFUSED");
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });
 
