@@ -161,6 +161,28 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     expect((await read(b, id as string)).status).toBe(404);
   }, 60_000);
 
+  it("apply the migrations once when eight open an empty database at the same moment", async () => {
+    const url = await (pg as TestPostgres).createDatabase("migrations");
+    // In one process, so that the eight really race (processes started together begin hundreds of ms apart).
+    const { openStore } = await import("../../reference-server/http/open-store.js");
+    const stores = await Promise.allSettled(Array.from({ length: 8 }, () => openStore(url, { poolSize: 1 })));
+    const opened = stores.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    try {
+      expect(stores.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      const { default: pgClient } = await import("pg");
+      const client = new pgClient.Client({ connectionString: url });
+      await client.connect();
+      try {
+        expect((await client.query("select version from schema_migrations order by version")).rows).toEqual([{ version: 1 }]);
+        expect((await client.query("select messages, bytes from store_usage")).rows).toEqual([{ messages: "0", bytes: "0" }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all(opened.map((s) => s.close()));
+    }
+  }, 60_000);
+
   it("pass the whole catalogue with the cross-replica checks, where two replicas on separate memory stores fail exactly the HTTP replica check", async () => {
     const url = (pg as TestPostgres).url;
     const [a, b] = await Promise.all([serve(["--store", url]), serve(["--store", url])]);
