@@ -104,7 +104,7 @@ describe.each(STORES)("the $name store", (store) => {
     expect(run.code).toBe(0);
   }, 120_000);
 
-  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a stale If-Match with 412", async () => {
+  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a stale If-Match with 412 on PUT and DELETE, checked as it writes", async () => {
     const s = await serve(["--store", store.url()]);
     const { id, etag } = await create(s, "raced");
     const written = Array.from({ length: 20 }, (_, i) => `writer ${i}`);
@@ -114,6 +114,14 @@ describe.each(STORES)("the $name store", (store) => {
     expect(written).toContain(after.body);
     expect(await put(s, id as string, "stale", etag)).toBe(412);
     expect(await put(s, id as string, "fresh", after.etag)).toBe(200);
+    // Writers that all read one version and each say so: the store checks it as it writes, so only one wins.
+    const current = (await read(s, id as string)).etag;
+    const guarded = await Promise.all(Array.from({ length: 10 }, (_, i) => put(s, id as string, `guarded ${i}`, current)));
+    expect(guarded.filter((c) => c === 200)).toHaveLength(1);
+    expect(guarded.filter((c) => c === 412)).toHaveLength(9);
+    expect(await remove(s, id as string, current)).toBe(412);
+    expect((await read(s, id as string)).body).toMatch(/^guarded \d$/);
+    expect(await remove(s, id as string, (await read(s, id as string)).etag)).toBe(204);
 
     const victim = (await create(s, "victim")).id as string;
     const race = await Promise.all([remove(s, victim), ...Array.from({ length: 10 }, (_, i) => put(s, victim, `late ${i}`))]);
