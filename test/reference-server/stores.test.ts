@@ -233,6 +233,13 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     phase = "down";
     await sleep(2500);
     seenHealth.push(await health(s));
+    // Reads too: a list and a single message are 503 with Retry-After while the database is away, not 500 or 404.
+    const readsDown = await Promise.all([`${base(s)}/messages`, `${base(s)}/messages/00000000-0000-4000-8000-000000000000`].map(async (u) => {
+      const res = await fetch(u, { signal: AbortSignal.timeout(10_000) });
+      await res.arrayBuffer();
+      return [res.status, res.headers.get("retry-after")];
+    }));
+    expect(readsDown).toEqual([[503, "1"], [503, "1"]]);
     await (pg as TestPostgres).start();
     phase = "up";
     for (let i = 0; i < 50 && (await health(s)) !== "1"; i++) await sleep(100);
