@@ -15,7 +15,8 @@ export interface OpenStoreOptions {
 export function redactStoreUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password !== "") u.password = "<password>";
+    // "***" survives URL encoding as it is (a "<password>" would print as %3Cpassword%3E).
+    if (u.password !== "") u.password = "***";
     return u.toString();
   } catch {
     return url.replace(/\/\/[^@/]*@/, "//<credentials>@");

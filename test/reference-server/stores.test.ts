@@ -104,7 +104,7 @@ describe.each(STORES)("the $name store", (store) => {
     expect(run.code).toBe(0);
   }, 120_000);
 
-  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a stale If-Match with 412", async () => {
+  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a stale If-Match with 412 on PUT and DELETE, checked as it writes", async () => {
     const s = await serve(["--store", store.url()]);
     const { id, etag } = await create(s, "raced");
     const written = Array.from({ length: 20 }, (_, i) => `writer ${i}`);
@@ -114,6 +114,14 @@ describe.each(STORES)("the $name store", (store) => {
     expect(written).toContain(after.body);
     expect(await put(s, id as string, "stale", etag)).toBe(412);
     expect(await put(s, id as string, "fresh", after.etag)).toBe(200);
+    // Writers that all read one version and each say so: the store checks it as it writes, so only one wins.
+    const current = (await read(s, id as string)).etag;
+    const guarded = await Promise.all(Array.from({ length: 10 }, (_, i) => put(s, id as string, `guarded ${i}`, current)));
+    expect(guarded.filter((c) => c === 200)).toHaveLength(1);
+    expect(guarded.filter((c) => c === 412)).toHaveLength(9);
+    expect(await remove(s, id as string, current)).toBe(412);
+    expect((await read(s, id as string)).body).toMatch(/^guarded \d$/);
+    expect(await remove(s, id as string, (await read(s, id as string)).etag)).toBe(204);
 
     const victim = (await create(s, "victim")).id as string;
     const race = await Promise.all([remove(s, victim), ...Array.from({ length: 10 }, (_, i) => put(s, victim, `late ${i}`))]);
@@ -149,6 +157,11 @@ describe.each(STORES)("the $name store", (store) => {
   }, 90_000);
 });
 
+// Outside CI, without PostgreSQL, its store's tests are listed as skipped with what to install, like those below.
+describe.runIf(pgMissing !== undefined)(`the PostgreSQL store (skipped: ${pgMissing})`, () => {
+  it.skip("passes the gRPC and HTTP catalogue, leaves one of racing writes, and keeps acknowledged writes through SIGKILL");
+});
+
 describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
   it("started at once on an empty database, migrate it once and serve one resource space: what one creates the other reads, replaces and deletes", async () => {
     const url = await (pg as TestPostgres).createDatabase("replicas");
@@ -159,6 +172,28 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     expect(await read(a, id as string)).toMatchObject({ body: "changed on B" });
     expect(await remove(a, id as string)).toBe(204);
     expect((await read(b, id as string)).status).toBe(404);
+  }, 60_000);
+
+  it("apply the migrations once when eight open an empty database at the same moment", async () => {
+    const url = await (pg as TestPostgres).createDatabase("migrations");
+    // In one process, so that the eight really race (processes started together begin hundreds of ms apart).
+    const { openStore } = await import("../../reference-server/http/open-store.js");
+    const stores = await Promise.allSettled(Array.from({ length: 8 }, () => openStore(url, { poolSize: 1 })));
+    const opened = stores.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    try {
+      expect(stores.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      const { default: pgClient } = await import("pg");
+      const client = new pgClient.Client({ connectionString: url });
+      await client.connect();
+      try {
+        expect((await client.query("select version from schema_migrations order by version")).rows).toEqual([{ version: 1 }]);
+        expect((await client.query("select messages, bytes from store_usage")).rows).toEqual([{ messages: "0", bytes: "0" }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all(opened.map((s) => s.close()));
+    }
   }, 60_000);
 
   it("pass the whole catalogue with the cross-replica checks, where two replicas on separate memory stores fail exactly the HTTP replica check", async () => {
@@ -198,6 +233,13 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     phase = "down";
     await sleep(2500);
     seenHealth.push(await health(s));
+    // Reads too: a list and a single message are 503 with Retry-After while the database is away, not 500 or 404.
+    const readsDown = await Promise.all([`${base(s)}/messages`, `${base(s)}/messages/00000000-0000-4000-8000-000000000000`].map(async (u) => {
+      const res = await fetch(u, { signal: AbortSignal.timeout(10_000) });
+      await res.arrayBuffer();
+      return [res.status, res.headers.get("retry-after")];
+    }));
+    expect(readsDown).toEqual([[503, "1"], [503, "1"]]);
     await (pg as TestPostgres).start();
     phase = "up";
     for (let i = 0; i < 50 && (await health(s)) !== "1"; i++) await sleep(100);
@@ -238,6 +280,38 @@ describe.skipIf(pgMissing !== undefined)(`serve --workers on one PostgreSQL${pgM
   });
 });
 
+describe.skipIf(pgMissing !== undefined)(`shutdown on PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
+  it("on SIGTERM finishes a request still waiting on the database before it closes the pool, then exits 0", async () => {
+    const url = await (pg as TestPostgres).createDatabase("drain");
+    const s = await serve(["--store", url, "--shutdown-grace", "10s"]);
+    const { id } = await create(s, "before shutdown");
+    // Another session holds the table, so the PUT waits inside the server (its read, then its write, need the
+    // database) until that session lets go, after SIGTERM.
+    const { default: pgClient } = await import("pg");
+    const holder = new pgClient.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("lock table messages in access exclusive mode");
+      const putting = put(s, id as string, "written during shutdown");
+      await sleep(300);
+      s.child.kill("SIGTERM");
+      await sleep(700);
+      await holder.query("commit");
+      expect(await putting).toBe(200);
+      // Well inside pg's 10 s idle timeout: the process ends because its pool was closed, not because it idled out.
+      expect(await Promise.race([s.exited, sleep(8000).then(() => "still running 8 s after SIGTERM")])).toBe(0);
+      expect((await holder.query("select body from messages where id = $1", [id])).rows).toEqual([{ body: "written during shutdown" }]);
+      // Its sessions end with it (a backend goes a moment after its client).
+      const sessions = async () => Number((await holder.query("select count(*)::int as n from pg_stat_activity where datname = 'drain' and pid <> pg_backend_pid()")).rows[0].n);
+      for (let i = 0; i < 20 && (await sessions()) > 0; i++) await sleep(100);
+      expect(await sessions()).toBe(0);
+    } finally {
+      await holder.end();
+    }
+  }, 60_000);
+});
+
 describe("serve's default store", () => {
   it("is embedded and durable: with --data-dir, messages outlive a restart", async () => {
     const dir = dataDir();
@@ -258,6 +332,7 @@ describe("a store that cannot be opened", () => {
     expect(run.status).toBe(3);
     expect(run.stderr).toMatch(/cannot be used/);
     expect(run.stderr).not.toMatch(/s3cret/);
+    expect(run.stderr).toContain("the store postgres://u:***@127.0.0.1:1/db cannot be used: connect ECONNREFUSED");
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });
 
