@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { implementations, NOT_GATING, type Implementation, type RunningImplementation } from "../fixtures/implementations/index.js";
 import { contractChecks } from "../suites/index.js";
 import { checkVerdicts, cli } from "./helpers/cli.js";
+import { skipIfMissing } from "./helpers/toolchain.js";
 import { within } from "./helpers/within.js";
 
 /**
@@ -34,12 +35,7 @@ afterAll(() => {
 
 describe.each(implementations)("the $name implementation ($stack), replying $reply", (impl) => {
   it("passes every gating check, its replica included, and fails exactly its known non-gating checks", async (t) => {
-    const missing = await impl.missing();
-    if (missing !== undefined) {
-      // In CI the toolchains are installed by .ci/run: a missing one is a broken pipeline, not a reason to skip.
-      if (process.env.CI === "true") throw new Error(`${impl.name}: ${missing}`);
-      t.skip(`${impl.name}: ${missing}; install it to run this proof`);
-    }
+    await skipIfMissing(impl, (why) => t.skip(why));
     const started: RunningImplementation[] = [];
     try {
       // One at a time, so that a second start that fails still leaves the first to be stopped.
@@ -67,11 +63,7 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
   }, START_MS * 2 + CHECK_MS + 30_000);
 
   it.runIf(impl.checkArgs !== undefined)("without its credentials: cannot check, exit 5, no check failed", async (t) => {
-    const missing = await impl.missing();
-    if (missing !== undefined) {
-      if (process.env.CI === "true") throw new Error(`${impl.name}: ${missing}`);
-      t.skip(`${impl.name}: ${missing}; install it to run this proof`);
-    }
+    await skipIfMissing(impl, (why) => t.skip(why));
     const server = await within(`starting ${impl.name}`, START_MS, impl.start());
     try {
       const run = await within(`checking ${impl.name}`, CHECK_MS, cli(["check", "--grpc", server.address, "--skip", contractChecks.map((c) => c.id).join(",")]));
