@@ -16,6 +16,12 @@ const VARIANT_NOT_GATING: Record<string, string[]> = {
   "python-clock": ["grpc.stateless.deterministic"],
 };
 
+/** The receive limit a variant chose, as the run must report it: found by probing, not assumed. */
+const LIMIT_FOUND: Record<string, RegExp> = {
+  "go-limit-256k": /^receive limit between 250 KiB \(served\) and 500 KiB \(status 8 RESOURCE_EXHAUSTED/,
+  "python-limit-64k": /^receive limit between 60 KiB \(served\) and 120 KiB \(status 8 RESOURCE_EXHAUSTED/,
+};
+
 /** A variant ("go-clock") fails what its stack ("go") fails, and what its choice adds. */
 function notGating(impl: Implementation): string[] {
   const stack = impl.name.split("-")[0] ?? impl.name;
@@ -55,6 +61,8 @@ describe.each(implementations)("the $name implementation ($stack), replying $rep
       expect(gating).toEqual([]);
       expect(run.code).toBe(0);
       expect(run.failed).toEqual(notGating(impl));
+      const limit = LIMIT_FOUND[impl.name];
+      if (limit) expect(run.report.checks.find((c) => c.id === "grpc.limits.large-message")?.message).toMatch(limit);
       // The replica was really compared, not skipped.
       expect(run.report.checks.find((c) => c.id === "grpc.stateless.replicas")?.status).toBe("pass");
     } finally {
