@@ -141,6 +141,8 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
       // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
       if (refused(result) && !(await stillAlive())) {
         dead = `${options.address} stopped answering after ${describeSuspects(firstSilent)}: connections are refused, and a request it answered before got no answer`;
+        // The refusal says nothing of this call's own input: its check is told why instead.
+        throw new ConformanceError("unreachable", dead);
       }
     } else {
       silent = 0;
