@@ -95,6 +95,8 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   /** Small requests the target answered (their bytes), the last few hundred. */
   const answered = new Set<string>();
   const answeredKey = (r: Uint8Array | undefined) => (r === undefined || r.length > 1024 ? "" : hex(r));
+  /** The last calls that ended, and when: one that ended while the first silent call was under way is a suspect too. */
+  const ended: { request: Uint8Array | undefined; atMs: number }[] = [];
   let knownGood: Uint8Array | undefined;
   let dead: string | undefined;
   const stillAlive = async (): Promise<boolean> => {
@@ -122,31 +124,38 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
     }
     if (dead !== undefined) throw new ConformanceError("unreachable", dead);
     const mine = { request };
+    const startedMs = performance.now();
     underWay.add(mine);
     let result: T;
     try {
       result = await call();
     } finally {
       underWay.delete(mine);
+      ended.push({ request, atMs: performance.now() });
+      if (ended.length > 16) ended.shift();
     }
     if (wasSilent(result)) {
       // Calls side by side go silent together when the target dies: which of them killed it cannot be told, so
       // every request then under way is named, this one first.
       // A request the target had answered before is the least likely cause: those come last.
       if (silent++ === 0) {
-        const suspects = [request, ...[...underWay].map((u) => u.request)];
+        const justEnded = ended.filter((e) => e.request !== request && e.atMs >= startedMs).map((e) => e.request);
+        const suspects = [request, ...[...underWay].map((u) => u.request), ...justEnded];
         const before = (r: Uint8Array | undefined) => answered.has(answeredKey(r));
         firstSilent = [...suspects.filter((r) => !before(r)), ...suspects.filter(before)];
       }
       // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
       if (refused(result) && !(await stillAlive())) {
         dead = `${options.address} stopped answering after ${describeSuspects(firstSilent)}: connections are refused, and a request it answered before got no answer`;
-        // The refusal says nothing of this call's own input: its check is told why instead.
-        throw new ConformanceError("unreachable", dead);
+        // The refusal says nothing of this call's own input: its check is told why instead, once the target had
+        // answered before (a first call to a target that never listened gets its own result).
+        if (knownGood) throw new ConformanceError("unreachable", dead);
       }
     } else {
       silent = 0;
-      if (answeredKey(request) !== "") answered.add(answeredKey(request));
+      // Served, not merely answered: a reset the dying target sent is no alibi.
+      const served = typeof result === "object" && result !== null && "code" in result && result.code === Status.OK;
+      if (served && answeredKey(request) !== "") answered.add(answeredKey(request));
       if (answered.size > 256) answered.delete(answered.values().next().value as string);
     }
     return result;
