@@ -89,7 +89,14 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   // inputs' (a hang on a specific input) and checks go on; unanswered, the rest fail at once, naming the input
   // after which it stopped.
   let silent = 0;
-  let firstSilent: Uint8Array | undefined;
+  /** The requests under way when the first of the silent calls came back: one of them may be what stopped the target. */
+  let firstSilent: (Uint8Array | undefined)[] = [];
+  const underWay = new Set<{ request: Uint8Array | undefined }>();
+  /** Small requests the target answered (their bytes), the last few hundred. */
+  const answered = new Set<string>();
+  const answeredKey = (r: Uint8Array | undefined) => (r === undefined || r.length > 1024 ? "" : hex(r));
+  /** The last calls that ended, and when: one that ended while the first silent call was under way is a suspect too. */
+  const ended: { request: Uint8Array | undefined; atMs: number }[] = [];
   let knownGood: Uint8Array | undefined;
   let dead: string | undefined;
   const stillAlive = async (): Promise<boolean> => {
@@ -112,18 +119,45 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
     if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
     if (dead === undefined && silent >= SILENT_CALLS_LIMIT) {
       if (await stillAlive()) silent = 0;
-      else if (knownGood) dead = `${options.address} stopped answering after ${describeRequest(firstSilent)}: ${silent} calls in a row from it on got no answer (none within ${conn.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`;
+      else if (knownGood) dead = `${options.address} stopped answering after ${describeSuspects(firstSilent)}: ${silent} calls in a row from it on got no answer (none within ${conn.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`;
       else dead = `${options.address} stopped answering: ${silent} calls in a row got no answer within ${conn.timeoutMs} ms, and it has answered none`;
     }
     if (dead !== undefined) throw new ConformanceError("unreachable", dead);
-    const result = await call();
+    const mine = { request };
+    const startedMs = performance.now();
+    underWay.add(mine);
+    let result: T;
+    try {
+      result = await call();
+    } finally {
+      underWay.delete(mine);
+      ended.push({ request, atMs: performance.now() });
+      if (ended.length > 16) ended.shift();
+    }
     if (wasSilent(result)) {
-      if (silent++ === 0) firstSilent = request;
+      // Calls side by side go silent together when the target dies: which of them killed it cannot be told, so
+      // every request then under way is named, this one first.
+      // A request the target had answered before is the least likely cause: those come last.
+      if (silent++ === 0) {
+        const justEnded = ended.filter((e) => e.request !== request && e.atMs >= startedMs).map((e) => e.request);
+        const suspects = [request, ...[...underWay].map((u) => u.request), ...justEnded];
+        const before = (r: Uint8Array | undefined) => answered.has(answeredKey(r));
+        firstSilent = [...suspects.filter((r) => !before(r)), ...suspects.filter(before)];
+      }
       // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
       if (refused(result) && !(await stillAlive())) {
-        dead = `${options.address} stopped answering after ${describeRequest(firstSilent)}: connections are refused, and a request it answered before got no answer`;
+        dead = `${options.address} stopped answering after ${describeSuspects(firstSilent)}: connections are refused, and a request it answered before got no answer`;
+        // The refusal says nothing of this call's own input: its check is told why instead, once the target had
+        // answered before (a first call to a target that never listened gets its own result).
+        if (knownGood) throw new ConformanceError("unreachable", dead);
       }
-    } else silent = 0;
+    } else {
+      silent = 0;
+      // Served, not merely answered: a reset the dying target sent is no alibi.
+      const served = typeof result === "object" && result !== null && "code" in result && result.code === Status.OK;
+      if (served && answeredKey(request) !== "") answered.add(answeredKey(request));
+      if (answered.size > 256) answered.delete(answered.values().next().value as string);
+    }
     return result;
   };
   return {
@@ -260,6 +294,17 @@ export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string |
 }
 
 /** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's. */
+/** Requests named when the target stopped answering with several under way; the rest are counted. */
+const SUSPECTS_SHOWN = 8;
+
+function describeSuspects(requests: readonly (Uint8Array | undefined)[]): string {
+  const distinct = [...new Map(requests.map((r) => [r === undefined ? "" : hex(r), r])).values()];
+  if (distinct.length <= 1) return describeRequest(distinct[0]);
+  const shown = distinct.slice(0, SUSPECTS_SHOWN).map(describeRequest).join("; ");
+  const more = distinct.length > SUSPECTS_SHOWN ? `; and ${distinct.length - SUSPECTS_SHOWN} more` : "";
+  return `one of the ${distinct.length} requests under way when it went silent (${shown}${more})`;
+}
+
 function describeRequest(request: Uint8Array | undefined): string {
   if (!request) return "a hand-built request";
   const decoded = decodeMessage(request);

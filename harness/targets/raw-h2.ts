@@ -163,13 +163,21 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       }
       chunks.push(chunk);
     });
-    stream.on("error", () => {
+    let streamError: NodeJS.ErrnoException | undefined;
+    stream.on("error", (err: NodeJS.ErrnoException) => {
       // The close event that follows carries the reset code.
+      streamError = err;
     });
     stream.on("close", () => {
       const code = stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
       const endedCleanly = code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined;
-      finish(endedCleanly ? undefined : { kind: "reset", http2Code: code });
+      if (endedCleanly) return finish();
+      // A connection that went away (the process died, say) also closes its streams with a code, Node's own: that is
+      // no reset the server sent, and no answer.
+      if (session.destroyed && streamError && streamError.code !== "ERR_HTTP2_STREAM_ERROR") {
+        return finish({ kind: "connection", message: `the connection closed under the call (${streamError.code ?? streamError.message})` });
+      }
+      finish({ kind: "reset", http2Code: code });
     });
     const body = request.body instanceof Uint8Array ? request.body : encodeFrames(request.body ?? []);
     stream.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));

@@ -2,6 +2,7 @@
 // time that holds while shrinking too, and the input that made the server stop kept as the cause.
 import fc from "fast-check";
 import type { CheckContext, CheckOutcome } from "../../../harness/check.js";
+import { ConformanceError } from "../../../harness/errors.js";
 import { helloReply } from "./calls.js";
 
 export interface PropertyOptions<T> {
@@ -39,14 +40,19 @@ export async function checkProperty<T>(
   const examples = options.examples ?? [];
   /** Outcomes already seen, by case: fast-check's own run replays them instead of calling again. */
   const seen = new Map<string, unknown>();
+  /** The target had stopped answering before this property could judge a case: no case is to blame. */
+  let gone: ConformanceError | undefined;
   const attempt = async (value: T): Promise<unknown> => {
     try {
       await predicate(value);
       return undefined;
     } catch (err) {
+      if (err instanceof ConformanceError && err.code === "unreachable" && !stopped) gone ??= err;
       return err ?? new Error("failed");
     }
   };
+  /** Shrinking against a target that is gone would only find an artefact ("" fails as well as anything). */
+  const goneOutcome = (err: ConformanceError) => ({ status: "error" as const, message: err.message });
   if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
     // Cases do not depend on each other: they are tried side by side first, in the order fast-check would try
     // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
@@ -60,11 +66,12 @@ export async function checkProperty<T>(
       return { status: "pass", message: `${tried.outcomes.size} cases held${note}` };
     }
     const [index, err] = first;
+    if (gone && !answeredBefore) return goneOutcome(gone);
     if (answeredBefore && !(await alive(ctx))) stopped = { value: cases[index] as T, reason: err instanceof Error ? err.message : String(err) };
   }
   const property = fc.asyncProperty(arbitrary, async (value) => {
     // The server stopped answering: nothing more can be learnt, and each call would wait out its timeout.
-    if (stopped || ctx.signal.aborted) return;
+    if (stopped || gone || ctx.signal.aborted) return;
     const key = fc.stringify(value);
     const err = seen.has(key) ? seen.get(key) : await attempt(value);
     if (err === undefined) return;
@@ -94,6 +101,7 @@ export async function checkProperty<T>(
     };
   }
   if (!details) throw new Error("unreachable: a property either stopped or ran");
+  if (gone) return goneOutcome(gone);
   if (!details.failed) {
     const note = details.interrupted ? ` (stopped at the time bound of ${bound} ms after ${details.numRuns} cases)` : "";
     return { status: "pass", message: `${details.numRuns} cases held${note}` };

@@ -4,7 +4,9 @@ import type { CheckContext } from "../../../harness/check.js";
 import { encodeMessage } from "../../../contract/message.js";
 import { createLimiter } from "../../../harness/limiter.js";
 import { droppedBeforeAnswer, Status } from "../../../harness/targets/grpc-target.js";
+import { ConformanceError } from "../../../harness/errors.js";
 import { asReply, hello } from "./calls.js";
+import { stillServing } from "./still-serving.js";
 
 const KiB = 1024;
 /** The largest body probed: gRPC's usual default receive limit. A target that serves it has no limit this run can see. */
@@ -52,8 +54,15 @@ export function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
       return reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason };
     };
     const turn = createLimiter(ctx.parallelism);
-    memo = Promise.all(PROBE_SIZES.map((size) => turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)))).then((answers) => {
+    memo = Promise.all(PROBE_SIZES.map((size) => turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)))).then(async (answers) => {
       const firstRefused = answers.find((a) => !a.served);
+      // A refusal other than RESOURCE_EXHAUSTED (a dropped connection, say) is a limit only if the target is still
+      // there: one that died (on another check's input, say) has no limit to report.
+      // A target that served no size has nothing to tell apart (the checks judge that on their own).
+      const gone = firstRefused && !isLimitRefusal(firstRefused) && answers.some((a) => a.served) ? await stillServing(ctx) : undefined;
+      if (firstRefused && gone) {
+        throw new ConformanceError("unreachable", `no receive limit can be told: a ${kib(firstRefused.size)} body got ${firstRefused.reason}, and ${gone}`);
+      }
       const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
       const summary = firstRefused
         ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
