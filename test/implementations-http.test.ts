@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { httpImplementations, type RunningHttpImplementation } from "../fixtures/implementations/http/index.js";
 import { checkVerdicts } from "./helpers/cli.js";
 import { within } from "./helpers/within.js";
+import { skipIfMissing } from "./helpers/toolchain.js";
 
 /** Checks with nothing to judge by a server's choice: Koa takes no API key. */
 const SKIPPED: Record<string, string[]> = { flask: [], express: [], koa: ["http.auth.api-key"], go: [] };
@@ -19,12 +20,7 @@ afterAll(() => {
 
 describe.each(httpImplementations)("the $name HTTP implementation ($stack)", (impl) => {
   it("passes every gating HTTP check, its replica included, and fails exactly its known non-gating checks", async (t) => {
-    const missing = await impl.missing();
-    if (missing !== undefined) {
-      // In CI the toolchains are installed by .ci/run: a missing one is a broken pipeline, not a reason to skip.
-      if (process.env.CI === "true") throw new Error(`${impl.name}: ${missing}`);
-      t.skip(`${impl.name}: ${missing}; install it to run this proof`);
-    }
+    await skipIfMissing(impl, (why) => t.skip(why));
     const key = impl.takesApiKey ? "implementation-key" : undefined;
     let running: RunningHttpImplementation | undefined;
     try {

@@ -9,6 +9,7 @@ import { protocolImplementations, type ProtocolImplementation, type RunningProto
 import { MALFORMED } from "../suites/grpc/errors-malformed-request.js";
 import { connectGet, connectUnary, grpcWebUnary } from "./helpers/rpc-raw.js";
 import { within } from "./helpers/within.js";
+import { skipIfMissing } from "./helpers/toolchain.js";
 import { checkVerdicts } from "./helpers/cli.js";
 import { PROTOCOLS } from "../harness/check.js";
 import { catalogue } from "../suites/index.js";
@@ -33,14 +34,6 @@ function transports(impl: ProtocolImplementation, running: RunningProtocolImplem
     }
   }
   return out;
-}
-
-async function skipIfMissing(impl: ProtocolImplementation, skip: (why: string) => void): Promise<void> {
-  const missing = await impl.missing();
-  if (missing === undefined) return;
-  // In CI the toolchains are installed by .ci/run: a missing one is a broken pipeline, not a reason to skip.
-  if (process.env.CI === "true") throw new Error(`${impl.name}: ${missing}`);
-  skip(`${impl.name}: ${missing}; install it to run this proof`);
 }
 
 describe.each(protocolImplementations)("the $name implementation ($stack), replying $reply", (impl) => {

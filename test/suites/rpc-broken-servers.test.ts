@@ -3,13 +3,13 @@
 import { describe, expect, it } from "vitest";
 import { brokenConnectServers } from "../../fixtures/broken-servers/connect/index.js";
 import { brokenGrpcWebServers } from "../../fixtures/broken-servers/grpc-web/index.js";
-import type { BrokenRpcServer } from "../../fixtures/broken-servers/_rpc/broken-rpc-server.js";
 import { protocolImplementations } from "../../fixtures/implementations/protocols.js";
 import { encodeMessage } from "../../contract/message.js";
 import { MALFORMED } from "../../suites/grpc/errors-malformed-request.js";
 import { catalogue } from "../../suites/index.js";
 import { checkVerdicts } from "../helpers/cli.js";
 import { connectGet, connectUnary, grpcWebUnary } from "../helpers/rpc-raw.js";
+import { skipIfMissing } from "../helpers/toolchain.js";
 
 const GO = protocolImplementations.find((i) => i.name === "go-grpc-web")!;
 const BUILD_MS = 300_000; // a cold Go build compiles grpc-go from source
@@ -53,14 +53,6 @@ const EVIDENCE: Record<string, (url: string) => Promise<void>> = {
     expect(hex(reply.message)).toBe(goReply("a b"));
   },
 };
-
-async function skipIfMissing(broken: BrokenRpcServer, skip: (why: string) => void): Promise<void> {
-  const missing = await broken.missing();
-  if (missing === undefined) return;
-  // In CI the toolchains are installed by .ci/run: a missing one is a broken pipeline, not a reason to skip.
-  if (process.env.CI === "true") throw new Error(`${broken.name}: ${missing}`);
-  skip(`${broken.name}: ${missing}; install it to run this proof`);
-}
 
 const ids = new Set(catalogue.map((c) => c.id));
 
