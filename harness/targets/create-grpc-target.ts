@@ -293,7 +293,6 @@ export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string |
   });
 }
 
-/** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's. */
 /** Requests named when the target stopped answering with several under way; the rest are counted. */
 const SUSPECTS_SHOWN = 8;
 
@@ -305,6 +304,7 @@ function describeSuspects(requests: readonly (Uint8Array | undefined)[]): string
   return `one of the ${distinct.length} requests under way when it went silent (${shown}${more})`;
 }
 
+/** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's. */
 function describeRequest(request: Uint8Array | undefined): string {
   if (!request) return "a hand-built request";
   const decoded = decodeMessage(request);
