@@ -9,6 +9,8 @@ import { capConnections, createShedder, defaultLimits, type ProtectionLimits, ty
 const SUPPORTED_ENCODINGS = ["identity", "deflate", "gzip"];
 const ACCEPT_ENCODING = SUPPORTED_ENCODINGS.join(",");
 const RESOURCE_EXHAUSTED = 8;
+/** How long a shed call's client is asked to wait before it retries. */
+const SHED_PUSHBACK_MS = "1000";
 const UNIMPLEMENTED = 12;
 const INTERNAL = 13;
 
@@ -26,7 +28,7 @@ function answerable(stream: http2.ServerHttp2Stream): boolean {
   return !stream.headersSent && !stream.destroyed && !stream.closed;
 }
 
-function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: string): void {
+function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: string, extra: http2.OutgoingHttpHeaders = {}): void {
   if (!answerable(stream)) return;
   try {
     stream.respond(
@@ -36,6 +38,7 @@ function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: st
         "grpc-status": String(code),
         "grpc-message": percentEncode(message),
         "grpc-accept-encoding": ACCEPT_ENCODING,
+        ...extra,
       },
       { endStream: true },
     );
@@ -218,7 +221,8 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       const refused = shedder.admit();
       if (refused !== undefined) {
         event("call shed", refused);
-        return trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`);
+        // gRFC A6's pushback: a client that retries waits as long as HTTP's Retry-After: 1 asks on the other port.
+        return trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`, { "grpc-retry-pushback-ms": SHED_PUSHBACK_MS });
       }
       pending.admitted = true;
       const path = String(headers[":path"] ?? "");

@@ -54,7 +54,7 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
   shutdownGrace: durationSpec("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m", 5000, "5s"),
   maxConnections: limit("--max-connections <n>", "connections each interface holds at once (default 1000, or half the open-file limit less 64 if lower)"),
   maxConnectionsPerAddress: limit("--max-connections-per-address <n>", "connections from one client address, per interface (default 256)"),
-  maxInFlight: limit("--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED or 503 with Retry-After (default 10000)"),
+  maxInFlight: limit("--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED with grpc-retry-pushback-ms, or 503 with Retry-After (default 10000)"),
   memoryWatermarkMib: limit("--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"),
   maxHeaderBytes: limit("--max-header-bytes <n>", "largest header block: a larger gRPC one is refused RESOURCE_EXHAUSTED (or its stream reset), a larger HTTP one 431 (default 16384)"),
   maxStreams: limit("--max-streams <n>", "concurrent streams per gRPC connection, advertised in SETTINGS; a peer that opens more has them refused (default 100)"),

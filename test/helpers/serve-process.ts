@@ -65,16 +65,19 @@ export interface Answer {
   /** grpc-status, or "no answer: ..." when none came within the bound. */
   status: string;
   ms: number;
+  /** grpc-retry-pushback-ms, when the answer asked the client to wait before it retries. */
+  pushbackMs?: string;
 }
 
 /** One Hello on a new connection from `localAddress`, bounded by `withinMs`, with `metadata` beside the usual headers. */
 export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2", metadata: Record<string, string> = {}): Promise<Answer> {
   const t0 = performance.now();
   return new Promise((resolve) => {
+    let pushbackMs: string | undefined;
     const done = (status: string) => {
       clearTimeout(timer);
       session.destroy();
-      resolve({ status, ms: Math.round(performance.now() - t0) });
+      resolve({ status, ms: Math.round(performance.now() - t0), ...(pushbackMs !== undefined && { pushbackMs }) });
     };
     const session = http2.connect(`http://127.0.0.1:${port}`, { createConnection: () => net.connect({ port, host: "127.0.0.1", localAddress }) });
     session.on("error", (e) => done(`no answer: ${e.message}`));
@@ -83,8 +86,14 @@ export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress 
     const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers", ...metadata });
     req.on("error", (e) => done(`no answer: ${e.message}`));
     let headerStatus: string | undefined;
-    req.on("response", (h) => (headerStatus = h["grpc-status"] as string | undefined));
-    req.on("trailers", (t) => done(String(t["grpc-status"])));
+    req.on("response", (h) => {
+      headerStatus = h["grpc-status"] as string | undefined;
+      pushbackMs = h["grpc-retry-pushback-ms"] as string | undefined;
+    });
+    req.on("trailers", (t) => {
+      pushbackMs ??= t["grpc-retry-pushback-ms"] as string | undefined;
+      done(String(t["grpc-status"]));
+    });
     req.on("end", () => done(headerStatus ?? "no answer: no grpc-status"));
     req.resume();
     const body = encodeMessage("still there?");

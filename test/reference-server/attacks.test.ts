@@ -103,7 +103,7 @@ describe("floods", () => {
     expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
   });
 
-  it("calls in flight past the cap are shed with RESOURCE_EXHAUSTED at once, and served again once they end", async () => {
+  it("calls in flight past the cap are shed with RESOURCE_EXHAUSTED and a pushback at once, and served again once they end", async () => {
     const s = await serve(["--max-in-flight", "50"]);
     const holders = await Promise.all(Array.from({ length: 5 }, () => connect(s.grpcPort)));
     // 100 calls held open: HEADERS and never a message.
@@ -111,7 +111,8 @@ describe("floods", () => {
     await sleep(300);
     const shed = holders.reduce((n, c) => n + refusedStreams(c.received()), 0);
     expect(shed).toBe(50);
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "8" });
+    // Shed, with the pushback a retrying client honours (gRFC A6), as HTTP's Retry-After: 1.
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "8", pushbackMs: "1000" });
     for (const c of holders) c.destroy();
     await sleep(200);
     expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
@@ -163,9 +164,9 @@ describe("each limit, set by its flag", () => {
     expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
   });
 
-  it("--memory-watermark-mib: past it, gRPC calls get RESOURCE_EXHAUSTED and HTTP requests 503 with Retry-After", async () => {
+  it("--memory-watermark-mib: past it, gRPC calls get RESOURCE_EXHAUSTED with a pushback and HTTP requests 503 with Retry-After", async () => {
     const s = await serve(["--memory-watermark-mib", "1"]);
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "8" });
+    expect(await hello(s.grpcPort)).toMatchObject({ status: "8", pushbackMs: "1000" });
     const answer = await get(s.httpPort, "/");
     expect([answer.status, answer.headers["retry-after"]]).toEqual(["503", "1"]);
   });
