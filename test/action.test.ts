@@ -151,6 +151,7 @@ describe("action.yml", () => {
     [{ image: "example/none:0", grpc: "127.0.0.1:9" }, /--image starts its own target: leave out --grpc/],
     [{ grpc: "127.0.0.1:9", "grpc-port": "0x" }, /--grpc-port must be a whole number, got "0x"/],
     [{ grpc: "127.0.0.1:9", "http-port": "8080" }, /--http-port needs --image/],
+    [{ grpc: "127.0.0.1:9", "grpc-port": "50051" }, /--grpc-port needs --image/],
     [{ grpc: "127.0.0.1:9", profile: "nope" }, /'--profile <profile>' argument 'nope' is invalid/],
   ] as [Record<string, string>, RegExp][])("passes %j on as flags, and a refusal is verdict usage-error", async (inputs, message) => {
     const run = await runAction(inputs);

@@ -7,7 +7,7 @@ import { PROTOCOLS, type CheckDefinition } from "../check.js";
 import { createReporters } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
-import { CHECK_TABLE, type CheckCliOptions } from "./check-options.js";
+import { CHECK_TABLE, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
 import type { CliIo } from "./io.js";
 import { collectMetadata } from "./metadata.js";
@@ -29,7 +29,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
   const { startContainer } = await import("../container/start-container.js");
   const container = await startContainer({
     image: opts.image,
-    grpcPort: opts.grpcPort,
+    grpcPort: opts.grpcPort ?? DEFAULT_IMAGE_GRPC_PORT,
     ...(opts.httpPort !== undefined && { httpPort: opts.httpPort }),
     env: parseEnv(opts.env),
     ...(opts.waitLog !== undefined && { waitLog: waitLogPattern(opts.waitLog) }),

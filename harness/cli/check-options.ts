@@ -8,6 +8,9 @@ import { withoutCredentials } from "../_internals/url-credentials.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
 import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./reporter-option.js";
 
+/** The port an image serves gRPC on when --grpc-port does not say: gRPC's customary 50051. */
+export const DEFAULT_IMAGE_GRPC_PORT = 50051;
+
 export interface CheckCliOptions {
   grpc?: string;
   connect?: string;
@@ -25,7 +28,7 @@ export interface CheckCliOptions {
   verbs: string[];
   allowWord: string[];
   image?: string;
-  grpcPort: number;
+  grpcPort?: number;
   httpPort?: number;
   env: string[];
   waitLog?: string;
@@ -81,7 +84,7 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   verbs: { flags: "--verbs <words>", description: `words that name an action in a path, replacing the default list of the CRUD verbs, their synonyms and the HTTP method names (comma-separated; default ${DEFAULT_VERBS.join(", ")})`, parse: collect, default: [] },
   allowWord: { flags: "--allow-word <word>", description: `a noun of your interface that the verb rule would flag (repeatable; ${DEFAULT_ALLOWED_WORDS.join(", ")} always allowed)`, parse: repeat, default: [] },
   image: { flags: "--image <image>", description: "start this image with testcontainers and check it (gRPC on --grpc-port, HTTP on --http-port when given); the container is removed afterwards" },
-  grpcPort: shared.grpcPort("with --image: the port the image serves gRPC on", 1, 50051),
+  grpcPort: shared.grpcPort(`with --image: the port the image serves gRPC on (default ${DEFAULT_IMAGE_GRPC_PORT})`, 1),
   httpPort: shared.httpPort("with --image: the port the image serves its HTTP interface on", 1),
   env: { flags: "--env <name=value>", description: "with --image: an environment variable for the container (repeatable)", parse: repeat, default: [] },
   waitLog: { flags: "--wait-log <regex>", description: "with --image: wait for a log line matching this instead of probing the port" },

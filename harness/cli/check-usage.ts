@@ -48,7 +48,7 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
     parseEnv(opts.env);
     if (opts.waitLog !== undefined) waitLogPattern(opts.waitLog);
   } else {
-    for (const [flag, given] of [["--env", opts.env.length > 0], ["--wait-log", opts.waitLog !== undefined], ["--http-port", opts.httpPort !== undefined]] as const) {
+    for (const [flag, given] of [["--env", opts.env.length > 0], ["--wait-log", opts.waitLog !== undefined], ["--grpc-port", opts.grpcPort !== undefined], ["--http-port", opts.httpPort !== undefined]] as const) {
       if (given) throw new ConformanceError("usage", `${flag} needs --image`);
     }
   }

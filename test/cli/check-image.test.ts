@@ -74,6 +74,7 @@ describe("example-conformance check --image", () => {
   it.each([
     [["--image", "x", "--grpc", "127.0.0.1:1"], /--image starts its own target: leave out --grpc, --connect, --grpc-web and --http/],
     [["--env", "A=1"], /--env needs --image/],
+    [["--grpc", "127.0.0.1:1", "--grpc-port", "50051"], /--grpc-port needs --image/],
     [["--image", "x", "--env", "1A=1"], /--env 1A=1: expected NAME=value/],
     [["--image", "x", "--wait-log", "("], /--wait-log \(: not a regular expression/],
   ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {

@@ -10,7 +10,7 @@ import { ConformanceError } from "../../harness/errors.js";
 describe("parseCheckArgs", () => {
   it("gives the defaults with no argument", () => {
     expect(parseCheckArgs([])).toEqual({
-      replica: [], replicaMode: "stateless", collection: [], httpReplica: [], filter: [], verbs: [], allowWord: [], grpcPort: 50051, env: [],
+      replica: [], replicaMode: "stateless", collection: [], httpReplica: [], filter: [], verbs: [], allowWord: [], env: [],
       metadata: [], metadataFromEnv: [], metadataFile: [], timeout: 5000, only: [], skip: [], runs: 100, concurrency: 8, profile: "contract", reporter: [],
     });
   });
