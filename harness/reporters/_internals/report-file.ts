@@ -33,7 +33,6 @@ const cause = (err: unknown): string => {
     EROFS: "read-only file system",
     ENOSPC: "no space left on the device",
     ENXIO: "a pipe or device with nothing reading it",
-    EAGAIN: "a pipe or device that does not take the report",
     ENOENT: "no such directory",
   };
   return e.code !== undefined ? `${known[e.code] ?? e.message} (${e.code})` : String(err);
