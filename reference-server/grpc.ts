@@ -10,6 +10,7 @@ import { decodeMessage, encodeMessage } from "../contract/message.js";
 import { DEFAULT_MAX_HEADER_LIST_BYTES, guardGrpcServer } from "./grpc-guard.js";
 import { defaultLimits, validateLimits, type ProtectionLimits } from "./protection.js";
 import { helloReply } from "./hello.js";
+import type { OwedLedger } from "./owed.js";
 import { LOADER_OPTIONS, loadContract, SERVICE_NAME } from "./proto.js";
 import { createLogger, type LogOptions, type Logger } from "./logger.js";
 
@@ -29,6 +30,8 @@ export interface GrpcServerOptions extends LogOptions {
   limits?: Partial<Record<keyof typeof SERVER_CHANNEL_OPTIONS, number>>;
   /** Connections, calls in flight and the memory watermark; default defaultLimits(). */
   protection?: Partial<ProtectionLimits>;
+  /** What the server owes clients that do not read (owed.ts); default a ledger of its own with the default limits. */
+  ledger?: OwedLedger;
   /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
   maxHeaderListBytes?: number;
 }

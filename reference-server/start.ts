@@ -4,6 +4,7 @@ import { startHttpServer, type HttpServerOptions } from "./http/server.js";
 import { openStore } from "./http/open-store.js";
 import type { StoreLimits } from "./http/store.js";
 import type { ProtectionLimits } from "./protection.js";
+import { createOwedLedger, type OwedLimits } from "./owed.js";
 import { createLogger, type Logger } from "./logger.js";
 
 export interface ReferenceServerOptions {
@@ -22,6 +23,8 @@ export interface ReferenceServerOptions {
   maxReceiveMessageBytes?: number;
   /** Each interface's connections, calls in flight and the shared memory watermark (see protection.ts). */
   protection?: Partial<ProtectionLimits>;
+  /** Reply bytes owed to clients that do not read (see owed.ts): per connection, in all, and how long one may stall. */
+  owed?: Partial<OwedLimits>;
   /** Largest header block on either interface: gRPC refuses it RESOURCE_EXHAUSTED, HTTP answers 431. Default 16 KiB. */
   maxHeaderListBytes?: number;
   /** Concurrent streams per gRPC connection, advertised in SETTINGS; default 100 (SERVER_CHANNEL_OPTIONS). */
@@ -47,12 +50,15 @@ const STORE_PING_MS = 1000;
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const host = options.host ?? "127.0.0.1";
   // One logger for both interfaces, quiet unless the caller asked for lines.
+  // What both interfaces owe their clients, from one memory.
+  const ledger = createOwedLedger(options.owed);
   const logger = createLogger({ ...(options.log !== undefined && { log: options.log }), ...(options.logger !== undefined && { logger: options.logger }) }, "silent");
   const grpcOptions: GrpcServerOptions = {
     host,
     port: options.grpcPort ?? 50051,
     ...(options.tls && { tls: options.tls }),
     logger,
+    ledger,
     ...(options.maxReceiveMessageBytes !== undefined && { maxReceiveMessageBytes: options.maxReceiveMessageBytes }),
     ...(options.protection !== undefined && { protection: options.protection }),
     ...(options.maxHeaderListBytes !== undefined && { maxHeaderListBytes: options.maxHeaderListBytes }),
@@ -75,6 +81,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
       port: options.httpPort ?? 8080,
       ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
       logger,
+      ledger,
       ...(options.protection !== undefined && { protection: options.protection }),
       ...(options.maxHeaderListBytes !== undefined && { maxHeaderBytes: options.maxHeaderListBytes }),
       store,

@@ -8,6 +8,7 @@ import { errorLinks } from "./links.js";
 import { serialize } from "./representation.js";
 import { registerRoutes, ROUTED_METHODS, sendError } from "./routes.js";
 import { capConnections, createShedder, defaultLimits, validateLimits, type ProtectionLimits } from "../protection.js";
+import type { OwedLedger } from "../owed.js";
 import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
 import { createLogger, type LogLevel, type LogOptions } from "../logger.js";
 import { DEFAULT_MAX_RECEIVE_BYTES } from "../grpc.js";
@@ -29,6 +30,8 @@ export interface HttpServerOptions extends LogOptions {
   storeLimits?: StoreLimits;
   /** Connections, requests in flight and the memory watermark; requests past a limit get 503 with Retry-After. */
   protection?: Partial<ProtectionLimits>;
+  /** What the server owes clients that do not read (../owed.ts); default a ledger of its own with the default limits. */
+  ledger?: OwedLedger;
   /** How long in-flight requests may run on close before their connections are destroyed. Default 5 s. */
   shutdownGraceMs?: number;
   /** Request headers (with the request line) past this get 431; default Node's 16 KiB. */

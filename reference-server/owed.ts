@@ -1,0 +1,90 @@
+// What the server owes its clients: bytes of replies it has produced that the client has not yet taken (queued in
+// the process on an HTTP/1.1 connection or an HTTP/2 stream because the peer does not read, or keeps its
+// flow-control window shut). Memory held for one client is bounded by this, not by what was admitted: a connection
+// that owes past its share is given no new work until it reads, one that makes no progress is closed, and while
+// the whole process owes past its budget only connections that owe nothing are given new work.
+//
+// startReferenceServer makes one ledger and gives it to both interfaces: they share the process's memory.
+
+export interface OwedLimits {
+  /** Reply bytes one connection may owe before it is given no new work until it reads. */
+  perConnectionBytes: number;
+  /** Reply bytes the whole process may owe; past it, only connections that owe nothing are given new work. */
+  totalBytes: number;
+  /** A connection (or HTTP/2 stream) that owes bytes and takes none of them for this long is closed (reset). */
+  stallMs: number;
+}
+
+export const DEFAULT_OWED_LIMITS: Readonly<OwedLimits> = Object.freeze({
+  perConnectionBytes: 16 * 1024 * 1024,
+  totalBytes: 256 * 1024 * 1024,
+  stallMs: 10_000,
+});
+
+/** One connection's (or stream's) debt. */
+export interface OwedAccount {
+  /** Reply bytes queued for the client. */
+  owe(bytes: number): void;
+  /** Bytes the client took (handed to the kernel, or sent in DATA frames). */
+  paid(bytes: number): void;
+  /** Bytes owed now. */
+  owed(): number;
+  /** The connection ended: what it owed is owed no longer. Idempotent. */
+  close(): void;
+}
+
+export interface OwedLedger {
+  /** A new account, for a connection or stream just opened. */
+  open(): OwedAccount;
+  /** Bytes owed by every open account together. */
+  total(): number;
+  /** Why the connection holding `account` may not be given new work now, or undefined to give it. */
+  refuse(account: OwedAccount | undefined): string | undefined;
+  readonly limits: Readonly<OwedLimits>;
+}
+
+export function validateOwedLimits(limits: OwedLimits): OwedLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return limits;
+}
+
+export function createOwedLedger(limits: Partial<OwedLimits> = {}): OwedLedger {
+  const resolved = Object.freeze(validateOwedLimits({ ...DEFAULT_OWED_LIMITS, ...limits }));
+  let total = 0;
+  return {
+    limits: resolved,
+    total: () => total,
+    open(): OwedAccount {
+      let owed = 0;
+      let open = true;
+      return {
+        owe(bytes) {
+          if (!open || bytes <= 0) return;
+          owed += bytes;
+          total += bytes;
+        },
+        paid(bytes) {
+          if (!open || bytes <= 0) return;
+          const n = Math.min(bytes, owed);
+          owed -= n;
+          total -= n;
+        },
+        owed: () => owed,
+        close() {
+          if (!open) return;
+          open = false;
+          total -= owed;
+          owed = 0;
+        },
+      };
+    },
+    refuse(account) {
+      const owed = account?.owed() ?? 0;
+      if (owed >= resolved.perConnectionBytes) return `this connection has ${owed} bytes of replies it has not read`;
+      if (total >= resolved.totalBytes && owed > 0) return `the server holds ${total} bytes of replies its clients have not read`;
+      return undefined;
+    },
+  };
+}
