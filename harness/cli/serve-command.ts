@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { ConformanceError } from "../errors.js";
 import type { CliIo } from "./io.js";
 import { durationSpec, integerSpec, shared, toOptions, type OptionSpec, type OptionTable } from "./option-table.js";
+import { DEFAULT_OWED_LIMITS } from "../../reference-server/owed.js";
 import { runWorkers, type WorkerListening } from "./serve-workers.js";
 
 interface ServeOptions {
@@ -23,6 +24,9 @@ interface ServeOptions {
   maxStreams?: number;
   storeMaxMessages?: number;
   storeMaxBytes?: number;
+  unreadMibPerConnection?: number;
+  unreadMib?: number;
+  unreadTimeout: number;
   shutdownGrace: number;
   store?: string;
   dataDir?: string;
@@ -58,6 +62,9 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
   memoryWatermarkMib: limit("--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"),
   maxHeaderBytes: limit("--max-header-bytes <n>", "largest header block: a larger gRPC one is refused RESOURCE_EXHAUSTED (or its stream reset), a larger HTTP one 431 (default 16384)"),
   maxStreams: limit("--max-streams <n>", "concurrent streams per gRPC connection, advertised in SETTINGS; a peer that opens more has them refused (default 100)"),
+  unreadMibPerConnection: limit("--unread-mib-per-connection <n>", "MiB of replies one connection may leave unread before it gets no new work until it reads (default 16)"),
+  unreadMib: limit("--unread-mib <n>", "MiB of replies all clients together may leave unread; past it only connections that owe nothing get new work (default 256)"),
+  unreadTimeout: durationSpec("--unread-timeout <duration>", "a connection (HTTP/2: a stream) whose replies are left unread this long, none taken, is closed (reset): 500ms, 5s, 1m", DEFAULT_OWED_LIMITS.stallMs, `${DEFAULT_OWED_LIMITS.stallMs / 1000}s`),
   storeMaxMessages: limit("--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"),
   storeMaxBytes: limit("--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"),
 };
@@ -104,6 +111,11 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
         ...(opts.maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress: opts.maxConnectionsPerAddress }),
         ...(opts.maxInFlight !== undefined && { maxInFlight: opts.maxInFlight }),
         ...(opts.memoryWatermarkMib !== undefined && { memoryWatermarkBytes: opts.memoryWatermarkMib * 1024 * 1024 }),
+      },
+      owed: {
+        ...(opts.unreadMibPerConnection !== undefined && { perConnectionBytes: opts.unreadMibPerConnection * 1024 * 1024 }),
+        ...(opts.unreadMib !== undefined && { totalBytes: opts.unreadMib * 1024 * 1024 }),
+        stallMs: opts.unreadTimeout,
       },
       ...(opts.maxHeaderBytes !== undefined && { maxHeaderListBytes: opts.maxHeaderBytes }),
       ...(opts.maxStreams !== undefined && { maxConcurrentStreams: opts.maxStreams }),
