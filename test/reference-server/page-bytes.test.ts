@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type HttpServerHandle, startHttpServer } from "../../reference-server/http/server.js";
 import { readPage } from "../../reference-server/http/page.js";
 import { createMemoryStore, type MessageStore } from "../../reference-server/http/store.js";
+import { createOwedLedger } from "../../reference-server/owed.js";
 import { rawRequest, type RawResponse } from "../helpers/http-server.js";
 
 const PAGE_BYTES = 4096;
@@ -247,6 +248,68 @@ describe("pipelined requests on one connection", () => {
         expect((JSON.parse(r.body) as { body: string }).body).toBe(`m${i}`);
       }
     });
+  });
+
+  it("a connection is not read while its requests wait: a client that stops reading, pipelines 100 more, then reads, gets all 200 answers", async () => {
+    const store = createMemoryStore({ maxBytes: 10_000_000 });
+    await store.create("m".repeat(1024 * 1024));
+    const { port } = await started(store);
+    const socket = net.connect(port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.pause();
+    const listing = "GET /messages HTTP/1.1\r\nHost: x\r\n\r\n";
+    socket.write(listing.repeat(100));
+    // The first replies fill the kernel's buffers; the rest wait. Were the connection still read, these 100 would
+    // make more than 128 wait, and it would be closed.
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(listing.repeat(100));
+    await new Promise((r) => setTimeout(r, 300));
+    let answered = 0;
+    let tail = "";
+    const done = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 20_000);
+      socket.on("data", (c: Buffer) => {
+        const text = tail + c.toString("latin1");
+        answered += text.split("HTTP/1.1 200 OK").length - 1;
+        // Shorter than the marker, so that no answer is counted twice.
+        tail = text.slice(-14);
+        if (answered === 200) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      });
+      socket.on("close", () => resolve(false));
+      socket.resume();
+    });
+    expect(await done, `${answered} of 200 answered`).toBe(true);
+    socket.destroy();
+  });
+
+  it("the reply bytes a connection leaves unread are owed on the ledger the server was given, and paid when the stall bound closes it", async () => {
+    const ledger = createOwedLedger({ stallMs: 500 });
+    const store = createMemoryStore({ maxBytes: 10_000_000 });
+    await store.create("m".repeat(1024 * 1024));
+    server = await startHttpServer({ port: 0, log: "silent", store, ledger });
+    const socket = net.connect(server.port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.pause();
+    socket.write("GET /messages HTTP/1.1\r\nHost: x\r\n\r\n".repeat(50));
+    let most = 0;
+    const t0 = performance.now();
+    let closedMs = -1;
+    socket.on("close", () => (closedMs = performance.now() - t0));
+    // Closed 0.5 s after the reply stalls; the client learns it only when it reads, so the ledger is what is watched.
+    while (performance.now() - t0 < 8000) {
+      most = Math.max(most, ledger.total());
+      if (most > 0 && ledger.total() === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThan(2 * 1024 * 1024);
+    expect(ledger.total()).toBe(0);
+    socket.resume();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(closedMs).toBeGreaterThan(0);
   });
 
   it("more than 128 waiting behind an unfinished reply close the connection, after the replies already begun; 128 are all served", async () => {
