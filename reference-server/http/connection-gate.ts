@@ -51,8 +51,6 @@ export interface ConnectionGateOptions {
 export interface ConnectionGate {
   /** fastify's request handler, behind the gate. */
   handler: Handler;
-  /** Bytes of replies queued in the process for unread connections, by this interface. */
-  owed(): number;
 }
 
 export function createConnectionGate(next: Handler, options: ConnectionGateOptions): ConnectionGate {
@@ -61,7 +59,6 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
   const stallMs = ledger.limits.stallMs;
   // Looked at often enough that a stalled connection is closed within a quarter of the bound past it.
   const checkMs = Math.max(50, Math.min(1000, Math.floor(stallMs / 4)));
-  let owedTotal = 0;
 
   function open(socket: HttpSocket): Connection {
     const c: Connection = { socket, account: ledger.open(), busy: false, waiting: [], owed: 0, watchdog: undefined };
@@ -73,7 +70,6 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
     });
     socket.once("close", () => {
       stopWatching(c);
-      owedTotal -= c.owed;
       c.owed = 0;
       c.account.close();
       // Node aborts the requests it parsed; those never handed on are dropped with it.
@@ -111,7 +107,6 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
     const now = c.socket.destroyed ? 0 : c.socket.writableLength;
     if (now > c.owed) c.account.owe(now - c.owed);
     else c.account.paid(c.owed - now);
-    owedTotal += now - c.owed;
     c.owed = now;
   }
 
@@ -157,7 +152,6 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
       c.waiting.push([request, response]);
       pause(c);
     },
-    owed: () => owedTotal,
   };
 }
 

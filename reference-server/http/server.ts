@@ -98,7 +98,6 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
 
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
-  let gate: ReturnType<typeof createConnectionGate> | undefined;
   const app = Fastify({
     // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.
     logger: false,
@@ -110,7 +109,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     // The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per
     // connection, the next once the kernel took the previous reply, and a connection that never reads is closed.
     serverFactory: (handler) => {
-      gate = createConnectionGate(handler, {
+      const gate = createConnectionGate(handler, {
         ledger,
         onClose: (why) => log.debug({ msg: "connection closed", detail: why }),
       });
