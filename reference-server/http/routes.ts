@@ -22,7 +22,8 @@ import {
   rootLinks,
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
-import { type MessageRepresentation, parseMessage, type Representation, serialize } from "./representation.js";
+import { encodeMessage, type MessageRepresentation, parseMessage, type Representation, separatorBytes, serialize, serializePage } from "./representation.js";
+import { type PageBounds, readPage, ReplyTooLargeError } from "./page.js";
 import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
 
 /** A page of the collection holds this many messages unless ?limit= asks for fewer or more (up to the cap). */
@@ -33,6 +34,8 @@ type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 interface Exchange {
   params: Readonly<Record<string, string>>;
+  /** The representation the request negotiated, which a page is measured in. */
+  format: Format;
   query: URLSearchParams;
   /** The raw request body, already within the limit. */
   body: Buffer | undefined;
@@ -45,6 +48,8 @@ interface Exchange {
 interface Outcome {
   status: number;
   representation?: Representation;
+  /** A page of the collection, its messages already encoded (and measured) in the negotiated format. */
+  page?: { encoded: readonly string[]; links: readonly Link[] };
   headers?: Readonly<Record<string, string>>;
   /** Links for a response without a body (204), sent only in the Link header. */
   links?: readonly Link[];
@@ -63,6 +68,8 @@ export interface RoutesOptions {
   store: MessageStore;
   apiKeyCheck?: ApiKeyCheck;
   bodyLimitBytes: number;
+  /** How many bytes a page of the collection, and any one reply, may take (see page.ts). */
+  pageBounds: PageBounds;
   /** Routes served beside the resources that need no API key (Hello over Connect and gRPC-Web). */
   openRoutes?: ReadonlySet<string>;
   onServerError: (err: unknown, request: FastifyRequest) => void;
@@ -85,20 +92,18 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
       query: ["body", "limit", "cursor"],
       open: false,
       methods: {
-        GET: async ({ query }) => {
+        GET: async ({ query, format }) => {
           const body = single(query, "body");
           const cursor = single(query, "cursor");
-          const page = await store.list(body === undefined ? {} : { body }, { limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) });
-          let next: string | undefined;
-          if (page.next !== undefined) {
-            const nextQuery = new URLSearchParams(query);
-            nextQuery.set("cursor", page.next);
-            next = nextQuery.toString();
-          }
-          return {
-            status: 200,
-            representation: { kind: "messages", messages: page.messages.map(messageRepresentation), links: collectionLinks(query.toString(), next) },
-          };
+          const page = await readPage(
+            store,
+            { filter: body === undefined ? {} : { body }, limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) },
+            (m) => encodeMessage(format, messageRepresentation(m)),
+            separatorBytes(format),
+            options.pageBounds,
+          );
+          const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
+          return { status: 200, page: { encoded: page.encoded, links: collectionLinks(query.toString(), next) } };
         },
         POST: async ({ body, bodyFormat }) => {
           const input = parseMessage(bodyFormat, requireBody(body));
@@ -206,12 +211,13 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
         const typed = requestFormat(request.headers["content-type"]);
         const outcome = await handle({
           params: request.params as Record<string, string>,
+          format,
           query: queryOf(request),
           body: Buffer.isBuffer(request.body) ? request.body : undefined,
           bodyFormat: "format" in typed ? typed.format : "json",
           ifMatch: typeof request.headers["if-match"] === "string" ? request.headers["if-match"] : undefined,
         });
-        return sendOutcome(reply, format, outcome);
+        return sendOutcome(reply, format, outcome, options.pageBounds.hardBytes);
       },
     });
   }
@@ -220,7 +226,11 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     sendError(request, reply, new HttpError(404, "no resource at this path; GET / for links to every resource")),
   );
 
-  app.setErrorHandler(async (error, request, reply) => sendError(request, reply, asHttpError(error, request)));
+  app.setErrorHandler(async (error, request, reply) => {
+    // A listing that reached a message too large to send links past it, so that a client can list the rest.
+    const links = error instanceof ReplyTooLargeError && error.next !== undefined ? [...errorLinks(), { rel: "next", href: `${COLLECTION_PATH}?${nextPageQuery(queryOf(request), error.next)}`, method: "GET" } as const] : errorLinks();
+    return sendError(request, reply, asHttpError(error, request), links);
+  });
 
   function asHttpError(error: unknown, request: FastifyRequest): HttpError {
     if (error instanceof HttpError) return error;
@@ -228,6 +238,10 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
     if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; delete messages to make room`);
     if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
+    if (error instanceof ReplyTooLargeError) {
+      options.onServerError(error, request);
+      return new HttpError(500, `${error.message}: it was stored by a server that accepts larger bodies`);
+    }
     if (error instanceof StoreUnavailableError) {
       options.onServerError(error, request);
       return new HttpError(503, "the message store cannot be reached now; retry later", { "retry-after": "1" });
@@ -293,6 +307,13 @@ function written<T>(id: string, result: WriteResult<T>): T {
   throw new HttpError(412, `the message changed since it was read: its ETag is now ${etagOf(result.conflict)}`);
 }
 
+/** The query of the page after this one: the same filter and limit, and the cursor the store gave. */
+function nextPageQuery(query: URLSearchParams, cursor: string): string {
+  const next = new URLSearchParams(query);
+  next.set("cursor", cursor);
+  return next.toString();
+}
+
 function single(query: URLSearchParams, name: string): string | undefined {
   const values = query.getAll(name);
   if (values.length > 1) throw new HttpError(400, `give ${name} at most once`);
@@ -320,24 +341,42 @@ function messageRepresentation(message: StoredMessage): MessageRepresentation {
 }
 
 /** An error representation in the format the request negotiated (JSON when it negotiated none). */
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError) {
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError, links: readonly Link[] = errorLinks()) {
   const format = errorFormatOf(request);
   reply.headers(error.headers);
   return sendOutcome(reply, format, {
     status: error.status,
-    representation: { kind: "error", status: error.status, reason: STATUS_CODES[error.status] ?? "", message: error.message, links: errorLinks() },
+    representation: { kind: "error", status: error.status, reason: STATUS_CODES[error.status] ?? "", message: error.message, links },
   });
 }
 
-function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome) {
+function subjectOf(message: MessageRepresentation): string {
+  return message.id === undefined ? "this reply" : `message ${message.id}`;
+}
+
+/**
+ * Writes the outcome. A message whose representation is past `maxBytes` (possible only when another server with a
+ * larger body limit stored it) is thrown as ReplyTooLargeError before any of it is sent: the error handler answers it.
+ */
+function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome, maxBytes = Infinity) {
+  const representation = outcome.representation;
+  // Encoding never shrinks a body, and a string has at least as many UTF-8 bytes as UTF-16 units: a body whose
+  // length alone is past the bound is not encoded at all.
+  if (representation?.kind === "message" && representation.body.length > maxBytes) {
+    throw new ReplyTooLargeError(subjectOf(representation), representation.body.length, maxBytes);
+  }
+  const body = outcome.page ? serializePage(format, outcome.page.encoded, outcome.page.links) : representation && serialize(format, representation);
+  if (body !== undefined && representation?.kind === "message" && Buffer.byteLength(body) > maxBytes) {
+    throw new ReplyTooLargeError(subjectOf(representation), Buffer.byteLength(body), maxBytes);
+  }
   reply.code(outcome.status);
   if (outcome.headers) reply.headers(outcome.headers);
-  const links = outcome.representation?.links ?? outcome.links ?? [];
+  const links = outcome.page?.links ?? representation?.links ?? outcome.links ?? [];
   const link = linkHeader(links);
   if (link !== undefined) reply.header("link", link);
-  if (outcome.representation === undefined) return reply.send();
+  if (body === undefined) return reply.send();
   reply.header("content-type", `${MEDIA_TYPES[format]}; charset=utf-8`);
   reply.header("vary", "Accept");
   reply.header("x-content-type-options", "nosniff");
-  return reply.send(serialize(format, outcome.representation));
+  return reply.send(body);
 }

@@ -1,5 +1,5 @@
 // The reference HTTP server: the Message resource over a level-3 HTTP interface, on fastify, for `serve` and tests.
-import { STATUS_CODES } from "node:http";
+import http, { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { createApiKeyCheck } from "./auth.js";
@@ -8,7 +8,9 @@ import { errorLinks } from "./links.js";
 import { serialize } from "./representation.js";
 import { registerRoutes, ROUTED_METHODS, sendError } from "./routes.js";
 import { capConnections, createShedder, defaultLimits, validateLimits, type ProtectionLimits } from "../protection.js";
-import type { OwedLedger } from "../owed.js";
+import { createOwedLedger, type OwedLedger } from "../owed.js";
+import { createConnectionGate } from "./connection-gate.js";
+import type { PageBounds } from "./page.js";
 import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
 import { createLogger, type LogLevel, type LogOptions } from "../logger.js";
 import { DEFAULT_MAX_RECEIVE_BYTES } from "../grpc.js";
@@ -40,6 +42,13 @@ export interface HttpServerOptions extends LogOptions {
   bodyLimitBytes?: number;
   /** Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4 MiB. */
   maxMessageBytes?: number;
+  /**
+   * Encoded bytes of messages one page of the collection carries (a page of one larger message is sent whole, up to
+   * maxReplyBytes); default 1 MiB.
+   */
+  pageBytes?: number;
+  /** The largest message representation one reply carries; past it 500 (see README.md). Default 5 × bodyLimitBytes + 64 KiB. */
+  maxReplyBytes?: number;
   /** A request not fully received within this is answered 408 and its connection closed; default 30 s. */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
@@ -55,6 +64,25 @@ export interface HttpServerHandle {
 }
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_PAGE_BYTES = 1024 * 1024;
+
+/**
+ * Every message a server with this body limit can store fits one reply in both formats: escaping makes a body at
+ * most five times larger (`&` is `&amp;` in XML), and its id, links and "Hello, " take far less than 64 KiB.
+ */
+export function defaultMaxReplyBytes(bodyLimitBytes: number): number {
+  return 5 * bodyLimitBytes + 64 * 1024;
+}
+
+function pageBoundsOf(options: HttpServerOptions, bodyLimitBytes: number): PageBounds {
+  const softBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
+  const hardBytes = options.maxReplyBytes ?? Math.max(softBytes, defaultMaxReplyBytes(bodyLimitBytes));
+  for (const [name, value] of [["pageBytes", softBytes], ["maxReplyBytes", hardBytes]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  if (hardBytes < softBytes) throw new RangeError(`maxReplyBytes (${hardBytes}) must be at least pageBytes (${softBytes})`);
+  return { softBytes, hardBytes };
+}
 
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
@@ -65,8 +93,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   const port = options.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be 0 to 65535, got ${port}`);
   const log = createLogger(options, "info");
+  const pageBounds = pageBoundsOf(options, bodyLimitBytes);
+  const ledger = options.ledger ?? createOwedLedger();
 
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   const app = Fastify({
     // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.
     logger: false,
@@ -75,15 +106,27 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     exposeHeadRoutes: false,
     // Rules 5 and 7 of part 4.2: another spelling of a path is another resource, which here does not exist.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 256 },
-    // A client that trickles its request out does not hold a connection for Node's default five minutes.
-    requestTimeout,
-    // Node looks for overdue requests every 30 s by default, so a 30 s bound could take a minute: look more often.
-    http: {
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
-      ...(options.maxHeaderBytes !== undefined && { maxHeaderSize: options.maxHeaderBytes }),
+    // The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per
+    // connection, the next once the kernel took the previous reply, and a connection that never reads is closed.
+    serverFactory: (handler) => {
+      const gate = createConnectionGate(handler, {
+        ledger,
+        onClose: (why) => log.debug({ msg: "connection closed", detail: why }),
+      });
+      const server = http.createServer(
+        {
+          // Node looks for overdue requests every 30 s by default, so a 30 s bound could take a minute: look more often.
+          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+          ...(options.maxHeaderBytes !== undefined && { maxHeaderSize: options.maxHeaderBytes }),
+        },
+        gate.handler,
+      );
+      // A client that trickles its request out does not hold a connection for Node's default five minutes.
+      server.requestTimeout = requestTimeout;
+      // Node's own default: an idle connection costs the server a socket, so it does not stay for fastify's 72 s.
+      server.keepAliveTimeout = keepAliveTimeout;
+      return server;
     },
-    // Node's own default: an idle connection costs the server a socket, so it does not stay for fastify's 72 s.
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 5_000,
     return503OnClosing: true,
     clientErrorHandler: answerUnparsedRequest,
     // Malformed URLs and overlong ids are the client's mistakes: answered like any other error.
@@ -128,6 +171,7 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     store: options.store ?? createMemoryStore(options.storeLimits),
     ...(options.apiKey !== undefined && { apiKeyCheck: createApiKeyCheck(options.apiKey) }),
     bodyLimitBytes,
+    pageBounds,
     openRoutes: new Set([HELLO_RPC_PATH]),
     onServerError: (err, request) => {
       // A store's message may quote stored data, so only its name goes out at the default level.

@@ -167,3 +167,22 @@ export function del(port: number, path: string): Promise<number> {
 }
 
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/**
+ * Connections the server on `port` holds open (ESTABLISHED or CLOSE_WAIT) to clients at `peer`, from the kernel's
+ * table (/proc/net/tcp): a client that never reads does not notice that the server closed its connection, the
+ * kernel does.
+ */
+export function heldConnections(port: number, peer = "127.0.0.1"): number {
+  const peerHex = peer
+    .split(".")
+    .map((n) => Number(n).toString(16).toUpperCase().padStart(2, "0"))
+    .reverse()
+    .join("");
+  const localPort = `:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, remote, state]) => local?.endsWith(localPort) && remote?.startsWith(`${peerHex}:`) && (state === "01" || state === "08")).length;
+}
