@@ -3,6 +3,7 @@ import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
+import { claimAnswering, claimList, type Claims } from "./claims.js";
 import { ConformanceError } from "./errors.js";
 import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
@@ -48,6 +49,8 @@ export interface RunOptions {
   replicaMode?: ReplicaMode;
   /** The HTTP target; http checks are skipped without one. */
   http?: HttpRunTarget;
+  /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
+  claims?: Claims;
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
   expectFailures?: string;
   /** The targets are the built-in reference server (the report says so). */
@@ -94,7 +97,11 @@ function judge(
       continue;
     }
     const r = results.find((x) => x.id === c.id);
-    if (r?.status === "skip") unjudged.push({ id: c.id, severity: c.severity, why: "skipped", reason: r.message });
+    if (r?.status !== "skip") continue;
+    const base = { id: c.id, severity: c.severity, reason: r.message };
+    if (r.claim !== undefined) unjudged.push({ ...base, why: "claimed", claim: r.claim, ...(r.needs !== undefined && { needs: r.needs }) });
+    else if (r.needs !== undefined) unjudged.push({ ...base, why: "needs", needs: r.needs });
+    else unjudged.push({ ...base, why: "skipped" });
   }
   const waivers: Waiver[] = results
     .filter((r) => r.status === "expected-fail")
@@ -105,7 +112,7 @@ function judge(
   const judgedAny = results.some((r) => r.status !== "skip");
   const verdict: Verdict = results.some((r) => r.gating)
     ? "not conformant"
-    : !judgedAny || unjudged.some((u) => u.why === "selection")
+    : !judgedAny || unjudged.some((u) => u.why === "selection" || u.why === "needs")
       ? "partial"
       : waivers.length > 0
         ? "conformant with waivers"
@@ -220,6 +227,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       } else if (expected && outcome.status === "pass") {
         note = `listed in --expect-failures (${expected.pattern}, line ${expected.line}) but passed: remove it from the list`;
       }
+      const claim = outcome.status === "skip" && outcome.needs !== undefined ? claimAnswering(options.claims, outcome.needs) : undefined;
       const replayArgs: ReplayArgs = { only: check.id, seed, ...(outcome.path !== undefined && { path: outcome.path }) };
       const result: CheckResult = {
         id: check.id,
@@ -229,7 +237,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         profile: check.profile,
         spec: check.spec,
         status,
-        message: redact(outcome.message),
+        message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : redact(outcome.message),
         gating: gates(check, options) && (status === "fail" || status === "error"),
         durationMs: Math.round(ms),
         replayArgs,
@@ -237,6 +245,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
+        ...(outcome.status === "skip" && outcome.needs !== undefined && { needs: outcome.needs }),
+        ...(claim !== undefined && { claim }),
       };
       results.push(result);
       for (const r of reporters) r.onCheckResult?.(result);
@@ -253,6 +263,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     durationMs: Math.round(performance.now() - t0),
     checks: results,
     ...judge(all, checks, results, options, expectations),
+    claims: claimList(options.claims),
     scope: {
       interfaces: [...(options.grpc ? (["grpc"] as const) : []), ...(options.http ? (["http"] as const) : [])],
       contract: target.contract,

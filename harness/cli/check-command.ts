@@ -95,7 +95,14 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     stop = server.close;
   }
   try {
-    const report = await runConformance({ ...toRunOptions(opts, grpcAddress, http, run.metadata), builtIn: stop !== undefined, reporters: run.reporters, replayCommand: run.replayCommand });
+    const report = await runConformance({
+      ...toRunOptions(opts, grpcAddress, http, run.metadata),
+      builtIn: stop !== undefined,
+      // The built-in server is one instance in this process: there is no replica to check it against, and it says so.
+      ...(stop !== undefined && { claims: { replicas: "single" } }),
+      reporters: run.reporters,
+      replayCommand: run.replayCommand,
+    });
     setExit(report.exitCode);
   } finally {
     await stop?.();

@@ -20,6 +20,13 @@ const BANNER: Record<Verdict, { title: string; css: string }> = {
   "not conformant": { title: "Not conformant", css: "bad" },
 };
 
+const UNJUDGED_WORDS: Record<RunReport["unjudged"][number]["why"], string> = {
+  selection: "not run",
+  needs: "not judged for want of an input",
+  claimed: "not applicable by claim",
+  skipped: "skipped",
+};
+
 function row(r: CheckResult): string {
   const extra = [
     r.counterexample !== undefined ? `<div>counterexample: <code>${h(r.counterexample)}</code></div>` : "",
@@ -62,7 +69,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}
 <dt>Gating</dt><dd>${h(gateWords(report))}</dd>
 <dt>Selection</dt><dd>${h(selectionWords(report))}</dd>
 <dt>Waivers</dt><dd>${list(report.waivers.map((w) => `<code>${h(w.id)}</code> (${h(w.pattern)}): ${h(w.reason)}`), "none")}</dd>
-<dt>Not judged</dt><dd>${list(report.unjudged.map((u) => `<code>${h(u.id)}</code> [${u.severity}] ${u.why === "selection" ? "not run" : "skipped"}: ${h(u.reason)}`), "none")}</dd>
+<dt>Not judged</dt><dd>${list(report.unjudged.map((u) => `<code>${h(u.id)}</code> [${u.severity}] ${UNJUDGED_WORDS[u.why]}${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${h(u.needs)}</code>)` : ""}${u.claim !== undefined ? ` (claim <code>${h(u.claim)}</code>, declared, not judged)` : ""}: ${h(u.reason)}`), "none")}</dd>
 <dt>Contract SHA-256</dt><dd><code>${h(report.contractSha256)}</code></dd>
 <dt>Suite version</dt><dd>${h(report.suiteVersion)}</dd>
 <dt>Seed</dt><dd>${report.seed}</dd>

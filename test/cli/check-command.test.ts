@@ -34,7 +34,7 @@ describe("example-conformance check", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     // --skip contract.* leaves gating checks unjudged: exit 0 as for any filtered run, but never "conformant".
-    expect(run.stdout).toMatch(/^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\) \(seed 4\)$/m);
+    expect(run.stdout).toMatch(/^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\), and 1 gating check\(s\) could not be judged without --replica \(grpc\.stateless\.replicas\) \(seed 4\)$/m);
     expect(run.stdout).not.toMatch(/^conformant/m);
     const json = JSON.parse(readFileSync(files.json, "utf8")) as { seed: number; target: { grpc: string }; checks: unknown[] };
     expect(json).toMatchObject({ seed: 4, target: { grpc: good.address }, verdict: "partial", selection: { skip: ["contract.*"] }, scope: { interfaces: ["grpc"] } });
@@ -168,7 +168,7 @@ describe("example-conformance check --http", () => {
       const http = report.checks.filter((c) => c.id.startsWith("http."));
       expect(http.length).toBeGreaterThan(20);
       // One instance, no --http-replica: the replica check has nothing to compare.
-      expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL)"]);
+      expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL), so statelessness across replicas was not judged"]);
       expect(report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
       expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)")).toBe(true);
       // The key is a secret: it reaches neither the console nor the report.

@@ -40,7 +40,8 @@ const report: RunReport = {
   scope: { interfaces: ["grpc"], contract: "proto (shipped)" },
   selection: { profiles: ["contract"], strict: false, only: [], skip: [] },
   waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "stack" }],
-  unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "skipped", reason: "no --replica given" }],
+  unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "needs", needs: "--replica", reason: "no --replica given" }],
+  claims: [],
   exitCode: 1,
   checks: [
     result({}),
