@@ -70,7 +70,13 @@ function listChecks(io: CliIo): void {
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
 function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[]): RunContext {
   const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
-  const streams = { stdout: io.stdout, stderr: io.stderr, color: io.isTty && !io.env.NO_COLOR, ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }) };
+  const streams = {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color: io.isTty && !io.env.NO_COLOR,
+    ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }),
+    verbosity: opts.quiet ? ("quiet" as const) : opts.verbose ? ("verbose" as const) : ("normal" as const),
+  };
   return {
     reporters: createReporters(files, streams),
     replayCommand: createReplayRenderer(argsAfter(argv, "check"), CHECK_TABLE),

@@ -57,6 +57,8 @@ export interface CheckCliOptions {
   reportJson?: string;
   reportJunit?: string;
   reportHtml?: string;
+  verbose?: boolean;
+  quiet?: boolean;
   list?: boolean;
 }
 
@@ -119,6 +121,8 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   reportJson: reportFile("reportJson", "write the run report as JSON (opened before the first call)"),
   reportJunit: reportFile("reportJunit", "write a JUnit XML report, one testcase per check"),
   reportHtml: reportFile("reportHtml", "write a self-contained HTML certification page"),
+  verbose: { flags: "--verbose", description: "the console lists every check, passing and skipped ones too", replay: "leave-out" },
+  quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict", replay: "leave-out" },
   list: { flags: "--list", description: "print every check with its ID, severity, profile and spec section, and exit", replay: "leave-out" },
 };
 
