@@ -65,6 +65,8 @@ export interface Waiver {
   id: string;
   pattern: string;
   reason: string;
+  /** YYYY-MM-DD, for an entry of the configuration file that expires. */
+  expires?: string;
 }
 
 /** A gating check in scope that was not judged: left out by --only/--skip, or skipped when it ran. */
@@ -83,6 +85,8 @@ export interface Unjudged {
 }
 
 export interface RunReport {
+  /** The implementation under check, as the configuration file names it. */
+  implementation?: { name: string; version?: string; url?: string };
   suiteVersion: string;
   contractSha256: string;
   target: { grpc?: string; http?: string; image?: string; contract: string };

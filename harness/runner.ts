@@ -4,8 +4,9 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
 import { claimAnswering, claimList, type Claims } from "./claims.js";
+import type { Implementation } from "./config/config-file.js";
 import { ConformanceError } from "./errors.js";
-import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
+import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
@@ -49,8 +50,12 @@ export interface RunOptions {
   replicaMode?: ReplicaMode;
   /** The HTTP target; http checks are skipped without one. */
   http?: HttpRunTarget;
+  /** The implementation under check, as the configuration names it: the report names it. */
+  implementation?: Implementation;
   /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
   claims?: Claims;
+  /** Expected failures given as data (the configuration file's), beside those of `expectFailures`. */
+  expectations?: readonly Expectation[];
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
   expectFailures?: string;
   /** The targets are the built-in reference server (the report says so). */
@@ -107,7 +112,7 @@ function judge(
     .filter((r) => r.status === "expected-fail")
     .map((r) => {
       const e = expectationFor(r.id, expectations) as Expectation;
-      return { id: r.id, pattern: e.pattern, reason: e.reason };
+      return { id: r.id, pattern: e.pattern, reason: e.reason, ...(e.expires !== undefined && { expires: e.expires }) };
     });
   const judgedAny = results.some((r) => r.status !== "skip");
   const verdict: Verdict = results.some((r) => r.gating)
@@ -118,6 +123,11 @@ function judge(
         ? "conformant with waivers"
         : "conformant";
   return { verdict, waivers, unjudged };
+}
+
+/** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
+function listedWords(e: Expectation): string {
+  return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
 }
 
 const DEFAULT_RUNS = 100;
@@ -165,7 +175,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     );
   }
   const redact = createRedactor(options);
-  const expectations = options.expectFailures ? loadExpectations(options.expectFailures, all) : [];
+  const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
   if (options.http) {
     if (hasCredentials(options.http.baseUrl)) {
       throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(options.http.baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
@@ -219,13 +229,21 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       for (const r of reporters) r.onCheckStart?.(check);
       const { outcome, ms } = await (started.get(check.id) as ReturnType<typeof runOne>);
       const expected = expectationFor(check.id, expectations);
+      const listing = expected && listedWords(expected);
       let status: CheckResult["status"] = outcome.status;
       let note: string | undefined;
-      if (expected && (outcome.status === "fail" || outcome.status === "error")) {
+      // An expected failure the list holds to account (the configuration's): expired, or no longer failing, fails the run.
+      let stale = false;
+      if (expected && expired(expected, startedAt) && outcome.status !== "skip") {
+        stale = true;
+        note = `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)`;
+      } else if (expected && (outcome.status === "fail" || outcome.status === "error")) {
         status = "expected-fail";
         note = `expected to fail: ${expected.reason}`;
       } else if (expected && outcome.status === "pass") {
-        note = `listed in --expect-failures (${expected.pattern}, line ${expected.line}) but passed: remove it from the list`;
+        stale = expected.mustStillFail === true;
+        if (stale) status = "fail";
+        note = `${listing} but passed: remove it from the list`;
       }
       const claim = outcome.status === "skip" && outcome.needs !== undefined ? claimAnswering(options.claims, outcome.needs) : undefined;
       const replayArgs: ReplayArgs = { only: check.id, seed, ...(outcome.path !== undefined && { path: outcome.path }) };
@@ -237,8 +255,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         profile: check.profile,
         spec: check.spec,
         status,
-        message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : redact(outcome.message),
-        gating: gates(check, options) && (status === "fail" || status === "error"),
+        message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : stale ? `${note}; the check: ${redact(outcome.message)}` : redact(outcome.message),
+        gating: stale || (gates(check, options) && (status === "fail" || status === "error")),
         durationMs: Math.round(ms),
         replayArgs,
         ...(options.replayCommand && { replay: options.replayCommand(replayArgs) }),
@@ -255,6 +273,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     await session.close();
   }
   const report: RunReport = {
+    ...(options.implementation && { implementation: options.implementation }),
     suiteVersion: SUITE_VERSION,
     contractSha256: sha,
     target,

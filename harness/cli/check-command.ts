@@ -1,9 +1,12 @@
 // `check`: runs the conformance catalogue against a target and reports; thin over runConformance. The options are
 // check-options.ts's table, their rules check-usage.ts's, what they ask the runner for run-options.ts's.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { PROTOCOLS, type CheckDefinition } from "../check.js";
+import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
+import { DEFAULT_CONFIG_FILE, loadConfigFile } from "../config/config-file.js";
 import { createReporters } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
@@ -22,6 +25,28 @@ interface RunContext {
   replayCommand: NonNullable<RunOptions["replayCommand"]>;
   metadata: Record<string, string>;
   apiKey: string | undefined;
+  /** What the configuration file adds: the implementation, its claims, its expected failures. */
+  extras: ConfigExtras;
+}
+
+/** The runner's options the configuration file adds, beside the flags'. */
+function fromConfig(extras: ConfigExtras): Pick<RunOptions, "implementation" | "claims" | "expectations"> {
+  return {
+    ...(extras.implementation && { implementation: extras.implementation }),
+    ...(extras.claims && { claims: extras.claims }),
+    ...(extras.expectations.length > 0 && { expectations: extras.expectations }),
+  };
+}
+
+/** The options under the configuration file (--config, or ./example-conformance.yaml when present), flags first. */
+function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): { opts: CheckCliOptions; extras: ConfigExtras } {
+  const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  if (file === undefined) return { opts, extras: { expectations: [] } };
+  const given = (key: keyof CheckCliOptions) => {
+    const source = command.getOptionValueSource(key);
+    return source !== undefined && source !== "default";
+  };
+  return applyConfig(opts, loadConfigFile(file), given, env, catalogue);
 }
 
 /** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens. */
@@ -45,6 +70,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
+      ...fromConfig(run.extras),
       image: { name: opts.image, logTail: () => container.logTail() },
       reporters: run.reporters,
       replayCommand: run.replayCommand,
@@ -68,7 +94,7 @@ function listChecks(io: CliIo): void {
 }
 
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
-function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[]): RunContext {
+function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras): RunContext {
   const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
   const streams = {
     stdout: io.stdout,
@@ -82,6 +108,7 @@ function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof c
     replayCommand: createReplayRenderer(argsAfter(argv, "check"), CHECK_TABLE),
     metadata: collectMetadata(opts, io.env),
     apiKey: opts.apiKey ?? envKey,
+    extras,
   };
 }
 
@@ -103,6 +130,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   try {
     const report = await runConformance({
       ...toRunOptions(opts, grpcAddress, http, run.metadata),
+      ...fromConfig(run.extras),
       builtIn: stop !== undefined,
       // The built-in server is one instance in this process: there is no replica to check it against, and it says so.
       ...(stop !== undefined && { claims: { replicas: "single" } }),
@@ -120,12 +148,13 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     .command("check")
     .description("check a server (default: the built-in reference server) and the contract against the specification");
   for (const o of toOptions(CHECK_TABLE)) command.addOption(o);
-  command.action(async (opts: CheckCliOptions) => {
-    if (opts.list) return listChecks(io);
+  command.action(async (given: CheckCliOptions) => {
+    if (given.list) return listChecks(io);
+    const { opts, extras } = configured(given, command, io.env);
     checkUsage(opts, io.env);
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     try {
-      const run = prepareRun(opts, io, files, argv);
+      const run = prepareRun(opts, io, files, argv, extras);
       await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, setExit) : checkTargets(opts, run, setExit));
     } finally {
       for (const f of files) await f.file?.close();

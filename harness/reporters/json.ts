@@ -23,7 +23,7 @@ export function toJson(report: RunReport): string {
     ...(r.claim !== undefined && { claim: r.claim }),
   }));
   const containerLog = report.containerLog && { containerLog: report.containerLog };
-  const out = { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog };
+  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
