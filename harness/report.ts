@@ -89,7 +89,8 @@ export interface RunReport {
   implementation?: { name: string; version?: string; url?: string };
   suiteVersion: string;
   contractSha256: string;
-  target: { grpc?: string; http?: string; image?: string; contract: string };
+  /** What was checked: the addresses, the image and its digest, the TLS certificate's SHA-256 fingerprint, the contract. */
+  target: { grpc?: string; http?: string; image?: string; imageDigest?: string; tlsFingerprint?: string; contract: string };
   seed: number;
   startedAt: string;
   durationMs: number;

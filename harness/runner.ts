@@ -61,7 +61,9 @@ export interface RunOptions {
   /** The targets are the built-in reference server (the report says so). */
   builtIn?: boolean;
   /** The targets run in a container started from this image: the report names it, and a failed run keeps its log. */
-  image?: { name: string; logTail(): string[] };
+  image?: { name: string; digest?: string; logTail(): string[] };
+  /** SHA-256 fingerprint of the TLS certificate the target presented, when the run spoke TLS: the report names it. */
+  tlsFingerprint?: string;
   /**
    * Renders the command line that replays one check (the CLI renders the user's own invocation); without it
    * each result carries only its replay arguments as data.
@@ -191,6 +193,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     }),
     ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
     ...(options.image && { image: options.image.name }),
+    ...(options.image?.digest !== undefined && { imageDigest: options.image.digest }),
+    ...(options.tlsFingerprint !== undefined && { tlsFingerprint: options.tlsFingerprint }),
   };
   const session = await openSession(
     {

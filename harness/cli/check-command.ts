@@ -7,7 +7,10 @@ import { catalogue } from "../../suites/index.js";
 import { PROTOCOLS, type CheckDefinition } from "../check.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { DEFAULT_CONFIG_FILE, loadConfigFile } from "../config/config-file.js";
-import { createReporters } from "../reporters/index.js";
+import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
+import { tlsFingerprint } from "../attest/tls-fingerprint.js";
+import { parseAddress } from "../targets/address.js";
+import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
 import { CHECK_TABLE, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
@@ -71,7 +74,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
     const report = await runConformance({
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
-      image: { name: opts.image, logTail: () => container.logTail() },
+      image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
       reporters: run.reporters,
       replayCommand: run.replayCommand,
     });
@@ -112,6 +115,28 @@ function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof c
   };
 }
 
+/**
+ * The SHA-256 fingerprint of the certificate the RPC target (with --tls, or an https:// --connect/--grpc-web URL) or
+ * else the https:// HTTP target presents, for the report; undefined when the run speaks no TLS or none was presented.
+ */
+async function certificateFingerprint(opts: CheckCliOptions, grpcAddress: string | undefined, httpUrl: string | undefined): Promise<string | undefined> {
+  const files = { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) };
+  const servername = opts.authority !== undefined ? { servername: opts.authority } : {};
+  if (opts.grpc !== undefined && opts.tls && grpcAddress !== undefined) {
+    const parsed = parseAddress(grpcAddress);
+    if (parsed.kind === "tcp") return tlsFingerprint({ host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername }, opts.timeout);
+  }
+  const url = [opts.connect, opts.grpcWeb, httpUrl].find((u) => u?.startsWith("https://"));
+  if (url === undefined) return undefined;
+  const u = new URL(url);
+  return tlsFingerprint({ host: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port || 443), alpn: ["h2", "http/1.1"], ...files, ...servername }, opts.timeout);
+}
+
+const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | undefined, httpUrl: string | undefined): Promise<Pick<RunOptions, "tlsFingerprint">> => {
+  const fp = await certificateFingerprint(opts, grpcAddress, httpUrl);
+  return fp !== undefined ? { tlsFingerprint: fp } : {};
+};
+
 /** Checks the targets the flags name or, with none, the built-in reference server, which goes whatever happens. */
 async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
   let grpcAddress = opts.grpc ?? opts.connect ?? opts.grpcWeb;
@@ -131,6 +156,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     const report = await runConformance({
       ...toRunOptions(opts, grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
+      ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),
       builtIn: stop !== undefined,
       // The built-in server is one instance in this process: there is no replica to check it against, and it says so.
       ...(stop !== undefined && { claims: { replicas: "single" } }),
@@ -152,12 +178,17 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     if (given.list) return listChecks(io);
     const { opts, extras } = configured(given, command, io.env);
     checkUsage(opts, io.env);
+    const signKey = opts.signKey !== undefined ? loadSigningKey(opts.signKey) : undefined;
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
+    let attestation: ReportFile | undefined;
     try {
+      if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
       const run = prepareRun(opts, io, files, argv, extras);
+      if (attestation && signKey) run.reporters.push(createAttestationReporter(attestation, signKey));
       await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, setExit) : checkTargets(opts, run, setExit));
     } finally {
       for (const f of files) await f.file?.close();
+      await attestation?.close();
     }
   });
 }

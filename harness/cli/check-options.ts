@@ -59,6 +59,8 @@ export interface CheckCliOptions {
   reportJson?: string;
   reportJunit?: string;
   reportHtml?: string;
+  attestation?: string;
+  signKey?: string;
   verbose?: boolean;
   quiet?: boolean;
   list?: boolean;
@@ -124,6 +126,8 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   reportJson: reportFile("reportJson", "write the run report as JSON (opened before the first call)"),
   reportJunit: reportFile("reportJunit", "write a JUnit XML report, one testcase per check"),
   reportHtml: reportFile("reportHtml", "write a self-contained HTML certification page"),
+  attestation: { flags: "--attestation <file>", description: "write a signed attestation of the run: an in-toto Statement (test-result predicate) in a DSSE envelope, signed with --sign-key", replay: "leave-out" },
+  signKey: { flags: "--sign-key <key.pem>", description: "the ed25519 private key (PEM) that signs --attestation; check it with `example-conformance verify FILE --key PUB.pem`", replay: "leave-out" },
   verbose: { flags: "--verbose", description: "the console lists every check, passing and skipped ones too", replay: "leave-out" },
   quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict", replay: "leave-out" },
   list: { flags: "--list", description: "print every check with its ID, severity, profile and spec section, and exit", replay: "leave-out" },
