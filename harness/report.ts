@@ -28,6 +28,8 @@ export interface CheckResult {
   replayArgs: ReplayArgs;
   /** The command line that replays this check alone, when the caller gave RunOptions.replayCommand. */
   replay?: string;
+  /** For a failed gRPC check: the grpcurl command that sends the last request it made, without the harness. */
+  grpcurl?: string;
   counterexample?: string;
   details?: string[];
   /** For an expected failure that now passes: the expectation to remove. */

@@ -2,10 +2,11 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
+import type { CheckDefinition, CheckOutcome, Profile, ReplicaMode } from "./check.js";
 import { claimAnswering, claimList, type Claims } from "./claims.js";
 import type { Implementation } from "./config/config-file.js";
 import { ConformanceError } from "./errors.js";
+import { failingCall, grpcurlCommand, recording, type RecordedCall } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
@@ -127,6 +128,18 @@ function judge(
   return { verdict, waivers, unjudged };
 }
 
+/**
+ * For a failed RPC check: the grpcurl command that sends the request that shows it (failingCall). Not for a property
+ * check, whose calls include shrinking steps: its counterexample and replay path say what failed.
+ */
+function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undefined, options: RunOptions, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "grpcurl"> {
+  if ((outcome.status !== "fail" && outcome.status !== "error") || outcome.path !== undefined || outcome.counterexample !== undefined) return {};
+  const last = failingCall(calls ?? []);
+  if (!last || !options.grpc) return {};
+  const line = grpcurlCommand(last, options.grpc, contractDir, METADATA_PLACEHOLDER);
+  return line !== undefined ? { grpcurl: redact(line) } : {};
+}
+
 /** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
 function listedWords(e: Expectation): string {
   return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
@@ -217,7 +230,16 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
   const results: CheckResult[] = [];
   const checkTimeout = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, session.context(), checkTimeout));
+  // Each RPC check's unary calls are remembered, so that its failure can name the grpcurl command that repeats it.
+  const calls = new Map<string, RecordedCall[]>();
+  const contextFor = (c: CheckDefinition) => {
+    const ctx = session.context();
+    if (c.area !== "grpc" || !ctx.grpc) return ctx;
+    const mine: RecordedCall[] = [];
+    calls.set(c.id, mine);
+    return { ...ctx, grpc: recording(ctx.grpc, mine) };
+  };
+  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, contextFor(c), checkTimeout));
   // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
   // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
   const contract = checks.filter((c) => c.area === "contract");
@@ -267,6 +289,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
+        ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
         ...(outcome.status === "skip" && outcome.needs !== undefined && { needs: outcome.needs }),
         ...(claim !== undefined && { claim }),
       };

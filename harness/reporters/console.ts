@@ -38,6 +38,7 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
     if (r.counterexample !== undefined) w(`     counterexample: ${t(r.counterexample)}\n`);
     for (const d of r.details ?? []) w(`     ${t(d)}\n`);
     if (r.replay !== undefined) w(`     replay: ${t(r.replay)}\n`);
+    if (r.grpcurl !== undefined) w(`     grpcurl: ${t(r.grpcurl)}\n`);
   };
   const gatingFailures = (report: RunReport) => {
     for (const r of report.checks.filter((x) => x.gating)) {

@@ -32,6 +32,7 @@ function row(r: CheckResult): string {
     r.counterexample !== undefined ? `<div>counterexample: <code>${h(r.counterexample)}</code></div>` : "",
     ...(r.details ?? []).map((d) => `<div><code>${h(d)}</code></div>`),
     (r.status === "fail" || r.status === "error") && r.replay !== undefined ? `<div>replay: <code>${h(r.replay)}</code></div>` : "",
+    r.grpcurl !== undefined ? `<div>grpcurl: <code>${h(r.grpcurl)}</code></div>` : "",
     r.note ? `<div>${h(r.note)}</div>` : "",
   ].join("");
   const verdict = r.status + (r.gating ? "" : r.status === "fail" || r.status === "error" ? " (not gating)" : "");

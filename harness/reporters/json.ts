@@ -15,6 +15,7 @@ export function toJson(report: RunReport): string {
     message: r.message,
     replayArgs: r.replayArgs,
     ...(r.replay !== undefined && { replay: r.replay }),
+    ...(r.grpcurl !== undefined && { grpcurl: r.grpcurl }),
     durationMs: r.durationMs,
     ...(r.counterexample !== undefined && { counterexample: r.counterexample }),
     ...(r.details && { details: r.details }),

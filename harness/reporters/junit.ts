@@ -44,6 +44,7 @@ function testcase(r: CheckResult): Node {
       ...(r.counterexample !== undefined ? [`counterexample: ${r.counterexample}`] : []),
       ...(r.details ?? []),
       ...(r.replay !== undefined ? [`replay: ${r.replay}`] : []),
+      ...(r.grpcurl !== undefined ? [`grpcurl: ${r.grpcurl}`] : []),
       ...(r.note ? [r.note] : []),
     ].join("\n"),
   );
