@@ -81,6 +81,12 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
     const failed = `${gating} gating failure(s), ${report.checks.filter((r) => isFinding(r) && !r.gating).length} finding(s) that do not gate`;
     w(`\n${failed}; ${rest}${verbosity === "verbose" ? "" : " (--verbose lists every check)"} in ${(report.durationMs / 1000).toFixed(1)} s\n`);
     w(`judged: ${t(scopeWords(report))}; gating: ${gateWords(report)}\n`);
+    const identity = [
+      report.implementation && `implementation ${report.implementation.name}${report.implementation.version !== undefined ? ` ${report.implementation.version}` : ""}`,
+      report.target.imageDigest !== undefined && `image digest ${report.target.imageDigest}`,
+      report.target.tlsFingerprint !== undefined && `TLS certificate SHA-256 ${report.target.tlsFingerprint}`,
+    ].filter(Boolean);
+    if (identity.length > 0) w(`certifies: ${t(identity.join("; "))}\n`);
     if (report.claims.length > 0) w(`claims (declared by the implementation, not judged): ${t(report.claims.join(", "))}\n`);
   };
   return {

@@ -40,6 +40,7 @@ describe("a configuration file", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(/^conformant: /);
     expect(run.stdout).toMatch(/^not applicable by claim replicas: single \(declared, not judged\): grpc\.stateless\.replicas$/m);
+    expect(run.stdout).toMatch(/^certifies: implementation reference 1\.2\.3$/m);
     const report = JSON.parse(readFileSync(json, "utf8")) as RunReport;
     expect(report).toMatchObject({ verdict: "conformant", claims: ["replicas: single"], implementation: { name: "reference", version: "1.2.3" }, target: { grpc: reference.grpcAddress } });
     expect(report.unjudged).toContainEqual(expect.objectContaining({ id: "grpc.stateless.replicas", why: "claimed", claim: "replicas: single" }));
