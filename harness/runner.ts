@@ -129,6 +129,17 @@ function judge(
 }
 
 /**
+ * Every implementation of the service speaks gRPC (Connect and gRPC-Web are its choice): a check of gRPC's own wire
+ * rules, skipped because the run spoke another protocol, could be judged with --grpc. A check of an optional
+ * protocol's rules on a gRPC run needs nothing: the server need not speak it.
+ */
+function protocolNeeded(check: CheckDefinition, options: RunOptions): string | undefined {
+  const spoken = options.grpc?.protocol ?? "grpc";
+  if (check.area !== "grpc" || !options.grpc || !check.protocols || check.protocols.includes(spoken)) return undefined;
+  return check.protocols.includes("grpc") ? "--grpc" : undefined;
+}
+
+/**
  * For a failed RPC check: the grpcurl command that sends the request that shows it (failingCall). Not for a property
  * check, whose calls include shrinking steps: its counterexample and replay path say what failed.
  */
@@ -271,7 +282,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         if (stale) status = "fail";
         note = `${listing} but passed: remove it from the list`;
       }
-      const claim = outcome.status === "skip" && outcome.needs !== undefined ? claimAnswering(options.claims, outcome.needs) : undefined;
+      const needs = outcome.status === "skip" ? (outcome.needs ?? protocolNeeded(check, options)) : undefined;
+      const claim = needs !== undefined ? claimAnswering(options.claims, needs) : undefined;
       const replayArgs: ReplayArgs = { only: check.id, seed, ...(outcome.path !== undefined && { path: outcome.path }) };
       const result: CheckResult = {
         id: check.id,
@@ -290,7 +302,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
         ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
-        ...(outcome.status === "skip" && outcome.needs !== undefined && { needs: outcome.needs }),
+        ...(needs !== undefined && { needs }),
         ...(claim !== undefined && { claim }),
       };
       results.push(result);

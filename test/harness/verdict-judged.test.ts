@@ -66,6 +66,19 @@ describe("check --grpc of the reference server", () => {
     expect(last).toMatch(/^partial: .*could not be judged without --replica \(grpc\.stateless\.replicas\)/);
   }, 60_000);
 
+  it("over Connect alone is partial naming --grpc: the service is a gRPC service, and gRPC's own checks went unjudged", async () => {
+    const report = await runConformance({ grpc: { address: one.httpUrl, protocol: "connect" }, claims: { replicas: "single" }, seed: 4, runs: 10 });
+    expect(report.verdict).toBe("partial");
+    expect(report.unjudged).toContainEqual(expect.objectContaining({ id: "grpc.unary.single-response", why: "needs", needs: "--grpc" }));
+    // Connect's own checks are judged; gRPC-Web's need nothing (a server need not speak it).
+    expect(report.unjudged.some((u) => u.id.startsWith("grpc-web.") && u.why === "needs")).toBe(false);
+  }, 60_000);
+
+  it("over gRPC, the checks of the optional protocols (Connect, gRPC-Web) need nothing", async () => {
+    const report = await runConformance({ grpc: { address: one.grpcAddress }, only: ["connect.*", "grpc-web.*", "grpc.defaults.decodes"], seed: 4, runs: 5 });
+    expect(report.checks.filter((c) => c.id.startsWith("connect.") || c.id.startsWith("grpc-web.")).every((c) => c.status === "skip" && c.needs === undefined)).toBe(true);
+  }, 60_000);
+
   it("with --replica is conformant", async () => {
     const run = await cli(["check", "--grpc", one.grpcAddress, "--replica", two.grpcAddress, "--seed", "4", "--runs", "10"]);
     expect(run.code, run.stderr).toBe(0);
