@@ -53,6 +53,27 @@ describe("a configuration file", () => {
     expect(run.code, run.stderr).toBe(0);
   });
 
+  it("is ./example-conformance.yaml when --config is not given", async () => {
+    const here = mkdtempSync(join(tmpdir(), "config-cwd-"));
+    writeFileSync(join(here, "example-conformance.yaml"), `targets:\n  grpc: ${grpcJs.address}\nonly: [grpc.defaults.decodes]\n`);
+    const { spawn } = await import("node:child_process");
+    const { PACKAGE_ROOT } = await import("../../contract/paths.js");
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), "check", "--seed", "1"], { cwd: here, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      const backstop = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      child.on("error", reject);
+      child.on("close", (code) => {
+        clearTimeout(backstop);
+        resolve({ code, stdout });
+      });
+    });
+    expect(out.code).toBe(0);
+    // The file's target and selection, not the built-in reference server.
+    expect(out.stdout).toMatch(new RegExp(`^example-conformance: 1 checks against grpc ${grpcJs.address.replace(/\./g, "\\.")},`, "m"));
+  }, 60_000);
+
   it("names the line and the key of what is wrong, exit 2", async () => {
     const unknown = await cli(["check", "--config", file(`implementation:\n  name: x\ntragets:\n  grpc: a:1\n`)]);
     expect(unknown.code).toBe(2);
