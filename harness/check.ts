@@ -40,6 +40,12 @@ export interface CheckOutcome {
   path?: string;
   /** Extra lines worth reading: evidence, the curl or grpcurl command that reproduces it. */
   details?: string[];
+  /**
+   * For a skip: the flag that would let the check judge, when what it lacked is something the user can give
+   * (`--replica`, `--api-key`). A gating check skipped so makes the run "partial", never "conformant"; a skip without
+   * it (the target's own legal behaviour) does not.
+   */
+  needs?: string;
 }
 
 export interface CheckContext {
@@ -94,4 +100,4 @@ export interface CheckDefinition {
 
 export const pass = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "pass", message, ...extra });
 export const fail = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "fail", message, ...extra });
-export const skip = (message: string): CheckOutcome => ({ status: "skip", message });
+export const skip = (message: string, needs?: string): CheckOutcome => ({ status: "skip", message, ...(needs !== undefined && { needs }) });

@@ -1,4 +1,6 @@
-// --expect-failures: a file of check-ID patterns, each with a # reason, whose failures do not fail the run.
+// Expected failures: check-ID patterns, each with a reason, whose failures do not fail the run. From an
+// --expect-failures file (`pattern # reason` lines), or from the configuration file's `expected-failures`, whose
+// entries may expire and must still fail (an expired entry, or one whose check passes, fails the run).
 import { readFileSync } from "node:fs";
 import type { CheckDefinition } from "./check.js";
 import { ConformanceError } from "./errors.js";
@@ -8,6 +10,25 @@ export interface Expectation {
   pattern: string;
   reason: string;
   line: number;
+  /** YYYY-MM-DD: from that day on the entry waives nothing, and the run fails. */
+  expires?: string;
+  /** An entry whose check passes fails the run (the configuration's entries), rather than only a note. */
+  mustStillFail?: boolean;
+  /** Where it is listed, for messages: a file name. */
+  source?: string;
+}
+
+/** The configuration's entries as expectations; a pattern that matches no check is a config error naming its line. */
+export function configExpectations(entries: readonly { check: string; reason: string; expires?: string; line: number }[], file: string, checks: readonly CheckDefinition[]): Expectation[] {
+  return entries.map((e) => {
+    if (!checks.some((c) => matches(e.check, c.id))) throw new ConformanceError("config", `${file}:${e.line}: expected-failures: ${e.check} matches no check (see --list)`);
+    return { pattern: e.check, reason: e.reason, line: e.line, mustStillFail: true, source: file, ...(e.expires !== undefined && { expires: e.expires }) };
+  });
+}
+
+/** Whether the entry has expired on this day (UTC): an entry expiring today no longer waives. */
+export function expired(e: Expectation, now: Date): boolean {
+  return e.expires !== undefined && now.toISOString().slice(0, 10) >= e.expires;
 }
 
 /** Parses `pattern # reason` lines; blank lines and lines starting with # are ignored. */

@@ -28,15 +28,22 @@ export interface CheckResult {
   replayArgs: ReplayArgs;
   /** The command line that replays this check alone, when the caller gave RunOptions.replayCommand. */
   replay?: string;
+  /** For a failed gRPC check: the grpcurl command that sends the last request it made, without the harness. */
+  grpcurl?: string;
   counterexample?: string;
   details?: string[];
   /** For an expected failure that now passes: the expectation to remove. */
   note?: string;
+  /** For a skip for want of something the user can give: the flag that would judge it (CheckOutcome.needs). */
+  needs?: string;
+  /** For such a skip that a claim of the implementation answers: the claim, "replicas: single" (declared, not judged). */
+  claim?: string;
 }
 
 /**
  * conformant: every gating check in scope ran and none failed; conformant with waivers: the same, with failures
- * waived by --expect-failures; partial: --only/--skip left gating checks unjudged (or nothing was judged at all);
+ * waived by --expect-failures; partial: a gating check went unjudged because the run lacked something the user can
+ * give (--only/--skip left it out, or it needs a flag such as --replica), or nothing was judged at all;
  * not conformant: a gating check failed.
  */
 export type Verdict = "conformant" | "conformant with waivers" | "partial" | "not conformant";
@@ -60,6 +67,8 @@ export interface Waiver {
   id: string;
   pattern: string;
   reason: string;
+  /** YYYY-MM-DD, for an entry of the configuration file that expires. */
+  expires?: string;
 }
 
 /** A gating check in scope that was not judged: left out by --only/--skip, or skipped when it ran. */
@@ -67,14 +76,23 @@ export interface Unjudged {
   id: string;
   severity: Severity;
   reason: string;
-  /** "selection": --only/--skip left it out (the run is partial); "skipped": it ran and could not judge. */
-  why: "selection" | "skipped";
+  /**
+   * "selection": --only/--skip left it out; "needs": it ran and lacked an input the user can give (the flag in
+   * `needs`); both make the run partial. "claimed": it needed such an input and a claim of the implementation says it
+   * does not apply (`claim`, declared, not judged); "skipped": the target's own legal behaviour left nothing to judge.
+   */
+  why: "selection" | "needs" | "claimed" | "skipped";
+  needs?: string;
+  claim?: string;
 }
 
 export interface RunReport {
+  /** The implementation under check, as the configuration file names it. */
+  implementation?: { name: string; version?: string; url?: string };
   suiteVersion: string;
   contractSha256: string;
-  target: { grpc?: string; http?: string; image?: string; contract: string };
+  /** What was checked: the addresses, the image and its digest, the TLS certificate's SHA-256 fingerprint, the contract. */
+  target: { grpc?: string; http?: string; image?: string; imageDigest?: string; tlsFingerprint?: string; contract: string };
   seed: number;
   startedAt: string;
   durationMs: number;
@@ -84,6 +102,8 @@ export interface RunReport {
   selection: RunSelection;
   waivers: Waiver[];
   unjudged: Unjudged[];
+  /** What the implementation declared about itself (config `claims`), as "key: value": declared, not judged. */
+  claims: string[];
   /** 0 conformant (with waivers, or partial), 1 a gating check failed. */
   exitCode: 0 | 1;
   /** With --image, when a check failed: the container's last log lines. */

@@ -2,9 +2,12 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
+import type { CheckDefinition, CheckOutcome, Profile, ReplicaMode } from "./check.js";
+import { claimAnswering, claimList, type Claims } from "./claims.js";
+import type { Implementation } from "./config/config-file.js";
 import { ConformanceError } from "./errors.js";
-import { expectationFor, loadExpectations, type Expectation } from "./expectations.js";
+import { failingCall, grpcurlCommand, recording, type RecordedCall } from "./grpcurl.js";
+import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
@@ -48,12 +51,20 @@ export interface RunOptions {
   replicaMode?: ReplicaMode;
   /** The HTTP target; http checks are skipped without one. */
   http?: HttpRunTarget;
+  /** The implementation under check, as the configuration names it: the report names it. */
+  implementation?: Implementation;
+  /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
+  claims?: Claims;
+  /** Expected failures given as data (the configuration file's), beside those of `expectFailures`. */
+  expectations?: readonly Expectation[];
   /** File of check-ID patterns, each with a # reason, whose failures are expected. */
   expectFailures?: string;
   /** The targets are the built-in reference server (the report says so). */
   builtIn?: boolean;
   /** The targets run in a container started from this image: the report names it, and a failed run keeps its log. */
-  image?: { name: string; logTail(): string[] };
+  image?: { name: string; digest?: string; logTail(): string[] };
+  /** SHA-256 fingerprint of the TLS certificate the target presented, when the run spoke TLS: the report names it. */
+  tlsFingerprint?: string;
   /**
    * Renders the command line that replays one check (the CLI renders the user's own invocation); without it
    * each result carries only its replay arguments as data.
@@ -94,23 +105,55 @@ function judge(
       continue;
     }
     const r = results.find((x) => x.id === c.id);
-    if (r?.status === "skip") unjudged.push({ id: c.id, severity: c.severity, why: "skipped", reason: r.message });
+    if (r?.status !== "skip") continue;
+    const base = { id: c.id, severity: c.severity, reason: r.message };
+    if (r.claim !== undefined) unjudged.push({ ...base, why: "claimed", claim: r.claim, ...(r.needs !== undefined && { needs: r.needs }) });
+    else if (r.needs !== undefined) unjudged.push({ ...base, why: "needs", needs: r.needs });
+    else unjudged.push({ ...base, why: "skipped" });
   }
   const waivers: Waiver[] = results
     .filter((r) => r.status === "expected-fail")
     .map((r) => {
       const e = expectationFor(r.id, expectations) as Expectation;
-      return { id: r.id, pattern: e.pattern, reason: e.reason };
+      return { id: r.id, pattern: e.pattern, reason: e.reason, ...(e.expires !== undefined && { expires: e.expires }) };
     });
   const judgedAny = results.some((r) => r.status !== "skip");
   const verdict: Verdict = results.some((r) => r.gating)
     ? "not conformant"
-    : !judgedAny || unjudged.some((u) => u.why === "selection")
+    : !judgedAny || unjudged.some((u) => u.why === "selection" || u.why === "needs")
       ? "partial"
       : waivers.length > 0
         ? "conformant with waivers"
         : "conformant";
   return { verdict, waivers, unjudged };
+}
+
+/**
+ * Every implementation of the service speaks gRPC (Connect and gRPC-Web are its choice): a check of gRPC's own wire
+ * rules, skipped because the run spoke another protocol, could be judged with --grpc. A check of an optional
+ * protocol's rules on a gRPC run needs nothing: the server need not speak it.
+ */
+function protocolNeeded(check: CheckDefinition, options: RunOptions): string | undefined {
+  const spoken = options.grpc?.protocol ?? "grpc";
+  if (check.area !== "grpc" || !options.grpc || !check.protocols || check.protocols.includes(spoken)) return undefined;
+  return check.protocols.includes("grpc") ? "--grpc" : undefined;
+}
+
+/**
+ * For a failed RPC check: the grpcurl command that sends the request that shows it (failingCall). Not for a property
+ * check, whose calls include shrinking steps: its counterexample and replay path say what failed.
+ */
+function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undefined, options: RunOptions, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "grpcurl"> {
+  if ((outcome.status !== "fail" && outcome.status !== "error") || outcome.path !== undefined || outcome.counterexample !== undefined) return {};
+  const last = failingCall(calls ?? []);
+  if (!last || !options.grpc) return {};
+  const line = grpcurlCommand(last, options.grpc, contractDir, METADATA_PLACEHOLDER);
+  return line !== undefined ? { grpcurl: redact(line) } : {};
+}
+
+/** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
+function listedWords(e: Expectation): string {
+  return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
 }
 
 const DEFAULT_RUNS = 100;
@@ -158,7 +201,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     );
   }
   const redact = createRedactor(options);
-  const expectations = options.expectFailures ? loadExpectations(options.expectFailures, all) : [];
+  const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
   if (options.http) {
     if (hasCredentials(options.http.baseUrl)) {
       throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(options.http.baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
@@ -174,6 +217,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     }),
     ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
     ...(options.image && { image: options.image.name }),
+    ...(options.image?.digest !== undefined && { imageDigest: options.image.digest }),
+    ...(options.tlsFingerprint !== undefined && { tlsFingerprint: options.tlsFingerprint }),
   };
   const session = await openSession(
     {
@@ -196,7 +241,16 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
   const results: CheckResult[] = [];
   const checkTimeout = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, session.context(), checkTimeout));
+  // Each RPC check's unary calls are remembered, so that its failure can name the grpcurl command that repeats it.
+  const calls = new Map<string, RecordedCall[]>();
+  const contextFor = (c: CheckDefinition) => {
+    const ctx = session.context();
+    if (c.area !== "grpc" || !ctx.grpc) return ctx;
+    const mine: RecordedCall[] = [];
+    calls.set(c.id, mine);
+    return { ...ctx, grpc: recording(ctx.grpc, mine) };
+  };
+  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, contextFor(c), checkTimeout));
   // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
   // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
   const contract = checks.filter((c) => c.area === "contract");
@@ -212,14 +266,24 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       for (const r of reporters) r.onCheckStart?.(check);
       const { outcome, ms } = await (started.get(check.id) as ReturnType<typeof runOne>);
       const expected = expectationFor(check.id, expectations);
+      const listing = expected && listedWords(expected);
       let status: CheckResult["status"] = outcome.status;
       let note: string | undefined;
-      if (expected && (outcome.status === "fail" || outcome.status === "error")) {
+      // An expected failure the list holds to account (the configuration's): expired, or no longer failing, fails the run.
+      let stale = false;
+      if (expected && expired(expected, startedAt) && outcome.status !== "skip") {
+        stale = true;
+        note = `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)`;
+      } else if (expected && (outcome.status === "fail" || outcome.status === "error")) {
         status = "expected-fail";
         note = `expected to fail: ${expected.reason}`;
       } else if (expected && outcome.status === "pass") {
-        note = `listed in --expect-failures (${expected.pattern}, line ${expected.line}) but passed: remove it from the list`;
+        stale = expected.mustStillFail === true;
+        if (stale) status = "fail";
+        note = `${listing} but passed: remove it from the list`;
       }
+      const needs = outcome.status === "skip" ? (outcome.needs ?? protocolNeeded(check, options)) : undefined;
+      const claim = needs !== undefined ? claimAnswering(options.claims, needs) : undefined;
       const replayArgs: ReplayArgs = { only: check.id, seed, ...(outcome.path !== undefined && { path: outcome.path }) };
       const result: CheckResult = {
         id: check.id,
@@ -229,14 +293,17 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         profile: check.profile,
         spec: check.spec,
         status,
-        message: redact(outcome.message),
-        gating: gates(check, options) && (status === "fail" || status === "error"),
+        message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : stale ? `${note}; the check: ${redact(outcome.message)}` : redact(outcome.message),
+        gating: stale || (gates(check, options) && (status === "fail" || status === "error")),
         durationMs: Math.round(ms),
         replayArgs,
         ...(options.replayCommand && { replay: options.replayCommand(replayArgs) }),
         ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
+        ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
+        ...(needs !== undefined && { needs }),
+        ...(claim !== undefined && { claim }),
       };
       results.push(result);
       for (const r of reporters) r.onCheckResult?.(result);
@@ -245,6 +312,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     await session.close();
   }
   const report: RunReport = {
+    ...(options.implementation && { implementation: options.implementation }),
     suiteVersion: SUITE_VERSION,
     contractSha256: sha,
     target,
@@ -253,6 +321,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     durationMs: Math.round(performance.now() - t0),
     checks: results,
     ...judge(all, checks, results, options, expectations),
+    claims: claimList(options.claims),
     scope: {
       interfaces: [...(options.grpc ? (["grpc"] as const) : []), ...(options.http ? (["http"] as const) : [])],
       contract: target.contract,

@@ -55,8 +55,10 @@ interface ActionRun {
   log: string;
 }
 
-async function runAction(inputs: Record<string, string>): Promise<ActionRun> {
+async function runAction(inputs: Record<string, string>, workspace: Record<string, string> = {}): Promise<ActionRun> {
   const work = mkdtempSync(join(tmpdir(), "action-"));
+  // Files of the repository the workflow checked out, such as its example-conformance.yaml.
+  for (const [name, text] of Object.entries(workspace)) writeFileSync(join(work, name), text);
   const scope = { inputs, steps: {} as Record<string, Record<string, string>> };
   const summaryFile = join(work, "summary.md");
   writeFileSync(summaryFile, "");
@@ -119,7 +121,8 @@ describe("action.yml", () => {
   });
 
   it("passes the reference server: verdict conformant, the reports written, a summary that says so", async () => {
-    const run = await runAction({ grpc: reference.grpcAddress, http: reference.httpUrl });
+    // One instance, as the workspace's configuration declares: without the claim the run is partial (no replica).
+    const run = await runAction({ grpc: reference.grpcAddress, http: reference.httpUrl }, { "example-conformance.yaml": "claims:\n  replicas: single\n" });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("conformant");
     expect(run.outputs["exit-code"]).toBe("0");

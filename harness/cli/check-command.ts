@@ -1,10 +1,16 @@
 // `check`: runs the conformance catalogue against a target and reports; thin over runConformance. The options are
 // check-options.ts's table, their rules check-usage.ts's, what they ask the runner for run-options.ts's.
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { PROTOCOLS, type CheckDefinition } from "../check.js";
-import { createReporters } from "../reporters/index.js";
+import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
+import { DEFAULT_CONFIG_FILE, loadConfigFile } from "../config/config-file.js";
+import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
+import { tlsFingerprint } from "../attest/tls-fingerprint.js";
+import { parseAddress } from "../targets/address.js";
+import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
 import { CHECK_TABLE, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
@@ -22,6 +28,28 @@ interface RunContext {
   replayCommand: NonNullable<RunOptions["replayCommand"]>;
   metadata: Record<string, string>;
   apiKey: string | undefined;
+  /** What the configuration file adds: the implementation, its claims, its expected failures. */
+  extras: ConfigExtras;
+}
+
+/** The runner's options the configuration file adds, beside the flags'. */
+function fromConfig(extras: ConfigExtras): Pick<RunOptions, "implementation" | "claims" | "expectations"> {
+  return {
+    ...(extras.implementation && { implementation: extras.implementation }),
+    ...(extras.claims && { claims: extras.claims }),
+    ...(extras.expectations.length > 0 && { expectations: extras.expectations }),
+  };
+}
+
+/** The options under the configuration file (--config, or ./example-conformance.yaml when present), flags first. */
+function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): { opts: CheckCliOptions; extras: ConfigExtras } {
+  const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  if (file === undefined) return { opts, extras: { expectations: [] } };
+  const given = (key: keyof CheckCliOptions) => {
+    const source = command.getOptionValueSource(key);
+    return source !== undefined && source !== "default";
+  };
+  return applyConfig(opts, loadConfigFile(file), given, env, catalogue);
 }
 
 /** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens. */
@@ -45,7 +73,8 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
-      image: { name: opts.image, logTail: () => container.logTail() },
+      ...fromConfig(run.extras),
+      image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
       reporters: run.reporters,
       replayCommand: run.replayCommand,
     });
@@ -68,16 +97,45 @@ function listChecks(io: CliIo): void {
 }
 
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
-function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[]): RunContext {
+function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras): RunContext {
   const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
-  const streams = { stdout: io.stdout, stderr: io.stderr, color: io.isTty && !io.env.NO_COLOR, ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }) };
+  const streams = {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color: io.isTty && !io.env.NO_COLOR,
+    ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }),
+    verbosity: opts.quiet ? ("quiet" as const) : opts.verbose ? ("verbose" as const) : ("normal" as const),
+  };
   return {
     reporters: createReporters(files, streams),
     replayCommand: createReplayRenderer(argsAfter(argv, "check"), CHECK_TABLE),
     metadata: collectMetadata(opts, io.env),
     apiKey: opts.apiKey ?? envKey,
+    extras,
   };
 }
+
+/**
+ * The SHA-256 fingerprint of the certificate the RPC target (with --tls, or an https:// --connect/--grpc-web URL) or
+ * else the https:// HTTP target presents, for the report; undefined when the run speaks no TLS or none was presented.
+ */
+async function certificateFingerprint(opts: CheckCliOptions, grpcAddress: string | undefined, httpUrl: string | undefined): Promise<string | undefined> {
+  const files = { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) };
+  const servername = opts.authority !== undefined ? { servername: opts.authority } : {};
+  if (opts.grpc !== undefined && opts.tls && grpcAddress !== undefined) {
+    const parsed = parseAddress(grpcAddress);
+    if (parsed.kind === "tcp") return tlsFingerprint({ host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername }, opts.timeout);
+  }
+  const url = [opts.connect, opts.grpcWeb, httpUrl].find((u) => u?.startsWith("https://"));
+  if (url === undefined) return undefined;
+  const u = new URL(url);
+  return tlsFingerprint({ host: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port || 443), alpn: ["h2", "http/1.1"], ...files, ...servername }, opts.timeout);
+}
+
+const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | undefined, httpUrl: string | undefined): Promise<Pick<RunOptions, "tlsFingerprint">> => {
+  const fp = await certificateFingerprint(opts, grpcAddress, httpUrl);
+  return fp !== undefined ? { tlsFingerprint: fp } : {};
+};
 
 /** Checks the targets the flags name or, with none, the built-in reference server, which goes whatever happens. */
 async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
@@ -95,7 +153,16 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     stop = server.close;
   }
   try {
-    const report = await runConformance({ ...toRunOptions(opts, grpcAddress, http, run.metadata), builtIn: stop !== undefined, reporters: run.reporters, replayCommand: run.replayCommand });
+    const report = await runConformance({
+      ...toRunOptions(opts, grpcAddress, http, run.metadata),
+      ...fromConfig(run.extras),
+      ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),
+      builtIn: stop !== undefined,
+      // The built-in server is one instance in this process: there is no replica to check it against, and it says so.
+      ...(stop !== undefined && { claims: { replicas: "single" } }),
+      reporters: run.reporters,
+      replayCommand: run.replayCommand,
+    });
     setExit(report.exitCode);
   } finally {
     await stop?.();
@@ -107,15 +174,21 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     .command("check")
     .description("check a server (default: the built-in reference server) and the contract against the specification");
   for (const o of toOptions(CHECK_TABLE)) command.addOption(o);
-  command.action(async (opts: CheckCliOptions) => {
-    if (opts.list) return listChecks(io);
+  command.action(async (given: CheckCliOptions) => {
+    if (given.list) return listChecks(io);
+    const { opts, extras } = configured(given, command, io.env);
     checkUsage(opts, io.env);
+    const signKey = opts.signKey !== undefined ? loadSigningKey(opts.signKey) : undefined;
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
+    let attestation: ReportFile | undefined;
     try {
-      const run = prepareRun(opts, io, files, argv);
+      if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
+      const run = prepareRun(opts, io, files, argv, extras);
+      if (attestation && signKey) run.reporters.push(createAttestationReporter(attestation, signKey));
       await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, setExit) : checkTargets(opts, run, setExit));
     } finally {
       for (const f of files) await f.file?.close();
+      await attestation?.close();
     }
   });
 }

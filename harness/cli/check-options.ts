@@ -1,5 +1,6 @@
 // The options of `check` as one typed table, and the pure step from argv to those options: nothing runs here.
 import { Command, CommanderError } from "commander";
+import { DEFAULT_CONFIG_FILE } from "../config/config-file.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { DEFAULT_CONCURRENCY } from "../scheduler.js";
@@ -12,6 +13,7 @@ import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./repo
 export const DEFAULT_IMAGE_GRPC_PORT = 50051;
 
 export interface CheckCliOptions {
+  config?: string;
   grpc?: string;
   connect?: string;
   grpcWeb?: string;
@@ -57,6 +59,10 @@ export interface CheckCliOptions {
   reportJson?: string;
   reportJunit?: string;
   reportHtml?: string;
+  attestation?: string;
+  signKey?: string;
+  verbose?: boolean;
+  quiet?: boolean;
   list?: boolean;
 }
 
@@ -68,6 +74,7 @@ const reportFile = (key: keyof typeof REPORT_FILE_FLAGS, what: string) => ({
 
 /** Every option of `check`, in the order --help shows them. */
 export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
+  config: { flags: "--config <file>", description: `a configuration file: implementation, targets, credentials by environment variable name, claims, expected failures, profile and selection; flags override it (default ./${DEFAULT_CONFIG_FILE} when present)` },
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
   connect: { flags: "--connect <url>", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)", replay: withoutCredentials },
   grpcWeb: { flags: "--grpc-web <url>", description: "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)", replay: withoutCredentials },
@@ -119,6 +126,10 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   reportJson: reportFile("reportJson", "write the run report as JSON (opened before the first call)"),
   reportJunit: reportFile("reportJunit", "write a JUnit XML report, one testcase per check"),
   reportHtml: reportFile("reportHtml", "write a self-contained HTML certification page"),
+  attestation: { flags: "--attestation <file>", description: "write a signed attestation of the run: an in-toto Statement (test-result predicate) in a DSSE envelope, signed with --sign-key", replay: "leave-out" },
+  signKey: { flags: "--sign-key <key.pem>", description: "the ed25519 private key (PEM) that signs --attestation; check it with `example-conformance verify FILE --key PUB.pem`", replay: "leave-out" },
+  verbose: { flags: "--verbose", description: "the console lists every check, passing and skipped ones too", replay: "leave-out" },
+  quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict", replay: "leave-out" },
   list: { flags: "--list", description: "print every check with its ID, severity, profile and spec section, and exit", replay: "leave-out" },
 };
 

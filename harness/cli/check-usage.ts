@@ -13,6 +13,8 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
   if ((opts.ca || opts.cert || opts.key) && !opts.tls) {
     throw new ConformanceError("usage", "--ca, --cert and --key need --tls");
   }
+  if (opts.verbose && opts.quiet) throw new ConformanceError("usage", "--verbose and --quiet: one or the other");
+  if ((opts.attestation === undefined) !== (opts.signKey === undefined)) throw new ConformanceError("usage", "--attestation and --sign-key go together: the attestation is signed with the key");
   const rpcFlags = ([["--grpc", opts.grpc], ["--connect", opts.connect], ["--grpc-web", opts.grpcWeb]] as const).filter(([, v]) => v !== undefined);
   if (rpcFlags.length > 1) throw new ConformanceError("usage", `${rpcFlags.map(([f]) => f).join(" and ")}: one RPC target a run (each protocol is its own run)`);
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");

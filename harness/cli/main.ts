@@ -7,6 +7,7 @@ import { addContractCommands } from "./contract-commands.js";
 import { addCheckCommand } from "./check-command.js";
 import { addLoadCommand } from "./load-command.js";
 import { addServeCommand } from "./serve-command.js";
+import { addVerifyCommand } from "./verify-command.js";
 import { processIo, type CliIo } from "./io.js";
 
 const plainHelp = new Help();
@@ -38,6 +39,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
   addContractCommands(program, io, setExit);
   addServeCommand(program, io, setExit);
   addLoadCommand(program, io, setExit);
+  addVerifyCommand(program, io, setExit);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

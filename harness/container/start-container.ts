@@ -23,6 +23,8 @@ export interface StartedContainer {
   grpcAddress: string;
   /** http://127.0.0.1:PORT of the mapped HTTP port, when asked for. */
   httpUrl?: string;
+  /** The content address of the image the container runs (the engine's image ID, sha256:...), when it says. */
+  imageDigest?: string;
   /** The container's last log lines (stdout and stderr), for a report. */
   logTail(): string[];
   /** Stops and removes the container; safe to call more than once. */
@@ -117,7 +119,15 @@ export async function startContainer(options: ContainerOptions): Promise<Started
       };
       await waitUntilServing(grpcAddress, startupTimeoutMs, () => lines.slice(-5).join(" | "), exited);
     }
-    return { grpcAddress, ...(httpUrl !== undefined && { httpUrl }), logTail: () => [...lines], stop };
+    // What the run certifies is this image, whatever tag named it: its ID is a digest of its content.
+    let imageDigest: string | undefined;
+    try {
+      const id = (await client.container.getById(container.getId()).inspect()).Image;
+      if (typeof id === "string" && /^sha256:[0-9a-f]{64}$/.test(id)) imageDigest = id;
+    } catch {
+      // The report then names the image by its name alone.
+    }
+    return { grpcAddress, ...(httpUrl !== undefined && { httpUrl }), ...(imageDigest !== undefined && { imageDigest }), logTail: () => [...lines], stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,12 +1,18 @@
-// The console reporter: a line per check while running, then the failures with their replay, then the verdict.
+// The console reporter: what decides first. Gating failures with their reason and replay, then the findings that do
+// not gate (marked so at the start of each line), the checks that could not judge, one line for the rest, the verdict
+// last. --verbose lists every check; --quiet prints only the gating failures and the verdict.
 import pc from "picocolors";
 import type { CheckResult, Reporter, RunReport } from "../report.js";
 import { forTerminal as t } from "./_internals/neutralise.js";
 import { gateWords, scopeWords, verdictReason } from "./_internals/verdict-words.js";
 
+export type ConsoleVerbosity = "quiet" | "normal" | "verbose";
+
 export interface ConsoleReporterOptions {
   write(text: string): void;
   color: boolean;
+  /** Default "normal". */
+  verbosity?: ConsoleVerbosity;
 }
 
 const MARKS: Record<CheckResult["status"], string> = {
@@ -20,57 +26,90 @@ const MARKS: Record<CheckResult["status"], string> = {
 /** Gating checks left out by --only/--skip named on the console; the reports list them all. */
 const NOT_RUN_SHOWN = 10;
 
+const isFinding = (r: CheckResult) => r.status === "fail" || r.status === "error";
+
 export function createConsoleReporter(options: ConsoleReporterOptions): Reporter {
   const c = pc.createColors(options.color);
-  const paint = (r: CheckResult): string => {
-    const mark = MARKS[r.status];
-    if (r.status === "pass") return c.green(mark);
-    if (r.status === "skip" || r.status === "expected-fail") return c.yellow(mark);
-    return r.gating ? c.red(mark) : c.yellow(mark);
-  };
+  const verbosity = options.verbosity ?? "normal";
+  const w = options.write;
   // Every piece of text below that a target or a user could have written goes through t(): one line, inert.
+  const head = (r: CheckResult, mark: string) => `${mark} ${r.id} ${c.dim(`[${r.severity} ${r.spec}]`)} ${t(r.message)}\n`;
+  const evidence = (r: CheckResult) => {
+    if (r.counterexample !== undefined) w(`     counterexample: ${t(r.counterexample)}\n`);
+    for (const d of r.details ?? []) w(`     ${t(d)}\n`);
+    if (r.replay !== undefined) w(`     replay: ${t(r.replay)}\n`);
+    if (r.grpcurl !== undefined) w(`     grpcurl: ${t(r.grpcurl)}\n`);
+  };
+  const gatingFailures = (report: RunReport) => {
+    for (const r of report.checks.filter((x) => x.gating)) {
+      w(head(r, c.red(MARKS[r.status])));
+      evidence(r);
+    }
+  };
+  const findings = (report: RunReport) => {
+    const found = report.checks.filter((r) => isFinding(r) && !r.gating);
+    if (found.length === 0) return;
+    w(`\n${found.length} finding(s) that do not gate:\n`);
+    for (const r of found) {
+      w(head(r, c.yellow(`not gating: ${MARKS[r.status].trim()}`)));
+      evidence(r);
+    }
+  };
+  const everyCheck = (report: RunReport) => {
+    w("\nevery check:\n");
+    for (const r of report.checks) {
+      const mark = r.status === "pass" ? c.green(MARKS.pass) : isFinding(r) ? (r.gating ? c.red : c.yellow)(MARKS[r.status]) : c.yellow(MARKS[r.status]);
+      w(head(r, mark));
+    }
+  };
+  const notJudged = (report: RunReport) => {
+    for (const u of report.unjudged.filter((x) => x.why === "needs")) w(`could not judge without ${t(u.needs ?? "")}: ${u.id}: ${t(u.reason)}\n`);
+    for (const u of report.unjudged.filter((x) => x.why === "claimed")) w(`not applicable by claim ${t(u.claim ?? "")} (declared, not judged): ${u.id}\n`);
+    for (const u of report.unjudged.filter((x) => x.why === "skipped")) w(`could not judge: ${u.id}: ${t(u.reason)}\n`);
+    const notRun = report.unjudged.filter((u) => u.why === "selection");
+    if (notRun.length > 0) {
+      const shown = notRun.slice(0, NOT_RUN_SHOWN).map((u) => u.id);
+      w(`not run: ${shown.join(", ")}${notRun.length > shown.length ? `, and ${notRun.length - shown.length} more (all in the JSON report)` : ""}\n`);
+    }
+    for (const x of report.waivers) w(`waived: ${x.id} (${t(x.pattern)}): ${t(x.reason)}\n`);
+    for (const r of report.checks.filter((x) => x.note !== undefined && x.status !== "expected-fail")) w(`${r.id}: ${t(r.note ?? "")}\n`);
+  };
+  const summary = (report: RunReport) => {
+    const count = (s: CheckResult["status"]) => report.checks.filter((r) => r.status === s).length;
+    const rest = [`${count("pass")} passed`, `${count("skip")} skipped`, `${count("expected-fail")} expected failures`].join(", ");
+    const gating = report.checks.filter((r) => r.gating).length;
+    const failed = `${gating} gating failure(s), ${report.checks.filter((r) => isFinding(r) && !r.gating).length} finding(s) that do not gate`;
+    w(`\n${failed}; ${rest}${verbosity === "verbose" ? "" : " (--verbose lists every check)"} in ${(report.durationMs / 1000).toFixed(1)} s\n`);
+    w(`judged: ${t(scopeWords(report))}; gating: ${gateWords(report)}\n`);
+    const identity = [
+      report.implementation && `implementation ${report.implementation.name}${report.implementation.version !== undefined ? ` ${report.implementation.version}` : ""}`,
+      report.target.imageDigest !== undefined && `image digest ${report.target.imageDigest}`,
+      report.target.tlsFingerprint !== undefined && `TLS certificate SHA-256 ${report.target.tlsFingerprint}`,
+    ].filter(Boolean);
+    if (identity.length > 0) w(`certifies: ${t(identity.join("; "))}\n`);
+    if (report.claims.length > 0) w(`claims (declared by the implementation, not judged): ${t(report.claims.join(", "))}\n`);
+  };
   return {
     onRunStart({ total, target, seed }) {
-      const where = [target.grpc && `grpc ${target.grpc}`, target.http && `http ${target.http}`, `contract ${target.contract}`]
-        .filter(Boolean)
-        .join(", ");
-      options.write(`example-conformance: ${total} checks against ${t(where)} (seed ${seed})\n`);
-    },
-    onCheckResult(r) {
-      const warn = !r.gating && (r.status === "fail" || r.status === "error") ? c.dim(" (not gating)") : "";
-      options.write(`${paint(r)} ${r.id} ${c.dim(`[${r.severity} ${r.spec}]`)} ${t(r.message)}${warn}\n`);
-      if (r.status === "fail" || r.status === "error") {
-        if (r.counterexample !== undefined) options.write(`     counterexample: ${t(r.counterexample)}\n`);
-        for (const d of r.details ?? []) options.write(`     ${t(d)}\n`);
-        if (r.replay !== undefined) options.write(`     replay: ${t(r.replay)}\n`);
-      }
-      if (r.note) options.write(`     ${t(r.note)}\n`);
+      if (verbosity === "quiet") return;
+      const where = [target.grpc && `grpc ${target.grpc}`, target.http && `http ${target.http}`, `contract ${target.contract}`].filter(Boolean).join(", ");
+      w(`example-conformance: ${total} checks against ${t(where)} (seed ${seed})\n`);
     },
     onRunEnd(report: RunReport) {
-      const count = (s: CheckResult["status"]) => report.checks.filter((r) => r.status === s).length;
-      const summary = [
-        `${count("pass")} passed`,
-        `${count("fail")} failed`,
-        `${count("skip")} skipped`,
-        `${count("error")} errored`,
-        `${count("expected-fail")} expected failures`,
-      ].join(", ");
-      if (report.containerLog) {
-        options.write(`\ncontainer log of ${t(report.target.image ?? "the image")} (last ${report.containerLog.length} lines):\n`);
-        for (const line of report.containerLog) options.write(`  ${t(line)}\n`);
+      gatingFailures(report);
+      if (verbosity !== "quiet") {
+        findings(report);
+        if (verbosity === "verbose") everyCheck(report);
+        if (report.containerLog) {
+          w(`\ncontainer log of ${t(report.target.image ?? "the image")} (last ${report.containerLog.length} lines):\n`);
+          for (const line of report.containerLog) w(`  ${t(line)}\n`);
+        }
+        summary(report);
+        notJudged(report);
       }
-      options.write(`\n${summary} in ${(report.durationMs / 1000).toFixed(1)} s\n`);
-      options.write(`judged: ${t(scopeWords(report))}; gating: ${gateWords(report)}\n`);
-      for (const w of report.waivers) options.write(`waived: ${w.id} (${t(w.pattern)}): ${t(w.reason)}\n`);
-      const notRun = report.unjudged.filter((u) => u.why === "selection");
-      if (notRun.length > 0) {
-        const shown = notRun.slice(0, NOT_RUN_SHOWN).map((u) => u.id);
-        options.write(`not run: ${shown.join(", ")}${notRun.length > shown.length ? `, and ${notRun.length - shown.length} more (all in the JSON report)` : ""}\n`);
-      }
-      for (const u of report.unjudged.filter((x) => x.why === "skipped")) options.write(`could not judge: ${u.id}: ${t(u.reason)}\n`);
       const line = `${report.verdict}: ${verdictReason(report)} (seed ${report.seed})\n`;
       const colour = report.verdict === "conformant" ? c.green : report.verdict === "not conformant" ? c.red : c.yellow;
-      options.write(colour(line));
+      w(colour(line));
     },
   };
 }

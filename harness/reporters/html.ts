@@ -20,15 +20,35 @@ const BANNER: Record<Verdict, { title: string; css: string }> = {
   "not conformant": { title: "Not conformant", css: "bad" },
 };
 
+const UNJUDGED_WORDS: Record<RunReport["unjudged"][number]["why"], string> = {
+  selection: "not run",
+  needs: "not judged for want of an input",
+  claimed: "not applicable by claim",
+  skipped: "skipped",
+};
+
 function row(r: CheckResult): string {
   const extra = [
     r.counterexample !== undefined ? `<div>counterexample: <code>${h(r.counterexample)}</code></div>` : "",
     ...(r.details ?? []).map((d) => `<div><code>${h(d)}</code></div>`),
     (r.status === "fail" || r.status === "error") && r.replay !== undefined ? `<div>replay: <code>${h(r.replay)}</code></div>` : "",
+    r.grpcurl !== undefined ? `<div>grpcurl: <code>${h(r.grpcurl)}</code></div>` : "",
     r.note ? `<div>${h(r.note)}</div>` : "",
   ].join("");
   const verdict = r.status + (r.gating ? "" : r.status === "fail" || r.status === "error" ? " (not gating)" : "");
   return `<tr class="${VERDICT_CLASS[r.status]}"><td><code>${h(r.id)}</code><div class="title">${h(r.title)}</div></td><td>${r.severity}</td><td>${r.profile}</td><td>${h(r.spec)}</td><td class="verdict">${h(verdict)}</td><td class="why">${h(r.message)}${extra}</td></tr>`;
+}
+
+/** "my-service 1.4.2: Example Message Service conformance", or the plain title when the run names no implementation. */
+function implementationWords(report: RunReport): string {
+  const i = report.implementation;
+  return i ? `${i.name}${i.version !== undefined ? ` ${i.version}` : ""}: Example Message Service conformance` : "Example Message Service conformance";
+}
+
+/** The gating failures first, then the findings that do not gate, then the rest, each group in catalogue order. */
+function decidingFirst(checks: readonly CheckResult[]): CheckResult[] {
+  const rank = (r: CheckResult) => (r.gating ? 0 : r.status === "fail" || r.status === "error" ? 1 : 2);
+  return [...checks].sort((a, b) => rank(a) - rank(b));
 }
 
 const list = (items: string[], none: string): string => (items.length === 0 ? none : `<ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>`);
@@ -55,14 +75,18 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}
 </style>
 </head>
 <body>
-<h1>Example Message Service conformance</h1>
+<h1>${h(implementationWords(report))}</h1>
 <p class="verdict-banner ${banner.css}">${banner.title}: ${h(verdictReason(report))}</p>
 <dl>
 <dt>Judged</dt><dd>${h(scopeWords(report))}</dd>
+${report.implementation?.url !== undefined ? `<dt>Implementation URL</dt><dd>${h(report.implementation.url)}</dd>` : ""}
+${report.target.imageDigest !== undefined ? `<dt>Image digest</dt><dd><code>${h(report.target.imageDigest)}</code></dd>` : ""}
+${report.target.tlsFingerprint !== undefined ? `<dt>TLS certificate SHA-256</dt><dd><code>${h(report.target.tlsFingerprint)}</code></dd>` : ""}
+<dt>Claims (declared, not judged)</dt><dd>${list(report.claims.map((c) => h(c)), "none")}</dd>
 <dt>Gating</dt><dd>${h(gateWords(report))}</dd>
 <dt>Selection</dt><dd>${h(selectionWords(report))}</dd>
 <dt>Waivers</dt><dd>${list(report.waivers.map((w) => `<code>${h(w.id)}</code> (${h(w.pattern)}): ${h(w.reason)}`), "none")}</dd>
-<dt>Not judged</dt><dd>${list(report.unjudged.map((u) => `<code>${h(u.id)}</code> [${u.severity}] ${u.why === "selection" ? "not run" : "skipped"}: ${h(u.reason)}`), "none")}</dd>
+<dt>Not judged</dt><dd>${list(report.unjudged.map((u) => `<code>${h(u.id)}</code> [${u.severity}] ${UNJUDGED_WORDS[u.why]}${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${h(u.needs)}</code>)` : ""}${u.claim !== undefined ? ` (claim <code>${h(u.claim)}</code>, declared, not judged)` : ""}: ${h(u.reason)}`), "none")}</dd>
 <dt>Contract SHA-256</dt><dd><code>${h(report.contractSha256)}</code></dd>
 <dt>Suite version</dt><dd>${h(report.suiteVersion)}</dd>
 <dt>Seed</dt><dd>${report.seed}</dd>
@@ -73,7 +97,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}
 <table>
 <thead><tr><th>Check</th><th>Severity</th><th>Profile</th><th>Spec</th><th>Verdict</th><th>Reason</th></tr></thead>
 <tbody>
-${report.checks.map(row).join("\n")}
+${decidingFirst(report.checks).map(row).join("\n")}
 </tbody>
 </table>
 ${report.containerLog ? `<h2>Container log (last ${report.containerLog.length} lines)</h2>\n<pre><code>${report.containerLog.map((l) => h(l)).join("\n")}</code></pre>` : ""}

@@ -1,7 +1,7 @@
 // Reporters by name: each factory receives the streams and, for a reporter that writes one document, where it
 // writes it; nothing else. A new reporter is a file beside this one and a line in REPORTERS.
 import type { Reporter } from "../report.js";
-import { createConsoleReporter } from "./console.js";
+import { createConsoleReporter, type ConsoleVerbosity } from "./console.js";
 import { createGithubReporter } from "./github.js";
 import { createHtmlReporter } from "./html.js";
 import { createJsonReporter } from "./json.js";
@@ -17,6 +17,8 @@ export interface ReporterStreams {
   color: boolean;
   /** GitHub Actions' job summary file, when the run has one. */
   stepSummary?: string;
+  /** How much the console prints: --quiet, default, --verbose. */
+  verbosity?: ConsoleVerbosity;
 }
 
 export interface ReporterEntry {
@@ -31,7 +33,11 @@ export interface ReporterEntry {
 const toStdout = (s: ReporterStreams): ReportSink => ({ write: (text) => s.stdout(text) });
 
 export const REPORTERS = {
-  console: { description: "a line per check, the failures with their replay, the verdict", document: false, create: (s) => createConsoleReporter({ write: s.stdout, color: s.color }) },
+  console: {
+    description: "the gating failures with their reason and replay, the findings that do not gate, one line for the rest, the verdict",
+    document: false,
+    create: (s) => createConsoleReporter({ write: s.stdout, color: s.color, ...(s.verbosity !== undefined && { verbosity: s.verbosity }) }),
+  },
   github: {
     description: "GitHub Actions annotations, and a job summary in $GITHUB_STEP_SUMMARY",
     document: false,

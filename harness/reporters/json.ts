@@ -4,7 +4,7 @@ import type { Reporter, RunReport } from "../report.js";
 import type { ReportSink } from "./_internals/report-file.js";
 
 export function toJson(report: RunReport): string {
-  const { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, exitCode } = report;
+  const { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, claims, exitCode } = report;
   const checks = report.checks.map((r) => ({
     id: r.id,
     severity: r.severity,
@@ -15,13 +15,16 @@ export function toJson(report: RunReport): string {
     message: r.message,
     replayArgs: r.replayArgs,
     ...(r.replay !== undefined && { replay: r.replay }),
+    ...(r.grpcurl !== undefined && { grpcurl: r.grpcurl }),
     durationMs: r.durationMs,
     ...(r.counterexample !== undefined && { counterexample: r.counterexample }),
     ...(r.details && { details: r.details }),
     ...(r.note && { note: r.note }),
+    ...(r.needs !== undefined && { needs: r.needs }),
+    ...(r.claim !== undefined && { claim: r.claim }),
   }));
   const containerLog = report.containerLog && { containerLog: report.containerLog };
-  const out = { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, exitCode, checks, ...containerLog };
+  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 

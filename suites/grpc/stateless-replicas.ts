@@ -48,7 +48,7 @@ export const statelessReplicas: CheckDefinition = {
   // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
   sharing: "alone",
   async run(ctx) {
-    if (ctx.replicas.length === 0) return skip("no --replica given");
+    if (ctx.replicas.length === 0) return skip("no other instance given (--replica ADDRESS), so statelessness across replicas was not judged", "--replica");
     const main = ctx.grpc;
     if (!main) return skip("no gRPC target");
     const variation = await variationProfile(ctx);

@@ -1,9 +1,10 @@
 // http.auth.api-key: with --api-key, every data route and method refuses a request without the key or with a wrong one.
+import { skip, type CheckOutcome } from "../../harness/check.js";
 import type { HttpRequest } from "../../harness/targets/http-target.js";
 import { describePlacement } from "../../harness/targets/http-target.js";
 import { discovery } from "./_internals/discovery.js";
 import { templateOf } from "./_internals/path-rules.js";
-import { credentialsWanted, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { credentialsWanted, type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, messageJson, uniqueBody } from "./_internals/representation.js";
 
 /** A key no user holds: never derived from the real one, so that no report can carry a piece of it. */
@@ -25,8 +26,7 @@ export const authApiKey = httpCheck(
       const wanted = await credentialsWanted(p);
       // One clear reason, rather than every other check failing on a 401.
       if (wanted) return { status: "error", message: `the target wants credentials (${p.describe(wanted)}): pass --api-key K, with --api-key-in header:NAME, bearer or query:NAME when it does not go in X-API-Key` };
-      // The spec shows neither the key's placement nor its format: only the user knows them.
-      p.skip("no API key given (--api-key K [--api-key-in header:NAME|bearer|query:NAME])");
+      return withoutKey(p);
     }
     const where = describePlacement(p.config.apiKeyIn);
     const refused = await credentialsWanted(p);
@@ -65,6 +65,38 @@ export const authApiKey = httpCheck(
     return shown.join("; ");
   },
 );
+
+/**
+ * No key given and the collection served without one: a message is created and read, replaced and deleted without
+ * a key. A refusal there is key control the run could not judge for want of the key (the verdict is partial, naming
+ * --api-key); none is a target with no key control, which §5 allows ("where access to data is controlled"), so the
+ * check does not apply.
+ */
+async function withoutKey(p: Probe): Promise<CheckOutcome | string> {
+  const served: string[] = [];
+  const refused = (ex: Exchange) =>
+    // The spec shows neither the key's placement nor its format: only the user knows them.
+    skip(`the target wants a key for some data requests (${p.describe(ex)}), and no API key was given: pass --api-key K [--api-key-in header:NAME|bearer|query:NAME] to judge its key control`, "--api-key");
+  for (const c of p.collections) {
+    const created = await p.create(c);
+    if (isRefusal(created.ex)) return refused(created.ex);
+    if (created.ex.res.status < 200 || created.ex.res.status >= 300) {
+      p.problem(`creating a message to probe failed: POST ${c} got ${statusLine(created.ex.res)}`, created.ex);
+      return "";
+    }
+    if (!created.uri) return skip(`POST ${c} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing says where the message is: nothing to probe without a key`);
+    const item = created.uri.path;
+    for (const req of [{ method: "GET", path: item, headers: { accept: JSON_TYPE } }, put(item, messageJson(uniqueBody("no-key"))), { method: "DELETE", path: item, headers: { accept: JSON_TYPE } }] satisfies HttpRequest[]) {
+      const ex = await p.send(req);
+      if (isRefusal(ex)) return refused(ex);
+      if (req.method === "DELETE" && ex.res.status >= 200 && ex.res.status < 300) p.deleted(item);
+    }
+    served.push(`${c} and a message in it`);
+  }
+  return skip(`no key control to judge: ${served.join(", ")} were read, created, replaced and deleted with no key (§5 applies only where access to data is controlled by a key)`);
+}
+
+const isRefusal = (ex: Exchange) => ex.res.status === 401 || ex.res.status === 403;
 
 const post = (path: string, body: string): HttpRequest => ({ method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
 const put = (path: string, body: string): HttpRequest => ({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });

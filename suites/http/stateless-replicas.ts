@@ -1,4 +1,5 @@
 // http.stateless.replicas: what one instance stores, every other instance (--http-replica) reads, replaces and deletes.
+import { skip } from "../../harness/check.js";
 import type { HttpTarget } from "../../harness/targets/http-target.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { bodyFieldOf, JSON_TYPE, messageJson, uniqueBody } from "./_internals/representation.js";
@@ -12,7 +13,7 @@ export const statelessReplicas = httpCheck(
   },
   async (p) => {
     const replicas = p.config.replicas ?? [];
-    if (replicas.length === 0) p.skip("no other instance given (--http-replica URL)");
+    if (replicas.length === 0) return skip("no other instance given (--http-replica URL), so statelessness across replicas was not judged", "--http-replica");
     const shown: string[] = [];
     for (const c of p.collections) {
       for (const replica of replicas) {

@@ -34,7 +34,7 @@ describe("example-conformance check", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     // --skip contract.* leaves gating checks unjudged: exit 0 as for any filtered run, but never "conformant".
-    expect(run.stdout).toMatch(/^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\) \(seed 4\)$/m);
+    expect(run.stdout).toMatch(/^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\), and 1 gating check\(s\) could not be judged without --replica \(grpc\.stateless\.replicas\) \(seed 4\)$/m);
     expect(run.stdout).not.toMatch(/^conformant/m);
     const json = JSON.parse(readFileSync(files.json, "utf8")) as { seed: number; target: { grpc: string }; checks: unknown[] };
     expect(json).toMatchObject({ seed: 4, target: { grpc: good.address }, verdict: "partial", selection: { skip: ["contract.*"] }, scope: { interfaces: ["grpc"] } });
@@ -133,12 +133,15 @@ describe("example-conformance check", () => {
 
 describe("example-conformance check with no target", () => {
   it("starts the built-in reference server, passes every gRPC and HTTP check, and replays without --grpc", async () => {
-    const run = await cli(["check", "--seed", "2", "--runs", "20"]);
+    const run = await cli(["check", "--seed", "2", "--runs", "20", "--verbose"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\(built-in reference server\)/);
     expect(run.stdout).not.toMatch(/^(FAIL|ERR)/m);
-    expect(run.stdout).toMatch(/\d+ passed, 0 failed, \d+ skipped, 0 errored/);
+    expect(run.stdout).toMatch(/^0 gating failure\(s\), \d+ finding\(s\) that do not gate; \d+ passed, \d+ skipped/m);
+    // One instance in this process: the replica checks are not applicable by its claim, so the run is conformant.
+    expect(run.stdout).toMatch(/^claims \(declared by the implementation, not judged\): replicas: single$/m);
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(/^conformant: /);
     // The built-in server has a key for this run, so the API-key check runs rather than skips; level 3 is reported.
     expect(run.stdout).toMatch(/^PASS http\.auth\.api-key /m);
     expect(run.stdout).toMatch(/^PASS http\.maturity .* level 3 \(REST API\)/m);
@@ -168,7 +171,7 @@ describe("example-conformance check --http", () => {
       const http = report.checks.filter((c) => c.id.startsWith("http."));
       expect(http.length).toBeGreaterThan(20);
       // One instance, no --http-replica: the replica check has nothing to compare.
-      expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL)"]);
+      expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL), so statelessness across replicas was not judged"]);
       expect(report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
       expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)")).toBe(true);
       // The key is a secret: it reaches neither the console nor the report.
@@ -199,7 +202,7 @@ describe("example-conformance check --http", () => {
       expect(flagged.code).toBe(1);
       const word = /names an action: "([a-z]+)"/.exec(flagged.stdout)?.[1];
       expect(word).toBeDefined();
-      const allowed = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--allow-word", word as string]);
+      const allowed = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--allow-word", word as string, "--verbose"]);
       expect(allowed.stdout).toMatch(/^PASS http\.paths\.nouns/m);
       const custom = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--verbs", "messages", "--seed", "5"]);
       expect(custom.code).toBe(1);

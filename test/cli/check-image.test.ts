@@ -2,7 +2,7 @@
 // The images are built here FROM scratch (no registry is reachable); ryuk, which would be pulled, is off.
 process.env.TESTCONTAINERS_RYUK_DISABLED = "true";
 
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server as countsCalls } from "../../fixtures/broken-servers/grpc/counts-calls.js";
@@ -48,6 +48,10 @@ describe("example-conformance check --image", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.report.target.image).toBe(reference);
+    // What is certified is the image's content, whatever tag named it: its ID, as the engine gives it.
+    const id = execFileSync("docker", ["image", "inspect", "--format", "{{.Id}}", reference], { encoding: "utf8" }).trim();
+    expect(result.report.target.imageDigest).toBe(id);
+    expect(id).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(result.report.target.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(result.report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
     expect(result.report.containerLog).toBeUndefined();

@@ -87,7 +87,7 @@ describe("a replay of a failure that only --timeout makes", () => {
       expect(again.code).toBe(1);
       expect(again.stdout).toMatch(/^FAIL grpc\.defaults\.decodes .*DEADLINE_EXCEEDED/m);
       // Without the flag the same check passes: the replay reproduces only because it kept it.
-      const withoutTimeout = await cli(["check", "--grpc", slow.address, "--only", "grpc.defaults.decodes", "--runs", "4", "--seed", "5"]);
+      const withoutTimeout = await cli(["check", "--grpc", slow.address, "--only", "grpc.defaults.decodes", "--runs", "4", "--seed", "5", "--verbose"]);
       expect(withoutTimeout.stdout).toMatch(/^PASS grpc\.defaults\.decodes/m);
     } finally {
       await slow.close();
@@ -133,7 +133,7 @@ describe("secrets", () => {
   });
 
   it("--metadata-from-env and --metadata-file read the credential, and an error never repeats a value", async () => {
-    const fromEnv = await cli(["check", "--grpc", guarded.address, "--only", "grpc.defaults.decodes", "--metadata-from-env", "EXAMPLE_METADATA"], { EXAMPLE_METADATA: `authorization=${TOKEN}` });
+    const fromEnv = await cli(["check", "--grpc", guarded.address, "--only", "grpc.defaults.decodes", "--metadata-from-env", "EXAMPLE_METADATA", "--verbose"], { EXAMPLE_METADATA: `authorization=${TOKEN}` });
     expect(fromEnv.code).toBe(0);
     expect(fromEnv.stdout).toMatch(/^PASS grpc\.defaults\.decodes/m);
     const file = join(out, "metadata.txt");

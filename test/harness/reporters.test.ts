@@ -40,7 +40,8 @@ const report: RunReport = {
   scope: { interfaces: ["grpc"], contract: "proto (shipped)" },
   selection: { profiles: ["contract"], strict: false, only: [], skip: [] },
   waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "stack" }],
-  unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "skipped", reason: "no --replica given" }],
+  unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "needs", needs: "--replica", reason: "no --replica given" }],
+  claims: [],
   exitCode: 1,
   checks: [
     result({}),
@@ -85,6 +86,22 @@ describe("HTML reporter", () => {
   });
 });
 
+describe("the HTML certificate", () => {
+  it("leads with the implementation, the verdict and the scope, and lists the gating failures first", () => {
+    const html = toHtml({ ...report, implementation: { name: "acme-msg", version: "3.1" }, claims: ["replicas: single"], target: { ...report.target, tlsFingerprint: "AB:CD" } });
+    const at = (needle: string) => html.indexOf(needle);
+    expect(html).toMatch(/<h1>acme-msg 3\.1: Example Message Service conformance<\/h1>/);
+    expect(at("<h1>")).toBeLessThan(at(`class="verdict-banner`));
+    expect(at(`class="verdict-banner`)).toBeLessThan(at("<dt>Judged</dt>"));
+    expect(html).toContain("<dt>TLS certificate SHA-256</dt><dd><code>AB:CD</code></dd>");
+    expect(html).toMatch(/<dt>Claims \(declared, not judged\)<\/dt><dd><ul><li>replicas: single<\/li><\/ul><\/dd>/);
+    // The gating failure's row comes before every other row, whatever the catalogue order.
+    const rows = [...html.matchAll(/<tr class="[a-z]+"><td><code>([a-z.-]+)<\/code>/g)].map((m) => m[1]);
+    expect(rows[0]).toBe("grpc.stateless.history-independent");
+    expect(rows.indexOf("grpc.encoding.gzip")).toBeLessThan(rows.indexOf("grpc.defaults.decodes"));
+  });
+});
+
 describe("GitHub annotations", () => {
   it("writes an error for a gating failure and a warning otherwise, escaped as workflow commands", () => {
     let out = "";
@@ -106,7 +123,7 @@ describe("console reporter", () => {
     expect(out).toContain("FAIL grpc.stateless.history-independent");
     expect(out).toContain('counterexample: request "a"');
     expect(out).toContain("replay: npx example-conformance check --only grpc.defaults.decodes --seed 1");
-    expect(out).toContain("1 passed, 2 failed, 1 skipped, 0 errored, 1 expected failures");
+    expect(out).toContain("1 gating failure(s), 1 finding(s) that do not gate; 1 passed, 1 skipped, 1 expected failures");
     expect(out).toContain("not conformant");
   });
 });

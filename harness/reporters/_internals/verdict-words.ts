@@ -27,16 +27,28 @@ export function selectionWords(report: RunReport): string {
 export function verdictReason(report: RunReport): string {
   const gating = report.checks.filter((r) => r.gating).length;
   const notRun = report.unjudged.filter((u) => u.why === "selection").length;
+  const needed = report.unjudged.filter((u) => u.why === "needs");
   switch (report.verdict) {
     case "not conformant":
       return `${gating} gating check(s) failed`;
     case "partial":
-      return report.checks.every((c) => c.status === "skip")
-        ? "no check could judge anything"
-        : `no gating check failed, but ${notRun} gating check(s) were not run (${selectionWords(report)})`;
+      if (report.checks.every((c) => c.status === "skip")) return "no check could judge anything";
+      return `no gating check failed, but ${[
+        notRun > 0 && `${notRun} gating check(s) were not run (${selectionWords(report)})`,
+        needed.length > 0 && `${needed.length} gating check(s) could not be judged without ${neededWords(needed)}`,
+      ]
+        .filter(Boolean)
+        .join(", and ")}`;
     case "conformant with waivers":
       return `no gating check failed, ${report.waivers.length} failure(s) waived by --expect-failures`;
     case "conformant":
       return "no gating check failed";
   }
+}
+
+/** The flags that would judge the checks left unjudged for want of them: "--replica (grpc.stateless.replicas)". */
+export function neededWords(needed: readonly Pick<RunReport["unjudged"][number], "id" | "needs">[]): string {
+  const byFlag = new Map<string, string[]>();
+  for (const u of needed) byFlag.set(u.needs ?? "", [...(byFlag.get(u.needs ?? "") ?? []), u.id]);
+  return [...byFlag].map(([flag, ids]) => `${flag} (${ids.join(", ")})`).join(", ");
 }

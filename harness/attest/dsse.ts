@@ -1,0 +1,54 @@
+// DSSE (Dead Simple Signing Envelope) v1 with ed25519 keys from node:crypto: sign a payload with its type, and verify
+// an envelope against a public key. Signatures are over PAE(type, payload), never over the JSON.
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
+
+export interface Envelope {
+  payloadType: string;
+  /** base64 of the payload's bytes. */
+  payload: string;
+  signatures: { keyid?: string; sig: string }[];
+}
+
+/** DSSE's pre-authentication encoding: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, lengths in ASCII decimal bytes. */
+export function pae(payloadType: string, payload: Buffer): Buffer {
+  const type = Buffer.from(payloadType, "utf8");
+  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${payload.length} `), payload]);
+}
+
+/** A private key from PEM; anything but ed25519 is refused (with the reason, for a one-line error). */
+export function ed25519PrivateKey(pem: Buffer): KeyObject {
+  const key = createPrivateKey(pem);
+  if (key.asymmetricKeyType !== "ed25519") throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
+  return key;
+}
+
+/** A public key from PEM (a private key's public half is taken too); anything but ed25519 is refused. */
+export function ed25519PublicKey(pem: Buffer): KeyObject {
+  const key = createPublicKey(pem);
+  if (key.asymmetricKeyType !== "ed25519") throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
+  return key;
+}
+
+/** The key's ID: the SHA-256 of its public key (SPKI DER), hex. */
+export function keyId(key: KeyObject): string {
+  const spki = (key.type === "private" ? createPublicKey(key) : key).export({ type: "spki", format: "der" });
+  return createHash("sha256").update(spki).digest("hex");
+}
+
+export function signEnvelope(payloadType: string, payload: Buffer, key: KeyObject): Envelope {
+  const sig = sign(null, pae(payloadType, payload), key);
+  return { payloadType, payload: payload.toString("base64"), signatures: [{ keyid: keyId(key), sig: sig.toString("base64") }] };
+}
+
+/** The payload's bytes when some signature of the envelope verifies with the key; undefined otherwise. */
+export function openEnvelope(envelope: Envelope, key: KeyObject): Buffer | undefined {
+  const payload = Buffer.from(envelope.payload, "base64");
+  // base64 that does not round-trip was changed (or padded with junk): what was signed is not what is shown.
+  if (payload.toString("base64") !== envelope.payload) return undefined;
+  const message = pae(envelope.payloadType, payload);
+  const holds = envelope.signatures.some((s) => {
+    const sig = Buffer.from(s.sig, "base64");
+    return sig.toString("base64") === s.sig && verify(null, message, key, sig);
+  });
+  return holds ? payload : undefined;
+}

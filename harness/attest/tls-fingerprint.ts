@@ -1,0 +1,49 @@
+// The SHA-256 fingerprint of the certificate a TLS target presents, for the report: one bounded handshake of its own,
+// reading the certificate only (the run's clients verify it as the flags ask).
+import { readFileSync } from "node:fs";
+import tls from "node:tls";
+
+export interface TlsEndpoint {
+  host: string;
+  port: number;
+  /** SNI, as --authority gives it. */
+  servername?: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  alpn: string[];
+}
+
+/** "AB:CD:..." as node:tls gives it, or undefined when no certificate was presented within the bound. */
+export function tlsFingerprint(endpoint: TlsEndpoint, timeoutMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let socket: tls.TLSSocket;
+    const done = (value: string | undefined) => {
+      clearTimeout(timer);
+      socket?.destroy();
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    try {
+      socket = tls.connect({
+        host: endpoint.host,
+        port: endpoint.port,
+        ...(endpoint.servername !== undefined && !/^[\d.]+$|:/.test(endpoint.servername) && { servername: endpoint.servername }),
+        ...(endpoint.caFile !== undefined && { ca: readFileSync(endpoint.caFile) }),
+        ...(endpoint.certFile !== undefined && { cert: readFileSync(endpoint.certFile) }),
+        ...(endpoint.keyFile !== undefined && { key: readFileSync(endpoint.keyFile) }),
+        ALPNProtocols: endpoint.alpn,
+        // Only the certificate is read here; whether it is trusted is the run's clients' to decide.
+        rejectUnauthorized: false,
+      });
+    } catch {
+      done(undefined);
+      return;
+    }
+    socket.once("secureConnect", () => {
+      const fp = socket.getPeerCertificate().fingerprint256;
+      done(typeof fp === "string" && fp !== "" ? fp : undefined);
+    });
+    socket.once("error", () => done(undefined));
+  });
+}
