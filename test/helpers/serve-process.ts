@@ -167,3 +167,10 @@ export function del(port: number, path: string): Promise<number> {
 }
 
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+
+/** A raw HTTP/2 connection with options (its SETTINGS, its source address), closed by cleanUp. */
+export async function connectRaw(port: number, options: Parameters<typeof rawH2>[1]): Promise<RawH2Connection> {
+  const c = await rawH2(port, options);
+  opened.push(c);
+  return c;
+}
