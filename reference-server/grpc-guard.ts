@@ -1,8 +1,10 @@
 // Protocol checks grpc-js does not make, done in front of it: :method, unknown paths and encodings answered with
 // proper statuses, the compressed flag on an uncompressed call refused; and the protection grpc-js lacks: every
-// stream's and session's errors handled, connections and calls in flight capped, header blocks bounded.
+// stream's and session's errors handled, connections and calls in flight capped, header blocks bounded, and the
+// replies a connection leaves unread (flow-control windows held shut) counted, bounded and reset.
 import type http2 from "node:http2";
 import type * as grpc from "@grpc/grpc-js";
+import { createOwedLedger, type OwedAccount, type OwedLedger } from "./owed.js";
 import { capConnections, createShedder, defaultLimits, type ProtectionLimits, type Shedder } from "./protection.js";
 
 /** Encodings grpc-js decompresses; anything else is refused with UNIMPLEMENTED and this list. */
@@ -68,7 +70,14 @@ export interface GuardOptions {
    * Default 16 KiB: metadata is for keys and ids, not data.
    */
   maxHeaderListBytes?: number;
-  /** Called with a short reason for each refused connection, shed call and stream or session error. */
+  /**
+   * What the server owes clients that do not read (owed.ts): each session is one account. A call on a session the
+   * ledger refuses is shed as one past a limit, and a reply to a call admitted before is refused by a reset; a stream
+   * whose unsent reply makes no progress for the ledger's stallMs is reset. Default a ledger of its own with the
+   * default limits.
+   */
+  ledger?: OwedLedger;
+  /** Called with a short reason for each refused connection, shed call, reset stream and stream or session error. */
   onEvent?: (event: string, detail: string) => void;
 }
 
@@ -104,19 +113,45 @@ type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingH
 
 const PENDING = Symbol("grpc-guard pending");
 
+/** What the guard keeps for one session: its calls in flight, and what its admitted streams owe. */
+interface SessionBook {
+  /** Calls in flight. */
+  n: number;
+  /** Admitted streams still open: the ones whose replies can be left unread. */
+  streams: Set<GuardedStream>;
+  /** What they owe, as last measured: the sum of their Pending.owed. */
+  account: OwedAccount;
+  /** The guard's ledger and what measuring needs, shared by every book. */
+  owing: Owing;
+}
+
+interface Owing {
+  ledger: OwedLedger;
+  event: (what: string, detail: string) => void;
+}
+
 /** A stream the guard holds until it has judged it, and what it needs to hand the stream to grpc-js. */
 interface Pending {
   h2: http2.Http2Server;
   handlers: StreamListener[];
   headers: http2.IncomingHttpHeaders;
   rest: unknown[];
-  /** The session's calls in flight. */
-  count: { n: number } | undefined;
+  book: SessionBook | undefined;
   shedder: Shedder;
   /** Counted in flight by the shedder, so that its end is counted too. */
   admitted: boolean;
   /** The call has no grpc-encoding (or identity): a message flagged compressed is a protocol error. */
   identity: boolean;
+  /** Bytes held for the stream's unread reply when last measured (see measure). */
+  owed: number;
+  /** When it last made progress (sent some of what it owes) or began to owe: performance.now(). */
+  since: number;
+  /** Bytes of the write under way that have left already (see writePieces). */
+  taken: number;
+  /** A unary call's request message, by its length prefix: grpc-js keeps it while the call lasts. */
+  requestBytes: number;
+  /** The first bytes of a unary call, fewer than the five of a message's prefix, until the rest come. */
+  head: Buffer | undefined;
 }
 
 type GuardedStream = http2.ServerHttp2Stream & { [PENDING]: Pending };
@@ -131,8 +166,137 @@ function forward(stream: GuardedStream, p: Pending): void {
 /** One listener for everything a stream's end undoes: a stream closes once, and once() wraps and unwraps. */
 function onGuardedClose(this: GuardedStream): void {
   const p = this[PENDING];
-  if (p.count) p.count.n--;
+  if (p.book) {
+    p.book.n--;
+    if (p.admitted) {
+      p.book.streams.delete(this);
+      p.book.account.paid(p.owed);
+      p.owed = 0;
+    }
+  }
   if (p.admitted) p.shedder.done();
+}
+
+/**
+ * grpc-js (1.14) keeps a unary call's request twice until the call ends: the chunks its decoder received and the
+ * message it made of them. While the reply is unread, that is memory the client holds too.
+ */
+const REQUEST_COPIES_KEPT = 2;
+
+type WriteCallback = (err?: Error | null) => void;
+type WriteMethod = (this: http2.ServerHttp2Stream, chunk: unknown, encoding: BufferEncoding, cb: WriteCallback) => void;
+/** node:http2's own _write, found on the first stream admitted. */
+let nodeWrite: WriteMethod | undefined;
+/** Writes below this go as they are, and queue without a fresh measure while their session owes nothing. */
+const PIECE_BYTES = 64 * 1024;
+
+/**
+ * Every reply an admitted stream writes, before node:http2 queues it. Calls are admitted when their headers come,
+ * before any reply exists, so a client that opens a hundred streams and only then sends their requests would be
+ * given them all: a large reply, or any reply on a session that owes something, is measured first and judged as a
+ * new call would be on the session as it stood without it, and a refused one is not queued but its stream reset.
+ * So a session holds at most its share and one reply, as with calls that come one after another.
+ */
+function guardedWrite(this: GuardedStream, chunk: unknown, encoding: BufferEncoding, cb: WriteCallback): void {
+  const p = this[PENDING];
+  if (!Buffer.isBuffer(chunk)) return (nodeWrite as WriteMethod).call(this, chunk, encoding, cb);
+  const book = p.book;
+  if (book !== undefined && (book.account.owed() > 0 || chunk.length + REQUEST_COPIES_KEPT * p.requestBytes >= PIECE_BYTES)) {
+    const prior = p.owed;
+    measure(book, performance.now());
+    const refused = refusedWithout(book, p.owed - prior);
+    if (refused !== undefined) book.owing.event("reply refused", refused);
+    if (refused !== undefined || this.closed || this.destroyed) {
+      // Reset (or reset by measure, as stalled): grpc-js, told the write is done, finds the stream closed and sends
+      // nothing more; the reply is never queued.
+      this.close(ENHANCE_YOUR_CALM);
+      return cb();
+    }
+  }
+  if (chunk.length <= PIECE_BYTES) return (nodeWrite as WriteMethod).call(this, chunk, encoding, cb);
+  writePieces(this, chunk, encoding, cb);
+}
+
+/** What the ledger says of the session without `bytes` it has just counted: the reply being judged. */
+function refusedWithout(book: SessionBook, bytes: number): string | undefined {
+  book.account.paid(bytes);
+  const refused = book.owing.ledger.refuse(book.account);
+  book.account.owe(bytes);
+  return refused;
+}
+
+/**
+ * A large write handed to node:http2 in pieces. node:http2 completes a write only once all of it has left in DATA
+ * frames, so a 1 MiB reply trickling out under a slow reader's windows would look stalled until its last byte went;
+ * in pieces, each completes as it leaves, and `taken` shows the progress. All pieces are queued at once (node sends
+ * them in order), so nothing waits on a round trip through JavaScript; only the last one ends the write.
+ * grpc-js asks for trailers on every stream (waitForTrailers), so node never ends the stream on a piece.
+ */
+function writePieces(stream: GuardedStream, chunk: Buffer, encoding: BufferEncoding, cb: WriteCallback): void {
+  const p = stream[PENDING];
+  let left = Math.ceil(chunk.length / PIECE_BYTES);
+  let failed = false;
+  const onPiece: WriteCallback = (err) => {
+    if (failed) return;
+    if (err) {
+      failed = true;
+      p.taken = 0;
+      return cb(err);
+    }
+    if (--left > 0) {
+      p.taken += PIECE_BYTES;
+      return;
+    }
+    p.taken = 0;
+    cb();
+  };
+  for (let at = 0; at < chunk.length; at += PIECE_BYTES) (nodeWrite as WriteMethod).call(stream, chunk.subarray(at, at + PIECE_BYTES), encoding, onPiece);
+}
+
+/** Sends the stream's replies through guardedWrite. */
+function guardWrites(stream: GuardedStream): void {
+  const own = stream as unknown as { _write: WriteMethod };
+  nodeWrite ??= own._write;
+  own._write = guardedWrite as WriteMethod;
+}
+
+/**
+ * What a session's streams hold for their unread replies now, each: the reply bytes unsent (its writable buffer,
+ * which node:http2 keeps until the peer's window lets them out, less what of the write under way has left) and,
+ * while any are, the request grpc-js keeps with the call. A stream that holds some and made no progress (sent none
+ * of its reply) for stallMs is reset ENHANCE_YOUR_CALM, which gRPC clients read as RESOURCE_EXHAUSTED, the
+ * bandwidth the client would not take (PROTOCOL-HTTP2.md); its memory is freed with it. Keeps the session's account
+ * equal to the sum.
+ */
+function measure(book: SessionBook, now: number): void {
+  const stallMs = book.owing.ledger.limits.stallMs;
+  let owed = 0;
+  for (const stream of book.streams) {
+    const p = stream[PENDING];
+    const unsent = stream.destroyed || stream.closed ? 0 : stream.writableLength - p.taken;
+    if (unsent <= 0) {
+      p.owed = 0;
+      continue;
+    }
+    const o = unsent + REQUEST_COPIES_KEPT * p.requestBytes;
+    if (p.owed === 0 || o < p.owed) p.since = now;
+    if (now - p.since >= stallMs) {
+      book.owing.event("stream reset", `${unsent} bytes of its reply unread for ${Math.round(now - p.since)} ms`);
+      p.owed = 0;
+      stream.close(ENHANCE_YOUR_CALM);
+      continue;
+    }
+    p.owed = o;
+    owed += o;
+  }
+  const change = owed - book.account.owed();
+  if (change > 0) book.account.owe(change);
+  else book.account.paid(-change);
+}
+
+/** How often every session's debt is measured and its stalled streams reset: a quarter of the stall bound, at most 100 ms. */
+function sweepInterval(stallMs: number): number {
+  return Math.max(10, Math.min(100, Math.floor(stallMs / 4)));
 }
 
 /** A unary call whose request ended with no message at all: a cardinality violation (statuscodes.md). */
@@ -142,19 +306,30 @@ function noMessage(stream: http2.ServerHttp2Stream): void {
 
 /** The first bytes of a unary call: judged, then handed back untouched with the stream to grpc-js. */
 function onFirstReadable(this: GuardedStream): void {
-  const chunk = this.read() as Buffer | null;
+  const p = this[PENDING];
+  const read = this.read() as Buffer | null;
+  const chunk = p.head === undefined ? read : read === null ? p.head : Buffer.concat([p.head, read]);
+  const ended = readableState(this).ended;
   if (chunk === null) {
     // 'readable' at the end of a stream that brought nothing: no 'end' listener is needed to see it.
-    if (!readableState(this).ended) return;
+    if (!ended) return;
     this.off("readable", onFirstReadable);
     return noMessage(this);
   }
+  // The message's length is in its first five bytes: a client that sends them apart does not hide it. They are kept
+  // here until the rest come (pushed back, they would wake this listener again at once).
+  if (chunk.length < 5 && !ended) {
+    p.head = chunk;
+    return;
+  }
+  p.head = undefined;
   this.off("readable", onFirstReadable);
-  if (chunk[0] === 1 && this[PENDING].identity) {
+  if (chunk[0] === 1 && p.identity) {
     return trailersOnly(this, INTERNAL, "a message flagged compressed on a call without grpc-encoding");
   }
+  if (chunk.length >= 5) p.requestBytes = chunk.readUInt32BE(1);
   this.unshift(chunk);
-  forward(this, this[PENDING]);
+  forward(this, p);
 }
 
 /**
@@ -171,22 +346,31 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   const protection = options.protection ?? defaultLimits();
   const shedder = createShedder(protection);
   const maxHeaderListBytes = options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES;
-  const sessions = new Set<http2.ServerHttp2Session>();
+  const ledger = options.ledger ?? createOwedLedger();
+  const owing: Owing = { ledger, event };
+  // Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every stream's
+  // start and end cost more, seen under load with --cpu-prof), its streams and its account.
+  const books = new Map<http2.ServerHttp2Session, SessionBook>();
+  // One sweep for all sessions: what each owes, and which stream stalled. No timer or closure per call.
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const book of books.values()) if (book.streams.size > 0) measure(book, now);
+  }, sweepInterval(ledger.limits.stallMs));
+  sweep.unref();
   for (const h2 of servers.keys()) {
     capConnections(h2, protection, (reason) => event("connection refused", reason));
     // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
     h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes });
-    // Each session's calls in flight, in a counter object of its own: a WeakMap get and set on every stream's start
-    // and end cost more (seen under load with --cpu-prof).
-    const calls = new WeakMap<http2.ServerHttp2Session, { n: number }>();
     h2.on("session", (session: http2.ServerHttp2Session) => {
-      sessions.add(session);
-      session.once("close", () => sessions.delete(session));
+      const book: SessionBook = { n: 0, streams: new Set(), account: ledger.open(), owing };
+      books.set(session, book);
+      session.once("close", () => {
+        books.delete(session);
+        book.account.close();
+      });
       // A session error (a protocol violation, nghttp2 refusing a flood of resets) ends that session only.
       session.on("error", (err: Error) => event("session error", errorName(err)));
-      const count = { n: 0 };
-      calls.set(session, count);
-      policePings(session, options, () => count.n);
+      policePings(session, options, () => book.n);
     });
     const handlers = h2.listeners("stream") as StreamListener[];
     h2.removeAllListeners("stream");
@@ -196,10 +380,10 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       // Until grpc-js takes the stream, nobody else listens: a reset (any code) must end this stream only.
       stream.on("error", onStreamError);
       const session = stream.session as http2.ServerHttp2Session | undefined;
-      const count = session && calls.get(session);
-      if (count) count.n++;
+      const book = session && books.get(session);
+      if (book) book.n++;
       // What the shared listeners below need, on the stream itself: closures made per stream cost more.
-      const pending: Pending = { h2, handlers, headers, rest, count, shedder, admitted: false, identity: true };
+      const pending: Pending = { h2, handlers, headers, rest, book, shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined };
       stream[PENDING] = pending;
       stream.on("close", onGuardedClose);
       const contentType = headers["content-type"];
@@ -218,13 +402,17 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
         event("call refused", `header list of ${headerBytes} bytes`);
         return trailersOnly(stream, RESOURCE_EXHAUSTED, `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`);
       }
-      const refused = shedder.admit();
+      // What the session owes counts before anything new is admitted on it: a client that leaves its replies unread
+      // gets no more until it reads, and one on another connection, owing nothing, is served.
+      const refused = ledger.refuse(book?.account) ?? shedder.admit();
       if (refused !== undefined) {
         event("call shed", refused);
         // gRFC A6's pushback: a client that retries waits as long as HTTP's Retry-After: 1 asks on the other port.
         return trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`, { "grpc-retry-pushback-ms": SHED_PUSHBACK_MS });
       }
       pending.admitted = true;
+      if (book) book.streams.add(stream);
+      guardWrites(stream);
       const path = String(headers[":path"] ?? "");
       if (!options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
       const encoding = String(headers["grpc-encoding"] ?? "identity");
@@ -241,11 +429,14 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   }
   return {
     destroySessions() {
-      for (const session of sessions) session.destroy();
-      sessions.clear();
+      for (const session of [...books.keys()]) session.destroy();
+      books.clear();
     },
     inFlight: () => shedder.inFlight(),
-    stop: () => shedder.stop(),
+    stop: () => {
+      clearInterval(sweep);
+      shedder.stop();
+    },
   };
 }
 

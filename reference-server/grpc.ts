@@ -189,6 +189,7 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
       maxPingStrikes: limits["grpc.http2.max_ping_strikes"],
       protection: validateLimits({ ...defaultLimits(), ...options.protection }),
       maxHeaderListBytes: options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES,
+      ...(options.ledger !== undefined && { ledger: options.ledger }),
       // What an attacker sends is not logged, only what the server did about it.
       onEvent: (what, detail) => log.debug({ msg: what, detail }),
     });

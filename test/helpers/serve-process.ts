@@ -186,3 +186,10 @@ export function heldConnections(port: number, peer = "127.0.0.1"): number {
     .map((line) => line.trim().split(/\s+/))
     .filter(([, local, remote, state]) => local?.endsWith(localPort) && remote?.startsWith(`${peerHex}:`) && (state === "01" || state === "08")).length;
 }
+
+/** A raw HTTP/2 connection with options (its SETTINGS, its source address), closed by cleanUp. */
+export async function connectRaw(port: number, options: Parameters<typeof rawH2>[1]): Promise<RawH2Connection> {
+  const c = await rawH2(port, options);
+  opened.push(c);
+  return c;
+}
