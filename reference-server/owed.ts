@@ -4,7 +4,8 @@
 // that owes past its share is given no new work until it reads, one that makes no progress is closed, and while
 // the whole process owes past its budget only connections that owe nothing are given new work.
 //
-// startReferenceServer makes one ledger and gives it to both interfaces: they share the process's memory.
+// Over HTTP/2 a call whose reply is unread also holds its request (grpc-js keeps it until the call ends), so the
+// gRPC guard counts those bytes too. startReferenceServer makes one ledger and gives it to both interfaces: they share the process's memory.
 
 export interface OwedLimits {
   /** Reply bytes one connection may owe before it is given no new work until it reads. */
@@ -82,8 +83,8 @@ export function createOwedLedger(limits: Partial<OwedLimits> = {}): OwedLedger {
     },
     refuse(account) {
       const owed = account?.owed() ?? 0;
-      if (owed >= resolved.perConnectionBytes) return `this connection has ${owed} bytes of replies it has not read`;
-      if (total >= resolved.totalBytes && owed > 0) return `the server holds ${total} bytes of replies its clients have not read`;
+      if (owed >= resolved.perConnectionBytes) return `this connection holds ${owed} bytes for replies it has not read`;
+      if (total >= resolved.totalBytes && owed > 0) return `the server holds ${total} bytes for replies its clients have not read`;
       return undefined;
     },
   };

@@ -90,13 +90,13 @@ describe("windows held at 0 on the gRPC port", () => {
     for (let i = 0; i < 5; i++) answers.push(await callHeld(first));
     // Three calls held (response headers, then nothing), then the connection holds past its share of 8 MiB.
     expect(answers.slice(0, 3)).toEqual(Array(3).fill({ status: undefined }));
-    for (const a of answers.slice(3)) expect(a).toEqual({ status: "8", pushbackMs: "1000", message: `this connection has ${3 * held} bytes of replies it has not read; retry later` });
+    for (const a of answers.slice(3)) expect(a).toEqual({ status: "8", pushbackMs: "1000", message: `this connection holds ${3 * held} bytes for replies it has not read; retry later` });
     expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
 
     const second = shutClient(s.grpcPort);
     expect(await callHeld(second)).toEqual({ status: undefined });
     // Past 11 MiB in all: the second connection, within its share but owing, is refused; a new one, owing nothing, is served.
-    expect(await callHeld(second)).toMatchObject({ status: "8", message: `the server holds ${4 * held} bytes of replies its clients have not read; retry later` });
+    expect(await callHeld(second)).toMatchObject({ status: "8", message: `the server holds ${4 * held} bytes for replies its clients have not read; retry later` });
     expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
 
     first.destroy();

@@ -25,7 +25,7 @@ describe("createOwedLedger", () => {
     const other = ledger.open();
     const fresh = ledger.open();
     slow.owe(100);
-    expect(ledger.refuse(slow)).toMatch(/this connection has 100 bytes of replies it has not read/);
+    expect(ledger.refuse(slow)).toMatch(/this connection holds 100 bytes for replies it has not read/);
     expect(ledger.refuse(other)).toBeUndefined();
     other.owe(50);
     expect(ledger.refuse(other)).toMatch(/the server holds 150 bytes/);
