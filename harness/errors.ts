@@ -5,8 +5,11 @@ export type ErrorCode = "usage" | "config" | "unreachable" | "internal" | "crede
 export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   usage: 2,
   config: 2,
+  // Unreachable, or it does not speak the protocol asked: nothing was judged.
   unreachable: 3,
-  internal: 4,
+  // Anything the harness did not foresee, a broken install included (sysexits' EX_SOFTWARE): never 1, which
+  // would say the server failed.
+  internal: 70,
   // The target refuses every call for want of credentials: nothing can be judged, and no check has failed.
   credentials: 5,
 };

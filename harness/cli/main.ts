@@ -56,7 +56,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
     const err = ConformanceError.from(reason);
     // The message may carry a target's words (a status, a reason): one inert line.
-    io.stderr(`example-conformance: ${forTerminal(err.message)}\n`);
+    // An internal error says so: exit 70 is the harness's fault, never the server's.
+    const kind = err.code === "internal" ? "internal error: " : "";
+    io.stderr(`example-conformance: ${kind}${forTerminal(err.message)}\n`);
     if (err.code === "internal" && io.env.EXAMPLE_CONFORMANCE_DEBUG && err.cause instanceof Error) {
       io.stderr(`${err.cause.stack ?? ""}\n`);
     }
