@@ -31,6 +31,9 @@ export function statusLine(res: HttpResponse): string {
   return `${res.status} ${res.statusText}`.trim();
 }
 
+/** Problems a failed check shows in full; a target with a hundred thousand bad paths gets a count, not a screenful each. */
+export const PROBLEMS_SHOWN = 20;
+
 const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 197)}...` : text).replace(/\s+/g, " ");
 
 export class Probe {
@@ -154,9 +157,10 @@ export class Probe {
     }
   }
 
+  /** Each problem with what reproduces it: the first PROBLEMS_SHOWN, then one line counting the rest. */
   details(): string[] {
     const out: string[] = [];
-    for (const p of this.problems) {
+    for (const p of this.problems.slice(0, PROBLEMS_SHOWN)) {
       out.push(p.message);
       if (p.exchange) {
         out.push(`  reproduce: ${(p.exchange.on ?? this.target).curl(p.exchange.req)}`);
@@ -166,6 +170,7 @@ export class Probe {
         out.push(`  reproduce: ${this.target.curl(p.request)}`);
       }
     }
+    if (this.problems.length > PROBLEMS_SHOWN) out.push(`... and ${this.problems.length - PROBLEMS_SHOWN} more problems of the same check, not shown`);
     return out;
   }
 }
