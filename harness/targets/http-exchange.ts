@@ -104,7 +104,7 @@ export function exchange(
           }
           // Without Accept-Encoding any content coding is acceptable (RFC 9110 §12.5.3): the body is what it decodes to.
           void decoded(bodyBytes, headersOut["content-encoding"]).then((body) =>
-            finish({ ...answer, ...("failure" in body ? { body: new Uint8Array(), text: "", failure: body.failure } : { body, text: Buffer.from(body).toString("utf8") }) }),
+            finish({ ...answer, ...("failure" in body ? { body: new Uint8Array(), text: "", failure: body.failure } : { body, text: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }) }),
           );
         };
         if (method === "HEAD") {
@@ -134,7 +134,8 @@ const MAX_CODINGS = 3;
 async function decoded(body: Buffer, encodings: readonly string[] | undefined): Promise<Uint8Array | { failure: { kind: "connection"; message: string } }> {
   const codings = (encodings ?? []).flatMap((v) => v.split(",")).filter((c) => !isIdentity(c));
   if (codings.length > MAX_CODINGS) return { failure: { kind: "connection", message: `the response body has ${codings.length} content codings; at most ${MAX_CODINGS} are read` } };
-  let bytes: Uint8Array = body;
+  // A view, not a copy: a response of 8 MiB is held once.
+  let bytes: Uint8Array = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   for (const coding of codings.reverse()) {
     const inflated = await inflate(bytes, coding, MAX_RESPONSE_BYTES);
     if (!inflated.ok) return { failure: { kind: "connection", message: `the response body (Content-Encoding: ${coding.trim().slice(0, 64)}): ${inflated.message}` } };

@@ -1,8 +1,9 @@
-// Targets that try to exhaust the harness: replies that inflate to a GiB over gRPC, Connect and plain HTTP, and an
-// OpenAPI document of 100,000 paths. Each run, as its own process, ends by itself within its bound, with a verdict
-// and no stack trace, and its peak RSS (VmHWM) stays under the bound the README documents.
+// Targets that try to exhaust the harness: replies that inflate to a GiB over gRPC, Connect and plain HTTP, bodies
+// nested two million deep in JSON and XML, and an OpenAPI document of 100,000 paths. Each run, as its own process,
+// ends by itself within its bound, with a verdict and no stack trace, and its peak RSS (VmHWM) stays under the bound
+// the README documents.
 import { afterEach, describe, expect, it } from "vitest";
-import { startConnectGzipBomb, startGrpcGzipBomb, startHttpGzipBomb, startOpenApiFlood } from "../../fixtures/hostile-targets/bombs.js";
+import { startConnectGzipBomb, startDeepRepresentation, startGrpcGzipBomb, startHttpGzipBomb, startOpenApiFlood } from "../../fixtures/hostile-targets/bombs.js";
 import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js";
 import { PEAK_RSS_BOUND_MIB, runMeasured, type MeasuredRun } from "../helpers/measured-cli.js";
 
@@ -51,6 +52,16 @@ describe("a target whose replies inflate to 1 GiB", () => {
     endedWithinBounds(run);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/Content-Encoding: gzip\): it inflates past 8388608 bytes/);
+  }, BACKSTOP_MS);
+});
+
+describe("a representation nested two million levels deep", () => {
+  it.each(["json", "xml"] as const)("in %s: never parsed (one linear scan says it is no representation), the run ends within its bound, memory bounded", async (format) => {
+    const deep = await startDeepRepresentation(format);
+    server = deep;
+    const run = await runMeasured(["check", "--http", deep.url, ...common], {}, BACKSTOP_MS);
+    endedWithinBounds(run);
+    expect(run.code).toBe(1);
   }, BACKSTOP_MS);
 });
 
