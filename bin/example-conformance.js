@@ -23,8 +23,12 @@ function internal(what, reason) {
   process.exit(INTERNAL);
 }
 
-process.on("uncaughtException", (err) => internal("", err));
-process.on("unhandledRejection", (reason) => internal("", reason));
+// A command that handles these itself (serve stops its servers first, then exits 70) is left to do so.
+const unlessHandled = (event) => (reason) => {
+  if (process.listenerCount(event) === 1) internal("", reason);
+};
+process.on("uncaughtException", unlessHandled("uncaughtException"));
+process.on("unhandledRejection", unlessHandled("unhandledRejection"));
 
 const compiled = new URL("../dist/harness/cli/main.js", import.meta.url);
 if (!existsSync(compiled)) {
