@@ -184,8 +184,10 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
     return await Promise.race([check.run(bound(ctx, controller.signal)), timeout]);
   } catch (reason) {
     const err = ConformanceError.from(reason);
-    // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line.
+    // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line; so
+    // does a fault the harness names as its own (a dependency missing): exit 70, never a check's error and exit 1.
     if (err.code === "usage" || err.code === "config") throw err;
+    if (err.code === "internal" && reason instanceof ConformanceError) throw err;
     return { status: "error", message: err.message };
   } finally {
     clearTimeout(timer);

@@ -51,6 +51,8 @@ describe("exit 70: the harness itself failed", () => {
     cpSync(join(PACKAGE_ROOT, "bin"), join(root, "bin"), { recursive: true });
     cpSync(join(PACKAGE_ROOT, "dist"), join(root, "dist"), { recursive: true });
     cpSync(join(PACKAGE_ROOT, "package.json"), join(root, "package.json"));
+    cpSync(join(PACKAGE_ROOT, "proto"), join(root, "proto"), { recursive: true });
+    cpSync(join(PACKAGE_ROOT, "fixtures", "golden"), join(root, "fixtures", "golden"), { recursive: true });
     const modules = realpathSync(join(PACKAGE_ROOT, "node_modules"));
     for (const name of readdirSync(modules)) {
       if (name !== dependency && name !== ".bin") symlinkSync(join(modules, name), join(root, "node_modules", name));
@@ -73,6 +75,32 @@ describe("exit 70: the harness itself failed", () => {
     oneLine(stderr);
     expect(stderr).toMatch(/^example-conformance: internal error: cannot load the harness: Cannot find package 'commander' .* \(the installation is incomplete: reinstall with npm ci\)\n$/);
   });
+
+  it("a dependency loaded only when needed (yaml, for an OpenAPI document in YAML) missing: exit 70, not the document's fault", async () => {
+    const root = installWithout("yaml");
+    const server = await listen(http.createServer((req, res) => {
+      req.resume();
+      if (req.url === "/openapi.yaml") res.writeHead(200, { "content-type": "application/yaml" }).end("openapi: 3.0.3\npaths:\n  /messages: {}\n");
+      else res.writeHead(200, { "content-type": "application/json" }).end("[]");
+    }));
+    try {
+      const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(root, "bin", "example-conformance.js"), "check", "--http", server.url, "--openapi", "/openapi.yaml", "--timeout", "2s"], {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: { PATH: process.env.PATH ?? "" },
+        });
+        let stderr = "";
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stderr }));
+      });
+      expect(run.code).toBe(70);
+      oneLine(run.stderr);
+      expect(run.stderr).toMatch(/^example-conformance: internal error: cannot read YAML: Cannot find package 'yaml' .*reinstall with npm ci\)\n$/);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe("exit 2: a report that cannot be written", () => {

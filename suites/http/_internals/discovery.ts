@@ -253,8 +253,11 @@ async function openApiPaths(source: string, target: HttpTarget, count: () => voi
   else {
     // JSON.parse is linear and fast; a YAML parser is neither on every input, and runs on the event loop: bounded.
     if (text.length > MAX_YAML_BYTES) throw new ConformanceError("config", `--openapi ${source}: not JSON, and a YAML document of more than ${MAX_YAML_BYTES} bytes is not read (give it as JSON)`);
+    // A missing dependency is the install's fault, not the document's: exit 70, never "neither JSON nor YAML".
+    const yaml = await import("yaml").catch((err: unknown) => {
+      throw new ConformanceError("internal", `cannot read YAML: ${err instanceof Error ? err.message : String(err)} (the installation is incomplete: reinstall with npm ci)`, { cause: err });
+    });
     try {
-      const yaml = await import("yaml");
       doc = yaml.parse(text) as unknown;
     } catch (err) {
       throw new ConformanceError("config", `--openapi ${source}: neither JSON nor YAML (${err instanceof Error ? err.message : String(err)})`);
