@@ -1,6 +1,6 @@
 // The example-conformance CLI: parses arguments, calls the programmatic API, returns the exit code.
 import { Command, CommanderError, Help, type Option } from "commander";
-import { ConformanceError } from "../errors.js";
+import { ConformanceError, EXIT_CODE_TABLE } from "../errors.js";
 import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
 import { addContractCommands } from "./contract-commands.js";
@@ -39,6 +39,9 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
   addServeCommand(program, io, setExit);
   addLoadCommand(program, io, setExit);
   for (const cmd of program.commands) cmd.exitOverride();
+  // The exit codes, from the one table every output uses.
+  const codes = EXIT_CODE_TABLE.map((e) => `  ${String(e.code).padStart(2)}  ${e.meaning}`).join("\n");
+  program.commands.find((c) => c.name() === "check")?.addHelpText("after", `\nExit codes:\n${codes}`);
   return program;
 }
 
