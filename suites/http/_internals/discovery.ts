@@ -104,7 +104,8 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     if (rep) for (const id of idsOf(rep.value)) ids.add(id);
     // An item of a listing that links to a path one level below the listing's names that level with an id, whatever
     // its spelling and whether or not the item has an id member (HAL, envelopes).
-    const listing = on.replace(/[?#].*$/, "");
+    // Without its trailing slash, so that the root ("/") lists its items at /<id>, not //<id>.
+    const listing = on.replace(/[?#].*$/, "").replace(/\/+$/, "");
     const listsItems = rep !== undefined && looksLikeCollection(rep.value);
     for (const item of rep ? itemsOf(rep.value) : []) {
       let linked = false;

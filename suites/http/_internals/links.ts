@@ -77,7 +77,7 @@ const xmlParser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: 
  * Largest XML body parsed: fast-xml-parser runs on the event loop at about 5 MiB/s (8 MiB of listing took 1.4 s), where
  * JSON.parse takes 8 MiB in about 0.1 s; a representation of a resource or a page of a listing is far smaller.
  */
-export const MAX_XML_PARSE_BYTES = 2 * 1024 * 1024;
+export const MAX_XML_PARSE_BYTES = 1024 * 1024;
 
 export function parseXml(text: string): { ok: true; value: unknown } | { ok: false } {
   if (text.length > MAX_XML_PARSE_BYTES) return { ok: false };
