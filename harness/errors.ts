@@ -5,8 +5,11 @@ export type ErrorCode = "usage" | "config" | "unreachable" | "internal" | "crede
 export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   usage: 2,
   config: 2,
+  // Unreachable, or it does not speak the protocol asked: nothing was judged.
   unreachable: 3,
-  internal: 4,
+  // Anything the harness did not foresee, a broken install included (sysexits' EX_SOFTWARE): never 1, which
+  // would say the server failed.
+  internal: 70,
   // The target refuses every call for want of credentials: nothing can be judged, and no check has failed.
   credentials: 5,
 };
@@ -31,3 +34,16 @@ export class ConformanceError extends Error {
     return new ConformanceError("internal", message, { cause: reason });
   }
 }
+
+/**
+ * The exit codes of `check`, one table for every output: the README's "Exit codes", `check --help`, and the
+ * GitHub Action's `verdict` output (action.yml); test/cli/exit-code-table.test.ts keeps them the same.
+ */
+export const EXIT_CODE_TABLE: readonly { code: number; action: string; meaning: string }[] = [
+  { code: 0, action: "conformant", meaning: "conformant, conformant with waivers, or partial (the verdict says which)" },
+  { code: 1, action: "not-conformant", meaning: "the server failed a gating check" },
+  { code: 2, action: "usage-error", meaning: "usage or configuration error, a report that cannot be written included" },
+  { code: EXIT_CODES.unreachable, action: "unreachable", meaning: "the target is unreachable or does not speak the protocol asked" },
+  { code: EXIT_CODES.credentials, action: "cannot-check", meaning: "cannot check: credentials missing, refused or in the wrong place" },
+  { code: EXIT_CODES.internal, action: "internal-error", meaning: "internal error of the harness (a broken install included)" },
+];

@@ -9,11 +9,12 @@ import {
   createGrpcTarget,
   DEFAULT_TIMEOUT_MS,
   probeCredentials,
-  probeGrpcHandshake,
+  assertSpeaksGrpc,
   probeReachable,
   type GrpcTargetOptions,
 } from "./targets/create-grpc-target.js";
 import { createHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
+import { probeHttpCredentials } from "./targets/http-credentials.js";
 import {
   DEFAULT_API_KEY_HEADER,
   DEFAULT_COLLECTIONS,
@@ -87,20 +88,14 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
   let budget: CallBudget | undefined;
   const g = options.grpc;
   if (g && needs.grpc) {
-    // A target that accepts connections but never speaks HTTP/2 fails every check at once, with the reason,
-    // rather than each waiting out its timeout.
-    const unusable = async (address: string) => {
-      // Connect and gRPC-Web may be served over HTTP/1.1: only gRPC needs the HTTP/2 handshake.
-      if ((g.protocol ?? "grpc") !== "grpc" || g.inMemory) return {};
-      const reason = await probeGrpcHandshake({ ...g, address });
-      return reason === undefined ? {} : { unusable: reason };
-    };
-    const why = await unusable(g.address);
-    grpc = createGrpcTarget({ ...g, ...why });
+    // A target that accepts connections but never speaks HTTP/2 is exit 3 before any check runs, with the reason.
+    await assertSpeaksGrpc(g);
+    for (const r of options.replicas ?? []) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
+    grpc = createGrpcTarget(g);
     budget = grpc.budget;
     // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
-    if (why.unusable === undefined) await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc?.close(), Promise.reject(err)));
-    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...g, address: r, budget, ...(await unusable(r)) }));
+    await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc?.close(), Promise.reject(err)));
+    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...g, address: r, budget }));
   }
   if (h && needs.http) {
     // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
@@ -130,6 +125,17 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
       ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
       ...(h.openapi !== undefined && { openapi: h.openapi }),
     };
+    // A target that wants a key it was not given, or refuses the one given where it was sent: exit 5, not a verdict.
+    const { collections, apiKeyIn } = httpConfig;
+    await probeHttpCredentials(primary, {
+      collection: collections[0] as string,
+      keyGiven: h.apiKey !== undefined,
+      placement: apiKeyIn,
+      withPlacement: (placement) => createHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }),
+    }).catch(async (err: unknown) => {
+      await Promise.all([primary.close(), ...httpReplicas.map((r) => r.close()), grpc?.close(), ...replicas.map((r) => r.close())]);
+      throw err;
+    });
   }
   const memo = new Map<string, Promise<unknown>>();
   return {
@@ -178,8 +184,10 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
     return await Promise.race([check.run(bound(ctx, controller.signal)), timeout]);
   } catch (reason) {
     const err = ConformanceError.from(reason);
-    // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line.
+    // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line; so
+    // does a fault the harness names as its own (a dependency missing): exit 70, never a check's error and exit 1.
     if (err.code === "usage" || err.code === "config") throw err;
+    if (err.code === "internal" && reason instanceof ConformanceError) throw err;
     return { status: "error", message: err.message };
   } finally {
     clearTimeout(timer);

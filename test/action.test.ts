@@ -1,11 +1,13 @@
 // The GitHub Action run as the runner runs it: action.yml parsed, each run step executed by bash with its env.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import * as http from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../contract/message.js";
+import { listen } from "../fixtures/broken-servers/http/_base/server.js";
 import type { RunReport } from "../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../reference-server/start.js";
 import { startGrpcJsServer, type TestServer } from "./helpers/grpc-js-server.js";
@@ -170,6 +172,20 @@ describe("action.yml", () => {
     expect(run.outputs.verdict).toBe("unreachable");
     expect(run.outputs["report-json"]).toBe("");
     expect(run.summary).toMatch(/^### example-conformance: unreachable$/m);
+  }, 60_000);
+
+  it("says cannot-check, exit 5, for an HTTP target that wants a key the run was not given", async () => {
+    const server = await listen(http.createServer((_req, res) => res.writeHead(401, { "www-authenticate": "Bearer" }).end()));
+    try {
+      const run = await runAction({ http: server.url });
+      expect(run.code).toBe(5);
+      expect(run.outputs.verdict).toBe("cannot-check");
+      expect(run.outputs["exit-code"]).toBe("5");
+      expect(run.log).toMatch(/cannot check: the target wants credentials \(GET \/messages → 401\): pass --api-key K or EXAMPLE_API_KEY, with --api-key-in bearer/);
+      expect(run.summary).toMatch(/^### example-conformance: cannot-check$/m);
+    } finally {
+      await server.close();
+    }
   }, 60_000);
 });
 

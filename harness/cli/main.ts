@@ -1,6 +1,6 @@
 // The example-conformance CLI: parses arguments, calls the programmatic API, returns the exit code.
 import { Command, CommanderError, Help, type Option } from "commander";
-import { ConformanceError } from "../errors.js";
+import { ConformanceError, EXIT_CODE_TABLE } from "../errors.js";
 import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
 import { addContractCommands } from "./contract-commands.js";
@@ -41,6 +41,9 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
   addLoadCommand(program, io, setExit);
   addVerifyCommand(program, io, setExit);
   for (const cmd of program.commands) cmd.exitOverride();
+  // The exit codes, from the one table every output uses.
+  const codes = EXIT_CODE_TABLE.map((e) => `  ${String(e.code).padStart(2)}  ${e.meaning}`).join("\n");
+  program.commands.find((c) => c.name() === "check")?.addHelpText("after", `\nExit codes:\n${codes}`);
   return program;
 }
 
@@ -58,7 +61,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     }
     const err = ConformanceError.from(reason);
     // The message may carry a target's words (a status, a reason): one inert line.
-    io.stderr(`example-conformance: ${forTerminal(err.message)}\n`);
+    // An internal error says so: exit 70 is the harness's fault, never the server's.
+    const kind = err.code === "internal" ? "internal error: " : "";
+    io.stderr(`example-conformance: ${kind}${forTerminal(err.message)}\n`);
     if (err.code === "internal" && io.env.EXAMPLE_CONFORMANCE_DEBUG && err.cause instanceof Error) {
       io.stderr(`${err.cause.stack ?? ""}\n`);
     }

@@ -34,8 +34,6 @@ export interface GrpcTargetOptions {
   protocol?: Protocol;
   /** A target with no socket (see in-memory-client.ts): it answers every call, and address is only its name. */
   inMemory?: InMemoryClient;
-  /** Why the target cannot serve gRPC at all (see probeHandshake): every call then fails at once with it. */
-  unusable?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -116,7 +114,6 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
   /** Resolves once no call is under way. */
   const idle = () => (inFlight.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idlers.push(resolve)));
   const guard = async <T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T> => {
-    if (options.unusable !== undefined) throw new ConformanceError("unreachable", `${options.address} does not speak HTTP/2: ${options.unusable}`);
     if (dead === undefined && silent >= SILENT_CALLS_LIMIT) {
       if (await stillAlive()) silent = 0;
       else if (knownGood) dead = `${options.address} stopped answering after ${describeSuspects(firstSilent)}: ${silent} calls in a row from it on got no answer (none within ${conn.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`;
@@ -282,6 +279,17 @@ function connectError(err: NodeJS.ErrnoException, useTls: boolean): string {
 }
 
 /** Undefined when the target completes an HTTP/2 handshake within the timeout; else why it cannot serve gRPC. */
+/**
+ * Refuses, before any check runs, a target that does not speak HTTP/2 (an HTTP/1 port, TLS where plaintext was
+ * asked, silence): nothing could be judged there, so it is exit 3 with one line naming what it does speak, never a
+ * verdict. Connect and gRPC-Web may be served over HTTP/1.1, and an in-memory target has no socket: only gRPC is probed.
+ */
+export async function assertSpeaksGrpc(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
+  if ((options.protocol ?? "grpc") !== "grpc" || options.inMemory) return;
+  const reason = await probeGrpcHandshake(options);
+  if (reason !== undefined) throw new ConformanceError("unreachable", `${flag} ${options.address} does not speak HTTP/2: ${reason}`);
+}
+
 export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string | undefined> {
   const address = parseAddress(options.address);
   const material = tlsMaterialOf(options);

@@ -2,6 +2,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type { MetadataValue, UnaryCallOptions, UnaryResult } from "./grpc-target.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
+import { MAX_REPLY_BYTES } from "./read-bounds.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
 
@@ -35,7 +36,8 @@ export class GrpcJsClient {
       // grpc-js shares connections between channels with equal options; a fresh channel must not.
       ...(fresh && { "grpc.use_local_subchannel_pool": 1 }),
       // See what the server sends, however large; limits are the server's to enforce.
-      "grpc.max_receive_message_length": 64 * 1024 * 1024,
+      // grpc-js inflates a compressed reply only up to this: calls side by side cannot hold more than their share.
+      "grpc.max_receive_message_length": MAX_REPLY_BYTES,
       "grpc.max_send_message_length": 64 * 1024 * 1024,
       // A check must see one attempt, not a retried one.
       "grpc.enable_retries": 0,

@@ -7,11 +7,13 @@ import type { MetadataValue, UnaryCallOptions, UnaryResult } from "./grpc-target
 import { Status } from "./grpc-target.js";
 import type { TlsMaterial } from "./connection.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
+import { inflate, isIdentity } from "./inflate.js";
+import { MAX_REPLY_BYTES } from "./read-bounds.js";
 
 export type HttpRpcProtocol = "connect" | "grpc-web";
 
-/** Largest response body read; past it the exchange ends as a failure (limits are the server's to set, not ours to trust). */
-const MAX_BODY = 64 * 1024 * 1024;
+/** Largest response body read, and largest a compressed reply may inflate to; past it the call ends RESOURCE_EXHAUSTED. */
+const MAX_BODY = MAX_REPLY_BYTES;
 
 export interface HttpRpcOptions {
   /** http(s)://host:port[/prefix]: procedures are at prefix + /package.Service/Method. */
@@ -38,7 +40,7 @@ export interface PlainResponse {
   status?: number;
   headers: Record<string, string[]>;
   body: Uint8Array;
-  failure?: { kind: "timeout" } | { kind: "connection"; message: string } | { kind: "too-large" };
+  failure?: { kind: "timeout" } | { kind: "connection"; message: string } | { kind: "too-large" } | { kind: "undecodable"; message: string };
 }
 
 /** Connect's error codes (its protocol document), by the gRPC code each stands for. */
@@ -199,14 +201,14 @@ export class HttpRpcClient {
         headers: { ...metadata, "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(deadline) },
         body: request,
       });
-      return fromConnect(res, deadline);
+      return fromConnect(await inflatedBody(res, res.headers["content-encoding"]?.[0]), deadline);
     }
     const res = await this.exchange({
       ...common,
       headers: { ...metadata, "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "grpc-timeout": `${deadline}m` },
       body: frame(0, request),
     });
-    return fromGrpcWeb(res, deadline);
+    return await fromGrpcWeb(res, deadline);
   }
 
   close(): void {
@@ -217,6 +219,7 @@ export class HttpRpcClient {
 function failed(res: PlainResponse, deadline: number): UnaryResult | undefined {
   if (res.failure?.kind === "timeout") return { code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadline} ms`, headers: {}, trailers: {} };
   if (res.failure?.kind === "too-large") return { code: Status.RESOURCE_EXHAUSTED, details: `response larger than ${MAX_BODY} bytes`, headers: res.headers, trailers: {} };
+  if (res.failure?.kind === "undecodable") return { code: res.failure.message.includes("inflates past") ? Status.RESOURCE_EXHAUSTED : Status.INTERNAL, details: res.failure.message, headers: res.headers, trailers: {} };
   if (res.status === undefined) return { code: Status.UNAVAILABLE, details: res.failure?.kind === "connection" ? res.failure.message : "no response", headers: {}, trailers: {} };
   return undefined;
 }
@@ -251,7 +254,7 @@ function fromConnect(res: PlainResponse, deadline: number): UnaryResult {
 }
 
 /** gRPC-Web: messages and then a trailer frame in the body; a trailers-only answer puts grpc-status in the headers. */
-function fromGrpcWeb(res: PlainResponse, deadline: number): UnaryResult {
+async function fromGrpcWeb(res: PlainResponse, deadline: number): Promise<UnaryResult> {
   const early = failed(res, deadline);
   if (early) return early;
   const { frames } = parseFrames(res.body);
@@ -269,5 +272,20 @@ function fromGrpcWeb(res: PlainResponse, deadline: number): UnaryResult {
   if (code === Status.OK && data.length !== 1) {
     return { code: Status.INTERNAL, details: `${data.length} response messages for a unary call`, headers: res.headers, trailers };
   }
-  return { code, details, ...(code === Status.OK && { response: (data[0] as { data: Uint8Array }).data }), headers: res.headers, trailers };
+  if (code !== Status.OK) return { code, details, headers: res.headers, trailers };
+  const message = data[0] as { flags: number; data: Uint8Array };
+  if ((message.flags & 0x01) === 0) return { code, details, response: message.data, headers: res.headers, trailers };
+  // The compressed flag: the message is in grpc-encoding, inflated within its bound.
+  const inflated = await inflatedBody({ ...res, body: message.data }, res.headers["grpc-encoding"]?.[0] ?? "identity");
+  const refused = failed(inflated, deadline);
+  if (refused) return { ...refused, trailers };
+  return { code, details, response: inflated.body, headers: res.headers, trailers };
+}
+
+/** The response with its body inflated from this encoding (within MAX_BODY), or failed saying why not. */
+async function inflatedBody(res: PlainResponse, encoding: string | undefined): Promise<PlainResponse> {
+  if (res.failure !== undefined || isIdentity(encoding)) return res;
+  const inflated = await inflate(res.body, encoding as string, MAX_BODY);
+  if (inflated.ok) return { ...res, body: inflated.bytes };
+  return { ...res, body: new Uint8Array(), failure: { kind: "undecodable", message: `the reply (${encoding}): ${inflated.message}` } };
 }

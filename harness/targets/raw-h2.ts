@@ -6,6 +6,7 @@ import { SUITE_VERSION } from "../version.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
 import type { GrpcFrame, RawRequest, RawResponse } from "./grpc-target.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
+import { MAX_REPLY_BYTES } from "./read-bounds.js";
 
 /** Length-prefixes messages as gRPC does: a compressed flag byte, a 4-byte big-endian length, the payload. */
 export function encodeFrames(frames: readonly GrpcFrame[]): Uint8Array {
@@ -45,7 +46,7 @@ function fromRaw(raw: readonly string[] | undefined): Record<string, string[]> {
   return out;
 }
 
-const MAX_BODY = 64 * 1024 * 1024;
+const MAX_BODY = MAX_REPLY_BYTES;
 
 /** Reads the length prefixes of a message stream as it arrives, chunk by chunk, without keeping the payloads. */
 function announcedLengths(): (chunk: Buffer) => number[] {

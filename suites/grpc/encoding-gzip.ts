@@ -1,8 +1,10 @@
 // grpc.encoding.gzip (SHOULD): a gzip-compressed request is served, or refused with UNIMPLEMENTED and grpc-accept-encoding.
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
+import { inflate } from "../../harness/targets/inflate.js";
+import { MAX_INFLATED_MESSAGE_BYTES } from "../../harness/targets/read-bounds.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 
@@ -32,11 +34,13 @@ export const encodingGzip: CheckDefinition = {
     let payload = frame.data;
     if (frame.compressed) {
       if (encoding !== "gzip") return fail(`the reply is flagged compressed with grpc-encoding ${encoding}`);
-      try {
-        payload = new Uint8Array(gunzipSync(frame.data));
-      } catch {
+      // Streamed and bounded: a reply of a few MB may inflate to GiBs.
+      const inflated = await inflate(frame.data, "gzip", MAX_INFLATED_MESSAGE_BYTES);
+      if (!inflated.ok) {
+        if (inflated.reason === "too-large") return fail(`the gzip-compressed reply to a one-word message is too large: ${inflated.message}, gRPC's default receive limit`);
         return fail("the reply is flagged gzip-compressed but does not decompress");
       }
+      payload = inflated.bytes;
     }
     const decoded = decodeMessage(payload);
     if (!decoded.ok) return fail(`the reply to a gzip request does not decode: ${decoded.reason}`);

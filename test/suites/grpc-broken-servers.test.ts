@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { brokenGrpcServers } from "../../fixtures/broken-servers/grpc/index.js";
 import { contractChecks, grpcChecks } from "../../suites/index.js";
-import { checkVerdicts } from "../helpers/cli.js";
+import { checkVerdicts, cli } from "../helpers/cli.js";
 import { skipIfMissing } from "../helpers/toolchain.js";
 
 const verdicts = new Map<string, string[]>();
@@ -17,6 +17,15 @@ describe.each(brokenGrpcServers)("broken gRPC server $name", (broken) => {
     await skipIfMissing(broken, (why) => t.skip(why));
     const started = await broken.start();
     try {
+      if (broken.refusedBeforeChecks) {
+        // Not gRPC at all: exit 3 and one line before any check, never a list of failures.
+        const run = await cli(["check", "--grpc", started.address, "--timeout", "1500ms"]);
+        expect(run.code).toBe(3);
+        expect(run.stderr.trim().split("\n")).toHaveLength(1);
+        expect(run.stderr).toMatch(broken.refusedBeforeChecks);
+        verdicts.set(broken.name, ["refused"]);
+        return;
+      }
       // The contract checks read files, not the target: left out, they would only repeat the same pass.
       const run = await checkVerdicts([
         "--grpc", started.address,

@@ -34,6 +34,7 @@ const cause = (err: unknown): string => {
     ENOSPC: "no space left on the device",
     ENXIO: "a pipe or device with nothing reading it",
     ENOENT: "no such directory",
+    ENOPROGRESS: e.message,
   };
   return e.code !== undefined ? `${known[e.code] ?? e.message} (${e.code})` : String(err);
 };
@@ -63,6 +64,9 @@ async function writeAll(handle: FileHandle, bytes: Buffer, position: number | nu
   while (done < bytes.length && !signal.aborted) {
     try {
       const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position === null ? null : position + done);
+      // A file that takes nothing and says no error (some /proc and /sys entries past their first write) would be
+      // asked again at once, forever, at full CPU: it is refused as it is.
+      if (bytesWritten === 0) throw Object.assign(new Error(`it took ${done} of ${bytes.length} bytes and then none`), { code: "ENOPROGRESS" });
       done += bytesWritten;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;

@@ -104,7 +104,8 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     if (rep) for (const id of idsOf(rep.value)) ids.add(id);
     // An item of a listing that links to a path one level below the listing's names that level with an id, whatever
     // its spelling and whether or not the item has an id member (HAL, envelopes).
-    const listing = on.replace(/[?#].*$/, "");
+    // Without its trailing slash, so that the root ("/") lists its items at /<id>, not //<id>.
+    const listing = on.replace(/[?#].*$/, "").replace(/\/+$/, "");
     const listsItems = rep !== undefined && looksLikeCollection(rep.value);
     for (const item of rep ? itemsOf(rep.value) : []) {
       let linked = false;
@@ -164,8 +165,10 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
     }
 
     // Breadth first, bounded by the request budget and by one visit per template.
-    while (queue.length > 0 && canSend()) {
-      const path = queue.shift() as string;
+    // An index, not shift(): a queue of a hundred thousand paths is walked once, not copied at every step.
+    let next = 0;
+    while (next < queue.length && canSend()) {
+      const path = queue[next++] as string;
       const template = templateKey(path, ids);
       const visits = visitedTemplates.get(template) ?? 0;
       if (visits >= TEMPLATE_VISITS) continue;
@@ -179,7 +182,7 @@ export async function discover(target: HttpTarget, config: HttpConfig): Promise<
         learn(res, path);
       }
     }
-    if (queue.length > 0 && !canSend()) notes.push(`the bound of ${config.maxDiscoveryRequests} discovery requests was reached; ${queue.length} paths were not fetched`);
+    if (next < queue.length && !canSend()) notes.push(`the bound of ${config.maxDiscoveryRequests} discovery requests was reached; ${queue.length - next} paths were not fetched`);
   } finally {
     for (const path of created) {
       try {
@@ -237,6 +240,11 @@ function decodeSafe(s: string): string {
   }
 }
 
+/** Paths an OpenAPI document may name; a document with more is refused rather than judged in part. */
+export const MAX_OPENAPI_PATHS = 100_000;
+/** Largest OpenAPI document read as YAML; JSON may be as large as a response (8 MiB). */
+export const MAX_YAML_BYTES = 1024 * 1024;
+
 /** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection. */
 async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"], string[]][]> {
   const text = await loadDocument(source, target, count);
@@ -244,8 +252,13 @@ async function openApiPaths(source: string, target: HttpTarget, count: () => voi
   const json = parseJson(text);
   if (json.ok) doc = json.value;
   else {
+    // JSON.parse is linear and fast; a YAML parser is neither on every input, and runs on the event loop: bounded.
+    if (text.length > MAX_YAML_BYTES) throw new ConformanceError("config", `--openapi ${source}: not JSON, and a YAML document of more than ${MAX_YAML_BYTES} bytes is not read (give it as JSON)`);
+    // A missing dependency is the install's fault, not the document's: exit 70, never "neither JSON nor YAML".
+    const yaml = await import("yaml").catch((err: unknown) => {
+      throw new ConformanceError("internal", `cannot read YAML: ${err instanceof Error ? err.message : String(err)} (the installation is incomplete: reinstall with npm ci)`, { cause: err });
+    });
     try {
-      const yaml = await import("yaml");
       doc = yaml.parse(text) as unknown;
     } catch (err) {
       throw new ConformanceError("config", `--openapi ${source}: neither JSON nor YAML (${err instanceof Error ? err.message : String(err)})`);
@@ -254,9 +267,15 @@ async function openApiPaths(source: string, target: HttpTarget, count: () => voi
   const paths = (doc as { paths?: unknown } | null)?.paths;
   if (paths === null || typeof paths !== "object") throw new ConformanceError("config", `--openapi ${source}: the document has no "paths" object`);
   const names = Object.keys(paths as object);
+  if (names.length > MAX_OPENAPI_PATHS) throw new ConformanceError("config", `--openapi ${source}: the document names ${names.length} paths; at most ${MAX_OPENAPI_PATHS} are read`);
+  // One pass: the paths that have a child {param} (`/a/{id}` makes `/a` a collection), so each path is looked up, not compared with every other.
+  const withChildParam = new Set<string>();
+  for (const q of names) {
+    const slash = q.lastIndexOf("/");
+    if (slash >= 0 && q.startsWith("{", slash + 1)) withChildParam.add(q.slice(0, slash));
+  }
   return names.map((p) => {
-    const hasChildParam = names.some((q) => q.startsWith(`${p}/{`) && !q.slice(p.length + 1).includes("/"));
-    const kind: PathShape["kind"] = hasChildParam ? "collection" : /\}$/.test(p) ? "document" : "unknown";
+    const kind: PathShape["kind"] = withChildParam.has(p) ? "collection" : /\}$/.test(p) ? "document" : "unknown";
     return [p, kind, queryParametersOf((paths as Record<string, unknown>)[p])];
   });
 }

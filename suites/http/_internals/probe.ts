@@ -31,6 +31,9 @@ export function statusLine(res: HttpResponse): string {
   return `${res.status} ${res.statusText}`.trim();
 }
 
+/** Problems a failed check shows in full; a target with a hundred thousand bad paths gets a count, not a screenful each. */
+export const PROBLEMS_SHOWN = 20;
+
 const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 197)}...` : text).replace(/\s+/g, " ");
 
 export class Probe {
@@ -154,9 +157,10 @@ export class Probe {
     }
   }
 
+  /** Each problem with what reproduces it: the first PROBLEMS_SHOWN, then one line counting the rest. */
   details(): string[] {
     const out: string[] = [];
-    for (const p of this.problems) {
+    for (const p of this.problems.slice(0, PROBLEMS_SHOWN)) {
       out.push(p.message);
       if (p.exchange) {
         out.push(`  reproduce: ${(p.exchange.on ?? this.target).curl(p.exchange.req)}`);
@@ -166,6 +170,7 @@ export class Probe {
         out.push(`  reproduce: ${this.target.curl(p.request)}`);
       }
     }
+    if (this.problems.length > PROBLEMS_SHOWN) out.push(`... and ${this.problems.length - PROBLEMS_SHOWN} more problems of the same check, not shown`);
     return out;
   }
 }
@@ -184,46 +189,15 @@ export interface HttpCheckSpec {
   title: string;
   severity: Severity;
   spec: string;
-  /** Runs even when the target wants credentials the run was not given (the API-key check, which says so). */
-  withoutCredentials?: boolean;
   /** Default "serial": HTTP checks create, change and read resources of one space, one check at a time. */
   sharing?: Sharing;
-}
-
-const CREDENTIALS_KEY = "http.credentials-wanted";
-
-/**
- * When the target answers its collection 401 or 403 to the run's request (no key given, or the key refused where
- * it was sent), every probe would fail for that one reason: the exchange that shows it, asked once per run;
- * undefined when the collection answers anything else. A collection read may be open where writing needs the key,
- * and every probe creates a message first: so a POST is asked too, with a body no server can store (malformed
- * JSON), which a server that wants no key refuses with a 400 and creates nothing.
- */
-export function credentialsWanted(p: Probe): Promise<Exchange | undefined> {
-  let memo = p.ctx.memo.get(CREDENTIALS_KEY) as Promise<Exchange | undefined> | undefined;
-  if (!memo) {
-    const c = p.collections[0] as string;
-    const asks: HttpRequest[] = [
-      { method: "GET", path: c, headers: { accept: JSON_TYPE } },
-      { method: "POST", path: c, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' },
-    ];
-    memo = (async () => {
-      for (const req of asks) {
-        const res = await p.target.request(req);
-        if (res.status === 401 || res.status === 403) return { req, res };
-      }
-      return undefined;
-    })();
-    p.ctx.memo.set(CREDENTIALS_KEY, memo);
-  }
-  return memo;
 }
 
 /**
  * Declares an HTTP check: skipped with no HTTP target, fails with every problem its probe recorded (each with the
  * curl that reproduces it), and deletes what it created however it ends.
  */
-export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
+export function httpCheck(spec: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
   return {
     sharing: "serial",
     ...spec,
@@ -236,10 +210,6 @@ export function httpCheck({ withoutCredentials, ...spec }: HttpCheckSpec, run: (
       } catch (err) {
         if (err instanceof SkipProbe) return skip(err.message);
         throw err;
-      }
-      if (!withoutCredentials) {
-        const wanted = await credentialsWanted(p);
-        if (wanted) return skip(`the target ${p.config.apiKey === undefined ? "wants credentials" : "refuses the key given"} (${p.describe(wanted)}): see http.auth.api-key`);
       }
       let result: string | CheckOutcome;
       let skipped: string | undefined;

@@ -5,6 +5,9 @@ import { templateOf, type PathShape, type PathWordOptions } from "./path-rules.j
 import { httpCheck, type HttpCheckSpec } from "./probe.js";
 import { JSON_TYPE } from "./representation.js";
 
+/** Paths named in a pass message; the rest are counted. */
+const TEMPLATES_SHOWN = 50;
+
 export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined): CheckDefinition {
   return httpCheck(spec, async (p) => {
     const found = await discovery(p.ctx);
@@ -26,6 +29,7 @@ export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, word
     }
     for (const note of found.notes) p.note(note);
     const templates = [...new Set(found.paths.map(templateOf))];
-    return `${templates.length} paths judged: ${templates.join(", ")}`;
+    const shown = templates.slice(0, TEMPLATES_SHOWN).join(", ");
+    return `${templates.length} paths judged: ${shown}${templates.length > TEMPLATES_SHOWN ? `, ... and ${templates.length - TEMPLATES_SHOWN} more` : ""}`;
   });
 }

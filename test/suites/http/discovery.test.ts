@@ -40,6 +40,14 @@ const templates = async (url: string, options: Parameters<typeof httpContext>[1]
 };
 
 describe("discovery", () => {
+  it("names the items a root listing holds /<id>, never //<id> (which no request may ask for)", async () => {
+    const url = await serve({ "/": { body: [{ id: "0" }, { id: "7" }] } });
+    const found = await discovery(httpContext(url, { collections: ["/messages"] }));
+    const paths = found.paths.map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(["/0", "/7"]));
+    expect(paths.filter((p) => p.startsWith("//"))).toEqual([]);
+  });
+
   it("follows HAL _links, plain links lists, href members and Link headers, on the target's origin only", async () => {
     const url = await serve({
       "/": { body: { _links: { self: { href: "/" }, messages: { href: "/messages" }, elsewhere: { href: "http://example.invalid/x" } } } },

@@ -80,20 +80,22 @@ describe("check's options for HTTP targets", () => {
     expect(run.stderr).toMatch(message);
   });
 
-  it("says once that the target wants credentials when no key was given, and skips the rest saying why", async () => {
+  // A user's mistake with the key is not the server's defect: exit 5 and one line, before any check runs.
+  const oneLine = (run: { stderr: string; stdout: string }) => {
+    expect(run.stderr.split("\n").filter((l) => l !== "")).toHaveLength(1);
+    expect(run.stdout).not.toMatch(/FAIL|not conformant/);
+  };
+
+  it("a forgotten key: exit 5, one line, before any check runs", async () => {
     const express = httpImplementation("express");
     running = await express.start({ apiKey: "wanted-key" });
-    const url = running.urls[0] as string;
-    const run = await checkVerdicts(["--http", url, "--only", "http.*"]);
-    expect(run.failed).toEqual(["http.auth.api-key"]);
-    expect(run.code).toBe(1);
-    const auth = run.report.checks.find((c) => c.id === "http.auth.api-key");
-    expect(auth).toMatchObject({ status: "error", message: expect.stringMatching(/^the target wants credentials \(GET \/messages → 401 Unauthorized\): pass --api-key K/) });
-    const others = run.report.checks.filter((c) => c.id !== "http.auth.api-key");
-    expect(others.every((c) => c.status === "skip" && c.message.startsWith("the target wants credentials"))).toBe(true);
+    const run = await cli(["check", "--http", running.urls[0] as string, "--only", "http.*"]);
+    expect(run.code).toBe(5);
+    oneLine(run);
+    expect(run.stderr).toMatch(/^example-conformance: cannot check: the target wants credentials \(GET \/messages → 401\): pass --api-key K or EXAMPLE_API_KEY/);
   });
 
-  it("says it once too when reading is open and only writing wants the key, where every probe's create would fail", async () => {
+  it("a forgotten key where reading is open and only writing wants it: exit 5 naming the POST", async () => {
     // The base server wants its key everywhere; in front of it, reads are let through with the key added.
     const backend = await startBaseServer({ apiKey: "write-key" });
     try {
@@ -106,29 +108,45 @@ describe("check's options for HTTP targets", () => {
         });
         req.pipe(forward);
       }));
-      const run = await checkVerdicts(["--http", server.url, "--only", "http.*"]);
-      expect(run.failed).toEqual(["http.auth.api-key"]);
-      expect(run.report.checks.find((c) => c.id === "http.auth.api-key")).toMatchObject({
-        status: "error",
-        message: expect.stringMatching(/^the target wants credentials \(POST \/messages → 401 Unauthorized\): pass --api-key K/),
-      });
-      expect(run.report.checks.filter((c) => c.id !== "http.auth.api-key").every((c) => c.status === "skip" && c.message.startsWith("the target wants credentials"))).toBe(true);
+      const run = await cli(["check", "--http", server.url, "--only", "http.*"]);
+      expect(run.code).toBe(5);
+      oneLine(run);
+      expect(run.stderr).toMatch(/cannot check: the target wants credentials \(POST \/messages → 401\): pass --api-key K/);
     } finally {
       await backend.close();
     }
   });
 
-  it("says once that the target refuses the key when it is sent where the target does not look", async () => {
+  it("a wrong key: exit 5, one line, saying the key is refused wherever it goes, never showing it", async () => {
+    const express = httpImplementation("express");
+    running = await express.start({ apiKey: "right-key" });
+    const run = await cli(["check", "--http", running.urls[0] as string, "--api-key", "wrong-key-123", "--api-key-in", "bearer", "--only", "http.*"]);
+    expect(run.code).toBe(5);
+    oneLine(run);
+    expect(run.stderr).toMatch(/cannot check: the target refuses the key sent in Authorization: Bearer \(GET \/messages → 401\), and in every other placement tried \(header:X-API-Key, header:Authorization, query:api_key, query:apikey, query:key\): check the key/);
+    expect(run.stderr + run.stdout).not.toContain("wrong-key-123");
+  });
+
+  it("a misplaced key: exit 5, one line, naming the placement that works", async () => {
+    // Takes its key only as ?api_key=: the run sends it in X-API-Key (the default).
+    const url = await listen(http.createServer((req, res) => {
+      const key = new URL(req.url ?? "/", "http://x").searchParams.get("api_key");
+      res.writeHead(key === "misplaced-key" ? 200 : 401, { "content-type": "application/json" }).end("[]");
+    })).then((s) => ((server = s), s.url));
+    const run = await cli(["check", "--http", url, "--api-key", "misplaced-key", "--only", "http.*"]);
+    expect(run.code).toBe(5);
+    oneLine(run);
+    expect(run.stderr).toMatch(/cannot check: the target refuses the key sent in the X-API-Key header \(GET \/messages → 401\) and accepts it in the api_key query parameter \(GET \/messages → 200\): pass --api-key-in query:api_key\n$/);
+    expect(run.stderr + run.stdout).not.toContain("misplaced-key");
+  });
+
+  it("a key sent where the target does not look, and no placement tried works: exit 5 saying to check where it goes", async () => {
     const express = httpImplementation("express");
     running = await express.start({ apiKey: "misplaced-key" });
-    const run = await checkVerdicts(["--http", running.urls[0] as string, "--api-key", "misplaced-key", "--only", "http.*"]);
-    expect(run.failed).toEqual(["http.auth.api-key"]);
-    expect(run.report.checks.find((c) => c.id === "http.auth.api-key")).toMatchObject({
-      status: "error",
-      message: expect.stringMatching(/^the target refuses the key sent in the X-API-Key header \(GET \/messages → 401 Unauthorized\): check the key, and where it goes/),
-    });
-    expect(run.report.checks.filter((c) => c.id !== "http.auth.api-key").every((c) => c.status === "skip" && c.message.startsWith("the target refuses the key given"))).toBe(true);
-    expect(JSON.stringify(run.report)).not.toContain("misplaced-key");
+    const run = await cli(["check", "--http", running.urls[0] as string, "--api-key", "misplaced-key", "--only", "http.*"]);
+    expect(run.code).toBe(5);
+    oneLine(run);
+    expect(run.stderr).toMatch(/refuses the key sent in the X-API-Key header \(GET \/messages → 401\), and in every other placement tried .*: check the key, and where it goes/);
   });
 
   it("carries the key's placement, the replicas and the filters into replay lines, with the key as <API_KEY>", async () => {

@@ -1,6 +1,7 @@
-// Link headers as discovery reads them: RFC 8288 by http-link-header, and nothing from one that does not parse.
+// Link headers as discovery reads them (RFC 8288 by http-link-header, nothing from one that does not parse), and the
+// bounds on parsing a representation a target sends.
 import { describe, expect, it } from "vitest";
-import { parseLinkHeader } from "../../../suites/http/_internals/links.js";
+import { jsonNestsWithin, MAX_PARSE_DEPTH, MAX_XML_PARSE_BYTES, parseJson, parseLinkHeader, parseXml, xmlNestsWithin } from "../../../suites/http/_internals/links.js";
 
 describe("parseLinkHeader", () => {
   it("reads each link with each of its relation types, quoted parameters and all", () => {
@@ -14,5 +15,28 @@ describe("parseLinkHeader", () => {
   it("keeps a link with no rel, and offers nothing from a header that is not a link list", () => {
     expect(parseLinkHeader("</messages/1>")).toEqual([{ href: "/messages/1", from: "Link header" }]);
     expect(parseLinkHeader("not a link; rel=next")).toEqual([]);
+  });
+});
+
+describe("bounds on parsing a representation", () => {
+  it("measures JSON nesting in one pass, brackets inside strings aside", () => {
+    expect(jsonNestsWithin('{"a": [[1]]}', 3)).toBe(true);
+    expect(jsonNestsWithin('{"a": [[[1]]]}', 3)).toBe(false);
+    expect(jsonNestsWithin('["[[[[\\"[[[["]', 1)).toBe(true);
+    expect(parseJson("[".repeat(MAX_PARSE_DEPTH + 1) + "]".repeat(MAX_PARSE_DEPTH + 1))).toEqual({ ok: false });
+    expect(parseJson("[".repeat(MAX_PARSE_DEPTH) + "]".repeat(MAX_PARSE_DEPTH)).ok).toBe(true);
+  });
+
+  it("measures XML nesting in one pass, declarations, comments and self-closed tags aside", () => {
+    expect(xmlNestsWithin('<?xml version="1.0"?><!-- c --><a><b/><c>x</c></a>', 2)).toBe(true);
+    expect(xmlNestsWithin("<a><a><a>x</a></a></a>", 2)).toBe(false);
+    expect(parseXml("<a>".repeat(MAX_PARSE_DEPTH + 1) + "</a>".repeat(MAX_PARSE_DEPTH + 1))).toEqual({ ok: false });
+  });
+
+  it("parses no XML body past its size bound", () => {
+    const item = "<message><body>hello</body></message>";
+    const big = `<messages>${item.repeat(Math.ceil(MAX_XML_PARSE_BYTES / item.length))}</messages>`;
+    expect(parseXml(big)).toEqual({ ok: false });
+    expect(parseXml(`<messages>${item}</messages>`).ok).toBe(true);
   });
 });

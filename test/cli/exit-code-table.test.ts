@@ -1,0 +1,36 @@
+// One exit-code table for every output: the README's "Exit codes", `check --help` and the Action's verdict output
+// are all the table in harness/errors.ts, so none can drift from the others.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { EXIT_CODE_TABLE, EXIT_CODES } from "../../harness/errors.js";
+import { cli } from "../helpers/cli.js";
+
+describe("the exit-code table", () => {
+  it("separates the server from the run: only 1 is the server's; internal is 70, never 1", () => {
+    expect(EXIT_CODE_TABLE.map((e) => e.code)).toEqual([0, 1, 2, 3, 5, 70]);
+    expect(EXIT_CODES.internal).toBe(70);
+  });
+
+  it("is the README's table, row for row, with the Action's verdict for each code", () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### Exit codes"), readme.indexOf("### Verdicts"));
+    const rows = [...section.matchAll(/^\| (\d+) \| `([a-z-]+)` \|/gm)].map((m) => ({ code: Number(m[1]), action: m[2] }));
+    expect(rows).toEqual(EXIT_CODE_TABLE.map(({ code, action }) => ({ code, action })));
+  });
+
+  it("is what the Action's step maps each exit code to", () => {
+    const action = parse(readFileSync(join(PACKAGE_ROOT, "action.yml"), "utf8")) as { runs: { steps: { id?: string; run?: string }[] } };
+    const script = action.runs.steps.find((s) => s.id === "check")?.run ?? "";
+    const mapped = [...script.matchAll(/^\s+(\d+)\) verdict=([a-z-]+) ;;$/gm)].map((m) => ({ code: Number(m[1]), action: m[2] }));
+    expect(mapped).toEqual(EXIT_CODE_TABLE.map(({ code, action }) => ({ code, action })));
+  });
+
+  it("is in `check --help`", async () => {
+    const run = await cli(["check", "--help"]);
+    expect(run.code).toBe(0);
+    for (const e of EXIT_CODE_TABLE) expect(run.stdout).toContain(`${String(e.code).padStart(2)}  ${e.meaning}`);
+  });
+});
