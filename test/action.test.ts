@@ -137,6 +137,13 @@ describe("action.yml", () => {
     expect(run.summary.match(/### example-conformance/g)).toHaveLength(1);
   }, 120_000);
 
+  it("says partial, not conformant, for a run that left a gating check unjudged (no replica, no claim): exit 0, the report's verdict", async () => {
+    const run = await runAction({ grpc: reference.grpcAddress });
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.verdict).toBe("partial");
+    expect(run.summary).toMatch(/^### example-conformance: partial$/m);
+  }, 120_000);
+
   it("fails the step on a server that counts calls, names the failed check in the summary, and keeps its text inert", async () => {
     const expectations = join(mkdtempSync(join(tmpdir(), "expect-")), "known.txt");
     writeFileSync(expectations, "grpc.stateless.deterministic # the count changes the reply by itself\n");
