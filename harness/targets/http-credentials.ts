@@ -30,6 +30,7 @@ export interface HttpCredentialsOptions {
 }
 
 const refused = (res: HttpResponse): boolean => res.status === 401 || res.status === 403;
+const unauthenticated = (res: HttpResponse): boolean => res.status === 401;
 
 /** The exchange in one line: the method, the path, the status (the target's reason phrase left out: it is its words). */
 const shown = (req: HttpRequest, res: HttpResponse): string => `${req.method} ${req.path} → ${res.status}`;
@@ -37,19 +38,27 @@ const shown = (req: HttpRequest, res: HttpResponse): string => `${req.method} ${
 const samePlacement = (a: ApiKeyPlacement, b: ApiKeyPlacement): boolean =>
   a.in === b.in && a.name.toLowerCase() === b.name.toLowerCase() && (a.in === "query" || a.scheme === (b as { scheme?: string }).scheme);
 
+/** An id no target has given out: a replace or delete of it changes nothing wherever it is answered. */
+const NO_SUCH_ID = "example-conformance-credentials-probe";
+
 /**
  * Reads the collection and asks to create in it with a body no server can store (malformed JSON: a target that
- * wants no key refuses it with a 400 and creates nothing), since reading may be open where writing needs the key.
- * Throws a credentials error when either is refused with 401 or 403; returns when neither is.
+ * wants no key refuses it with a 400 and creates nothing), since reading may be open where writing needs the key;
+ * then asks to replace and delete a message that does not exist, since creating may be open where changing needs
+ * it. Those two count only a 401 (authentication wanted): a 403 there may be the target's legal refusal of a
+ * replace that would create. Throws a credentials error at the first refusal; returns when there is none.
  */
 export async function probeHttpCredentials(target: HttpTarget, options: HttpCredentialsOptions): Promise<void> {
-  const asks: HttpRequest[] = [
-    { method: "GET", path: options.collection, headers: { accept: JSON_TYPE } },
-    { method: "POST", path: options.collection, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' },
+  const item = `${options.collection.replace(/\/$/, "")}/${NO_SUCH_ID}`;
+  const asks: [HttpRequest, (res: HttpResponse) => boolean][] = [
+    [{ method: "GET", path: options.collection, headers: { accept: JSON_TYPE } }, refused],
+    [{ method: "POST", path: options.collection, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' }, refused],
+    [{ method: "PUT", path: item, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' }, unauthenticated],
+    [{ method: "DELETE", path: item, headers: { accept: JSON_TYPE } }, unauthenticated],
   ];
-  for (const req of asks) {
+  for (const [req, isRefusal] of asks) {
     const res = await target.request(req);
-    if (!refused(res)) continue;
+    if (!isRefusal(res)) continue;
     if (!options.keyGiven) throw new ConformanceError("credentials", `cannot check: the target wants credentials (${shown(req, res)}): pass --api-key K or EXAMPLE_API_KEY${placementHint(res)}`);
     throw new ConformanceError("credentials", await refusedKey(req, res, options));
   }

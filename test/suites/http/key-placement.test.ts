@@ -117,6 +117,31 @@ describe("check's options for HTTP targets", () => {
     }
   });
 
+  it("a forgotten key where reading and creating are open and only replacing and deleting want it: exit 5 naming the PUT", async () => {
+    // The base server wants its key everywhere; in front of it, everything but PUT and DELETE is let through with the key added.
+    const backend = await startBaseServer({ apiKey: "change-key" });
+    try {
+      const back = new URL(backend.url);
+      server = await listen(http.createServer((req, res) => {
+        const headers = { ...req.headers, ...(req.method === "PUT" || req.method === "DELETE" ? {} : { "x-api-key": "change-key" }) };
+        const forward = http.request({ host: back.hostname, port: back.port, path: req.url, method: req.method, headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+          answer.pipe(res);
+        });
+        req.pipe(forward);
+      }));
+      const run = await cli(["check", "--http", server.url, "--only", "http.*"]);
+      expect(run.code, run.stdout).toBe(5);
+      oneLine(run);
+      expect(run.stderr).toMatch(/cannot check: the target wants credentials \(PUT \/messages\/example-conformance-credentials-probe → 401\): pass --api-key K/);
+      // Given the key, the same target is judged: it is the reference's own key control behind a proxy.
+      const keyed = await cli(["check", "--http", server.url, "--only", "http.*", "--api-key", "change-key"]);
+      expect(keyed.code, keyed.stdout + keyed.stderr).not.toBe(5);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it("a wrong key: exit 5, one line, saying the key is refused wherever it goes, never showing it", async () => {
     const express = httpImplementation("express");
     running = await express.start({ apiKey: "right-key" });
