@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { catalogue } from "../../suites/index.js";
 import { PROTOCOLS, type CheckDefinition } from "../check.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
-import { DEFAULT_CONFIG_FILE, loadConfigFile } from "../config/config-file.js";
+import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
 import { tlsFingerprint } from "../attest/tls-fingerprint.js";
 import { parseAddress } from "../targets/address.js";
@@ -42,13 +42,15 @@ function fromConfig(extras: ConfigExtras): Pick<RunOptions, "implementation" | "
 }
 
 /** The options under the configuration file (--config, or ./example-conformance.yaml when present), flags first. */
-function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): { opts: CheckCliOptions; extras: ConfigExtras } {
+async function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): Promise<{ opts: CheckCliOptions; extras: ConfigExtras }> {
   const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
   if (file === undefined) return { opts, extras: { expectations: [] } };
   const given = (key: keyof CheckCliOptions) => {
     const source = command.getOptionValueSource(key);
     return source !== undefined && source !== "default";
   };
+  // Its parser and schema validator are loaded only when there is a file to read: a run without one never needs them.
+  const { loadConfigFile } = await import("../config/config-file.js");
   return applyConfig(opts, loadConfigFile(file), given, env, catalogue);
 }
 
@@ -176,7 +178,7 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
   for (const o of toOptions(CHECK_TABLE)) command.addOption(o);
   command.action(async (given: CheckCliOptions) => {
     if (given.list) return listChecks(io);
-    const { opts, extras } = configured(given, command, io.env);
+    const { opts, extras } = await configured(given, command, io.env);
     checkUsage(opts, io.env);
     const signKey = opts.signKey !== undefined ? loadSigningKey(opts.signKey) : undefined;
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));

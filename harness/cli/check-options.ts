@@ -1,6 +1,6 @@
 // The options of `check` as one typed table, and the pure step from argv to those options: nothing runs here.
 import { Command, CommanderError } from "commander";
-import { DEFAULT_CONFIG_FILE } from "../config/config-file.js";
+import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { DEFAULT_CONCURRENCY } from "../scheduler.js";

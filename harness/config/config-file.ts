@@ -7,7 +7,7 @@ import { CLAIM_VALUES, type Claims } from "../claims.js";
 import { ConformanceError } from "../errors.js";
 
 /** The file `check` reads when --config is not given and the file is in the working directory. */
-export const DEFAULT_CONFIG_FILE = "example-conformance.yaml";
+export { DEFAULT_CONFIG_FILE } from "./default-file.js";
 
 /** Files past this are no configuration: refused before parsing. */
 const MAX_CONFIG_BYTES = 1 << 20;
