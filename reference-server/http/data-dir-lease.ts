@@ -207,10 +207,10 @@ function mtimeOf(path: string): number | undefined {
 /** The problem a file-system error at the directory is, in words: for the lease and for the store that opens it. */
 export function fileSystemProblem(dataDir: string, err: unknown): DataDirError {
   const e = err as NodeJS.ErrnoException;
-  const what = `${e.code ?? "error"}: ${e.message}`;
+  const what = e.code !== undefined && !e.message.startsWith(e.code) ? `${e.code}: ${e.message}` : e.message;
   if (e.code === "EACCES" || e.code === "EPERM") {
     const uid = process.getuid?.();
-    return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user${uid === undefined ? "" : ` (uid ${uid})`}: ${what}; give it read and write access to the directory (chown or chmod), or run serve as the directory's owner`, { cause: err });
+    return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user${uid === undefined ? "" : ` (uid ${uid})`}: ${what}; give this user read and write access to the directory and everything in it (chown -R or chmod), or run serve as their owner`, { cause: err });
   }
   if (e.code === "ENOSPC" || e.code === "EDQUOT") {
     return new DataDirError("io", `the disk of the data directory ${dataDir} is full: ${what}; free space on it and start serve again`, { cause: err });

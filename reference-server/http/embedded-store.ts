@@ -46,7 +46,7 @@ function engineLog() {
 /** What is wrong with a directory the engine would not start on, and what to do about it. */
 function openProblem(dataDir: string, cause: string): DataDirError {
   if (NO_SPACE.test(cause)) return new DataDirError("io", `the disk of the data directory ${dataDir} is full (PostgreSQL: ${cause}); free space on it and start serve again: every write acknowledged before is kept`);
-  if (/Permission denied|Operation not permitted/.test(cause)) return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user (uid ${process.getuid?.() ?? "?"}) (PostgreSQL: ${cause}); give it read and write access to the directory and everything in it, or run serve as their owner`);
+  if (/Permission denied|Operation not permitted/.test(cause)) return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user (uid ${process.getuid?.() ?? "?"}) (PostgreSQL: ${cause}); give this user read and write access to the directory and everything in it (chown -R or chmod), or run serve as their owner`);
   return new DataDirError("damaged", `the data directory ${dataDir} is damaged (PostgreSQL: ${cause}); nothing in it was changed: restore it from a backup, or move it aside to start an empty store`);
 }
 
@@ -65,6 +65,23 @@ function checkPgdata(dataDir: string, pgdata: string): void {
   if (entries.length > 0 && !entries.includes("PG_VERSION")) {
     throw new DataDirError("damaged", `the data directory ${dataDir} is damaged: ${pgdata} holds ${entries.length} entries but no PG_VERSION, so it is not a whole PostgreSQL data directory; nothing in it was changed: restore it from a backup, or move it aside to start an empty store`);
   }
+}
+
+/**
+ * Every directory and file in pgdata readable and writable by this user, or "denied" naming the first that is
+ * not (a volume written by another user): the engine's own words for it are misleading ("File exists").
+ */
+function checkAccess(dataDir: string, dir: string): void {
+  let entries: fs.Dirent[];
+  try {
+    fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+    for (const e of entries) if (!e.isDirectory()) fs.accessSync(join(dir, e.name), fs.constants.R_OK | fs.constants.W_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw fileSystemProblem(dataDir, err);
+  }
+  for (const e of entries) if (e.isDirectory()) checkAccess(dataDir, join(dir, e.name));
 }
 
 /** Free bytes on the disks under pgdata and its WAL (which may be mounted apart), the lesser. */
@@ -89,6 +106,7 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
   const log = engineLog();
   try {
     checkPgdata(dataDir, pgdata);
+    checkAccess(dataDir, pgdata);
     pidBefore = fs.existsSync(pidFile) ? fs.readFileSync(pidFile) : undefined;
     const { PGlite } = await import("@electric-sql/pglite");
     let died: ((line: string) => void) | undefined;

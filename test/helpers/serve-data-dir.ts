@@ -75,12 +75,12 @@ export async function killAll(): Promise<void> {
   }
 }
 
-/** One POST of a message: its status and, on 201, its id. */
-export async function create(httpPort: number, body: string): Promise<{ status: number | string; id?: string }> {
+/** One POST of a message: its status, what came with it, and on 201 its id. */
+export async function create(httpPort: number, body: string): Promise<{ status: number | string; id?: string; text?: string }> {
   try {
     const res = await fetch(`http://127.0.0.1:${httpPort}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body }), signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
-    return { status: res.status, ...(res.status === 201 && { id: (JSON.parse(text) as { id: string }).id }) };
+    return { status: res.status, text, ...(res.status === 201 && { id: (JSON.parse(text) as { id: string }).id }) };
   } catch (err) {
     return { status: `no answer: ${(err as Error).message}` };
   }
