@@ -60,22 +60,33 @@ function onTmpfs(mib: number): string {
   return join(mnt, "data");
 }
 
+/** serve with a reserve of `reserveMib` on a 96 MiB tmpfs, written to until a write is refused. */
+async function fillTmpfs(reserveMib: number) {
+  const dir = onTmpfs(96);
+  const s = serveDataDir(dir, ["--store-min-free-mib", String(reserveMib)]);
+  const { httpPort } = await ports(s);
+  const filled = await fill(httpPort);
+  expect(filled.ids.length).toBeGreaterThan(5);
+  return { dir, s, httpPort, ...filled };
+}
+
+/** The status of a GET of one stored message, read to its end. */
+async function read(httpPort: number, id: string | undefined): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${httpPort}/messages/${id}`);
+  await res.arrayBuffer();
+  return res.status;
+}
+
 describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
   it("past the reserve kept free, POST is refused 507 and reads go on; after the disk grows and serve restarts, every acknowledged write is there", async () => {
-    const dir = onTmpfs(96);
-    const s = serveDataDir(dir, ["--store-min-free-mib", "24"]);
-    const { httpPort } = await ports(s);
-    const { ids, refused, why } = await fill(httpPort);
-    expect(ids.length).toBeGreaterThan(5);
+    const { dir, s, httpPort, ids, refused, why } = await fillTmpfs(24);
     expect(refused).toEqual([507, 507, 507, 507]);
     // Refused by the reserve, before PostgreSQL met the end of the disk, which still has the reserve free.
     expect(why).toContain(`the disk of the data directory ${dir} has `);
     expect(why).toContain("MiB free, and keeps 24 MiB in reserve (--store-min-free-mib)");
     const disk = statfsSync(dir);
     expect(disk.bavail * disk.bsize).toBeGreaterThan(16 * 1024 * 1024);
-    const res = await fetch(`http://127.0.0.1:${httpPort}/messages/${ids[0]}`);
-    expect(res.status).toBe(200);
-    await res.arrayBuffer();
+    expect(await read(httpPort, ids[0])).toBe(200);
     expect((await fetch(`http://127.0.0.1:${httpPort}/`)).status).toBe(200);
     remount(join(dir, ".."), 400);
     s.child.kill("SIGTERM");
@@ -84,15 +95,11 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
   }, 90_000);
 
   it("with no reserve, PostgreSQL's own out-of-space is answered 507, or ends serve 74 with one line: never a 500, never a write acknowledged after", async () => {
-    const dir = onTmpfs(96);
-    const s = serveDataDir(dir, ["--store-min-free-mib", "0"]);
-    const { httpPort } = await ports(s);
-    const { ids, refused, why } = await fill(httpPort);
-    expect(ids.length).toBeGreaterThan(5);
+    const { dir, s, httpPort, ids, refused, why } = await fillTmpfs(0);
     if (refused[0] === 507) {
       expect(refused).toEqual([507, 507, 507, 507]);
       expect(why).toMatch(/the disk of the data directory \S+ is full \(could not (extend|write to) file .*No space left on device\)/);
-      expect((await fetch(`http://127.0.0.1:${httpPort}/messages/${ids[0]}`)).status).toBe(200);
+      expect(await read(httpPort, ids[0])).toBe(200);
       s.child.kill("SIGTERM");
     }
     for (const r of refused) expect(String(r)).toMatch(/^(507|503|no answer)/);
