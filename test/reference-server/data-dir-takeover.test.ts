@@ -1,6 +1,7 @@
 // Taking over the embedded store's lease: a killed holder's lease once it is stale, and no sooner; one winner
-// when two serves race for it; a holder stopped past the bound (SIGSTOP) loses it and acknowledges nothing more.
-import { statSync } from "node:fs";
+// when two serves race for it, and a loser that backs out without removing the winner's lease; a holder stopped
+// past the bound (SIGSTOP) loses it and acknowledges nothing more.
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LEASE_RENEW_MS, LEASE_STALE_MS } from "../../reference-server/http/data-dir-lease.js";
@@ -46,6 +47,32 @@ describe("a killed holder's lease", () => {
     expect((await loser.exited).code).toBe(75);
     expect(loser.stderr()).toMatch(/is in use by example-conformance on host \S+, process \d+ in its PID namespace/);
   }, 90_000);
+});
+
+describe("a lease taken by two at the same moment", () => {
+  it("the one whose holder file was overwritten while it settled backs out without removing the lease, naming the other, exit 75", async () => {
+    const dir = tempDataDir();
+    const holderFile = join(dir, "example-conformance.holder.json");
+    const s = serveDataDir(dir);
+    // As a racer that removed this serve's new lease and made its own would: its holder file replaces this one's
+    // within the second the new holder waits before it checks.
+    const other = { host: "racer-host", pid: 4242, started: "2026-01-01T00:00:00.000Z", token: "the racer's" };
+    let replaced = false;
+    for (let i = 0; i < 3000 && !replaced; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      if (existsSync(holderFile) && readFileSync(holderFile, "utf8").includes(`"pid":${s.child.pid},`)) {
+        writeFileSync(holderFile, JSON.stringify(other));
+        replaced = true;
+      }
+    }
+    expect(replaced).toBe(true);
+    expect(await s.listening).toBeUndefined();
+    expect((await s.exited).code).toBe(75);
+    expect(lines(s.stderr())).toEqual([`example-conformance: the data directory ${dir} is in use by example-conformance on host racer-host, process 4242 in its PID namespace, started 2026-01-01T00:00:00.000Z, which took its lease at the same moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`]);
+    // The lease is the racer's now: left in place, and the racer's holder file too.
+    expect(statSync(join(dir, "example-conformance.lease")).isDirectory()).toBe(true);
+    expect(JSON.parse(readFileSync(holderFile, "utf8"))).toEqual(other);
+  }, 60_000);
 });
 
 describe("a holder stopped past the stale bound (SIGSTOP, as a frozen container or VM)", () => {
