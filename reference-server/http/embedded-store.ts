@@ -1,6 +1,16 @@
 // The embedded store: PGlite (PostgreSQL in WebAssembly) in a data directory this process leases, refusing
 // every use of the directory once the lease or the engine is lost, and saying in one line what is wrong with a
 // directory it cannot open, leaving the directory as it was.
+//
+// What PGlite 0.5 does, read in its sources and tried (the guards below answer each):
+// - A damaged directory (a truncated global/pg_control): PostgreSQL logs a PANIC through emscripten's printErr,
+//   which PGlite prints only at a debug level (onStderr gets it here), then aborts: PGlite.create rejects with a
+//   WebAssembly RuntimeError "Aborted(). Build with -sASSERTIONS for more info." and has written postmaster.pid.
+// - A pgdata without PG_VERSION is taken for a new one: PGlite runs initdb and copies a fresh database over it.
+// - A table that cannot grow on a full disk: ERROR, SQLSTATE 53100, and the engine goes on. A WAL segment that
+//   cannot be made: PANIC, the query under way rejects, and every later one never settles (the engine is gone).
+// - Unreadable files as another user: emscripten's file system reports them misleadingly ("File exists").
+// - initdb (a new directory) holds the main thread about 5 s on the 2-core machine.
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import { join, resolve } from "node:path";
