@@ -20,13 +20,16 @@ const launched: DataDirServe[] = [];
 
 /** `unshare` with a PID namespace of its own and /proc to match, as a container runs: node is process 1 there. */
 export const IN_PID_NAMESPACE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"];
-/** As nobody (65534), with no supplementary groups. */
-export const AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+/** As nobody (65534), with no supplementary groups; killed with the test's process, as LIFELINE. */
+export const AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--pdeathsig", "SIGKILL"];
+
+/** setpriv execs what follows with SIGKILL as its parent-death signal: a serve never outlives the test's process. */
+const LIFELINE = ["setpriv", "--pdeathsig", "SIGKILL"];
 
 /** `serve --data-dir DIR` on free ports, quiet, with `args` after and `wrap` (a command that runs the rest) before. */
 export function serveDataDir(dir: string, args: string[] = [], wrap: string[] = []): DataDirServe {
   const argv = [process.execPath, `${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
-  const [command, ...rest] = [...wrap, ...argv] as [string, ...string[]];
+  const [command, ...rest] = [...(wrap[0] === "setpriv" ? [] : LIFELINE), ...wrap, ...argv] as [string, ...string[]];
   const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   let out = "";
@@ -42,7 +45,8 @@ export function serveDataDir(dir: string, args: string[] = [], wrap: string[] = 
     void exited.then(() => resolve(undefined));
   });
   const nodePid = () => {
-    if (wrap.length === 0) return child.pid as number;
+    // setpriv execs what it runs: the same process.
+    if (wrap.length === 0 || wrap[0] === "setpriv") return child.pid as number;
     const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/);
     return Number(children[0]);
   };

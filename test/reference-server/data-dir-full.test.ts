@@ -12,7 +12,8 @@ import { create, isRoot, killAll, lines, listAll, ports, removeDataDirs, serveDa
 const mounts: string[] = [];
 afterEach(async () => {
   await killAll();
-  for (const m of mounts.splice(0).reverse()) execFileSync("umount", [m]);
+  // Lazily if still busy, so that one mount left in use does not keep the others.
+  for (const m of mounts.splice(0).reverse()) execFileSync("umount", ["--lazy", m]);
   removeDataDirs();
 });
 
