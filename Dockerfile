@@ -3,6 +3,10 @@
 #   docker run --rm --network host example-conformance check --grpc 127.0.0.1:50051
 #   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:8080:8080 -v messages:/data example-conformance serve --host 0.0.0.0 --data-dir /data
 #   (or --store postgres://... for replicas sharing a PostgreSQL server, or --store memory: to keep nothing)
+# node is process 1 here, as in every container: the data directory is leased, not locked by a PID, so a second
+# container on the same volume refuses (exit 75), and one started after a killed one waits up to 10 s for its
+# lease to lapse. A stop (SIGTERM) gives the lease back at once. Exit 65, 74, 77: the directory is damaged, its
+# disk full, or not writable by the node user (chown the volume to uid 1000); see README "The data directory".
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

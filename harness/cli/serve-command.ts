@@ -5,6 +5,7 @@ import { ConformanceError } from "../errors.js";
 import type { CliIo } from "./io.js";
 import { durationSpec, integerSpec, shared, toOptions, type OptionSpec, type OptionTable } from "./option-table.js";
 import { DEFAULT_OWED_LIMITS } from "../../reference-server/owed.js";
+import type { DataDirProblem } from "../../reference-server/http/store.js";
 import { runWorkers, type WorkerListening } from "./serve-workers.js";
 
 interface ServeOptions {
@@ -24,6 +25,7 @@ interface ServeOptions {
   maxStreams?: number;
   storeMaxMessages?: number;
   storeMaxBytes?: number;
+  storeMinFreeMib?: number;
   unreadMibPerConnection?: number;
   unreadMib?: number;
   unreadTimeout: number;
@@ -67,7 +69,16 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
   unreadTimeout: durationSpec("--unread-timeout <duration>", "a connection (HTTP/2: a stream) whose replies are left unread this long, none taken, is closed (reset): 500ms, 5s, 1m", DEFAULT_OWED_LIMITS.stallMs, `${DEFAULT_OWED_LIMITS.stallMs / 1000}s`),
   storeMaxMessages: limit("--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"),
   storeMaxBytes: limit("--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"),
+  storeMinFreeMib: integerSpec("--store-min-free-mib <n>", "MiB the embedded store keeps free on its disk; a POST or PUT that would leave less is answered 507 (default 64; 0 leaves it to PostgreSQL)", 0, 2 ** 30),
 };
+
+/**
+ * How `serve` ends when its embedded store's data directory cannot be used, or can no longer be (sysexits.h's
+ * codes): another server holds it or took it over, 75 (EX_TEMPFAIL: start again once that one stops); it is
+ * damaged, 65 (EX_DATAERR); this user may not use it, 77 (EX_NOPERM); its disk is full or failed, or the engine
+ * stopped on it, 74 (EX_IOERR).
+ */
+export const DATA_DIR_EXIT_CODES: Readonly<Record<DataDirProblem, number>> = { "in-use": 75, lost: 75, damaged: 65, denied: 77, io: 74 };
 
 export function addServeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
@@ -95,8 +106,16 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     }
     const apiKey = opts.apiKey ?? io.env.EXAMPLE_API_KEY;
     const { startReferenceServer } = await import("../../reference-server/start.js");
-    const { StoreUnavailableError } = await import("../../reference-server/http/store.js");
+    const { StoreUnavailableError, DataDirError } = await import("../../reference-server/http/store.js");
     const { redactStoreUrl } = await import("../../reference-server/http/open-store.js");
+    const { embeddedStoreEvents } = await import("../../reference-server/http/embedded-store.js");
+    embeddedStoreEvents.on("notice", (line) => io.stderr(`example-conformance: ${line}\n`));
+    // The store refuses every request from now on; end at once, without closing it (a lost lease may be
+    // another server's by now, and a clean shutdown would write into its directory).
+    embeddedStoreEvents.on("lost", (err) => {
+      io.stderr(`example-conformance: ${err.message}\n`);
+      process.exit(DATA_DIR_EXIT_CODES[err.problem]);
+    });
     const started = startReferenceServer({
       store,
       host: opts.host,
@@ -122,14 +141,21 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
       storeLimits: {
         ...(opts.storeMaxMessages !== undefined && { maxMessages: opts.storeMaxMessages }),
         ...(opts.storeMaxBytes !== undefined && { maxBytes: opts.storeMaxBytes }),
+        ...(opts.storeMinFreeMib !== undefined && { minFreeBytes: opts.storeMinFreeMib * 1024 * 1024 }),
       },
       shutdownGraceMs: opts.shutdownGrace,
     });
     const server = await started.catch((err: unknown) => {
+      if (err instanceof DataDirError) return err;
       if (err instanceof StoreUnavailableError) throw new ConformanceError("unreachable", err.message);
       if (err instanceof RangeError) throw new ConformanceError("usage", err.message);
       throw err;
     });
+    if (server instanceof DataDirError) {
+      io.stderr(`example-conformance: ${server.message}\n`);
+      setExit(DATA_DIR_EXIT_CODES[server.problem]);
+      return;
+    }
     if (opts.logLevel !== "silent") io.stderr(`example-conformance: messages are kept in ${redactStoreUrl(store)}\n`);
     // An error nothing handled leaves the server in a state nobody knows: say so loudly and exit non-zero
     // rather than serve on from it or die with a bare stack trace.

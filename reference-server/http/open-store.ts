@@ -1,7 +1,6 @@
 // Opens the message store a URL names: memory:, pglite:DIR (embedded and durable), or postgres://... (a server shared
 // by replicas). Migrations run before the store is returned; a database that cannot be reached is an error here.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { openEmbedded } from "./embedded-store.js";
 import { createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
 import { createMemoryStore, StoreUnavailableError, type MessageStore, type StoreLimits } from "./store.js";
 
@@ -25,7 +24,7 @@ export function redactStoreUrl(url: string): string {
 
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<MessageStore> {
   if (url === "memory:") return createMemoryStore(options.limits);
-  if (url.startsWith("pglite:")) return openEmbedded(url.slice("pglite:".length), options);
+  if (url.startsWith("pglite:")) return openEmbedded(url.slice("pglite:".length), options.limits);
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return openPostgres(url, options);
   throw new RangeError(`store ${redactStoreUrl(url)}: expected memory:, pglite:DIR or postgres://USER@HOST:PORT/DB`);
 }
@@ -77,60 +76,4 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Mes
     throw new StoreUnavailableError(`the store ${redactStoreUrl(url)} cannot be used: ${reason}`, { cause: err });
   }
   return createSqlStore(db, options.limits);
-}
-
-async function openEmbedded(dir: string, options: OpenStoreOptions): Promise<MessageStore> {
-  const dataDir = resolve(dir);
-  mkdirSync(dataDir, { recursive: true });
-  const releaseLock = lockDataDir(dataDir);
-  try {
-    const { PGlite } = await import("@electric-sql/pglite");
-    const pglite = await PGlite.create(join(dataDir, "pgdata"));
-    const db: SqlDatabase = {
-      query: async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await pglite.query<R>(sql, [...params])).rows }),
-      transaction: (work) => pglite.transaction((tx) => work({ query: async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await tx.query<R>(sql, [...params])).rows }) })),
-      async close() {
-        await pglite.close();
-        releaseLock();
-      },
-      // In the process: it cannot be unreachable, only broken.
-      isUnavailable: () => false,
-    };
-    await migrate(db);
-    return createSqlStore(db, options.limits);
-  } catch (err) {
-    releaseLock();
-    throw err;
-  }
-}
-
-/**
- * One process at a time may open an embedded store: a second would corrupt it. The lock file names its holder;
- * one left by a process that died (SIGKILL) is taken over.
- */
-function lockDataDir(dataDir: string): () => void {
-  const file = join(dataDir, "example-conformance.lock");
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: "wx" });
-      return () => rmSync(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const holder = Number(readFileSync(file, "utf8"));
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-        throw new RangeError(`the data directory ${dataDir} is in use by process ${holder}; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
-      }
-      rmSync(file, { force: true });
-    }
-  }
-  throw new RangeError(`the data directory ${dataDir} could not be locked`);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -19,6 +19,11 @@ export interface SqlDatabase {
   close(): Promise<void>;
   /** Whether an error means the database cannot be reached now (as opposed to a wrong statement). */
   isUnavailable(err: unknown): boolean;
+  /**
+   * Throws StoreFullError when writing this many more bytes would leave its disk short of space; where the
+   * database is this process's own (embedded). A server on another host guards its own disk.
+   */
+  ensureRoom?(bytes: number): Promise<void>;
 }
 
 /**
@@ -129,17 +134,20 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
         return rows[0] === undefined ? undefined : toMessage(rows[0]);
       }),
     create: (body) =>
-      guard(() =>
-        db.transaction(async (tx) => {
-          const bytes = Buffer.byteLength(body);
+      guard(async () => {
+        const bytes = Buffer.byteLength(body);
+        await db.ensureRoom?.(bytes);
+        return db.transaction(async (tx) => {
           await account(tx, 1, bytes);
           const { rows } = await tx.query<Row>("insert into messages (id, body, bytes) values ($1, $2, $3) returning seq, id, body, version", [randomUUID(), body, bytes]);
           return toMessage(rows[0] as Row);
-        }),
-      ),
+        });
+      }),
     replace: (id, body, ifVersion) =>
       guard(async () => {
         if (!UUID.test(id)) return { missing: true } as const;
+        // Every replace writes the whole body anew, whatever it replaces; a delete is always let through, to make room.
+        await db.ensureRoom?.(Buffer.byteLength(body));
         return db.transaction(async (tx) => {
           const existing = await lockForWrite(tx, id, ifVersion);
           if (!("bytes" in existing)) return existing;

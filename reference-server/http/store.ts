@@ -46,6 +46,25 @@ export class StoreUnavailableError extends Error {
 }
 
 /**
+ * What can be wrong with an embedded store's data directory; `serve` ends with one exit code for each (see
+ * harness/cli/serve-command.ts): another server holds it, or took it over; its contents are damaged; this user may
+ * not use it; its disk is full or failed, or the engine stopped on it.
+ */
+export type DataDirProblem = "in-use" | "lost" | "damaged" | "denied" | "io";
+
+/** The embedded store's data directory cannot be used, or can no longer be: the message names it, the cause, and what to do. */
+export class DataDirError extends Error {
+  override readonly name = "DataDirError";
+  constructor(
+    readonly problem: DataDirProblem,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
  * Asynchronous throughout so that a store backed by a database or a remote service fits without changing the
  * routes. Stored messages are frozen: callers cannot change stored data except through the store.
  */
@@ -72,9 +91,14 @@ export interface StoreLimits {
   maxMessages?: number;
   /** UTF-8 bytes of bodies held at once; default 64 MiB. */
   maxBytes?: number;
+  /**
+   * Bytes an embedded store (pglite:) keeps free on its disk: a create or replace that would leave less is
+   * refused as full (507) before PostgreSQL runs out of space; default 64 MiB, 0 turns the check off.
+   */
+  minFreeBytes?: number;
 }
 
-export const DEFAULT_STORE_LIMITS: Required<StoreLimits> = { maxMessages: 100_000, maxBytes: 64 * 1024 * 1024 };
+export const DEFAULT_STORE_LIMITS: Required<StoreLimits> = { maxMessages: 100_000, maxBytes: 64 * 1024 * 1024, minFreeBytes: 64 * 1024 * 1024 };
 
 interface Entry {
   readonly message: StoredMessage;

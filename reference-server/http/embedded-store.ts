@@ -1,0 +1,269 @@
+// The embedded store: PGlite (PostgreSQL in WebAssembly) in a data directory this process leases, refusing
+// every use of the directory once the lease or the engine is lost, and saying in one line what is wrong with a
+// directory it cannot open, leaving the directory as it was.
+//
+// What PGlite 0.5 does, read in its sources and tried (the guards below answer each):
+// - A damaged directory (a truncated global/pg_control): PostgreSQL logs a PANIC through emscripten's printErr,
+//   which PGlite prints only at a debug level (onStderr gets it here), then aborts: PGlite.create rejects with a
+//   WebAssembly RuntimeError "Aborted(). Build with -sASSERTIONS for more info." and has written postmaster.pid.
+// - A pgdata without PG_VERSION is taken for a new one: PGlite runs initdb and copies a fresh database over it.
+// - A table that cannot grow on a full disk: ERROR, SQLSTATE 53100, and the engine goes on. A WAL segment that
+//   cannot be made: PANIC, the query under way rejects, and every later one never settles (the engine is gone).
+// - Unreadable files as another user: emscripten's file system reports them misleadingly ("File exists").
+// - initdb (a new directory) holds the main thread about 5 s on the 2-core machine.
+import { EventEmitter } from "node:events";
+import fs from "node:fs";
+import { join, resolve } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import { fileSystemProblem, takeLease, type Lease } from "./data-dir-lease.js";
+import { createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
+import { DataDirError, DEFAULT_STORE_LIMITS, StoreFullError, StoreUnavailableError, type MessageStore, type StoreLimits } from "./store.js";
+
+/**
+ * What the embedded store tells the process that runs it: `notice`, a line for the operator (that a start waits
+ * for a killed holder's lease to lapse); `lost`, once, when the store has stopped for good (its lease lost, or its
+ * engine stopped): every request is refused from then on, and `serve` ends with the error's line. Without a
+ * listener the store just refuses.
+ */
+export const embeddedStoreEvents = new EventEmitter<{ notice: [line: string]; lost: [error: DataDirError] }>();
+
+/** PostgreSQL's lines that end the embedded engine: it cannot run another statement after them. */
+const FATAL_LINE = /\b(PANIC|FATAL):\s+(.*)$|^Aborted\(/;
+/** SQLSTATE disk_full: a statement that could not extend a file; the engine goes on. */
+const DISK_FULL = "53100";
+const NO_SPACE = /No space left on device|Disk quota exceeded/;
+
+/** The engine's stderr, kept in a short ring so that a failure can be named; never printed. */
+function engineLog() {
+  const lines: string[] = [];
+  return {
+    lines,
+    add(text: string) {
+      lines.push(text);
+      if (lines.length > 50) lines.shift();
+    },
+    /** The last PANIC, FATAL or ERROR, without PostgreSQL's timestamp prefix. */
+    cause(): string | undefined {
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const m = /\b(PANIC|FATAL|ERROR):\s+(.*)$/.exec(lines[i] as string);
+        if (m) return `${m[1]}: ${m[2]}`;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** What is wrong with a directory the engine would not start on, and what to do about it. */
+function openProblem(dataDir: string, cause: string): DataDirError {
+  if (NO_SPACE.test(cause)) return new DataDirError("io", `the disk of the data directory ${dataDir} is full (PostgreSQL: ${cause}); free space on it and start serve again: every write acknowledged before is kept`);
+  if (/Permission denied|Operation not permitted/.test(cause)) return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user (uid ${process.getuid?.() ?? "?"}) (PostgreSQL: ${cause}); give this user read and write access to the directory and everything in it (chown -R or chmod), or run serve as their owner`);
+  return new DataDirError("damaged", `the data directory ${dataDir} is damaged (PostgreSQL: ${cause}); nothing in it was changed: restore it from a backup, or move it aside to start an empty store`);
+}
+
+/**
+ * A directory PGlite would take for an empty one and initialise over: files in pgdata without PG_VERSION are
+ * what is left of a store, not room for a new one.
+ */
+function checkPgdata(dataDir: string, pgdata: string): void {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(pgdata);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw fileSystemProblem(dataDir, err);
+  }
+  if (entries.length > 0 && !entries.includes("PG_VERSION")) {
+    throw new DataDirError("damaged", `the data directory ${dataDir} is damaged: ${pgdata} holds ${entries.length} entries but no PG_VERSION, so it is not a whole PostgreSQL data directory; nothing in it was changed: restore it from a backup, or move it aside to start an empty store`);
+  }
+}
+
+/**
+ * Every directory and file in pgdata readable and writable by this user, or "denied" naming the first that is
+ * not (a volume written by another user): the engine's own words for it are misleading ("File exists").
+ */
+function checkAccess(dataDir: string, dir: string): void {
+  let entries: fs.Dirent[];
+  try {
+    fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+    for (const e of entries) if (!e.isDirectory()) fs.accessSync(join(dir, e.name), fs.constants.R_OK | fs.constants.W_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw fileSystemProblem(dataDir, err);
+  }
+  for (const e of entries) if (e.isDirectory()) checkAccess(dataDir, join(dir, e.name));
+}
+
+/** Free bytes on the disks under pgdata and its WAL (which may be mounted apart), the lesser. */
+async function freeBytes(pgdata: string): Promise<number> {
+  const disks = await Promise.all([pgdata, join(pgdata, "pg_wal")].map((p) => fs.promises.statfs(p).catch(() => undefined)));
+  return Math.min(...disks.filter((d) => d !== undefined).map((d) => d.bavail * d.bsize));
+}
+
+export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promise<MessageStore> {
+  const dataDir = resolve(dir);
+  const pgdata = join(dataDir, "pgdata");
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  } catch (err) {
+    throw fileSystemProblem(dataDir, err);
+  }
+  const lease = await takeLease(dataDir, { notice: (line) => embeddedStoreEvents.emit("notice", line) });
+  // PGlite writes postmaster.pid as it starts, also when it then fails: put back what was there.
+  const pidFile = join(pgdata, "postmaster.pid");
+  let pidBefore: Buffer | undefined;
+  const log = engineLog();
+  try {
+    checkPgdata(dataDir, pgdata);
+    checkAccess(dataDir, pgdata);
+    pidBefore = fs.existsSync(pidFile) ? fs.readFileSync(pidFile) : undefined;
+    const { PGlite } = await import("@electric-sql/pglite");
+    let died: ((line: string) => void) | undefined;
+    const pglite = await PGlite.create(pgdata, {
+      onStderr: (text) => {
+        log.add(text);
+        if (FATAL_LINE.test(text)) died?.(text);
+        return false;
+      },
+      onStdout: () => false,
+    });
+    const db = createEngineDatabase(pglite, lease, dataDir, pgdata, limits.minFreeBytes ?? DEFAULT_STORE_LIMITS.minFreeBytes, log);
+    died = db.died;
+    try {
+      await migrate(db);
+    } catch (err) {
+      if (err instanceof StoreFullError) throw new DataDirError("io", `the disk of the data directory ${dataDir} is full: ${err.message}; free space on it and start serve again`, { cause: err });
+      throw err;
+    }
+    db.opened();
+    return createSqlStore(db, limits);
+  } catch (err) {
+    if (pidBefore === undefined) fs.rmSync(pidFile, { force: true });
+    else fs.writeFileSync(pidFile, pidBefore);
+    const leaseProblem = lease.problem();
+    await lease.release();
+    if (leaseProblem !== undefined) throw leaseProblem;
+    if (err instanceof DataDirError) throw err;
+    if ((err as NodeJS.ErrnoException).code !== undefined && typeof (err as NodeJS.ErrnoException).syscall === "string") throw fileSystemProblem(dataDir, err);
+    const cause = log.cause() ?? (err instanceof Error ? err.message : String(err));
+    throw openProblem(dataDir, cause);
+  }
+}
+
+/** Emscripten's abort: the engine's WebAssembly ended, and will answer nothing again. */
+const isEngineAbort = (err: unknown) => err instanceof Error && err.name === "RuntimeError";
+
+/**
+ * The engine as the SQL store's database. One call at a time, each begun only after the lease was found fresh
+ * (the argument is in data-dir-lease.ts); a call that would be answered after the lease or the engine was lost
+ * is refused (503) instead, and nothing touches the engine again.
+ */
+function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgdata: string, minFreeBytes: number, log: ReturnType<typeof engineLog>): SqlDatabase & { died(line: string): void; opened(): void } {
+  let lost: DataDirError | undefined;
+  // Until the store is returned, a loss fails the open instead of being announced.
+  let opened = false;
+  let markLost!: (error: DataDirError) => void;
+  // Settles (rejected) when the store is lost, so that a call the dead engine will never answer is refused.
+  const gone = new Promise<never>((_, reject) => {
+    markLost = (error) => {
+      if (lost !== undefined) return;
+      lost = error;
+      reject(new StoreUnavailableError(error.message, { cause: error }));
+      // A dead engine writes nothing more: the next server need not wait for the lease to lapse.
+      if (error.problem !== "lost") lease.releaseNow();
+      if (opened) embeddedStoreEvents.emit("lost", error);
+    };
+  });
+  gone.catch(() => undefined);
+  lease.onLost((error) => markLost(error));
+  const died = (line: string) => {
+    const cause = log.cause() ?? line;
+    const full = NO_SPACE.test(cause);
+    markLost(new DataDirError("io", `the embedded PostgreSQL in the data directory ${dataDir} stopped (${cause})${full ? ": its disk is full; free space on it" : ""}, and start serve again: every write acknowledged before is kept`));
+  };
+  /** Throws unless the engine may be used now: synchronously, right before the call into it. */
+  const fence = () => {
+    const problem = lost ?? lease.problem();
+    if (problem !== undefined) {
+      markLost(problem);
+      throw new StoreUnavailableError(problem.message, { cause: problem });
+    }
+  };
+  const failure = (err: unknown): unknown => {
+    if (lost !== undefined) return new StoreUnavailableError(lost.message, { cause: err });
+    if (isEngineAbort(err)) {
+      died((err as Error).message);
+      return new StoreUnavailableError((lost as DataDirError | undefined)?.message ?? (err as Error).message, { cause: err });
+    }
+    const e = err as { code?: unknown; message?: unknown };
+    if (e.code === DISK_FULL || NO_SPACE.test(String(e.message))) {
+      return new StoreFullError(`the disk of the data directory ${dataDir} is full (${String(e.message)})`, { cause: err });
+    }
+    return err;
+  };
+  let lane: Promise<unknown> = Promise.resolve();
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = lane.then(() => {
+      fence();
+      return work();
+    });
+    lane = run.catch(() => undefined);
+    return Promise.race([run, gone]).then(
+      (result) => {
+        fence();
+        return result;
+      },
+      (err: unknown) => {
+        throw failure(err);
+      },
+    );
+  };
+  const query = async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await pglite.query<R>(sql, [...params])).rows });
+  return {
+    died,
+    opened() {
+      opened = true;
+      if (lost !== undefined) embeddedStoreEvents.emit("lost", lost);
+    },
+    query: (sql, params) => serially(() => query(sql, params)),
+    // By hand rather than pglite.transaction, which rolls back after any error: after a lost lease not even a
+    // ROLLBACK may reach the engine. The lane keeps every other call out until COMMIT or ROLLBACK.
+    transaction: (work) =>
+      serially(async () => {
+        await pglite.exec("begin");
+        try {
+          const result = await work({
+            query: (sql, params) => {
+              fence();
+              return query(sql, params);
+            },
+          });
+          fence();
+          await pglite.exec("commit");
+          return result;
+        } catch (err) {
+          if (lost === undefined && !(isEngineAbort(err))) await pglite.exec("rollback").catch(() => undefined);
+          throw err;
+        }
+      }),
+    async ensureRoom(bytes) {
+      if (minFreeBytes === 0) return;
+      const free = await freeBytes(pgdata);
+      // A body is written at least twice: into the WAL and into the table.
+      if (free - 2 * bytes < minFreeBytes) {
+        throw new StoreFullError(`the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`);
+      }
+    },
+    async close() {
+      // A lost lease may be a successor's by now, and a clean shutdown writes a checkpoint: leave both alone.
+      if (lost !== undefined && lost.problem === "lost") return;
+      if (lost === undefined) {
+        await serially(() => pglite.close()).catch(() => undefined);
+        await lease.release();
+      }
+    },
+    // In the process: it cannot be unreachable, only broken.
+    isUnavailable: () => false,
+  };
+}

@@ -1,0 +1,143 @@
+// `serve` on an embedded data directory, in a process of its own and optionally inside a wrapper (a PID
+// namespace as a container has, another user): for the data directory's tests, which kill, stop and restart it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
+
+export interface DataDirServe {
+  child: ChildProcess;
+  /** The ports once both are printed, or undefined when serve ended first. */
+  listening: Promise<{ grpcPort: number; httpPort: number } | undefined>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stderr(): string;
+  /** The pid of node itself: inside a wrapper, the wrapper's child. */
+  nodePid(): number;
+}
+
+const launched: DataDirServe[] = [];
+
+/** `unshare` with a PID namespace of its own and /proc to match, as a container runs: node is process 1 there. */
+export const IN_PID_NAMESPACE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"];
+/** As nobody (65534), with no supplementary groups; killed with the test's process, as LIFELINE. */
+export const AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--pdeathsig", "SIGKILL"];
+
+/** setpriv execs what follows with SIGKILL as its parent-death signal: a serve never outlives the test's process. */
+const LIFELINE = ["setpriv", "--pdeathsig", "SIGKILL"];
+
+/** `serve --data-dir DIR` on free ports, quiet, with `args` after and `wrap` (a command that runs the rest) before. */
+export function serveDataDir(dir: string, args: string[] = [], wrap: string[] = []): DataDirServe {
+  const argv = [process.execPath, `${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
+  const [command, ...rest] = [...(wrap[0] === "setpriv" ? [] : LIFELINE), ...wrap, ...argv] as [string, ...string[]];
+  const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  let out = "";
+  child.stderr?.on("data", (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  const listening = new Promise<{ grpcPort: number; httpPort: number } | undefined>((resolve) => {
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+      const g = /grpc 127\.0\.0\.1:(\d+)/.exec(out);
+      const h = /http http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (g?.[1] && h?.[1]) resolve({ grpcPort: Number(g[1]), httpPort: Number(h[1]) });
+    });
+    void exited.then(() => resolve(undefined));
+  });
+  const nodePid = () => {
+    // setpriv execs what it runs: the same process.
+    if (wrap.length === 0 || wrap[0] === "setpriv") return child.pid as number;
+    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/);
+    return Number(children[0]);
+  };
+  const served = { child, listening, exited, stderr: () => err, nodePid };
+  launched.push(served);
+  return served;
+}
+
+/** SIGKILL to node and its wrapper: nothing runs after it, as when a host or container is killed. */
+export function killHard(s: DataDirServe): void {
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
+  try {
+    process.kill(s.nodePid(), "SIGKILL");
+  } catch {
+    // already gone
+  }
+  s.child.kill("SIGKILL");
+}
+
+/** For afterEach: every serve this module started is killed (a stopped one is continued first, so that it dies). */
+export async function killAll(): Promise<void> {
+  for (const s of launched.splice(0)) {
+    try {
+      process.kill(s.nodePid(), "SIGCONT");
+    } catch {
+      // gone
+    }
+    killHard(s);
+    await s.exited;
+  }
+}
+
+/** One POST of a message: its status, what came with it, and on 201 its id. */
+export async function create(httpPort: number, body: string): Promise<{ status: number | string; id?: string; text?: string }> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${httpPort}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body }), signal: AbortSignal.timeout(30_000) });
+    const text = await res.text();
+    return { status: res.status, text, ...(res.status === 201 && { id: (JSON.parse(text) as { id: string }).id }) };
+  } catch (err) {
+    return { status: `no answer: ${(err as Error).message}` };
+  }
+}
+
+/** Every message the collection holds, id to body, following rel=next (bounded). */
+export async function listAll(httpPort: number): Promise<Map<string, string>> {
+  const all = new Map<string, string>();
+  let next: string | undefined = "/messages?limit=1000";
+  for (let pages = 0; next !== undefined && pages < 100; pages++) {
+    const res = await fetch(`http://127.0.0.1:${httpPort}${next}`, { signal: AbortSignal.timeout(30_000) });
+    const page = (await res.json()) as { messages: Array<{ id: string; body: string }>; links: Array<{ rel: string; href: string }> };
+    for (const m of page.messages) all.set(m.id, m.body);
+    next = page.links.find((l) => l.rel === "next")?.href;
+  }
+  return all;
+}
+
+export const isRoot = process.getuid?.() === 0;
+
+const dirs: string[] = [];
+
+/** A new empty directory under the system's temporary one; removeDataDirs (afterAll) removes them all. */
+export function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "example-conformance-data-dir-"));
+  dirs.push(dir);
+  return dir;
+}
+
+export function removeDataDirs(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+/** The ports of a serve that must listen: otherwise an error with how it ended and what it said. */
+export async function ports(s: DataDirServe): Promise<{ grpcPort: number; httpPort: number }> {
+  const p = await s.listening;
+  if (p === undefined) throw new Error(`serve ended before listening: ${JSON.stringify(await s.exited)} ${s.stderr()}`);
+  return p;
+}
+
+/** Writes `n` messages `${prefix}-i`, four at a time: the ids of those acknowledged (201), and every other answer. */
+export async function writeMany(httpPort: number, n: number, prefix: string): Promise<{ ids: string[]; others: Array<number | string> }> {
+  const ids: string[] = [];
+  const others: Array<number | string> = [];
+  for (let i = 0; i < n; i += 4) {
+    const answers = await Promise.all(Array.from({ length: Math.min(4, n - i) }, (_, k) => create(httpPort, `${prefix}-${i + k}`)));
+    for (const a of answers) {
+      if (a.id !== undefined) ids.push(a.id);
+      else others.push(a.status);
+    }
+  }
+  return { ids, others };
+}
+
+/** What a process wrote to stderr, as lines. */
+export const lines = (text: string) => text.trim().split("\n");
