@@ -32,6 +32,8 @@ const FATAL_LINE = /\b(PANIC|FATAL):\s+(.*)$|^Aborted\(/;
 /** SQLSTATE disk_full: a statement that could not extend a file; the engine goes on. */
 const DISK_FULL = "53100";
 const NO_SPACE = /No space left on device|Disk quota exceeded/;
+/** What makes room on a full disk: deleting messages does not, since the embedded engine reclaims no space (no autovacuum). */
+const DISK_REMEDY = "free space on that disk (deleting messages does not: the embedded store reclaims none)";
 
 /** The engine's stderr, kept in a short ring so that a failure can be named; never printed. */
 function engineLog() {
@@ -198,7 +200,7 @@ function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgd
     }
     const e = err as { code?: unknown; message?: unknown };
     if (e.code === DISK_FULL || NO_SPACE.test(String(e.message))) {
-      return new StoreFullError(`the disk of the data directory ${dataDir} is full (${String(e.message)})`, { cause: err });
+      return new StoreFullError(`the disk of the data directory ${dataDir} is full (${String(e.message)})`, { cause: err, remedy: DISK_REMEDY });
     }
     return err;
   };
@@ -252,7 +254,7 @@ function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgd
       const free = await freeBytes(pgdata);
       // A body is written at least twice: into the WAL and into the table.
       if (free - 2 * bytes < minFreeBytes) {
-        throw new StoreFullError(`the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`);
+        throw new StoreFullError(`the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`, { remedy: DISK_REMEDY });
       }
     },
     async close() {

@@ -236,7 +236,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     if (error instanceof HttpError) return error;
     const code = (error as { code?: unknown }).code;
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
-    if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; delete messages to make room`);
+    if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; ${error.remedy}`);
     if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
     if (error instanceof ReplyTooLargeError) {
       options.onServerError(error, request);

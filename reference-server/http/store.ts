@@ -30,9 +30,15 @@ export interface MessagePage {
   next?: string;
 }
 
-/** The store is full: past its bound on messages or bytes. The HTTP interface answers 507. */
+/** The store is full: past its bound on messages or bytes, or its disk is. The HTTP interface answers 507 with the remedy. */
 export class StoreFullError extends Error {
   override readonly name = "StoreFullError";
+  /** What makes room: deleting messages frees the store's bound, but not a full disk (PGlite reclaims no space). */
+  readonly remedy: string;
+  constructor(message: string, options?: { cause?: unknown; remedy?: string }) {
+    super(message, options);
+    this.remedy = options?.remedy ?? "delete messages to make room";
+  }
 }
 
 /** A cursor the store never gave out. The HTTP interface answers 400. */
