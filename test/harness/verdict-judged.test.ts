@@ -87,8 +87,12 @@ describe("check --grpc of the reference server", () => {
 });
 
 describe("http.auth.api-key with no key given", () => {
-  /** A store of one message a time, open except where `guarded` says a method needs a key. */
-  async function server(guarded: (method: string) => boolean) {
+  /**
+   * A store of one message a time, open except where `guarded` says a method needs a key. A message that does not
+   * exist is 404 before the key is asked for (an order the spec leaves open), so the run's credentials probe, which
+   * replaces and deletes an id no target gave out, sees no refusal: only the check, on a message of its own, does.
+   */
+  async function server(guarded: (method: string) => boolean, keyBeforePath = false) {
     const items = new Map<string, string>();
     let next = 1;
     const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
@@ -97,7 +101,9 @@ describe("http.auth.api-key with no key given", () => {
         res.end(value === undefined ? undefined : JSON.stringify(value));
       };
       const path = (req.url ?? "/").split("?")[0] as string;
-      if (guarded(req.method ?? "") && req.headers["x-api-key"] !== "k") return json(401, { error: "key" });
+      const item = /^\/messages\/([^/]+)$/.exec(path);
+      const missing = item !== null && !items.has(item[1] as string);
+      if ((keyBeforePath || !missing) && guarded(req.method ?? "") && req.headers["x-api-key"] !== "k") return json(401, { error: "key" });
       if (path === "/messages" && req.method === "GET") return json(200, [...items].map(([id, b]) => ({ id, body: b })));
       if (path === "/messages" && req.method === "POST") {
         let parsed: { body?: unknown };
@@ -133,8 +139,8 @@ describe("http.auth.api-key with no key given", () => {
     return listenTracked(s);
   }
 
-  const run = async (guarded: (method: string) => boolean) => {
-    const s = await server(guarded);
+  const run = async (guarded: (method: string) => boolean, keyBeforePath = false) => {
+    const s = await server(guarded, keyBeforePath);
     try {
       return await runConformance({ http: { baseUrl: `http://${s.address}` }, only: ["http.auth.api-key"], seed: 1 });
     } finally {
@@ -148,6 +154,13 @@ describe("http.auth.api-key with no key given", () => {
     expect(r).toMatchObject({ id: "http.auth.api-key", status: "skip" });
     expect(r?.needs).toBeUndefined();
     expect(report.unjudged.find((u) => u.id === "http.auth.api-key")?.why).toBe("skipped");
+  });
+
+  it("cannot check at all (credentials, exit 5) where the key is asked for before the path, so the run's probe sees the DELETE refused", async () => {
+    await expect(run((method) => method === "DELETE", true)).rejects.toMatchObject({
+      code: "credentials",
+      message: expect.stringMatching(/the target wants credentials \(DELETE \/messages\/example-conformance-credentials-probe → 401\)/),
+    });
   });
 
   it("needs --api-key where some data request wants a key the run did not give", async () => {
