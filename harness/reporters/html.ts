@@ -72,6 +72,7 @@ th:nth-child(1){width:22%}th:nth-child(2),th:nth-child(3){width:7%}th:nth-child(
 tr.pass .verdict{color:#116329}tr.fail .verdict{color:#a40e26;font-weight:600}tr.skip .verdict{color:#7d4e00}
 .title{color:#57606a;font-size:12px}code{font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}
 pre{white-space:pre-wrap;overflow-wrap:anywhere}
+@media (max-width:40rem){body{margin:1rem}dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .5rem}}
 </style>
 </head>
 <body>
