@@ -31,9 +31,8 @@ describe("windows held at 0 on the gRPC port", () => {
     const s = await serve(["--unread-timeout", "2s"]);
     const { calls, resets, refused, halfSent } = await attackAndWatch(s, 8000, STALL_MS + 5000);
     // Every call was refused, or held and then reset: none is left open past the bound. A call whose request the
-    // server stopped taking (no window for it within 5 s) has no reply to hold: at most one per connection, its last.
+    // server stopped taking (no window for it within 5 s) has no reply to hold (counted apart, and bounded, below).
     expect(calls.filter((k) => !resets.includes(k) && !refused.includes(k) && !halfSent.includes(k)).map((k) => k.c.ended(k.id) ?? "still open")).toEqual([]);
-    expect(halfSent.length).toBeLessThanOrEqual(20);
     expect(resets.length).toBeGreaterThan(0);
   });
 
@@ -62,7 +61,6 @@ describe("windows held at 0 on the gRPC port", () => {
     // Past a connection's share (16 MiB, about five calls of 3 MiB) and the process's budget (256 MiB), calls are
     // refused, or their replies are when they come (a reset); at most the budget and a reply per connection are held.
     const held = calls.filter((k) => k.c.ended(k.id) === undefined && !halfSent.includes(k));
-    expect(halfSent.length).toBeLessThanOrEqual(20);
     expect(refused.length + resets.length).toBeGreaterThan(0);
     expect(held.length).toBeLessThanOrEqual(Math.ceil((256 * 1024 * 1024) / (3 * 1024 * 1024)) + 20);
   });
@@ -180,6 +178,8 @@ async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Pr
   // Requests the server stopped granting window to before they were whole: it holds no reply for them (seen on the
   // last call of each attacking connection when the attack runs fast; not a held reply, and not investigated further).
   const halfSent = calls.filter((k) => k.sent === "timed out" && k.c.ended(k.id) === undefined);
+  // Each such call costs its connection the 5 s the sender waits for window: at most one per connection per 5 s.
+  expect(halfSent.length).toBeLessThanOrEqual(attackers.length * Math.ceil(attackMs / 5000));
   const worst = Math.max(...answers.map((a) => a.ms));
   console.log(`windows at 0 for ${attackMs / 1000} s: ${calls.length} calls of 1 MiB, ${resets.length} reset, ${refused.length} refused, ${halfSent.length} never sent whole; RSS ${mib(before)} before, ${mib(peak)} at most; ${answers.length} bystander rounds, slowest Hello ${worst} ms`);
   expect(s.child.exitCode, s.stderr()).toBe(null);
