@@ -7,6 +7,8 @@
 // Over HTTP/2 a call whose reply is unread also holds its request (grpc-js keeps it until the call ends), so the
 // gRPC guard counts those bytes too. startReferenceServer makes one ledger and gives it to both interfaces: they share the process's memory.
 
+import { validateLimits } from "./protection.js";
+
 export interface OwedLimits {
   /** Reply bytes one connection may owe before it is given no new work until it reads. */
   perConnectionBytes: number;
@@ -44,15 +46,8 @@ export interface OwedLedger {
   readonly limits: Readonly<OwedLimits>;
 }
 
-export function validateOwedLimits(limits: OwedLimits): OwedLimits {
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
-  return limits;
-}
-
 export function createOwedLedger(limits: Partial<OwedLimits> = {}): OwedLedger {
-  const resolved = Object.freeze(validateOwedLimits({ ...DEFAULT_OWED_LIMITS, ...limits }));
+  const resolved = Object.freeze(validateLimits<OwedLimits>({ ...DEFAULT_OWED_LIMITS, ...limits }));
   let total = 0;
   return {
     limits: resolved,

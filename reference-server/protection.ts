@@ -46,7 +46,8 @@ export function defaultLimits(fileLimit = openFileLimit()): ProtectionLimits {
   };
 }
 
-export function validateLimits(limits: ProtectionLimits): ProtectionLimits {
+/** Every limit a positive whole number, or a RangeError naming the first that is not: for any table of limits. */
+export function validateLimits<T extends object>(limits: T): T {
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
