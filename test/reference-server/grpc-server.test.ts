@@ -118,7 +118,12 @@ describe("shutdown", () => {
     stream.on("data", (c: Buffer) => chunks.push(c));
     const status = new Promise<string | undefined>((resolve) => stream.on("trailers", (t) => resolve(t["grpc-status"] as string)));
     stream.write(Buffer.alloc(0));
-    await new Promise((r) => setTimeout(r, 50)); // the call is open: headers sent, no message yet
+    // The call is open: headers sent, no message yet. A PING sent after the HEADERS frame is answered only once the
+    // server has read that frame (frames of a connection are read in order), however slow the machine is; a fixed
+    // pause was not enough on a loaded machine, where close() came first and the call was never served.
+    // (A ping sent before the connection is up is cancelled, so the connection comes first.)
+    if (session.connecting) await new Promise((resolve) => session.once("connect", resolve));
+    await new Promise<void>((resolve, reject) => session.ping((err) => (err ? reject(err) : resolve())));
     const closing = s.close();
     await new Promise((r) => setTimeout(r, 50));
     stream.end(Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage("in flight") }])));
