@@ -90,8 +90,11 @@ const count = (report: RunReport, s: CheckResult["status"]): number => report.ch
 function findings(report: RunReport, options: HtmlOptions): string {
   const gating = report.checks.filter((r) => r.gating);
   const other = report.checks.filter((r) => isFinding(r) && !r.gating);
+  // On paper only, the gating failures' IDs in one line under the heading, so that page 1 names every one of them
+  // even when their evidence runs past it; on a screen the cards follow at once and the line would say them twice.
+  const index = gating.length > 1 ? `<p class="print-only">${gating.map((r) => `<code>${words(r.id)}</code>`).join(", ")}</p>` : "";
   return [
-    gating.length > 0 ? section("gating", `Gating failures (${gating.length})`, gating.map((r) => finding(r, options)).join("\n")) : "",
+    gating.length > 0 ? section("gating", `Gating failures (${gating.length})`, index + gating.map((r) => finding(r, options)).join("\n")) : "",
     other.length > 0 ? section("findings", `Findings that do not gate (${other.length})`, other.map((r) => finding(r, options)).join("\n")) : "",
   ].join("\n");
 }
@@ -185,9 +188,11 @@ pre{margin:.1rem 0 .3rem;padding:.4rem .6rem;background:#f6f8fa;border-radius:4p
 dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}
 ul{padding-left:1.2rem;margin:.3rem 0}li{margin:.15rem 0}ul.compact li{margin:0}
 details{margin:.3rem 0}summary{cursor:pointer}
+.print-only{display:none}
 @media (max-width:40rem){body{padding:1rem;font-size:14px}dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .5rem}}
 @media print{
 @page{size:A4;margin:12mm}
+.print-only{display:block}.verdict-banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}
 body{padding:0;max-width:none;font-size:10pt}h1{font-size:14pt}h2{font-size:11pt;margin-top:1rem}
 .finding{break-inside:avoid;padding:.3rem .5rem;margin:.3rem 0}
 code{font-size:8pt}

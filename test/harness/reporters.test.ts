@@ -110,6 +110,11 @@ describe("the HTML certificate", () => {
     const message = "POST /messages answered 200 OK, not 201 Created";
     const failing = result({ id: "http.create.status-201", area: "http", status: "fail", gating: true, message, details: [message, "  reproduce: curl -sS -X POST http://127.0.0.1:1/messages"] });
     const html = plain(toHtml({ ...report, checks: [failing, report.checks[4] as CheckResult], waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.cardinality", reason: "our stack" }] }));
+    // With two gating failures or more, paper gets their IDs in one line under the heading; a screen shows it not.
+    expect(html).not.toContain(`class="print-only"`);
+    const two = plain(toHtml({ ...report, checks: [failing, { ...failing, id: "http.maturity" }] }));
+    expect(two).toMatch(/<p class="print-only"><code>http\.create\.status-201<\/code>, <code>http\.maturity<\/code><\/p>/);
+    expect(two).toMatch(/\.print-only\{display:none\}/);
     const times = (needle: string) => html.split(needle).length - 1;
     expect(times(message)).toBe(1);
     expect(times("http.create.status-201<")).toBe(1);
