@@ -11,7 +11,9 @@ import { promisify } from "node:util";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { brokenHttpServers } from "../../fixtures/broken-servers/http/index.js";
-import type { RunReport } from "../../harness/report.js";
+import { HEADER_PAYLOAD, HUGE_PAYLOAD, PAYLOAD } from "../../fixtures/hostile-targets/payloads.js";
+import type { CheckResult, RunReport } from "../../harness/report.js";
+import { toHtml } from "../../harness/reporters/html.js";
 import { cli } from "../helpers/cli.js";
 import { skipIfMissing } from "../helpers/toolchain.js";
 
@@ -37,6 +39,7 @@ let browser: Browser | undefined;
 let page: Page;
 let gating: string[] = [];
 let reasons: string[] = [];
+let failing: RunReport;
 
 beforeAll(async () => {
   // One server answering a creating POST with 200: two gating failures after 40-odd skips of the RPC checks.
@@ -48,6 +51,7 @@ beforeAll(async () => {
     await server.close();
   }
   const report = JSON.parse(readFileSync(files.json, "utf8")) as RunReport;
+  failing = report;
   gating = report.checks.filter((c) => c.gating).map((c) => c.id);
   reasons = report.checks.filter((c) => c.gating).map((c) => c.message);
   expect(report.checks.filter((c) => c.status === "skip").length).toBeGreaterThan(40);
@@ -133,5 +137,25 @@ describe("the HTML report of a failing run, in headless Chromium", () => {
     } finally {
       await page.emulateMedia({ media: "screen" });
     }
+  });
+
+  it("a hostile target's text, long and full of markup, at 400 px: nothing scrolls sideways, no element but the page's own", async (ctx) => {
+    await skipIfMissing(browserTools, ctx.skip);
+    const hostile = (r: CheckResult): CheckResult =>
+      r.gating ? { ...r, message: `${"q".repeat(900)} ${HUGE_PAYLOAD}`, details: [PAYLOAD, HEADER_PAYLOAD, "x".repeat(3000)], counterexample: "y".repeat(3000), trace: join(dir, "traces", `${"z".repeat(500)}"><script>.har`) } : r;
+    const page2 = join(dir, "hostile.html");
+    writeFileSync(page2, toHtml({ ...failing, checks: failing.checks.map(hostile), containerLog: [PAYLOAD, HUGE_PAYLOAD] }, { pageDir: dir }));
+    await page.emulateMedia({ media: "screen" });
+    await page.setViewportSize({ width: 400, height: 800 });
+    await page.goto(pathToFileURL(page2).href);
+    const seen = (await page.evaluate(`({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+      foreign: document.querySelectorAll("script, img, iframe, object, embed, form, [onerror], [onclick]").length,
+      links: [...document.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+    })`)) as { scrollWidth: number; clientWidth: number; foreign: number; links: string[] };
+    expect(seen.scrollWidth).toBeLessThanOrEqual(seen.clientWidth);
+    expect(seen.foreign).toBe(0);
+    expect(seen.links).toEqual([`traces/${"z".repeat(500)}%22%3E%3Cscript%3E.har`, `traces/${"z".repeat(500)}%22%3E%3Cscript%3E.har`]);
   });
 });
