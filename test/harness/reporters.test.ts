@@ -182,6 +182,13 @@ describe("console reporter", () => {
     expect(out).toContain("1 gating failure(s), 1 finding(s) that do not gate; 1 passed, 1 skipped, 1 expected failures");
     expect(out).toContain("not conformant");
   });
+
+  it("names a failure's trace file under its replay line, inert", () => {
+    let out = "";
+    const traced = result({ id: "http.create.status-201", status: "fail", gating: true, message: "no", trace: "traces/a\x1b[2J.har" });
+    void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.({ ...report, checks: [traced] });
+    expect(out).toMatch(/^ {5}replay: .*\n {5}trace: traces\/a\\x1b\[2J\.har$/m);
+  });
 });
 
 describe("target text in every medium", () => {
