@@ -57,10 +57,14 @@ const isFinding = (r: CheckResult): boolean => r.status === "fail" || r.status =
 const block = (label: string, lines: readonly string[]): string =>
   lines.length === 0 ? "" : `<p class="label">${label}</p><pre><code>${lines.map((l) => words(l)).join("\n")}</code></pre>`;
 
+/** Shortest evidence line taken as said already when the reason holds it; a shorter one is dropped only when equal. */
+const SAID_MIN = 16;
+
 /** The evidence lines that add to the reason: a line the reason already says in full is not said again. */
 function evidence(r: CheckResult): string[] {
   const reason = r.message.trim();
-  return (r.details ?? []).filter((d) => d.trim() !== "" && !reason.includes(d.trim()));
+  const said = (line: string) => line === "" || line === reason || (line.length >= SAID_MIN && reason.includes(line));
+  return (r.details ?? []).filter((d) => !said(d.trim()));
 }
 
 /** One failure or finding: ID once, what it enforces, the reason once, then what reproduces it and its trace. */
@@ -70,7 +74,12 @@ function finding(r: CheckResult, options: HtmlOptions): string {
 <h3><code>${words(r.id)}</code> <span class="status">${status}</span></h3>
 <p class="meta">${r.severity} · ${r.profile} · ${words(r.spec)} · ${words(r.title)}</p>
 <p class="reason">${words(r.message)}</p>
-${block("replay", r.replay !== undefined ? [r.replay] : [])}${block("grpcurl", r.grpcurl !== undefined ? [r.grpcurl] : [])}${block("counterexample", r.counterexample !== undefined ? [r.counterexample] : [])}${block("evidence", evidence(r))}
+${[
+    block("replay", r.replay !== undefined ? [r.replay] : []),
+    block("grpcurl", r.grpcurl !== undefined ? [r.grpcurl] : []),
+    block("counterexample", r.counterexample !== undefined ? [r.counterexample] : []),
+    block("evidence", evidence(r)),
+  ].join("")}
 ${r.trace !== undefined ? `<p class="trace">trace: <a href="${h(traceHref(r.trace, options.pageDir))}">${words(r.trace)}</a></p>` : ""}${r.note ? `<p>${words(r.note)}</p>` : ""}
 </article>`;
 }
@@ -120,15 +129,28 @@ function unjudged(report: RunReport): string {
   return section("unjudged", `Gating checks not judged (${report.unjudged.length})`, list(items, ""));
 }
 
+/** The run's particulars, what a certificate records: each row a term and its value, a row without a value left out. */
 function particulars(report: RunReport): string {
-  const row = (term: string, value: string | undefined) => (value === undefined ? "" : `<dt>${term}</dt><dd>${value}</dd>\n`);
   const t = report.target;
-  return section(
-    "run",
-    "This run",
-    `<dl>
-${row("Judged", words(scopeWords(report)))}${row("Implementation URL", report.implementation?.url !== undefined ? words(report.implementation.url) : undefined)}${row("Image digest", t.imageDigest !== undefined ? `<code>${words(t.imageDigest)}</code>` : undefined)}${row("TLS certificate SHA-256", t.tlsFingerprint !== undefined ? `<code>${words(t.tlsFingerprint)}</code>` : undefined)}${row("Claims (declared, not judged)", list(report.claims.map((c) => words(c)), "none"))}${row("Gating", words(gateWords(report)))}${row("Selection", words(selectionWords(report)))}${row("Waivers", report.waivers.length > 0 ? `${report.waivers.length}, listed above` : "none")}${row("Contract SHA-256", `<code>${words(report.contractSha256)}</code>`)}${row("Suite version", words(report.suiteVersion))}${row("Seed", String(report.seed))}${row("Date", words(report.startedAt))}${row("Duration", `${(report.durationMs / 1000).toFixed(1)} s`)}${row("Results", `${count(report, "pass")} passed, ${count(report, "fail")} failed, ${count(report, "skip")} skipped, ${count(report, "error")} errored, ${count(report, "expected-fail")} expected failures`)}</dl>`,
-  );
+  const code = (text: string | undefined) => (text === undefined ? undefined : `<code>${words(text)}</code>`);
+  const rows: [string, string | undefined][] = [
+    ["Judged", words(scopeWords(report))],
+    ["Implementation URL", report.implementation?.url !== undefined ? words(report.implementation.url) : undefined],
+    ["Image digest", code(t.imageDigest)],
+    ["TLS certificate SHA-256", code(t.tlsFingerprint)],
+    ["Claims (declared, not judged)", list(report.claims.map((c) => words(c)), "none")],
+    ["Gating", words(gateWords(report))],
+    ["Selection", words(selectionWords(report))],
+    ["Waivers", report.waivers.length > 0 ? `${report.waivers.length}, listed above` : "none"],
+    ["Contract SHA-256", code(report.contractSha256)],
+    ["Suite version", words(report.suiteVersion)],
+    ["Seed", String(report.seed)],
+    ["Date", words(report.startedAt)],
+    ["Duration", `${(report.durationMs / 1000).toFixed(1)} s`],
+    ["Results", `${count(report, "pass")} passed, ${count(report, "fail")} failed, ${count(report, "skip")} skipped, ${count(report, "error")} errored, ${count(report, "expected-fail")} expected failures`],
+  ];
+  const shown = rows.filter((r): r is [string, string] => r[1] !== undefined);
+  return section("run", "This run", `<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>`);
 }
 
 function passed(report: RunReport): string {

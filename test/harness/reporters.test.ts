@@ -119,6 +119,8 @@ describe("the HTML certificate", () => {
     expect(times(message)).toBe(1);
     expect(times("http.create.status-201<")).toBe(1);
     expect(html).toContain("curl -sS -X POST http://127.0.0.1:1/messages");
+    // A short line is said again unless it is the whole reason: "200" alone is evidence, not a repetition.
+    expect(plain(toHtml({ ...report, checks: [{ ...failing, details: ["200"] }] }))).toContain("<pre><code>200</code></pre>");
     expect(times("grpc.unary.cardinality")).toBe(1);
     // A waiver matched by a pattern names the pattern, and the ID still once.
     const byPattern = plain(toHtml(report));
