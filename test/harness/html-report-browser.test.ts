@@ -56,7 +56,7 @@ beforeAll(async () => {
   reasons = report.checks.filter((c) => c.gating).map((c) => c.message);
   expect(report.checks.filter((c) => c.status === "skip").length).toBeGreaterThan(40);
   if ((await browserTools.missing()) !== undefined) return;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(pathToFileURL(files.html).href);
 }, 60_000);
