@@ -250,10 +250,9 @@ ${report.containerLog ? section("log", `Container log (last ${report.containerLo
 `;
 }
 
-export function createHtmlReporter(file: ReportSink): Reporter {
-  // A report file knows its path; the page's trace links are then relative to its folder.
-  const path = (file as Partial<{ path: string }>).path;
-  const options: HtmlOptions = path !== undefined ? { pageDir: dirname(resolve(path)) } : {};
+/** A report file (ReportFile) knows its path: the page's trace links are then relative to its folder. */
+export function createHtmlReporter(file: ReportSink & { readonly path?: string }): Reporter {
+  const options: HtmlOptions = file.path !== undefined ? { pageDir: dirname(resolve(file.path)) } : {};
   return {
     async onRunEnd(report) {
       await file.write(toHtml(report, options));

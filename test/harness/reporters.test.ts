@@ -8,7 +8,7 @@ import { createConsoleReporter } from "../../harness/reporters/console.js";
 import { createGithubReporter, toJobSummary } from "../../harness/reporters/github.js";
 import { neutralise } from "../../harness/reporters/_internals/neutralise.js";
 import { HEADER_PAYLOAD, HUGE_PAYLOAD, PAYLOAD, RAW_BYTES_FORBIDDEN, XML_BREAKERS } from "../../fixtures/hostile-targets/payloads.js";
-import { toHtml } from "../../harness/reporters/html.js";
+import { createHtmlReporter, toHtml } from "../../harness/reporters/html.js";
 import { createReporters, REPORTER_NAMES, REPORTERS } from "../../harness/reporters/index.js";
 import { toJson } from "../../harness/reporters/json.js";
 import { toJunit } from "../../harness/reporters/junit.js";
@@ -155,6 +155,10 @@ describe("the HTML certificate", () => {
     const hostile = toHtml(traced(`javascript:alert(1)" onclick="x\u001b[2J<script>`));
     expect(hostile).toContain(`<a href="javascript%3Aalert(1)%22%20onclick%3D%22x%1B%5B2J%3Cscript%3E">`);
     expect(hostile).not.toMatch(/href="javascript:|<script|<[^>]*\sonclick=|\u001b/);
+    // Written to a report file, the page links relative to the file's own folder.
+    let page = "";
+    void createHtmlReporter({ path: "/runs/7/report.html", write: (text: string) => void (page = text) }).onRunEnd?.(traced("/runs/7/traces/a.har"));
+    expect(page).toContain(`<a href="traces/a.har">`);
     // Without a trace, no link at all.
     expect(toHtml(report)).not.toMatch(/<a\b/);
   });
