@@ -30,6 +30,7 @@ export interface CheckResult {
   replay?: string;
   /** For a failed gRPC check: the grpcurl command that sends the last request it made, without the harness. */
   grpcurl?: string;
+  /** With --trace DIR, for a failing or erroring check: the file holding the exchanges that decided it. */ trace?: string;
   counterexample?: string;
   details?: string[];
   /** For an expected failure that now passes: the expectation to remove. */

@@ -39,6 +39,7 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
     for (const d of r.details ?? []) w(`     ${t(d)}\n`);
     if (r.replay !== undefined) w(`     replay: ${t(r.replay)}\n`);
     if (r.grpcurl !== undefined) w(`     grpcurl: ${t(r.grpcurl)}\n`);
+    if (r.trace !== undefined) w(`     trace: ${t(r.trace)}\n`);
   };
   const gatingFailures = (report: RunReport) => {
     for (const r of report.checks.filter((x) => x.gating)) {
