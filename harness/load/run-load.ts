@@ -11,7 +11,10 @@ import { parseAddress } from "../targets/address.js";
 import { probeReachable } from "../targets/create-grpc-target.js";
 import { statusName, statusText } from "../targets/grpc-target.js";
 import { encodeFrames } from "../targets/raw-h2.js";
-import { call, drive, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
+import { buildLoadReport, type LoadReport } from "./load-report.js";
+export type { LoadReport } from "./load-report.js";
+import type { SloTerm } from "./slo.js";
+import { call, drive, isShed, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
 
 export interface LoadOptions {
@@ -37,6 +40,8 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** Called about once a second. */
   onProgress?: (p: LoadProgress) => void;
+  /** Thresholds the run is judged against. */
+  slo?: readonly SloTerm[];
 }
 
 export interface LoadProgress {
@@ -46,23 +51,7 @@ export interface LoadProgress {
   requestsPerSecond: number;
 }
 
-export interface LoadReport {
-  target: string;
-  durationMs: number;
-  concurrency: number;
-  connections: number;
-  threads: number;
-  requests: number;
-  requestsPerSecond: number;
-  /** Milliseconds, from a histogram of microseconds. */
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
-  /** Calls that did not end OK, by status name. */
-  errors: Record<string, number>;
-  /** Replies under load compared with the reply to the same request at rest. */
-  stateless: { distinctRequests: number; compared: number; mismatches: number; example?: string };
-  /** Whether the run was stopped early. */
-  interrupted: boolean;
-}
+
 
 /** Distinct requests, each sent many times under load; their replies at rest are the reference. */
 const BODIES = Array.from({ length: 16 }, (_, i) => (i === 0 ? "" : `load ${i} ${"é".repeat(i % 4)}`));
@@ -75,8 +64,9 @@ function share(n: number, parts: number): number[] {
   return Array.from({ length: parts }, (_, i) => Math.floor(n / parts) + (i < n % parts ? 1 : 0));
 }
 
-interface WorkerResult extends Omit<DriveResult, "histogram"> {
+interface WorkerResult extends Omit<DriveResult, "histogram" | "corrected"> {
   histogram: string;
+  corrected?: string;
 }
 
 /** Runs the drivers in worker threads and hands back each one's result, its histogram decoded. */
@@ -91,9 +81,9 @@ function driveInWorkers(specs: DriveSpec[], signal: AbortSignal | undefined, pro
           const worker = new Worker(WORKER_FILE, { workerData: { spec, progress, index } satisfies WorkerInput });
           const stop = () => worker.postMessage("stop");
           signal?.addEventListener("abort", stop, { once: true });
-          worker.once("message", (m: WorkerResult) => {
+          worker.once("message", ({ histogram, corrected, ...m }: WorkerResult) => {
             signal?.removeEventListener("abort", stop);
-            resolve({ ...m, histogram: decodeFromCompressedBase64(m.histogram) });
+            resolve({ ...m, histogram: decodeFromCompressedBase64(histogram), ...(corrected !== undefined && { corrected: decodeFromCompressedBase64(corrected) }) });
           });
           worker.once("error", (err) => reject(new ConformanceError("internal", `load worker ${index + 1}: ${err.message}`, { cause: err })));
           worker.once("exit", (code) => reject(new ConformanceError("internal", `load worker ${index + 1} exited (${code}) without a result`)));
@@ -118,6 +108,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   // unreachable target; only a call that got no answer at all is.
   const atRest: (Buffer | null)[] = [];
   const errors: Record<string, number> = {};
+  const shed: Record<string, number> = {};
   const restSession = openConnection(address);
   try {
     for (const [i, request] of requests.entries()) {
@@ -126,7 +117,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
         throw new ConformanceError("unreachable", `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ${statusText(res.code, res.details)}`);
       }
       atRest.push(res.code === 0 && res.reply ? res.reply : null);
-      if (res.code !== 0) errors[statusName(res.code)] = (errors[statusName(res.code)] ?? 0) + 1;
+      const counts = isShed(res) ? shed : errors;
+      if (res.code !== 0) counts[statusName(res.code)] = (counts[statusName(res.code)] ?? 0) + 1;
     }
   } finally {
     restSession.destroy();
@@ -173,36 +165,37 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const durationMs = Math.max(...results.map((r) => r.elapsedMs));
 
   const histogram = newHistogram();
+  const corrected = options.rate === undefined ? undefined : newHistogram();
   let done = 0;
+  let unsent = 0;
   let compared = 0;
   let mismatches = 0;
   let example: string | undefined;
   for (const r of results) {
     histogram.add(r.histogram);
+    if (r.corrected) corrected?.add(r.corrected);
     done += r.requests;
+    unsent += r.unsent;
     compared += r.compared;
     mismatches += r.mismatches;
     example ??= r.example;
     for (const [name, n] of Object.entries(r.errors)) errors[name] = (errors[name] ?? 0) + n;
+    for (const [name, n] of Object.entries(r.shed)) shed[name] = (shed[name] ?? 0) + n;
   }
-  const ms = (us: number) => Math.round(us) / 1000;
-  return {
+  return buildLoadReport({
     target: options.address,
-    durationMs: Math.round(durationMs),
+    durationMs,
     concurrency: options.concurrency,
     connections: options.connections,
     threads,
+    ...(options.rate !== undefined && { rate: options.rate, unsent }),
     requests: done,
-    requestsPerSecond: Math.round((done / durationMs) * 1000),
-    latencyMs: {
-      p50: ms(histogram.getValueAtPercentile(50)),
-      p90: ms(histogram.getValueAtPercentile(90)),
-      p99: ms(histogram.getValueAtPercentile(99)),
-      max: ms(histogram.maxValue),
-      mean: ms(histogram.mean),
-    },
+    histogram,
+    ...(corrected && { corrected }),
     errors,
+    shed,
     stateless: { distinctRequests: requests.length, compared, mismatches, ...(example !== undefined && { example }) },
     interrupted: options.signal?.aborted === true,
-  };
+    slo: options.slo ?? [],
+  });
 }

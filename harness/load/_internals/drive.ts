@@ -154,6 +154,9 @@ export function call(session: http2.ClientHttp2Session, framed: Buffer, timeoutM
   });
 }
 
+/** A refusal that sheds load: the server said it has no room for the call now, not that the call failed. */
+export const isShed = (r: CallResult): boolean => r.answered && r.code === Status.RESOURCE_EXHAUSTED;
+
 /** One driver's share of a run: plain data, so that it can be handed to a worker thread. */
 export interface DriveSpec {
   address: ParsedAddress;
@@ -170,12 +173,22 @@ export interface DriveSpec {
 }
 
 export interface DriveResult {
+  /** Microseconds from each call's send to its end. */
   histogram: Histogram;
+  /**
+   * With a rate (the open model): microseconds from each call's scheduled send to its end, so that a server that
+   * stalls is charged for the calls that waited behind the stall (coordinated omission corrected).
+   */
+  corrected?: Histogram;
+  /** With a rate: calls due before the end that never started, every slot held by a slower call. */
+  unsent: number;
   /** From the first call started to the last one ended: a worker thread's start-up is not part of it. */
   elapsedMs: number;
   requests: number;
   failed: number;
   errors: Record<string, number>;
+  /** Calls refused to shed load (RESOURCE_EXHAUSTED), by status name: counted apart from errors. */
+  shed: Record<string, number>;
   compared: number;
   mismatches: number;
   example?: string;
@@ -196,7 +209,8 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
-  const result: DriveResult = { histogram, elapsedMs: 0, requests: 0, failed: 0, errors: {}, compared: 0, mismatches: 0 };
+  const corrected = spec.rate === undefined ? undefined : newHistogram();
+  const result: DriveResult = { histogram, ...(corrected && { corrected }), unsent: 0, elapsedMs: 0, requests: 0, failed: 0, errors: {}, shed: {}, compared: 0, mismatches: 0 };
   let started = 0;
   const t0 = performance.now();
   const end = t0 + spec.durationMs;
@@ -212,25 +226,35 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
     const session = sessions[w % sessions.length] as http2.ClientHttp2Session;
     const slot = slots[w] as Slot;
     for (let k = w; !over(); k += spec.concurrency) {
+      let due = 0;
       if (spec.rate !== undefined) {
-        // The n-th call of the run starts no earlier than n / rate seconds in.
-        const due = t0 + (started / spec.rate) * 1000;
+        // The n-th call of the run is scheduled n / rate seconds in, and starts no earlier.
+        due = t0 + (started / spec.rate) * 1000;
+        if (due >= end) break;
         started++;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        if (over()) break;
+        if (over()) {
+          started--;
+          break;
+        }
       }
       const i = k % requests.length;
       const callStart = performance.now();
       const res = await new Promise<CallResult>((resolve) => start(session, requests[i] as Buffer, slot, resolve));
-      histogram.recordValue(Math.max(1, Math.round((performance.now() - callStart) * 1000)));
+      const ended = performance.now();
+      histogram.recordValue(Math.max(1, Math.round((ended - callStart) * 1000)));
+      corrected?.recordValue(Math.max(1, Math.round((ended - due) * 1000)));
       result.requests++;
       Atomics.add(progress, 0, 1);
       if (res.code !== 0) {
-        result.failed++;
-        Atomics.add(progress, 1, 1);
         const name = statusName(res.code);
-        result.errors[name] = (result.errors[name] ?? 0) + 1;
+        const counts = isShed(res) ? result.shed : result.errors;
+        counts[name] = (counts[name] ?? 0) + 1;
+        if (counts === result.errors) {
+          result.failed++;
+          Atomics.add(progress, 1, 1);
+        }
         continue;
       }
       const rest = atRest[i];
@@ -249,5 +273,10 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
     for (const s of sessions) s.destroy();
   }
   result.elapsedMs = performance.now() - t0;
+  if (spec.rate !== undefined && !stopped()) {
+    // Calls the schedule put before the end: the first at 0, one every 1/rate s.
+    const due = Math.ceil((spec.durationMs * spec.rate) / 1000);
+    result.unsent = Math.max(0, due - started);
+  }
   return result;
 }
