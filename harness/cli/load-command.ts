@@ -17,6 +17,8 @@ import { durationSpec, integerSpec, shared, toOptions, type OptionTable } from "
 
 interface LoadCliOptions {
   grpc?: string;
+  connect?: string;
+  grpcWeb?: string;
   duration: number;
   concurrency: number;
   connections: number;
@@ -36,6 +38,17 @@ const SLO_OPTION = {
 };
 const CONFIG_OPTION = { flags: "--config <file>", description: `a configuration file whose load.slo sets the thresholds when --slo is not given (default ./${DEFAULT_CONFIG_FILE} when present)` };
 
+/** The host of a Connect or gRPC-Web base URL, for the is-this-machine rule. */
+function parseUrlHost(protocol: string, text: string) {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConformanceError("usage", `--${protocol} ${text}: not a URL (http://host:port[/prefix])`);
+  }
+  return parseAddress(`${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`);
+}
+
 /** The thresholds: --slo, else the configuration file's load.slo, else none. */
 function resolveSlo(opts: { slo?: string; config?: string }): SloTerm[] {
   if (opts.slo !== undefined) return parseSlo(opts.slo, "--slo");
@@ -47,6 +60,8 @@ function resolveSlo(opts: { slo?: string; config?: string }): SloTerm[] {
 /** Every option of `load`, in the order --help shows them. */
 const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path"),
+  connect: { flags: "--connect <url>", description: "a target spoken to in the Connect protocol over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  grpcWeb: { flags: "--grpc-web <url>", description: "a target spoken to in gRPC-Web over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
   duration: durationSpec("--duration <duration>", "how long calls keep starting: 500ms, 10s, 1m (at most 10m)", 10_000, "10s"),
   concurrency: integerSpec("--concurrency <n>", "calls in flight at once", 1, 10_000, 64),
   connections: integerSpec("--connections <n>", "connections the calls are spread over", 1, 1_000, 4),
@@ -93,15 +108,26 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
 export function addLoadCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
     .command("load")
-    .description("load a gRPC server with Hello calls: throughput, latency percentiles, errors, and replies under load equal to replies at rest");
+    .description("load a server with Hello calls over gRPC, Connect or gRPC-Web: throughput, latency percentiles, errors, and replies under load equal to replies at rest");
   for (const o of toOptions(LOAD_TABLE)) command.addOption(o);
   addMergeCommand(command, io, setExit);
   command
     .action(async (opts: LoadCliOptions) => {
-      if (opts.grpc === undefined) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS");
-      const address = parseAddress(opts.grpc);
+      const named = (
+        [
+          ["grpc", opts.grpc],
+          ["connect", opts.connect],
+          ["grpc-web", opts.grpcWeb],
+        ] as const
+      ).filter((t): t is readonly ["grpc" | "connect" | "grpc-web", string] => t[1] !== undefined);
+      const [target, ...more] = named;
+      if (!target) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS, --connect URL or --grpc-web URL");
+      if (more.length > 0) throw new ConformanceError("usage", `load: one target a run: --${target[0]} and --${more[0]?.[0]} were both given`);
+      const [protocol, where] = target;
+      if (protocol !== "grpc" && opts.threads > 1) throw new ConformanceError("usage", `--threads ${opts.threads}: only a gRPC run drives from several threads`);
+      const address = protocol === "grpc" ? parseAddress(where) : parseUrlHost(protocol, where);
       if (!isLocal(address) && !opts.allowRemote) {
-        throw new ConformanceError("usage", `--grpc ${opts.grpc}: not this machine; a load run elsewhere needs --allow-remote`);
+        throw new ConformanceError("usage", `--${protocol} ${where}: not this machine; a load run elsewhere needs --allow-remote`);
       }
       const slo = resolveSlo(opts);
       // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
@@ -115,7 +141,8 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       process.once("SIGINT", interrupt);
       try {
         const report = await runLoad({
-          address: opts.grpc,
+          address: where,
+          protocol,
           durationMs: opts.duration,
           concurrency: opts.concurrency,
           connections: opts.connections,

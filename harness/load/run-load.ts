@@ -14,12 +14,15 @@ import { encodeFrames } from "../targets/raw-h2.js";
 import { buildLoadReport, type LoadReport } from "./load-report.js";
 export type { LoadReport } from "./load-report.js";
 import type { SloTerm } from "./slo.js";
-import { call, drive, isShed, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
+import { drive, isShed, newHistogram, restCaller, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
+import type { HttpRpcLoadProtocol } from "./_internals/http-rpc-call.js";
 
 export interface LoadOptions {
-  /** host:port, dns:///host:port or unix:///path. */
+  /** gRPC: host:port, dns:///host:port or unix:///path; Connect and gRPC-Web: the base URL (http://host:port[/prefix]). */
   address: string;
+  /** Default gRPC. */
+  protocol?: "grpc" | HttpRpcLoadProtocol;
   /** How long calls keep starting; the run stops by itself after it. */
   durationMs: number;
   /** Calls in flight at once. */
@@ -58,6 +61,18 @@ const BODIES = Array.from({ length: 16 }, (_, i) => (i === 0 ? "" : `load ${i} $
 const MAX_DURATION_MS = 10 * 60_000;
 
 const WORKER_FILE = join(PACKAGE_ROOT, "dist", "harness", "load", "load-worker.js");
+
+/** A Connect or gRPC-Web base URL: plain http:// on this driver (TLS is gRPC's here). */
+function httpBaseUrl(protocol: HttpRpcLoadProtocol, text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConformanceError("usage", `--${protocol} ${text}: not a URL (http://host:port[/prefix])`);
+  }
+  if (url.protocol !== "http:") throw new ConformanceError("usage", `--${protocol} ${text}: load over ${protocol} speaks http:// only (TLS is not supported on this transport yet)`);
+  return url.href;
+}
 
 /** Splits n into parts as even as possible, the larger ones first. */
 function share(n: number, parts: number): number[] {
@@ -98,9 +113,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   if (!(Number.isInteger(threads) && threads >= 1 && threads <= Math.min(options.concurrency, options.connections))) {
     throw new ConformanceError("usage", `--threads ${threads}: expected a whole number from 1 to the lesser of --concurrency and --connections`);
   }
-  const address = parseAddress(options.address);
   const timeoutMs = options.timeoutMs ?? 5000;
-  await probeReachable({ address: options.address, timeoutMs });
+  const protocol = options.protocol ?? "grpc";
+  const http = protocol === "grpc" ? undefined : { protocol, baseUrl: httpBaseUrl(protocol, options.address) };
+  const address = http ? parseAddress(new URL(http.baseUrl).host) : parseAddress(options.address);
+  if (!http) await probeReachable({ address: options.address, timeoutMs });
   const requests = BODIES.map((b) => Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage(b) }])));
 
   // At rest: one call at a time on a connection of its own, each request's reply recorded.
@@ -109,10 +126,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const atRest: (Buffer | null)[] = [];
   const errors: Record<string, number> = {};
   const shed: Record<string, number> = {};
-  const restSession = openConnection(address);
+  const rest = restCaller({ address, requests, bodies: BODIES, atRest: [], concurrency: 1, connections: 1, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
   try {
-    for (const [i, request] of requests.entries()) {
-      const res = await call(restSession, request, timeoutMs);
+    for (const i of requests.keys()) {
+      const res = await rest.call(0, i);
       if (!res.answered) {
         throw new ConformanceError("unreachable", `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ${statusText(res.code, res.details)}`);
       }
@@ -121,7 +138,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       if (res.code !== 0) counts[statusName(res.code)] = (counts[statusName(res.code)] ?? 0) + 1;
     }
   } finally {
-    restSession.destroy();
+    rest.close();
   }
 
   const concurrency = share(options.concurrency, threads);
@@ -138,6 +155,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     ...(rates && { rate: Math.max(1, rates[i] as number) }),
     timeoutMs,
     durationMs: options.durationMs,
+    ...(http && { http }),
   }));
   const progress = new SharedArrayBuffer(8 * threads);
   const counters = new Int32Array(progress);

@@ -1,5 +1,6 @@
 // The load loop itself: calls kept in flight on raw HTTP/2 connections until a deadline, counted and timed. It runs
 // in the CLI's thread, or in each worker thread of a --threads run.
+import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
@@ -7,6 +8,7 @@ import type { ParsedAddress } from "../../targets/address.js";
 import { HELLO_PATH } from "../../targets/grpc-js-client.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
 import { decodeFrames } from "../../targets/raw-h2.js";
+import { httpRpcCall, httpRpcRequest, type HttpRpcLoadProtocol, type HttpRpcRequest } from "./http-rpc-call.js";
 
 export interface CallResult {
   code: number;
@@ -170,6 +172,48 @@ export interface DriveSpec {
   rate?: number;
   timeoutMs: number;
   durationMs: number;
+  /** Connect or gRPC-Web over HTTP/1.1 at this base URL, instead of gRPC at address. */
+  http?: { protocol: HttpRpcLoadProtocol; baseUrl: string };
+}
+
+/** How a driver makes call number k's slot w send request i: one way per protocol. */
+interface Caller {
+  call(w: number, i: number): Promise<CallResult>;
+  close(): void;
+}
+
+function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
+  const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
+  const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  const slots = Array.from({ length: spec.concurrency }, () => newSlot(spec.timeoutMs));
+  return {
+    call: (w, i) => new Promise<CallResult>((resolve) => start(sessions[w % sessions.length] as http2.ClientHttp2Session, requests[i] as Buffer, slots[w] as Slot, resolve)),
+    // Cancels the calls past their deadline, instead of a timer set and cleared for every call.
+    sweep(now) {
+      for (const slot of slots) if (slot.stream !== undefined && now >= slot.deadline) cancel(slot);
+    },
+    close: () => {
+      for (const s of sessions) s.destroy();
+    },
+  };
+}
+
+function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
+  const base = new URL(how.baseUrl);
+  // Keep-alive connections, as many as asked; a call waits for a free one past that.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
+  const requests = spec.requests.map((r) => httpRpcRequest(how.protocol, base, r.subarray(5)));
+  return {
+    call: (_w, i) => httpRpcCall(how.protocol, base, agent, requests[i] as HttpRpcRequest, spec.timeoutMs),
+    close: () => agent.destroy(),
+  };
+}
+
+/** A caller for calls made one at a time (the replies at rest), on a connection of its own. */
+export function restCaller(spec: DriveSpec): Caller {
+  if (spec.http) return httpRpcCaller({ ...spec, connections: 1 }, spec.http);
+  const session = openConnection(spec.address);
+  return { call: (_w, i) => call(session, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs), close: () => session.destroy() };
 }
 
 export interface DriveResult {
@@ -205,8 +249,8 @@ export const newHistogram = (): Histogram =>
  * progress[1] count calls and failures as they end: a shared array when the driver is a worker thread.
  */
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
-  const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
-  const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  const grpc = spec.http ? undefined : grpcCaller(spec);
+  const caller: Caller = grpc ?? httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>);
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
   const corrected = spec.rate === undefined ? undefined : newHistogram();
@@ -215,16 +259,9 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   const t0 = performance.now();
   const end = t0 + spec.durationMs;
   const over = () => stopped() || performance.now() >= end;
-  const slots = Array.from({ length: spec.concurrency }, () => newSlot(spec.timeoutMs));
-  // One sweep cancels the calls past their deadline, instead of a timer set and cleared for every call: a call
-  // is cancelled at most SWEEP_MS after its deadline.
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    for (const slot of slots) if (slot.stream !== undefined && now >= slot.deadline) cancel(slot);
-  }, Math.min(SWEEP_MS, spec.timeoutMs));
+  // One sweep cancels the gRPC calls past their deadline: a call is cancelled at most SWEEP_MS after it.
+  const sweep = grpc && setInterval(() => grpc.sweep(performance.now()), Math.min(SWEEP_MS, spec.timeoutMs));
   const worker = async (w: number) => {
-    const session = sessions[w % sessions.length] as http2.ClientHttp2Session;
-    const slot = slots[w] as Slot;
     for (let k = w; !over(); k += spec.concurrency) {
       let due = 0;
       if (spec.rate !== undefined) {
@@ -239,9 +276,9 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
           break;
         }
       }
-      const i = k % requests.length;
+      const i = k % spec.requests.length;
       const callStart = performance.now();
-      const res = await new Promise<CallResult>((resolve) => start(session, requests[i] as Buffer, slot, resolve));
+      const res = await caller.call(w, i);
       const ended = performance.now();
       histogram.recordValue(Math.max(1, Math.round((ended - callStart) * 1000)));
       corrected?.recordValue(Math.max(1, Math.round((ended - due) * 1000)));
@@ -269,8 +306,8 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   try {
     await Promise.all(Array.from({ length: spec.concurrency }, (_, w) => worker(w)));
   } finally {
-    clearInterval(sweep);
-    for (const s of sessions) s.destroy();
+    if (sweep) clearInterval(sweep);
+    caller.close();
   }
   result.elapsedMs = performance.now() - t0;
   if (spec.rate !== undefined && !stopped()) {
