@@ -1,7 +1,7 @@
 // `load`: a bounded load run on Hello with a progress line, then throughput, latency percentiles, errors by
 // status and statelessness under concurrency; thin over runLoad.
 import { existsSync } from "node:fs";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import pc from "picocolors";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { loadConfigFile } from "../config/config-file.js";
@@ -9,6 +9,7 @@ import { ConformanceError } from "../errors.js";
 import type { LatencyFigures } from "../load/histograms.js";
 import { loadFailures, type LoadReport } from "../load/load-report.js";
 import { parseSlo, type SloTerm } from "../load/slo.js";
+import { parseMix, type Mix } from "../load/_internals/resource-caller.js";
 import { isLocal, parseAddress } from "../targets/address.js";
 import { forTerminal as t } from "../reporters/_internals/neutralise.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
@@ -19,6 +20,9 @@ interface LoadCliOptions {
   grpc?: string;
   connect?: string;
   grpcWeb?: string;
+  http?: string;
+  collection?: string;
+  mix?: Mix;
   duration: number;
   concurrency: number;
   connections: number;
@@ -62,6 +66,19 @@ const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path"),
   connect: { flags: "--connect <url>", description: "a target spoken to in the Connect protocol over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
   grpcWeb: { flags: "--grpc-web <url>", description: "a target spoken to in gRPC-Web over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  http: { flags: "--http <url>", description: "an HTTP resource interface, http://host:port: a mix of operations on messages the run creates (and deletes at its end) instead of Hello" },
+  collection: { flags: "--collection <path>", description: "with --http: the collection the messages are created in (default /messages)" },
+  mix: {
+    flags: "--mix <weights>",
+    description: "with --http: how often each operation comes, create=1,read=8,list=1,update=1,delete=1 by default; reads and updates work on messages the same slot created",
+    parse: (v: string) => {
+      try {
+        return parseMix(v);
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    },
+  },
   duration: durationSpec("--duration <duration>", "how long calls keep starting: 500ms, 10s, 1m (at most 10m)", 10_000, "10s"),
   concurrency: integerSpec("--concurrency <n>", "calls in flight at once", 1, 10_000, 64),
   connections: integerSpec("--connections <n>", "connections the calls are spread over", 1, 1_000, 4),
@@ -92,7 +109,14 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
     ...(r.unsent ? [c.yellow(`unsent       ${r.unsent} calls due before the end never started: every slot was held by a slower call`)] : []),
     `errors       ${counted(r.errors)}`,
     ...(Object.keys(r.shed).length > 0 ? [`shed         ${counted(r.shed)} (refused to shed load, not counted as errors)`] : []),
-    r.stateless.compared === 0
+    ...(r.mix ? [`mix          ${Object.entries(r.mix).map(([k, n]) => `${t(k)}=${n}`).join(",")} on ${t(r.resources?.collection ?? "")}: ${r.resources?.created ?? 0} messages created, ${r.resources?.leftBehind ? c.red(`${r.resources.leftBehind} could not be deleted`) : "every one deleted at the end"}`] : []),
+    r.mix
+      ? r.stateless.compared === 0
+        ? c.red("stateless    not judged: no read of a message the run wrote succeeded")
+        : r.stateless.mismatches === 0
+        ? c.green(`stateless    every one of ${r.stateless.compared} reads returned the message last written, on whichever connection`)
+        : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} reads differ from what was last written; first: ${t(r.stateless.example ?? "")}`)
+      : r.stateless.compared === 0
       ? c.red("stateless    not judged: no call succeeded both at rest and under load")
       : r.stateless.mismatches === 0
       ? c.green(`stateless    every one of ${r.stateless.compared} replies equals the reply at rest (${r.stateless.distinctRequests} distinct requests)`)
@@ -118,12 +142,14 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
           ["grpc", opts.grpc],
           ["connect", opts.connect],
           ["grpc-web", opts.grpcWeb],
+          ["http", opts.http],
         ] as const
-      ).filter((t): t is readonly ["grpc" | "connect" | "grpc-web", string] => t[1] !== undefined);
+      ).filter((t): t is readonly ["grpc" | "connect" | "grpc-web" | "http", string] => t[1] !== undefined);
       const [target, ...more] = named;
-      if (!target) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS, --connect URL or --grpc-web URL");
+      if (!target) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS, --connect URL, --grpc-web URL or --http URL");
       if (more.length > 0) throw new ConformanceError("usage", `load: one target a run: --${target[0]} and --${more[0]?.[0]} were both given`);
       const [protocol, where] = target;
+      if (protocol !== "http" && (opts.mix !== undefined || opts.collection !== undefined)) throw new ConformanceError("usage", `--${opts.mix !== undefined ? "mix" : "collection"} is for --http runs`);
       if (protocol !== "grpc" && opts.threads > 1) throw new ConformanceError("usage", `--threads ${opts.threads}: only a gRPC run drives from several threads`);
       const address = protocol === "grpc" ? parseAddress(where) : parseUrlHost(protocol, where);
       if (!isLocal(address) && !opts.allowRemote) {
@@ -143,6 +169,8 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
         const report = await runLoad({
           address: where,
           protocol,
+          ...(opts.mix !== undefined && { mix: opts.mix }),
+          ...(opts.collection !== undefined && { collection: opts.collection }),
           durationMs: opts.duration,
           concurrency: opts.concurrency,
           connections: opts.connections,

@@ -37,6 +37,9 @@ export interface LoadReport {
   histograms: { unit: "microseconds"; latency: string; corrected?: string };
   /** The files a merged report came from. */
   mergedFrom?: string[];
+  /** `load --http`: the mix of operations (weights), and the messages the run created and could not delete at its end. */
+  mix?: Readonly<Record<string, number>>;
+  resources?: { collection: string; created: number; leftBehind: number };
 }
 
 /** What a run counted, before its figures are worked out. */

@@ -1,6 +1,7 @@
 // A load run on Hello: many calls in flight over a few connections for a bounded time, with latency percentiles,
 // errors by status, and a statelessness check under concurrency (every reply equals the one at rest).
 import { existsSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { decodeFromCompressedBase64 } from "hdr-histogram-js";
@@ -17,12 +18,16 @@ import type { SloTerm } from "./slo.js";
 import { drive, isShed, newHistogram, restCaller, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
 import type { HttpRpcLoadProtocol } from "./_internals/http-rpc-call.js";
+import { DEFAULT_MIX, type Mix } from "./_internals/resource-caller.js";
 
 export interface LoadOptions {
   /** gRPC: host:port, dns:///host:port or unix:///path; Connect and gRPC-Web: the base URL (http://host:port[/prefix]). */
   address: string;
   /** Default gRPC. */
-  protocol?: "grpc" | HttpRpcLoadProtocol;
+  protocol?: "grpc" | HttpRpcLoadProtocol | "http";
+  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default DEFAULT_MIX). */
+  collection?: string;
+  mix?: Mix;
   /** How long calls keep starting; the run stops by itself after it. */
   durationMs: number;
   /** Calls in flight at once. */
@@ -63,7 +68,7 @@ const MAX_DURATION_MS = 10 * 60_000;
 const WORKER_FILE = join(PACKAGE_ROOT, "dist", "harness", "load", "load-worker.js");
 
 /** A Connect or gRPC-Web base URL: plain http:// on this driver (TLS is gRPC's here). */
-function httpBaseUrl(protocol: HttpRpcLoadProtocol, text: string): string {
+function httpBaseUrl(protocol: HttpRpcLoadProtocol | "http", text: string): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -115,6 +120,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   }
   const timeoutMs = options.timeoutMs ?? 5000;
   const protocol = options.protocol ?? "grpc";
+  if (protocol === "http") return runResourceLoad(options, threads, timeoutMs);
   const http = protocol === "grpc" ? undefined : { protocol, baseUrl: httpBaseUrl(protocol, options.address) };
   const address = http ? parseAddress(new URL(http.baseUrl).host) : parseAddress(options.address);
   if (!http) await probeReachable({ address: options.address, timeoutMs });
@@ -129,7 +135,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const rest = restCaller({ address, requests, bodies: BODIES, atRest: [], concurrency: 1, connections: 1, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
   try {
     for (const i of requests.keys()) {
-      const res = await rest.call(0, i);
+      const res = await rest.call(0, i, i);
       if (!res.answered) {
         throw new ConformanceError("unreachable", `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ${statusText(res.code, res.details)}`);
       }
@@ -141,22 +147,59 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     rest.close();
   }
 
+  const specs = driverSpecs(options, threads, { address, requests, bodies: BODIES, atRest, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
+  const results = await runDrivers(specs, options);
+  return report(options, threads, results, { errors, shed, distinctRequests: requests.length });
+}
+
+/** `load --http`: no Hello; a mix of resource operations, each read compared with what the run last wrote there. */
+async function runResourceLoad(options: LoadOptions, threads: number, timeoutMs: number): Promise<LoadReport> {
+  if (threads !== 1) throw new ConformanceError("usage", `--threads ${threads}: only a gRPC run drives from several threads`);
+  const base = httpBaseUrl("http", options.address);
+  const collectionUrl = new URL((options.collection ?? "/messages").replace(/^\/?/, "/"), base).href;
+  const mix = options.mix ?? DEFAULT_MIX;
+  await probeHttp(collectionUrl, timeoutMs);
+  const address = parseAddress(new URL(base).host);
+  const specs = driverSpecs(options, 1, { address, requests: [new Uint8Array(5)], bodies: [""], atRest: [null], timeoutMs, durationMs: options.durationMs, resources: { collectionUrl, mix } });
+  const results = await runDrivers(specs, options);
+  const created = results.reduce((n, r) => n + (r.resources?.created ?? 0), 0);
+  const leftBehind = results.reduce((n, r) => n + (r.resources?.leftBehind ?? 0), 0);
+  return { ...report(options, 1, results, { errors: {}, shed: {}, distinctRequests: created }), mix, resources: { collection: collectionUrl, created, leftBehind } };
+}
+
+/** The collection answers at all (any status): else the target is unreachable (exit 3), not failing. */
+function probeHttp(url: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: "GET", headers: { accept: "application/json" }, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on("end", () => resolve());
+      res.on("error", () => resolve());
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", (err) => reject(new ConformanceError("unreachable", `cannot reach ${url}: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
+    req.end();
+  });
+}
+
+type SpecBase = Omit<DriveSpec, "concurrency" | "connections" | "rate">;
+
+/** Each driver's share of the concurrency, connections and rate. */
+function driverSpecs(options: LoadOptions, threads: number, base: SpecBase): DriveSpec[] {
   const concurrency = share(options.concurrency, threads);
   const connections = share(options.connections, threads);
   const rates = options.rate === undefined ? undefined : share(options.rate, threads);
-  const specs: DriveSpec[] = concurrency.map((c, i) => ({
-    address,
-    requests,
-    bodies: BODIES,
-    atRest,
+  return concurrency.map((c, i) => ({
+    ...base,
     concurrency: c,
     connections: connections[i] as number,
     // A share of 0 calls a second (a rate below the thread count) would never start: it gets one.
     ...(rates && { rate: Math.max(1, rates[i] as number) }),
-    timeoutMs,
-    durationMs: options.durationMs,
-    ...(http && { http }),
   }));
+}
+
+/** Runs the drivers, in this thread or in worker threads, with the progress line. */
+async function runDrivers(specs: DriveSpec[], options: LoadOptions): Promise<DriveResult[]> {
+  const threads = specs.length;
   const progress = new SharedArrayBuffer(8 * threads);
   const counters = new Int32Array(progress);
   const t0 = performance.now();
@@ -179,6 +222,13 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   } finally {
     clearInterval(timer);
   }
+  return results;
+}
+
+/** The report from the drivers' results, with what the calls at rest counted. */
+function report(options: LoadOptions, threads: number, results: DriveResult[], atRest: { errors: Record<string, number>; shed: Record<string, number>; distinctRequests: number }): LoadReport {
+  const errors = { ...atRest.errors };
+  const shed = { ...atRest.shed };
   // The longest driver's own time: threads that took a moment to start did not drive in it.
   const durationMs = Math.max(...results.map((r) => r.elapsedMs));
 
@@ -212,7 +262,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     ...(corrected && { corrected }),
     errors,
     shed,
-    stateless: { distinctRequests: requests.length, compared, mismatches, ...(example !== undefined && { example }) },
+    stateless: { distinctRequests: atRest.distinctRequests, compared, mismatches, ...(example !== undefined && { example }) },
     interrupted: options.signal?.aborted === true,
     slo: options.slo ?? [],
   });

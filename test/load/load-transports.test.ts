@@ -1,4 +1,4 @@
-// `load --connect` and `load --grpc-web`: figures and the at-rest versus under-load comparison against the reference,
+// `load --connect`, `--grpc-web` and `--http`: figures and the at-rest versus under-load comparison against the
 // exit 1 for a server whose replies change under load, and load shed with 503 + Retry-After counted as shed.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js";
 import { startBusyHttpRpcServer, startSheddingHttpRpcServer } from "../../fixtures/load/http-rpc-servers.js";
+import { startResourceServer, type ResourceServer } from "../../fixtures/load/http-resource-servers.js";
 import type { LoadReport } from "../../harness/load/load-report.js";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
 import { cli } from "../helpers/cli.js";
@@ -75,5 +76,75 @@ describe("load's target options", () => {
     const run = await cli(["load", "--connect", "http://127.0.0.1:1", "--duration", "300ms"]);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/^example-conformance: .*http:\/\/127\.0\.0\.1:1.*ECONNREFUSED.*\n$/);
+  });
+});
+
+describe("load --http", () => {
+  let stale: ResourceServer;
+  let shedding429: ResourceServer;
+  let plain: ResourceServer;
+  beforeAll(async () => {
+    stale = await startResourceServer({ staleUnderLoad: true });
+    shedding429 = await startResourceServer({ shedAbove: 2 });
+    plain = await startResourceServer();
+  });
+  afterAll(async () => {
+    await stale.close();
+    await shedding429.close();
+    await plain.close();
+  });
+
+  it("drives the documented mix against the reference, every read the message last written, and deletes what it created", async () => {
+    const json = join(out, "http.json");
+    const run = await cli(["load", "--http", reference.httpUrl, "--duration", "500ms", "--concurrency", "4", "--connections", "2", "--quiet", "--json", json]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^mix {10}create=1,read=8,list=1,update=1,delete=1 on http:\/\/127\.0\.0\.1:\d+\/messages: \d+ messages created, every one deleted at the end$/m);
+    expect(run.stdout).toMatch(/^stateless {4}every one of \d+ reads returned the message last written, on whichever connection$/m);
+    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    expect(report.resources?.created).toBeGreaterThan(0);
+    expect(report.stateless.compared).toBeGreaterThan(report.resources?.created ?? 0);
+    const left = (await (await fetch(`${reference.httpUrl}/messages`)).json()) as { messages: unknown[] };
+    expect(left.messages).toEqual([]);
+  });
+
+  it("keeps to --mix, and leaves nothing behind on a server of another make", async () => {
+    const json = join(out, "http-mix.json");
+    const run = await cli(["load", "--http", `http://${plain.address}`, "--duration", "300ms", "--concurrency", "2", "--mix", "create=1,read=1", "--quiet", "--json", json]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    expect(report.mix).toEqual({ create: 1, read: 1, list: 0, update: 0, delete: 0 });
+    // Half creates, half reads (the first call of each slot creates).
+    expect(report.resources?.created).toBeGreaterThanOrEqual(Math.floor(report.requests / 2) - 2);
+    expect(plain.size()).toBe(0);
+  });
+
+  it("exits 1 for a server whose reads under load return an older version, showing one", async () => {
+    const run = await cli(["load", "--http", `http://${stale.address}`, "--duration", "500ms", "--concurrency", "6", "--mix", "create=1,read=4,update=4", "--quiet"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^stateless {4}\d+ of \d+ reads differ from what was last written; first: GET \/messages\/[0-9a-f-]+: last written "load \d+ \d+", read "load \d+ \d+"$/m);
+  });
+
+  it("counts 429 with Retry-After as shed, not as errors", async () => {
+    const run = await cli(["load", "--http", `http://${shedding429.address}`, "--duration", "300ms", "--concurrency", "8", "--connections", "8", "--quiet"]);
+    expect(run.stdout).toMatch(/^errors {7}none$/m);
+    expect(run.stdout).toMatch(/^shed {9}HTTP 429 \d+ \(refused to shed load, not counted as errors\)$/m);
+    expect(run.code).toBe(0);
+  });
+
+  it.each([
+    [["--http", "http://127.0.0.1:2", "--mix", "read=1"], /--mix <weights>' argument 'read=1' is invalid\. the mix needs create above 0/],
+    [["--http", "http://127.0.0.1:2", "--mix", "create=1,fetch=2"], /"fetch=2" is not op=weight/],
+    [["--grpc", "127.0.0.1:2", "--mix", "create=1"], /--mix is for --http runs/],
+  ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {
+    const run = await cli(["load", ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it("exits 3 for an HTTP target that is not there", async () => {
+    const run = await cli(["load", "--http", "http://127.0.0.1:1", "--duration", "300ms"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^example-conformance: cannot reach http:\/\/127\.0\.0\.1:1\/messages: ECONNREFUSED\n$/);
   });
 });

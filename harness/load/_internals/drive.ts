@@ -8,6 +8,7 @@ import type { ParsedAddress } from "../../targets/address.js";
 import { HELLO_PATH } from "../../targets/grpc-js-client.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
 import { decodeFrames } from "../../targets/raw-h2.js";
+import { resourceCaller, type Mix } from "./resource-caller.js";
 import { httpRpcCall, httpRpcRequest, type HttpRpcLoadProtocol, type HttpRpcRequest } from "./http-rpc-call.js";
 
 export interface CallResult {
@@ -16,6 +17,8 @@ export interface CallResult {
   reply?: Buffer;
   /** The server sent a grpc-status: an error it chose, not a connection that failed. */
   answered: boolean;
+  /** The name errors are counted under, where the status code alone does not say it (an HTTP operation's). */
+  label?: string;
 }
 
 /**
@@ -174,12 +177,15 @@ export interface DriveSpec {
   durationMs: number;
   /** Connect or gRPC-Web over HTTP/1.1 at this base URL, instead of gRPC at address. */
   http?: { protocol: HttpRpcLoadProtocol; baseUrl: string };
+  /** HTTP resources: a mix of operations on messages the run creates in this collection, instead of Hello. */
+  resources?: { collectionUrl: string; mix: Mix };
 }
 
 /** How a driver makes call number k's slot w send request i: one way per protocol. */
 interface Caller {
-  call(w: number, i: number): Promise<CallResult>;
-  close(): void;
+  /** Slot w's k-th call, which sends distinct request i. */
+  call(w: number, i: number, k: number): Promise<CallResult>;
+  close(): void | Promise<void>;
 }
 
 function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
@@ -236,6 +242,8 @@ export interface DriveResult {
   compared: number;
   mismatches: number;
   example?: string;
+  /** HTTP resources: messages created, and those the run could not delete at its end. */
+  resources?: { created: number; leftBehind: number };
 }
 
 /** How often a driver looks for calls past their deadline. */
@@ -249,8 +257,9 @@ export const newHistogram = (): Histogram =>
  * progress[1] count calls and failures as they end: a shared array when the driver is a worker thread.
  */
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
-  const grpc = spec.http ? undefined : grpcCaller(spec);
-  const caller: Caller = grpc ?? httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>);
+  const grpc = spec.http || spec.resources ? undefined : grpcCaller(spec);
+  const resources = spec.resources && resourceCaller(spec.resources.collectionUrl, spec.resources.mix, spec.concurrency, spec.connections, spec.timeoutMs);
+  const caller: Caller = grpc ?? (resources ? { call: (w, _i, k) => resources.call(w, k), close: () => undefined } : httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>));
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
   const corrected = spec.rate === undefined ? undefined : newHistogram();
@@ -278,14 +287,14 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
       }
       const i = k % spec.requests.length;
       const callStart = performance.now();
-      const res = await caller.call(w, i);
+      const res = await caller.call(w, i, k);
       const ended = performance.now();
       histogram.recordValue(Math.max(1, Math.round((ended - callStart) * 1000)));
       corrected?.recordValue(Math.max(1, Math.round((ended - due) * 1000)));
       result.requests++;
       Atomics.add(progress, 0, 1);
       if (res.code !== 0) {
-        const name = statusName(res.code);
+        const name = res.label ?? statusName(res.code);
         const counts = isShed(res) ? result.shed : result.errors;
         counts[name] = (counts[name] ?? 0) + 1;
         if (counts === result.errors) {
@@ -307,9 +316,18 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
     await Promise.all(Array.from({ length: spec.concurrency }, (_, w) => worker(w)));
   } finally {
     if (sweep) clearInterval(sweep);
-    caller.close();
+    await caller.close();
   }
-  result.elapsedMs = performance.now() - t0;
+  // The clean-up after the run is not part of its time.
+  const elapsedMs = performance.now() - t0;
+  if (resources) {
+    const counts = await resources.finish();
+    result.compared += counts.compared;
+    result.mismatches += counts.mismatches;
+    if (counts.example !== undefined) result.example ??= counts.example;
+    result.resources = { created: counts.created, leftBehind: counts.leftBehind };
+  }
+  result.elapsedMs = elapsedMs;
   if (spec.rate !== undefined && !stopped()) {
     // Calls the schedule put before the end: the first at 0, one every 1/rate s.
     const due = Math.ceil((spec.durationMs * spec.rate) / 1000);

@@ -62,38 +62,50 @@ function grpcWebResult(status: number, headers: http.IncomingHttpHeaders, body: 
   return reply && code === Status.OK ? { code, details, reply, answered: true } : { code, details, answered: true };
 }
 
-/** One call on the agent's keep-alive connections, ended by the timeout. */
-export function httpRpcCall(protocol: HttpRpcLoadProtocol, base: URL, agent: http.Agent, req: HttpRpcRequest, timeoutMs: number): Promise<CallResult> {
+export interface BoundedReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * One HTTP/1.1 exchange on the agent's keep-alive connections, its reply read up to MAX_REPLY_BYTES and ended by
+ * the timeout; a string says why there is no reply.
+ */
+export function boundedExchange(agent: http.Agent, base: URL, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number): Promise<BoundedReply | string> {
   return new Promise((resolve) => {
     let settled = false;
-    const done = (r: CallResult) => {
+    const done = (r: BoundedReply | string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(r);
     };
-    const request = http.request({ host: base.hostname, port: base.port || 80, method: "POST", path: req.path, headers: req.headers, agent }, (res) => {
+    const request = http.request({ host: base.hostname, port: base.port || 80, method, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
         size += c.length;
         if (size > MAX_REPLY_BYTES) {
           request.destroy();
-          done({ code: Status.INTERNAL, details: `a reply past ${MAX_REPLY_BYTES} bytes`, answered: false });
+          done(`a reply past ${MAX_REPLY_BYTES} bytes`);
         } else chunks.push(c);
       });
-      res.on("end", () => {
-        const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-        const status = res.statusCode ?? 0;
-        done(protocol === "connect" ? connectResult(status, res.headers, body) : grpcWebResult(status, res.headers, body));
-      });
-      res.on("error", () => undefined);
+      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) }));
+      res.on("error", (err) => done(err.message));
     });
     const timer = setTimeout(() => {
       request.destroy();
-      done({ code: Status.DEADLINE_EXCEEDED, details: `no reply within ${timeoutMs} ms`, answered: false });
+      done(`no reply within ${timeoutMs} ms`);
     }, timeoutMs);
-    request.on("error", (err) => done({ code: Status.UNAVAILABLE, details: err.message, answered: false }));
-    request.end(req.body);
+    request.on("error", (err) => done(err.message));
+    request.end(body);
   });
+}
+
+/** One call on the agent's keep-alive connections, ended by the timeout. */
+export async function httpRpcCall(protocol: HttpRpcLoadProtocol, base: URL, agent: http.Agent, req: HttpRpcRequest, timeoutMs: number): Promise<CallResult> {
+  const r = await boundedExchange(agent, base, "POST", req.path, req.headers, req.body, timeoutMs);
+  if (typeof r === "string") return { code: r.startsWith("no reply within") ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE, details: r, answered: false };
+  return protocol === "connect" ? connectResult(r.status, r.headers, r.body) : grpcWebResult(r.status, r.headers, r.body);
 }
