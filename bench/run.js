@@ -87,15 +87,22 @@ async function checkThroughProxy() {
  * the server needs: on 2 cores one thread drives grpc-go faster than two (measured), since the threads would take
  * the server's core.
  */
-function harnessLoad(address) {
+function harnessLoad(address, flag = "--grpc", threads = Math.max(1, Math.min(os.availableParallelism() - 1, CONNECTIONS))) {
   const file = join(tmp, `load-${Date.now()}.json`);
-  const threads = Math.max(1, Math.min(os.availableParallelism() - 1, CONNECTIONS));
   const args = ["--duration", DURATION, "--concurrency", String(IN_FLIGHT), "--connections", String(CONNECTIONS), "--threads", String(threads), "--quiet"];
-  const r = spawnSync(process.execPath, [CLI, "load", "--grpc", address, ...args, "--json", file], { stdio: ["ignore", "ignore", "inherit"], timeout: 15 * 60_000 });
-  if (r.status !== 0) throw new Error(`load against ${address} exited ${r.status}`);
+  const r = spawnSync(process.execPath, [CLI, "load", flag, address, ...args, "--json", file], { stdio: ["ignore", "ignore", "inherit"], timeout: 15 * 60_000 });
+  if (r.status !== 0) throw new Error(`load ${flag} ${address} exited ${r.status}`);
   const report = JSON.parse(readFileSync(file, "utf8"));
-  return { requestsPerSecond: report.requestsPerSecond, latencyMs: report.latencyMs, errors: report.errors, threads };
+  return { requestsPerSecond: report.requestsPerSecond, latencyMs: report.latencyMs, errors: report.errors, threads, ...(report.mix && { mix: report.mix }) };
 }
+
+/** `load` over each transport against the reference, one thread each so that the transports are compared alike. */
+const transportLoads = (ref) => [
+  ["loadGrpcOnReference", () => harnessLoad(ref.address, "--grpc", 1)],
+  ["loadConnectOnReference", () => harnessLoad(ref.httpUrl, "--connect", 1)],
+  ["loadGrpcWebOnReference", () => harnessLoad(ref.httpUrl, "--grpc-web", 1)],
+  ["loadHttpOnReference", () => harnessLoad(ref.httpUrl, "--http", 1)],
+];
 
 const goLoad = (address) => runGoLoad(address, { concurrency: IN_FLIGHT, connections: CONNECTIONS, duration: DURATION, warmup: "1s" });
 
@@ -223,6 +230,7 @@ try {
       ["plain", () => goLoad(servers.plain.address)],
       ["go", () => goLoad(servers.go.address)],
       ["harnessLoadOnGo", () => harnessLoad(servers.go.address)],
+      ...transportLoads(servers.reference),
       ...(pg ? [["workers1", () => goLoad(servers.workers1.address)], ["workers2", () => goLoad(servers.workers2.address)]] : []),
     ];
     const runs = Object.fromEntries(measures.map(([name]) => [name, []]));
@@ -242,6 +250,8 @@ try {
     results.ratios.referenceToGo = ratio(runs.reference, runs.go);
     results.ratios.plainToGo = ratio(runs.plain, runs.go);
     results.ratios.harnessLoadToGoLoad = ratio(runs.harnessLoadOnGo, runs.go);
+    results.ratios.loadConnectToGrpc = ratio(runs.loadConnectOnReference, runs.loadGrpcOnReference);
+    results.ratios.loadGrpcWebToGrpc = ratio(runs.loadGrpcWebOnReference, runs.loadGrpcOnReference);
     if (pg) results.ratios.workers2ToWorkers1 = ratio(runs.workers2, runs.workers1);
   }
   results.stores = GRPC_ONLY ? [] : await storeThroughput(pg, "missing" in bin ? bin.missing : undefined);
@@ -270,6 +280,9 @@ if (q.referenceToPlain) {
   targets.push(`| reference at least 0.95x plain grpc-js requests/s | ${spread(q.referenceToPlain)} | ${met(q.referenceToPlain.median >= 0.95)} |`);
   targets.push(`| reference p99 no worse than plain grpc-js's | ${g.reference.p99} ms against ${g.plain.p99} ms; per-round ratio ${spread(q.referenceToPlainP99)} | ${met(q.referenceToPlainP99.median <= 1)} |`);
   targets.push(`| \`load\` at least 0.6x the Go generator's requests/s against grpc-go | ${spread(q.harnessLoadToGoLoad)} | ${met(q.harnessLoadToGoLoad.median >= 0.6)} |`);
+  targets.push(`| \`load --connect\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadConnectToGrpc)} | ${met(q.loadConnectToGrpc.median >= 0.6)} |`);
+  targets.push(`| \`load --grpc-web\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadGrpcWebToGrpc)} | ${met(q.loadGrpcWebToGrpc.median >= 0.6)} |`);
+  targets.push("| `load`'s memory flat over a 60 s run on each transport | not measured by this bench | **not met** (unmeasured) |");
 }
 if (q.workers2ToWorkers1) {
   targets.push(
@@ -294,6 +307,12 @@ const lines = [
         `| plain grpc-js / grpc-go, requests/s | ${spread(q.plainToGo)} |`,
         `| \`example-conformance load --threads ${g.harnessLoadOnGo.all[0].threads}\` against grpc-go, same load | ${g.harnessLoadOnGo.requestsPerSecond} req/s; p50 ${g.harnessLoadOnGo.p50} ms, p99 ${g.harnessLoadOnGo.p99} ms |`,
         `| \`load\` / Go generator against grpc-go, requests/s | ${spread(q.harnessLoadToGoLoad)} |`,
+        grpcRow("`load --grpc` against the reference, one thread", g.loadGrpcOnReference),
+        grpcRow("`load --connect` against the reference, one thread", g.loadConnectOnReference),
+        grpcRow("`load --grpc-web` against the reference, one thread", g.loadGrpcWebOnReference),
+        grpcRow(`\`load --http\` against the reference (memory store), one thread, mix ${Object.entries(g.loadHttpOnReference.all[0].mix ?? {}).map(([k, n]) => `${k}=${n}`).join(",")}`, g.loadHttpOnReference),
+        `| \`load --connect\` / \`load --grpc\`, requests/s | ${spread(q.loadConnectToGrpc)} |`,
+        `| \`load --grpc-web\` / \`load --grpc\`, requests/s | ${spread(q.loadGrpcWebToGrpc)} |`,
         ...(g.workers1
           ? [
               grpcRow("`serve --workers 1` (PostgreSQL store)", g.workers1),

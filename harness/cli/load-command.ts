@@ -1,9 +1,15 @@
 // `load`: a bounded load run on Hello with a progress line, then throughput, latency percentiles, errors by
 // status and statelessness under concurrency; thin over runLoad.
-import type { Command } from "commander";
+import { existsSync } from "node:fs";
+import { InvalidArgumentError, type Command } from "commander";
 import pc from "picocolors";
+import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
+import { loadConfigFile } from "../config/config-file.js";
 import { ConformanceError } from "../errors.js";
-import type { LoadReport } from "../load/run-load.js";
+import type { LatencyFigures } from "../load/histograms.js";
+import { loadFailures, type LoadReport } from "../load/load-report.js";
+import { parseSlo, type SloTerm } from "../load/slo.js";
+import { parseMix, type Mix } from "../load/_internals/resource-caller.js";
 import { isLocal, parseAddress } from "../targets/address.js";
 import { forTerminal as t } from "../reporters/_internals/neutralise.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
@@ -11,7 +17,12 @@ import type { CliIo } from "./io.js";
 import { durationSpec, integerSpec, shared, toOptions, type OptionTable } from "./option-table.js";
 
 interface LoadCliOptions {
-  grpc: string;
+  grpc?: string;
+  connect?: string;
+  grpcWeb?: string;
+  http?: string;
+  collection?: string;
+  mix?: Mix;
   duration: number;
   concurrency: number;
   connections: number;
@@ -21,35 +32,99 @@ interface LoadCliOptions {
   json?: string;
   allowRemote?: boolean;
   quiet?: boolean;
+  slo?: string;
+  config?: string;
+}
+
+const SLO_OPTION = {
+  flags: "--slo <thresholds>",
+  description: "exit 1 when a threshold is missed: p50/p90/p99/p99.9/max/mean<DURATION, errors<N%, shed<N%, rps>=N, joined by commas (p99<20ms,errors<0.1%); latency is judged corrected under --rate",
+};
+const CONFIG_OPTION = { flags: "--config <file>", description: `a configuration file whose load.slo sets the thresholds when --slo is not given (default ./${DEFAULT_CONFIG_FILE} when present)` };
+
+/** The host of a Connect or gRPC-Web base URL, for the is-this-machine rule. */
+function parseUrlHost(protocol: string, text: string) {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConformanceError("usage", `--${protocol} ${text}: not a URL (http://host:port[/prefix])`);
+  }
+  return parseAddress(`${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`);
+}
+
+/** The thresholds: --slo, else the configuration file's load.slo, else none. */
+function resolveSlo(opts: { slo?: string; config?: string }): SloTerm[] {
+  if (opts.slo !== undefined) return parseSlo(opts.slo, "--slo");
+  const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  const slo = file === undefined ? undefined : loadConfigFile(file).load?.slo;
+  return slo === undefined ? [] : parseSlo(slo, `${file}: load.slo`);
 }
 
 /** Every option of `load`, in the order --help shows them. */
 const LOAD_TABLE: OptionTable<LoadCliOptions> = {
-  grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path", true),
+  grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path"),
+  connect: { flags: "--connect <url>", description: "a target spoken to in the Connect protocol over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  grpcWeb: { flags: "--grpc-web <url>", description: "a target spoken to in gRPC-Web over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  http: { flags: "--http <url>", description: "an HTTP resource interface, http://host:port: a mix of operations on messages the run creates (and deletes at its end) instead of Hello" },
+  collection: { flags: "--collection <path>", description: "with --http: the collection the messages are created in (default /messages)" },
+  mix: {
+    flags: "--mix <weights>",
+    description: "with --http: how often each operation comes, create=1,read=8,list=1,update=1,delete=1 by default; reads and updates work on messages the same slot created",
+    parse: (v: string) => {
+      try {
+        return parseMix(v);
+      } catch (err) {
+        throw new InvalidArgumentError((err as Error).message);
+      }
+    },
+  },
   duration: durationSpec("--duration <duration>", "how long calls keep starting: 500ms, 10s, 1m (at most 10m)", 10_000, "10s"),
   concurrency: integerSpec("--concurrency <n>", "calls in flight at once", 1, 10_000, 64),
   connections: integerSpec("--connections <n>", "connections the calls are spread over", 1, 1_000, 4),
-  rate: shared.rate("calls started per second at most (default: as fast as the target answers)", 10_000_000),
+  rate: shared.rate("the open model: calls scheduled at this many a second, each one's latency also measured from its scheduled send (default: as fast as the target answers)", 10_000_000),
   timeout: shared.timeout("one call"),
   threads: integerSpec("--threads <n>", "threads driving the calls, for a generator that needs more than one core", 1, 64, 1),
   json: { flags: "--json <file>", description: "write the results as JSON" },
   allowRemote: { flags: "--allow-remote", description: "allow a target that is not this machine (a load test is not for production by mistake)" },
   quiet: { flags: "--quiet", description: "no progress line on stderr, only the summary" },
+  slo: SLO_OPTION,
+  config: CONFIG_OPTION,
+};
+
+const latencyLine = (label: string, l: LatencyFigures) => `${label}p50 ${l.p50}  p90 ${l.p90}  p99 ${l.p99}  p99.9 ${l["p99.9"]}  max ${l.max}`;
+const counted = (counts: Record<string, number>) => {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? "none" : entries.map(([k, n]) => `${t(k)} ${n}`).join(", ");
 };
 
 export function formatLoadReport(r: LoadReport, color: boolean): string {
   const c = pc.createColors(color);
-  const errors = Object.entries(r.errors);
+  const merged = r.mergedFrom ? ` (merged from ${r.mergedFrom.length} runs)` : "";
   const lines = [
-    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${t(r.target)} (${r.concurrency} in flight over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""})${r.interrupted ? ", stopped early" : ""}`,
+    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${t(r.target)} (${r.concurrency} in flight over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""}${r.rate !== undefined ? `, scheduled at ${r.rate}/s` : ""})${merged}${r.interrupted ? ", stopped early" : ""}`,
     `requests/s   ${r.requestsPerSecond}`,
-    `latency ms   p50 ${r.latencyMs.p50}  p90 ${r.latencyMs.p90}  p99 ${r.latencyMs.p99}  max ${r.latencyMs.max}`,
-    `errors       ${errors.length === 0 ? "none" : errors.map(([k, n]) => `${t(k)} ${n}`).join(", ")}`,
-    r.stateless.compared === 0
+    latencyLine(r.correctedLatencyMs ? "latency ms   from send       " : "latency ms   ", r.latencyMs),
+    ...(r.correctedLatencyMs ? [latencyLine("latency ms   from schedule   ", r.correctedLatencyMs)] : []),
+    ...(r.unsent ? [c.yellow(`unsent       ${r.unsent} calls due before the end never started: every slot was held by a slower call`)] : []),
+    `errors       ${counted(r.errors)}`,
+    ...(Object.keys(r.shed).length > 0 ? [`shed         ${counted(r.shed)} (refused to shed load, not counted as errors)`] : []),
+    ...(r.mix ? [`mix          ${Object.entries(r.mix).map(([k, n]) => `${t(k)}=${n}`).join(",")} on ${t(r.resources?.collection ?? "")}: ${r.resources?.created ?? 0} messages created, ${r.resources?.leftBehind ? c.red(`${r.resources.leftBehind} could not be deleted`) : "every one deleted at the end"}`] : []),
+    r.mix
+      ? r.stateless.compared === 0
+        ? c.red("stateless    not judged: no read of a message the run wrote succeeded")
+        : r.stateless.mismatches === 0
+        ? c.green(`stateless    every one of ${r.stateless.compared} reads returned the message last written, on whichever connection`)
+        : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} reads differ from what was last written; first: ${t(r.stateless.example ?? "")}`)
+      : r.stateless.compared === 0
       ? c.red("stateless    not judged: no call succeeded both at rest and under load")
       : r.stateless.mismatches === 0
       ? c.green(`stateless    every one of ${r.stateless.compared} replies equals the reply at rest (${r.stateless.distinctRequests} distinct requests)`)
       : c.red(`stateless    ${r.stateless.mismatches} of ${r.stateless.compared} replies differ from the reply at rest; first: ${t(r.stateless.example ?? "")}`),
+    ...r.slo.map((s) => {
+      const line = `slo          ${s.term.padEnd(16)} ${s.figure}${s.unit === "/s" ? "/s" : ` ${s.unit}`} (${s.of}) against ${s.threshold}${s.unit === "/s" ? "/s" : ` ${s.unit}`}: ${s.met ? "met" : "missed"}`;
+      return s.met ? c.green(line) : c.red(line);
+    }),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -57,14 +132,30 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
 export function addLoadCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
     .command("load")
-    .description("load a gRPC server with Hello calls: throughput, latency percentiles, errors, and replies under load equal to replies at rest");
+    .description("load a server with Hello calls over gRPC, Connect or gRPC-Web: throughput, latency percentiles, errors, and replies under load equal to replies at rest");
   for (const o of toOptions(LOAD_TABLE)) command.addOption(o);
+  addMergeCommand(command, io, setExit);
   command
     .action(async (opts: LoadCliOptions) => {
-      const address = parseAddress(opts.grpc);
+      const named = (
+        [
+          ["grpc", opts.grpc],
+          ["connect", opts.connect],
+          ["grpc-web", opts.grpcWeb],
+          ["http", opts.http],
+        ] as const
+      ).filter((t): t is readonly ["grpc" | "connect" | "grpc-web" | "http", string] => t[1] !== undefined);
+      const [target, ...more] = named;
+      if (!target) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS, --connect URL, --grpc-web URL or --http URL");
+      if (more.length > 0) throw new ConformanceError("usage", `load: one target a run: --${target[0]} and --${more[0]?.[0]} were both given`);
+      const [protocol, where] = target;
+      if (protocol !== "http" && (opts.mix !== undefined || opts.collection !== undefined)) throw new ConformanceError("usage", `--${opts.mix !== undefined ? "mix" : "collection"} is for --http runs`);
+      if (protocol !== "grpc" && opts.threads > 1) throw new ConformanceError("usage", `--threads ${opts.threads}: only a gRPC run drives from several threads`);
+      const address = protocol === "grpc" ? parseAddress(where) : parseUrlHost(protocol, where);
       if (!isLocal(address) && !opts.allowRemote) {
-        throw new ConformanceError("usage", `--grpc ${opts.grpc}: not this machine; a load run elsewhere needs --allow-remote`);
+        throw new ConformanceError("usage", `--${protocol} ${where}: not this machine; a load run elsewhere needs --allow-remote`);
       }
+      const slo = resolveSlo(opts);
       // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
       const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
       // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
@@ -76,12 +167,16 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       process.once("SIGINT", interrupt);
       try {
         const report = await runLoad({
-          address: opts.grpc,
+          address: where,
+          protocol,
+          ...(opts.mix !== undefined && { mix: opts.mix }),
+          ...(opts.collection !== undefined && { collection: opts.collection }),
           durationMs: opts.duration,
           concurrency: opts.concurrency,
           connections: opts.connections,
           timeoutMs: opts.timeout,
           threads: opts.threads,
+          slo,
           signal: controller.signal,
           ...(opts.rate !== undefined && { rate: opts.rate }),
           onProgress: (p) => {
@@ -95,12 +190,37 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
         if (live && drawn) io.stderr("\n");
         io.stdout(formatLoadReport(report, io.isTty));
         await json?.write(`${JSON.stringify(report, null, 2)}\n`);
-        // Errors by status, replies that differ, or nothing compared at all (a run that judged nothing never passes).
-        const failed = report.stateless.mismatches > 0 || Object.keys(report.errors).length > 0 || report.stateless.compared === 0;
-        setExit(failed ? 1 : 0);
+        setExit(loadFailures(report).length > 0 ? 1 : 0);
       } finally {
         process.off("SIGINT", interrupt);
         await json?.close();
       }
     });
+}
+
+/** `load merge A.json B.json ...`: one set of figures and one SLO verdict from runs taken at once. */
+function addMergeCommand(load: Command, io: CliIo, setExit: (code: number) => void): void {
+  const merge = load
+    .command("merge")
+    .description("merge load --json reports of runs taken at the same time (from several machines) into one set of figures and one SLO verdict")
+    .argument("<files...>", "reports written by load --json")
+    .option(SLO_OPTION.flags, SLO_OPTION.description)
+    .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
+    .option("--json <file>", "write the merged report as JSON (mergeable again)");
+  merge.action(async (files: string[]) => {
+    // The program hands `load` every option before the subcommand is found, so `--slo` after `merge` may be
+    // parsed as load's own option of the same name: merge's view includes load's.
+    const opts = merge.optsWithGlobals<{ slo?: string; config?: string; json?: string }>();
+    const slo = resolveSlo(opts);
+    const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
+    try {
+      const { mergeLoadReports } = await import("../load/merge.js");
+      const report = await mergeLoadReports(files, slo);
+      io.stdout(formatLoadReport(report, io.isTty));
+      await json?.write(`${JSON.stringify(report, null, 2)}\n`);
+      setExit(loadFailures(report).length > 0 ? 1 : 0);
+    } finally {
+      await json?.close();
+    }
+  });
 }

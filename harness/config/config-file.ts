@@ -40,6 +40,8 @@ export interface ConformanceConfig {
   strict?: boolean;
   only?: string[];
   skip?: string[];
+  /** `load`'s thresholds (`p99<20ms,errors<0.1%`); --slo overrides them. */
+  load?: { slo?: string };
 }
 
 const text = { type: "string", minLength: 1, maxLength: 2048 } as const;
@@ -86,6 +88,7 @@ const SCHEMA = {
     strict: { type: "boolean" },
     only: texts,
     skip: texts,
+    load: { type: "object", additionalProperties: false, properties: { slo: text } },
   },
 } as const;
 

@@ -1,6 +1,7 @@
 // A load run on Hello: many calls in flight over a few connections for a bounded time, with latency percentiles,
 // errors by status, and a statelessness check under concurrency (every reply equals the one at rest).
 import { existsSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { decodeFromCompressedBase64 } from "hdr-histogram-js";
@@ -11,12 +12,22 @@ import { parseAddress } from "../targets/address.js";
 import { probeReachable } from "../targets/create-grpc-target.js";
 import { statusName, statusText } from "../targets/grpc-target.js";
 import { encodeFrames } from "../targets/raw-h2.js";
-import { call, drive, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
+import { buildLoadReport, type LoadReport } from "./load-report.js";
+export type { LoadReport } from "./load-report.js";
+import type { SloTerm } from "./slo.js";
+import { drive, isShed, newHistogram, restCaller, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
+import type { HttpRpcLoadProtocol } from "./_internals/http-rpc-call.js";
+import { DEFAULT_MIX, type Mix } from "./_internals/resource-caller.js";
 
 export interface LoadOptions {
-  /** host:port, dns:///host:port or unix:///path. */
+  /** gRPC: host:port, dns:///host:port or unix:///path; Connect and gRPC-Web: the base URL (http://host:port[/prefix]). */
   address: string;
+  /** Default gRPC. */
+  protocol?: "grpc" | HttpRpcLoadProtocol | "http";
+  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default DEFAULT_MIX). */
+  collection?: string;
+  mix?: Mix;
   /** How long calls keep starting; the run stops by itself after it. */
   durationMs: number;
   /** Calls in flight at once. */
@@ -37,6 +48,8 @@ export interface LoadOptions {
   signal?: AbortSignal;
   /** Called about once a second. */
   onProgress?: (p: LoadProgress) => void;
+  /** Thresholds the run is judged against. */
+  slo?: readonly SloTerm[];
 }
 
 export interface LoadProgress {
@@ -46,23 +59,7 @@ export interface LoadProgress {
   requestsPerSecond: number;
 }
 
-export interface LoadReport {
-  target: string;
-  durationMs: number;
-  concurrency: number;
-  connections: number;
-  threads: number;
-  requests: number;
-  requestsPerSecond: number;
-  /** Milliseconds, from a histogram of microseconds. */
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
-  /** Calls that did not end OK, by status name. */
-  errors: Record<string, number>;
-  /** Replies under load compared with the reply to the same request at rest. */
-  stateless: { distinctRequests: number; compared: number; mismatches: number; example?: string };
-  /** Whether the run was stopped early. */
-  interrupted: boolean;
-}
+
 
 /** Distinct requests, each sent many times under load; their replies at rest are the reference. */
 const BODIES = Array.from({ length: 16 }, (_, i) => (i === 0 ? "" : `load ${i} ${"é".repeat(i % 4)}`));
@@ -70,13 +67,26 @@ const MAX_DURATION_MS = 10 * 60_000;
 
 const WORKER_FILE = join(PACKAGE_ROOT, "dist", "harness", "load", "load-worker.js");
 
+/** A Connect or gRPC-Web base URL: plain http:// on this driver (TLS is gRPC's here). */
+function httpBaseUrl(protocol: HttpRpcLoadProtocol | "http", text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConformanceError("usage", `--${protocol} ${text}: not a URL (http://host:port[/prefix])`);
+  }
+  if (url.protocol !== "http:") throw new ConformanceError("usage", `--${protocol} ${text}: load over ${protocol} speaks http:// only (TLS is not supported on this transport yet)`);
+  return url.href;
+}
+
 /** Splits n into parts as even as possible, the larger ones first. */
 function share(n: number, parts: number): number[] {
   return Array.from({ length: parts }, (_, i) => Math.floor(n / parts) + (i < n % parts ? 1 : 0));
 }
 
-interface WorkerResult extends Omit<DriveResult, "histogram"> {
+interface WorkerResult extends Omit<DriveResult, "histogram" | "corrected"> {
   histogram: string;
+  corrected?: string;
 }
 
 /** Runs the drivers in worker threads and hands back each one's result, its histogram decoded. */
@@ -91,9 +101,9 @@ function driveInWorkers(specs: DriveSpec[], signal: AbortSignal | undefined, pro
           const worker = new Worker(WORKER_FILE, { workerData: { spec, progress, index } satisfies WorkerInput });
           const stop = () => worker.postMessage("stop");
           signal?.addEventListener("abort", stop, { once: true });
-          worker.once("message", (m: WorkerResult) => {
+          worker.once("message", ({ histogram, corrected, ...m }: WorkerResult) => {
             signal?.removeEventListener("abort", stop);
-            resolve({ ...m, histogram: decodeFromCompressedBase64(m.histogram) });
+            resolve({ ...m, histogram: decodeFromCompressedBase64(histogram), ...(corrected !== undefined && { corrected: decodeFromCompressedBase64(corrected) }) });
           });
           worker.once("error", (err) => reject(new ConformanceError("internal", `load worker ${index + 1}: ${err.message}`, { cause: err })));
           worker.once("exit", (code) => reject(new ConformanceError("internal", `load worker ${index + 1} exited (${code}) without a result`)));
@@ -108,9 +118,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   if (!(Number.isInteger(threads) && threads >= 1 && threads <= Math.min(options.concurrency, options.connections))) {
     throw new ConformanceError("usage", `--threads ${threads}: expected a whole number from 1 to the lesser of --concurrency and --connections`);
   }
-  const address = parseAddress(options.address);
   const timeoutMs = options.timeoutMs ?? 5000;
-  await probeReachable({ address: options.address, timeoutMs });
+  const protocol = options.protocol ?? "grpc";
+  if (protocol === "http") return runResourceLoad(options, threads, timeoutMs);
+  const http = protocol === "grpc" ? undefined : { protocol, baseUrl: httpBaseUrl(protocol, options.address) };
+  const address = http ? parseAddress(new URL(http.baseUrl).host) : parseAddress(options.address);
+  if (!http) await probeReachable({ address: options.address, timeoutMs });
   const requests = BODIES.map((b) => Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage(b) }])));
 
   // At rest: one call at a time on a connection of its own, each request's reply recorded.
@@ -118,35 +131,75 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   // unreachable target; only a call that got no answer at all is.
   const atRest: (Buffer | null)[] = [];
   const errors: Record<string, number> = {};
-  const restSession = openConnection(address);
+  const shed: Record<string, number> = {};
+  const rest = restCaller({ address, requests, bodies: BODIES, atRest: [], concurrency: 1, connections: 1, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
   try {
-    for (const [i, request] of requests.entries()) {
-      const res = await call(restSession, request, timeoutMs);
+    for (const i of requests.keys()) {
+      const res = await rest.call(0, i, i);
       if (!res.answered) {
         throw new ConformanceError("unreachable", `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ${statusText(res.code, res.details)}`);
       }
       atRest.push(res.code === 0 && res.reply ? res.reply : null);
-      if (res.code !== 0) errors[statusName(res.code)] = (errors[statusName(res.code)] ?? 0) + 1;
+      const counts = isShed(res) ? shed : errors;
+      if (res.code !== 0) counts[statusName(res.code)] = (counts[statusName(res.code)] ?? 0) + 1;
     }
   } finally {
-    restSession.destroy();
+    rest.close();
   }
 
+  const specs = driverSpecs(options, threads, { address, requests, bodies: BODIES, atRest, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
+  const results = await runDrivers(specs, options);
+  return report(options, threads, results, { errors, shed, distinctRequests: requests.length });
+}
+
+/** `load --http`: no Hello; a mix of resource operations, each read compared with what the run last wrote there. */
+async function runResourceLoad(options: LoadOptions, threads: number, timeoutMs: number): Promise<LoadReport> {
+  if (threads !== 1) throw new ConformanceError("usage", `--threads ${threads}: only a gRPC run drives from several threads`);
+  const base = httpBaseUrl("http", options.address);
+  const collectionUrl = new URL((options.collection ?? "/messages").replace(/^\/?/, "/"), base).href;
+  const mix = options.mix ?? DEFAULT_MIX;
+  await probeHttp(collectionUrl, timeoutMs);
+  const address = parseAddress(new URL(base).host);
+  const specs = driverSpecs(options, 1, { address, requests: [new Uint8Array(5)], bodies: [""], atRest: [null], timeoutMs, durationMs: options.durationMs, resources: { collectionUrl, mix } });
+  const results = await runDrivers(specs, options);
+  const created = results.reduce((n, r) => n + (r.resources?.created ?? 0), 0);
+  const leftBehind = results.reduce((n, r) => n + (r.resources?.leftBehind ?? 0), 0);
+  return { ...report(options, 1, results, { errors: {}, shed: {}, distinctRequests: created }), mix, resources: { collection: collectionUrl, created, leftBehind } };
+}
+
+/** The collection answers at all (any status): else the target is unreachable (exit 3), not failing. */
+function probeHttp(url: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: "GET", headers: { accept: "application/json" }, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on("end", () => resolve());
+      res.on("error", () => resolve());
+    });
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", (err) => reject(new ConformanceError("unreachable", `cannot reach ${url}: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
+    req.end();
+  });
+}
+
+type SpecBase = Omit<DriveSpec, "concurrency" | "connections" | "rate">;
+
+/** Each driver's share of the concurrency, connections and rate. */
+function driverSpecs(options: LoadOptions, threads: number, base: SpecBase): DriveSpec[] {
   const concurrency = share(options.concurrency, threads);
   const connections = share(options.connections, threads);
   const rates = options.rate === undefined ? undefined : share(options.rate, threads);
-  const specs: DriveSpec[] = concurrency.map((c, i) => ({
-    address,
-    requests,
-    bodies: BODIES,
-    atRest,
+  return concurrency.map((c, i) => ({
+    ...base,
     concurrency: c,
     connections: connections[i] as number,
     // A share of 0 calls a second (a rate below the thread count) would never start: it gets one.
     ...(rates && { rate: Math.max(1, rates[i] as number) }),
-    timeoutMs,
-    durationMs: options.durationMs,
   }));
+}
+
+/** Runs the drivers, in this thread or in worker threads, with the progress line. */
+async function runDrivers(specs: DriveSpec[], options: LoadOptions): Promise<DriveResult[]> {
+  const threads = specs.length;
   const progress = new SharedArrayBuffer(8 * threads);
   const counters = new Int32Array(progress);
   const t0 = performance.now();
@@ -169,40 +222,48 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   } finally {
     clearInterval(timer);
   }
+  return results;
+}
+
+/** The report from the drivers' results, with what the calls at rest counted. */
+function report(options: LoadOptions, threads: number, results: DriveResult[], atRest: { errors: Record<string, number>; shed: Record<string, number>; distinctRequests: number }): LoadReport {
+  const errors = { ...atRest.errors };
+  const shed = { ...atRest.shed };
   // The longest driver's own time: threads that took a moment to start did not drive in it.
   const durationMs = Math.max(...results.map((r) => r.elapsedMs));
 
   const histogram = newHistogram();
+  const corrected = options.rate === undefined ? undefined : newHistogram();
   let done = 0;
+  let unsent = 0;
   let compared = 0;
   let mismatches = 0;
   let example: string | undefined;
   for (const r of results) {
     histogram.add(r.histogram);
+    if (r.corrected) corrected?.add(r.corrected);
     done += r.requests;
+    unsent += r.unsent;
     compared += r.compared;
     mismatches += r.mismatches;
     example ??= r.example;
     for (const [name, n] of Object.entries(r.errors)) errors[name] = (errors[name] ?? 0) + n;
+    for (const [name, n] of Object.entries(r.shed)) shed[name] = (shed[name] ?? 0) + n;
   }
-  const ms = (us: number) => Math.round(us) / 1000;
-  return {
+  return buildLoadReport({
     target: options.address,
-    durationMs: Math.round(durationMs),
+    durationMs,
     concurrency: options.concurrency,
     connections: options.connections,
     threads,
+    ...(options.rate !== undefined && { rate: options.rate, unsent }),
     requests: done,
-    requestsPerSecond: Math.round((done / durationMs) * 1000),
-    latencyMs: {
-      p50: ms(histogram.getValueAtPercentile(50)),
-      p90: ms(histogram.getValueAtPercentile(90)),
-      p99: ms(histogram.getValueAtPercentile(99)),
-      max: ms(histogram.maxValue),
-      mean: ms(histogram.mean),
-    },
+    histogram,
+    ...(corrected && { corrected }),
     errors,
-    stateless: { distinctRequests: requests.length, compared, mismatches, ...(example !== undefined && { example }) },
+    shed,
+    stateless: { distinctRequests: atRest.distinctRequests, compared, mismatches, ...(example !== undefined && { example }) },
     interrupted: options.signal?.aborted === true,
-  };
+    slo: options.slo ?? [],
+  });
 }

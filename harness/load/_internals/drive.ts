@@ -1,5 +1,6 @@
 // The load loop itself: calls kept in flight on raw HTTP/2 connections until a deadline, counted and timed. It runs
 // in the CLI's thread, or in each worker thread of a --threads run.
+import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
@@ -7,6 +8,8 @@ import type { ParsedAddress } from "../../targets/address.js";
 import { HELLO_PATH } from "../../targets/grpc-js-client.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
 import { decodeFrames } from "../../targets/raw-h2.js";
+import { resourceCaller, type Mix } from "./resource-caller.js";
+import { httpRpcCall, httpRpcRequest, type HttpRpcLoadProtocol, type HttpRpcRequest } from "./http-rpc-call.js";
 
 export interface CallResult {
   code: number;
@@ -14,6 +17,8 @@ export interface CallResult {
   reply?: Buffer;
   /** The server sent a grpc-status: an error it chose, not a connection that failed. */
   answered: boolean;
+  /** The name errors are counted under, where the status code alone does not say it (an HTTP operation's). */
+  label?: string;
 }
 
 /**
@@ -154,6 +159,9 @@ export function call(session: http2.ClientHttp2Session, framed: Buffer, timeoutM
   });
 }
 
+/** A refusal that sheds load: the server said it has no room for the call now, not that the call failed. */
+export const isShed = (r: CallResult): boolean => r.answered && r.code === Status.RESOURCE_EXHAUSTED;
+
 /** One driver's share of a run: plain data, so that it can be handed to a worker thread. */
 export interface DriveSpec {
   address: ParsedAddress;
@@ -167,18 +175,75 @@ export interface DriveSpec {
   rate?: number;
   timeoutMs: number;
   durationMs: number;
+  /** Connect or gRPC-Web over HTTP/1.1 at this base URL, instead of gRPC at address. */
+  http?: { protocol: HttpRpcLoadProtocol; baseUrl: string };
+  /** HTTP resources: a mix of operations on messages the run creates in this collection, instead of Hello. */
+  resources?: { collectionUrl: string; mix: Mix };
+}
+
+/** How a driver makes call number k's slot w send request i: one way per protocol. */
+interface Caller {
+  /** Slot w's k-th call, which sends distinct request i. */
+  call(w: number, i: number, k: number): Promise<CallResult>;
+  close(): void | Promise<void>;
+}
+
+function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
+  const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
+  const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  const slots = Array.from({ length: spec.concurrency }, () => newSlot(spec.timeoutMs));
+  return {
+    call: (w, i) => new Promise<CallResult>((resolve) => start(sessions[w % sessions.length] as http2.ClientHttp2Session, requests[i] as Buffer, slots[w] as Slot, resolve)),
+    // Cancels the calls past their deadline, instead of a timer set and cleared for every call.
+    sweep(now) {
+      for (const slot of slots) if (slot.stream !== undefined && now >= slot.deadline) cancel(slot);
+    },
+    close: () => {
+      for (const s of sessions) s.destroy();
+    },
+  };
+}
+
+function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
+  const base = new URL(how.baseUrl);
+  // Keep-alive connections, as many as asked; a call waits for a free one past that.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
+  const requests = spec.requests.map((r) => httpRpcRequest(how.protocol, base, r.subarray(5)));
+  return {
+    call: (_w, i) => httpRpcCall(how.protocol, base, agent, requests[i] as HttpRpcRequest, spec.timeoutMs),
+    close: () => agent.destroy(),
+  };
+}
+
+/** A caller for calls made one at a time (the replies at rest), on a connection of its own. */
+export function restCaller(spec: DriveSpec): Caller {
+  if (spec.http) return httpRpcCaller({ ...spec, connections: 1 }, spec.http);
+  const session = openConnection(spec.address);
+  return { call: (_w, i) => call(session, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs), close: () => session.destroy() };
 }
 
 export interface DriveResult {
+  /** Microseconds from each call's send to its end. */
   histogram: Histogram;
+  /**
+   * With a rate (the open model): microseconds from each call's scheduled send to its end, so that a server that
+   * stalls is charged for the calls that waited behind the stall (coordinated omission corrected).
+   */
+  corrected?: Histogram;
+  /** With a rate: calls due before the end that never started, every slot held by a slower call. */
+  unsent: number;
   /** From the first call started to the last one ended: a worker thread's start-up is not part of it. */
   elapsedMs: number;
   requests: number;
   failed: number;
   errors: Record<string, number>;
+  /** Calls refused to shed load (RESOURCE_EXHAUSTED), by status name: counted apart from errors. */
+  shed: Record<string, number>;
   compared: number;
   mismatches: number;
   example?: string;
+  /** HTTP resources: messages created, and those the run could not delete at its end. */
+  resources?: { created: number; leftBehind: number };
 }
 
 /** How often a driver looks for calls past their deadline. */
@@ -192,45 +257,50 @@ export const newHistogram = (): Histogram =>
  * progress[1] count calls and failures as they end: a shared array when the driver is a worker thread.
  */
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
-  const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
-  const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  const grpc = spec.http || spec.resources ? undefined : grpcCaller(spec);
+  const resources = spec.resources && resourceCaller(spec.resources.collectionUrl, spec.resources.mix, spec.concurrency, spec.connections, spec.timeoutMs);
+  const caller: Caller = grpc ?? (resources ? { call: (w, _i, k) => resources.call(w, k), close: () => undefined } : httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>));
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
-  const result: DriveResult = { histogram, elapsedMs: 0, requests: 0, failed: 0, errors: {}, compared: 0, mismatches: 0 };
+  const corrected = spec.rate === undefined ? undefined : newHistogram();
+  const result: DriveResult = { histogram, ...(corrected && { corrected }), unsent: 0, elapsedMs: 0, requests: 0, failed: 0, errors: {}, shed: {}, compared: 0, mismatches: 0 };
   let started = 0;
   const t0 = performance.now();
   const end = t0 + spec.durationMs;
   const over = () => stopped() || performance.now() >= end;
-  const slots = Array.from({ length: spec.concurrency }, () => newSlot(spec.timeoutMs));
-  // One sweep cancels the calls past their deadline, instead of a timer set and cleared for every call: a call
-  // is cancelled at most SWEEP_MS after its deadline.
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    for (const slot of slots) if (slot.stream !== undefined && now >= slot.deadline) cancel(slot);
-  }, Math.min(SWEEP_MS, spec.timeoutMs));
+  // One sweep cancels the gRPC calls past their deadline: a call is cancelled at most SWEEP_MS after it.
+  const sweep = grpc && setInterval(() => grpc.sweep(performance.now()), Math.min(SWEEP_MS, spec.timeoutMs));
   const worker = async (w: number) => {
-    const session = sessions[w % sessions.length] as http2.ClientHttp2Session;
-    const slot = slots[w] as Slot;
     for (let k = w; !over(); k += spec.concurrency) {
+      let due = 0;
       if (spec.rate !== undefined) {
-        // The n-th call of the run starts no earlier than n / rate seconds in.
-        const due = t0 + (started / spec.rate) * 1000;
+        // The n-th call of the run is scheduled n / rate seconds in, and starts no earlier.
+        due = t0 + (started / spec.rate) * 1000;
+        if (due >= end) break;
         started++;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-        if (over()) break;
+        if (over()) {
+          started--;
+          break;
+        }
       }
-      const i = k % requests.length;
+      const i = k % spec.requests.length;
       const callStart = performance.now();
-      const res = await new Promise<CallResult>((resolve) => start(session, requests[i] as Buffer, slot, resolve));
-      histogram.recordValue(Math.max(1, Math.round((performance.now() - callStart) * 1000)));
+      const res = await caller.call(w, i, k);
+      const ended = performance.now();
+      histogram.recordValue(Math.max(1, Math.round((ended - callStart) * 1000)));
+      corrected?.recordValue(Math.max(1, Math.round((ended - due) * 1000)));
       result.requests++;
       Atomics.add(progress, 0, 1);
       if (res.code !== 0) {
-        result.failed++;
-        Atomics.add(progress, 1, 1);
-        const name = statusName(res.code);
-        result.errors[name] = (result.errors[name] ?? 0) + 1;
+        const name = res.label ?? statusName(res.code);
+        const counts = isShed(res) ? result.shed : result.errors;
+        counts[name] = (counts[name] ?? 0) + 1;
+        if (counts === result.errors) {
+          result.failed++;
+          Atomics.add(progress, 1, 1);
+        }
         continue;
       }
       const rest = atRest[i];
@@ -245,9 +315,23 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   try {
     await Promise.all(Array.from({ length: spec.concurrency }, (_, w) => worker(w)));
   } finally {
-    clearInterval(sweep);
-    for (const s of sessions) s.destroy();
+    if (sweep) clearInterval(sweep);
+    await caller.close();
   }
-  result.elapsedMs = performance.now() - t0;
+  // The clean-up after the run is not part of its time.
+  const elapsedMs = performance.now() - t0;
+  if (resources) {
+    const counts = await resources.finish();
+    result.compared += counts.compared;
+    result.mismatches += counts.mismatches;
+    if (counts.example !== undefined) result.example ??= counts.example;
+    result.resources = { created: counts.created, leftBehind: counts.leftBehind };
+  }
+  result.elapsedMs = elapsedMs;
+  if (spec.rate !== undefined && !stopped()) {
+    // Calls the schedule put before the end: the first at 0, one every 1/rate s.
+    const due = Math.ceil((spec.durationMs * spec.rate) / 1000);
+    result.unsent = Math.max(0, due - started);
+  }
   return result;
 }

@@ -1,0 +1,129 @@
+// `load merge A.json B.json ...`: runs taken at the same time from several machines, as one set of figures and one
+// SLO verdict. Latencies are merged from the runs' whole histograms (percentiles cannot be averaged); calls a second
+// are all calls over the longest run's time.
+import { readFile, stat } from "node:fs/promises";
+import { Ajv } from "ajv";
+import { ConformanceError } from "../errors.js";
+import { decodeHistogram } from "./histograms.js";
+import { buildLoadReport, type LoadReport } from "./load-report.js";
+import type { SloTerm } from "./slo.js";
+
+const MAX_FILES = 256;
+const MAX_FILE_BYTES = 16 << 20;
+
+const count = { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+const counts = { type: "object", maxProperties: 64, additionalProperties: count } as const;
+const text = { type: "string", maxLength: 4096 } as const;
+
+/** What merge reads of a report: what it adds up. Anything else in the file is left alone. */
+const SCHEMA = {
+  type: "object",
+  required: ["target", "durationMs", "concurrency", "connections", "threads", "requests", "errors", "stateless", "interrupted", "histograms"],
+  properties: {
+    target: text,
+    durationMs: count,
+    concurrency: count,
+    connections: count,
+    threads: count,
+    rate: count,
+    unsent: count,
+    requests: count,
+    errors: counts,
+    shed: counts,
+    stateless: {
+      type: "object",
+      required: ["distinctRequests", "compared", "mismatches"],
+      properties: { distinctRequests: count, compared: count, mismatches: count, example: text },
+    },
+    interrupted: { type: "boolean" },
+    histograms: {
+      type: "object",
+      required: ["unit", "latency"],
+      properties: { unit: { const: "microseconds" }, latency: { type: "string" }, corrected: { type: "string" } },
+    },
+  },
+} as const;
+
+const validate = new Ajv({ allErrors: false, strict: false }).compile<Pick<LoadReport, "target" | "durationMs" | "concurrency" | "connections" | "threads" | "rate" | "unsent" | "requests" | "errors" | "shed" | "stateless" | "interrupted" | "histograms">>(SCHEMA);
+
+async function readReport(file: string) {
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch (err) {
+    throw new ConformanceError("usage", `load merge ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  if (size > MAX_FILE_BYTES) throw new ConformanceError("usage", `load merge ${file}: ${size} bytes, more than a load report (at most ${MAX_FILE_BYTES})`);
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new ConformanceError("usage", `load merge ${file}: not JSON (${err instanceof SyntaxError ? "a syntax error" : String(err)})`);
+  }
+  if (!validate(value)) {
+    const e = validate.errors?.[0];
+    throw new ConformanceError("usage", `load merge ${file}: not a report of load --json: ${e?.instancePath || "(the document)"} ${e?.message ?? "is not valid"}`);
+  }
+  return value;
+}
+
+const add = (into: Record<string, number>, from: Record<string, number> | undefined) => {
+  for (const [k, n] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + n;
+};
+
+export async function mergeLoadReports(files: readonly string[], slo: readonly SloTerm[]): Promise<LoadReport> {
+  if (files.length === 0) throw new ConformanceError("usage", "load merge: name the reports to merge (files written by load --json)");
+  if (files.length > MAX_FILES) throw new ConformanceError("usage", `load merge: ${files.length} files, at most ${MAX_FILES}`);
+  const reports = [];
+  for (const file of files) reports.push({ file, report: await readReport(file) });
+  const open = reports.filter((r) => r.report.histograms.corrected !== undefined);
+  if (open.length !== 0 && open.length !== reports.length) {
+    const closed = reports.find((r) => r.report.histograms.corrected === undefined);
+    throw new ConformanceError("usage", `load merge: ${closed?.file} is a closed run (no --rate) and ${open[0]?.file} an open one: their latencies are measured from different starts and do not add up`);
+  }
+  const [first] = reports;
+  if (!first) throw new ConformanceError("usage", "load merge: nothing to merge");
+  const histogram = decodeHistogram(first.report.histograms.latency, `load merge ${first.file}: histograms.latency`);
+  const corrected = open.length > 0 ? decodeHistogram(first.report.histograms.corrected, `load merge ${first.file}: histograms.corrected`) : undefined;
+  const errors: Record<string, number> = {};
+  const shed: Record<string, number> = {};
+  const stateless = { distinctRequests: 0, compared: 0, mismatches: 0 } as LoadReport["stateless"];
+  const targets = new Set<string>();
+  let totals = { durationMs: 0, concurrency: 0, connections: 0, threads: 0, rate: 0, unsent: 0, requests: 0 };
+  for (const [i, { file, report: r }] of reports.entries()) {
+    if (i > 0) {
+      histogram.add(decodeHistogram(r.histograms.latency, `load merge ${file}: histograms.latency`));
+      if (corrected) corrected.add(decodeHistogram(r.histograms.corrected, `load merge ${file}: histograms.corrected`));
+    }
+    targets.add(r.target);
+    totals = {
+      durationMs: Math.max(totals.durationMs, r.durationMs),
+      concurrency: totals.concurrency + r.concurrency,
+      connections: totals.connections + r.connections,
+      threads: totals.threads + r.threads,
+      rate: totals.rate + (r.rate ?? 0),
+      unsent: totals.unsent + (r.unsent ?? 0),
+      requests: totals.requests + r.requests,
+    };
+    add(errors, r.errors);
+    add(shed, r.shed);
+    stateless.distinctRequests = Math.max(stateless.distinctRequests, r.stateless.distinctRequests);
+    stateless.compared += r.stateless.compared;
+    stateless.mismatches += r.stateless.mismatches;
+    if (r.stateless.example !== undefined) stateless.example ??= r.stateless.example;
+  }
+  const { rate, unsent, ...rest } = totals;
+  return buildLoadReport({
+    ...rest,
+    target: [...targets].join(", "),
+    ...(corrected && { rate, unsent }),
+    histogram,
+    ...(corrected && { corrected }),
+    errors,
+    shed,
+    stateless,
+    interrupted: reports.some((r) => r.report.interrupted),
+    slo,
+    mergedFrom: [...files],
+  });
+}
