@@ -22,6 +22,7 @@ interface LockEntry {
 
 let project: string;
 let files: string[];
+let installLog = "";
 
 /**
  * A lockfile for the empty project: the package's tarball plus this repository's own production entries, which
@@ -51,7 +52,8 @@ beforeAll(async () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; dependencies: Record<string, string> };
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { [pkg.name]: `file:${info.filename}` } }));
   writeFileSync(join(project, "package-lock.json"), JSON.stringify(projectLock(info.filename, pkg)));
-  await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--registry", NO_REGISTRY], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+  const installed = await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--registry", NO_REGISTRY], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+  installLog = `${installed.stdout}${installed.stderr}`;
 }, 180_000);
 
 afterAll(() => {
@@ -59,6 +61,10 @@ afterAll(() => {
 });
 
 describe("the packed package", () => {
+  it("installs from its tarball, in a clean folder with no registry, on this Node with no engine warning", () => {
+    expect(installLog).not.toMatch(/EBADENGINE|Unsupported engine/);
+  });
+
   it("holds what users run and read, and none of the sources, tests or fixtures of the harness itself", () => {
     expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "dist/contract/message.js", "dist/contract/paths.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
     const stray = files.filter((f) => /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
