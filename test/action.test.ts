@@ -321,36 +321,24 @@ describe("action.yml", () => {
   }, 60_000);
 });
 
-describe("docs/ci/github-actions.yml", () => {
-  it("uses the action, with inputs it declares, and uploads the report-dir itself", () => {
-    const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as { jobs: Record<string, { steps: (Step & { with?: Record<string, unknown> })[] }> };
-    const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
-    const uses = steps.filter((s) => /\/example-conformance@/.test(s.uses ?? ""));
-    expect(uses).toHaveLength(1);
-    for (const input of Object.keys(uses[0]?.with ?? {})) expect(Object.keys(action.inputs)).toContain(input);
-    const upload = steps.find((s) => (s.uses ?? "").startsWith("actions/upload-artifact"));
-    expect(upload?.with?.path).toBe(`${String(uses[0]?.with?.["report-dir"])}/`);
-  });
-});
+/** A pull request's checkout: the base branch main with the shipped contract, and a head commit that changes it. */
+function pullRequest(change: (proto: string) => string): string {
+  const repo = mkdtempSync(join(tmpdir(), "pr-"));
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdio: "pipe" });
+  git("init", "-q", "-b", "main");
+  mkdirSync(join(repo, "proto"));
+  cpSync(join(ROOT, "proto", "example"), join(repo, "proto", "example"), { recursive: true });
+  git("add", "-A");
+  git("commit", "-q", "-m", "base");
+  git("checkout", "-q", "-b", "change");
+  const file = join(repo, "proto", "example", "example.proto");
+  const changed = change(readFileSync(file, "utf8"));
+  writeFileSync(file, changed);
+  git("commit", "-q", "--allow-empty", "-am", "change");
+  return repo;
+}
 
 describe("action.yml, command: contract", () => {
-  /** A pull request's checkout: the base branch main with the shipped contract, and a head commit that changes it. */
-  function pullRequest(change: (proto: string) => string): string {
-    const repo = mkdtempSync(join(tmpdir(), "pr-"));
-    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdio: "pipe" });
-    git("init", "-q", "-b", "main");
-    mkdirSync(join(repo, "proto"));
-    cpSync(join(ROOT, "proto", "example"), join(repo, "proto", "example"), { recursive: true });
-    git("add", "-A");
-    git("commit", "-q", "-m", "base");
-    git("checkout", "-q", "-b", "change");
-    const file = join(repo, "proto", "example", "example.proto");
-    const changed = change(readFileSync(file, "utf8"));
-    writeFileSync(file, changed);
-    git("commit", "-q", "--allow-empty", "-am", "change");
-    return repo;
-  }
-
   it("fails on a breaking change with an annotation on the changed line, and says so in the summary", async () => {
     const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
     const line = readFileSync(join(repo, "proto", "example", "example.proto"), "utf8").split("\n").indexOf("  bytes body = 1;") + 1;
@@ -379,4 +367,80 @@ describe("action.yml, command: contract", () => {
     expect(run.outputs.verdict).toBe("usage-error");
     expect(run.log).toMatch(/^example-conformance: base nope: no such branch or commit in this checkout \(fetch it: actions\/checkout with fetch-depth: 0\)$/m);
   }, 60_000);
+});
+
+interface WorkflowStep extends Step {
+  with?: Record<string, unknown>;
+}
+
+describe("docs/ci examples, run as written", () => {
+  const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as { on: Record<string, unknown>; jobs: Record<string, { steps: WorkflowStep[] }> };
+  const secrets: Record<string, string> = { EXAMPLE_API_KEY: API_KEY, EXAMPLE_METADATA: "authorization=Bearer any" };
+
+  /** The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the test's server. */
+  function withInputs(step: WorkflowStep, addresses: Record<string, string>): Record<string, string> {
+    return Object.fromEntries(
+      Object.entries(step.with ?? {}).map(([k, v]) => {
+        let value = String(v).replace(/\$\{\{\s*secrets\.(\w+)\s*\}\}/g, (_, name: string) => secrets[name] ?? "");
+        expect(value, `an expression the test does not know in ${k}`).not.toMatch(/\$\{\{/);
+        for (const [from, to] of Object.entries(addresses)) value = value.split(from).join(to);
+        return [k, value];
+      }),
+    );
+  }
+
+  /** Runs a job's steps: the runner's own actions and the implementation's start are the runner's and the test's. */
+  async function runJob(name: string, addresses: Record<string, string>, options: RunOptions = {}): Promise<ActionRun> {
+    const steps = workflow.jobs[name]?.steps ?? [];
+    const checkout = steps.find((s) => s.uses?.startsWith("actions/checkout") && s.with?.path !== undefined);
+    const local = steps.filter((s) => s.uses?.startsWith("./"));
+    expect(local).toHaveLength(1);
+    // The action is used from where the job checked this repository out, as `uses: ./PATH` reads it.
+    expect(local[0]?.uses).toBe(`./${String(checkout?.with?.path)}`);
+    for (const s of steps) expect(s.uses === undefined || s.uses.startsWith("actions/") || s.uses.startsWith("./") || s.name === "Start the implementation", JSON.stringify(s)).toBe(true);
+    return runAction(withInputs(local[0] as WorkflowStep, addresses), options);
+  }
+
+  it("GitHub, the conformance job: the action checks the implementation with its secrets, and the reports are the ones uploaded", async () => {
+    expect(Object.keys(workflow.on)).toEqual(["pull_request"]);
+    const run = await runJob("conformance", { "127.0.0.1:50051": keyed.grpcAddress, "http://127.0.0.1:8080": keyed.httpUrl });
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.verdict).toBe("partial");
+    expect(run.outputs["report-json"]).toBe(join(run.work, "reports", "conformance.json"));
+    expectSecretKept(run, API_KEY);
+    const steps = workflow.jobs.conformance?.steps ?? [];
+    const upload = steps.find((s) => (s.uses ?? "").startsWith("actions/upload-artifact"));
+    expect(upload?.with?.path).toBe(`${String(steps.find((s) => s.uses === "./.example-conformance")?.with?.["report-dir"])}/`);
+  }, 180_000);
+
+  it("GitHub, the contract job: a breaking change on the pull request fails it with an annotation", async () => {
+    const checkout = workflow.jobs.contract?.steps[0];
+    expect(checkout?.with?.["fetch-depth"]).toBe(0);
+    const repo = pullRequest((p) => p.replace("  string body = 1;", "  int32 body = 1;"));
+    const run = await runJob("contract", {}, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
+    expect(run.code, run.log).toBe(1);
+    expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=8,/m);
+  }, 120_000);
+
+  it("GitLab: the job's script, in the image's PATH (example-conformance), checks the service and writes the JUnit report", async () => {
+    const pipeline = parse(readFileSync(join(ROOT, "docs", "ci", "gitlab-ci.yml"), "utf8")) as Record<string, { image: { entrypoint: string[] }; script: string[]; artifacts: { reports: { junit: string } } }>;
+    const job = pipeline.conformance;
+    expect(job?.image.entrypoint).toEqual([""]);
+    // The image the repository's Dockerfile builds puts the command on PATH (it cannot be built here: no registry).
+    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/ln -s \/app\/bin\/example-conformance\.js \/usr\/local\/bin\/example-conformance/);
+    const bin = mkdtempSync(join(tmpdir(), "image-path-"));
+    execFileSync("ln", ["-s", join(ROOT, "bin", "example-conformance.js"), join(bin, "example-conformance")]);
+    const work = mkdtempSync(join(tmpdir(), "gitlab-"));
+    const script = (job?.script ?? []).join("\n").split("impl:50051").join(keyed.grpcAddress).split("http://impl:8080").join(keyed.httpUrl);
+    const result = await new Promise<{ code: number; out: string }>((done) => {
+      const child = spawn("bash", ["-eo", "pipefail", "-c", script], { cwd: work, env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: work, ...secrets }, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d));
+      child.on("close", (c) => done({ code: c ?? 1, out }));
+    });
+    expect(result.code, result.out).toBe(0);
+    expect(result.out).toMatch(/partial/);
+    expect(readFileSync(join(work, job?.artifacts.reports.junit ?? ""), "utf8")).toMatch(/<testsuites/);
+  }, 180_000);
 });
