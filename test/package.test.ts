@@ -134,4 +134,35 @@ describe("the packed package", () => {
     expect(used.stdout).toBe("true 0 partial object\n");
     expect(used.stderr).toBe("");
   }, 120_000);
+
+  it("compiles every example of the README's Programmatic API, whose table names every export", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Programmatic API"));
+    const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    const names = blocks.map((code, i) => {
+      const name = `readme-${i}.ts`;
+      writeFileSync(join(project, name), code);
+      return name;
+    });
+    writeFileSync(
+      join(project, "tsconfig.readme.json"),
+      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, typeRoots: [join(ROOT, "node_modules", "@types")], types: ["node"], skipLibCheck: true }, files: names }),
+    );
+    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    const compiled = await run(process.execPath, [tsc, "-p", "tsconfig.readme.json"], { cwd: project }).then(
+      () => "",
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(compiled).toBe("");
+    // Every name the package exports, from its declarations, is in the table.
+    const dts = readFileSync(join(project, "node_modules", "example-conformance", "dist", "harness", "index.d.ts"), "utf8");
+    const exported = [
+      ...[...dts.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) => (m[1] as string).split(",").map((n) => n.trim().split(/\s+as\s+/).pop() ?? "")),
+      ...[...dts.matchAll(/^export declare (?:function|const|class) (\w+)/gm)].map((m) => m[1] as string),
+    ].filter((n) => n !== "");
+    const table = section.slice(0, section.indexOf("```ts"));
+    expect(exported.length).toBeGreaterThan(40);
+    expect(exported.filter((n) => !new RegExp(`\\b${n}\\b`).test(table))).toEqual([]);
+  }, 120_000);
 });
