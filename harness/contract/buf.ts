@@ -3,7 +3,6 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConformanceError } from "../errors.js";
 import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
 
@@ -186,7 +185,9 @@ function findingsText(json: string): string {
  * buf writes config-ignore-yaml as `version: v1` whatever the configuration's version; a v2 buf.yaml (the shipped
  * one) reads it only as v2, whose ignore paths are relative to the workspace, not the module: its module path prefixes them.
  */
-function ignoreYamlFor(output: string, config: string): string {
+async function ignoreYamlFor(output: string, config: string): Promise<string> {
+  // Loaded only for this format: a run that never asks for it never needs the YAML library.
+  const { parse: parseYaml, stringify: stringifyYaml } = await import("yaml");
   const ours = parseYaml(readFileSync(config, "utf8")) as { version?: string; modules?: { path?: string }[] } | null;
   if (ours?.version !== "v2") return output;
   const doc = (parseYaml(output) ?? {}) as { version?: string; lint?: { ignore_only?: Record<string, string[]> } };
@@ -206,7 +207,7 @@ async function runCheck(args: string[], format: LintFormat, input: string, confi
   if (format === "json") return { ...json, findings };
   if (format === "text") return { ...json, output: findingsText(json.output), findings };
   const other = finish(await runBuf([...args, "--error-format", format]));
-  return { ...other, output: format === "config-ignore-yaml" ? ignoreYamlFor(other.output, config) : other.output, findings };
+  return { ...other, output: format === "config-ignore-yaml" ? await ignoreYamlFor(other.output, config) : other.output, findings };
 }
 
 /** `buf lint` with the product's rules (STANDARD less the spec's fixed names, plus GO_PACKAGE_DEFINED). */

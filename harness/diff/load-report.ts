@@ -1,6 +1,6 @@
 // A JSON report read back for comparison: bounded in bytes, validated before use, every problem one usage line.
 import { readFile, stat } from "node:fs/promises";
-import { Ajv } from "ajv";
+import type { ValidateFunction } from "ajv";
 import { ConformanceError } from "../errors.js";
 import type { ComparableReport } from "./compare-runs.js";
 
@@ -10,7 +10,7 @@ export const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 const STATUSES = ["pass", "fail", "skip", "error", "expected-fail"];
 
 // Only what the comparison reads is required; anything else a report holds is left as it is.
-const validate = new Ajv({ allErrors: false }).compile<ComparableReport>({
+const SCHEMA = {
   type: "object",
   required: ["checks"],
   properties: {
@@ -26,7 +26,15 @@ const validate = new Ajv({ allErrors: false }).compile<ComparableReport>({
     target: { type: "object" },
     exitCode: { type: "integer" },
   },
-});
+};
+
+let validator: ValidateFunction<ComparableReport> | undefined;
+/** The validator, compiled on first use: a run that compares nothing never loads ajv. */
+async function validatorOf(): Promise<ValidateFunction<ComparableReport>> {
+  const { Ajv } = await import("ajv");
+  validator ??= new Ajv({ allErrors: false }).compile<ComparableReport>(SCHEMA);
+  return validator;
+}
 
 /** Reads a JSON report written by `check --report-json` (or `--reporter json=FILE`); `role` names the flag or argument. */
 export async function loadReport(path: string, role: string): Promise<ComparableReport & { exitCode?: number }> {
@@ -45,6 +53,7 @@ export async function loadReport(path: string, role: string): Promise<Comparable
   } catch (err) {
     throw fail(`not JSON (${(err as Error).message}): give a report written by check --report-json`);
   }
+  const validate = await validatorOf();
   if (!validate(data)) {
     const e = validate.errors?.[0];
     throw fail(`not a report of check --report-json (${e?.instancePath || "the document"} ${e?.message ?? "is not one"})`);
