@@ -39,11 +39,11 @@ describe("example-conformance lint", () => {
   });
 
   it("returns every finding as data from code, whatever the format", async () => {
-    for (const format of ["text", "junit"] as const) {
-      const run = await lintContract({ dir: join(CONTRACTS_DIR, "no-go-package"), format });
-      expect(run.findings).toEqual([expect.objectContaining({ path: "example/example.proto", line: 3, column: 1, rule: "GO_PACKAGE_DEFINED" })]);
-    }
-    expect((await lintContract()).findings).toEqual([]);
+    // junit: a format buf writes itself, so the findings come from a run of their own (the shipped contract's
+    // empty findings are test/contract/buf.test.ts's).
+    const run = await lintContract({ dir: join(CONTRACTS_DIR, "no-go-package"), format: "junit" });
+    expect(run.output).toMatch(/<testsuites/);
+    expect(run.findings).toEqual([expect.objectContaining({ path: "example/example.proto", line: 3, column: 1, rule: "GO_PACKAGE_DEFINED" })]);
   });
 
   it("carries file and line in the github-actions format", async () => {
