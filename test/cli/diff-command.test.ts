@@ -118,6 +118,13 @@ describe("check --baseline FILE --fail-on", () => {
     expect((await check(join(dir, "b3.json"), "--baseline", broken)).code).toBe(1);
   }, 60_000);
 
+  it("with a report alone on stdout (--reporter json), says the comparison on stderr, so stdout stays one document", async () => {
+    const run = await cli(["check", "--grpc", server.address, "--only", ONLY, "--seed", "7", "--runs", "5", "--reporter", "json", "--baseline", broken, "--fail-on", "new"]);
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as RunReport).verdict).toBe("not conformant");
+    expect(run.stderr).toMatch(/^still failing \(known\) \(1\):/m);
+  }, 60_000);
+
   it("refuses --fail-on without --baseline, and a baseline that cannot be read, before any call", async () => {
     const alone = await cli(["check", "--grpc", "127.0.0.1:1", "--fail-on", "new"]);
     expect(alone.code).toBe(2);
