@@ -1,6 +1,7 @@
 // The results of a run as data: what reporters read and runConformance returns.
 import type { Area, CheckOutcome, Profile, Severity } from "./check.js";
 import { shellQuote } from "./_internals/shell-quote.js";
+import { placementFlag, type ApiKeyPlacement } from "./targets/http-target.js";
 
 export type CheckStatus = CheckOutcome["status"] | "expected-fail";
 
@@ -120,8 +121,8 @@ export interface Reporter {
 
 /** What the replay line of a run started from code is made of: the parts of RunOptions a command line can say. */
 export interface ReplaySource {
-  grpc?: { address: string; tls?: unknown; authority?: string; metadata?: Readonly<Record<string, string>>; protocol?: string; inMemory?: unknown };
-  http?: { baseUrl: string; apiKey?: string; replicas?: readonly string[] };
+  grpc?: { address: string; tls?: unknown; authority?: string; metadata?: Readonly<Record<string, string>>; protocol?: string; inMemory?: unknown; timeoutMs?: number };
+  http?: { baseUrl: string; apiKey?: string; apiKeyIn?: ApiKeyPlacement; replicas?: readonly string[]; timeoutMs?: number };
   replicas?: readonly string[];
   contract?: string;
   strict?: boolean;
@@ -149,8 +150,11 @@ export function replayFromOptions(options: ReplaySource): ((args: ReplayArgs) =>
   if (options.http !== undefined) {
     words.push("--http", options.http.baseUrl);
     if (options.http.apiKey !== undefined) words.push("--api-key", "<API_KEY>");
+    if (options.http.apiKeyIn !== undefined) words.push("--api-key-in", placementFlag(options.http.apiKeyIn));
     for (const r of options.http.replicas ?? []) words.push("--http-replica", r);
   }
+  const timeoutMs = g?.timeoutMs ?? options.http?.timeoutMs;
+  if (timeoutMs !== undefined) words.push("--timeout", `${timeoutMs}ms`);
   if (options.contract !== undefined) words.push("--contract", options.contract);
   if (options.profiles?.includes("protocol")) words.push("--profile", "protocol");
   if (options.strict) words.push("--strict");

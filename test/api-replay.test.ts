@@ -1,7 +1,7 @@
 // From code, as from the CLI: each result carries the replay line, and that line, run, reproduces the failure.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../contract/message.js";
-import { runConformance, createInMemoryClient } from "../harness/index.js";
+import { runConformance, createInMemoryClient, replayFromOptions } from "../harness/index.js";
 import { cli } from "./helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "./helpers/grpc-js-server.js";
 
@@ -30,6 +30,11 @@ describe("runConformance from code", () => {
     expect(replayed.code).toBe(1);
     expect(replayed.stdout).toMatch(/FAIL grpc\.stateless\.history-independent/);
   }, 60_000);
+
+  it("says the HTTP key's placement and the timeout as the flags that set them", () => {
+    const render = replayFromOptions({ http: { baseUrl: "http://127.0.0.1:8080", apiKey: "k", apiKeyIn: { in: "header", name: "Authorization", scheme: "Bearer" }, timeoutMs: 2000 } });
+    expect(render?.({ only: "http.auth.api-key", seed: 3 })).toBe("npx example-conformance check --http http://127.0.0.1:8080 --api-key '<API_KEY>' --api-key-in bearer --timeout 2000ms --only http.auth.api-key --seed 3");
+  });
 
   it("keeps a replayCommand the caller gives, and gives none for an in-memory target no command line reaches", async () => {
     const own = await runConformance({ grpc: { address: server.address }, only: ["grpc.unary.single-response"], seed: 1, replayCommand: (a) => `mine ${a.only}` });
