@@ -1,4 +1,5 @@
-# example-conformance as an image: the harness (entrypoint) and the reference server (`serve`) in one.
+# example-conformance as an image: the harness (entrypoint) and the reference server (`serve`) in one. The command
+# is on PATH too (`example-conformance`), for a CI job that runs in the image with its entrypoint set aside.
 #   docker build -t example-conformance .
 #   docker run --rm --network host example-conformance check --grpc 127.0.0.1:50051
 #   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:8080:8080 -v messages:/data example-conformance serve --host 0.0.0.0 --data-dir /data
@@ -26,7 +27,7 @@ COPY --from=build --chown=node:node /app/proto ./proto
 COPY --from=build --chown=node:node /app/fixtures/golden ./fixtures/golden
 COPY --from=build --chown=node:node /app/fixtures/contracts ./fixtures/contracts
 # serve's embedded store keeps its data here when given --data-dir /data; /app itself is not writable.
-RUN mkdir -p /data && chown node:node /data
+RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/example-conformance.js /usr/local/bin/example-conformance
 VOLUME /data
 USER node
 EXPOSE 50051 8080

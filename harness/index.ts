@@ -2,9 +2,25 @@
 export { ConformanceError, EXIT_CODES } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
 export { lintContract, breakingContract, BUF_FORMATS, LINT_FORMATS } from "./contract/buf.js";
-export type { BufFormat, BufRun, LintFormat, LintOptions, BreakingOptions } from "./contract/buf.js";
-export { runConformance, contractSha256 } from "./runner.js";
+export type { BufFormat, BufRun, ContractFinding, LintFormat, LintOptions, BreakingOptions } from "./contract/buf.js";
+export { compareRuns, diffExitCode, newGatingFailures, FAIL_ON } from "./diff/compare-runs.js";
+export type { ComparableReport, DiffEntry, FailOn, RunDiff } from "./diff/compare-runs.js";
+export { loadReport } from "./diff/load-report.js";
+export { contractSha256 } from "./runner.js";
+import { runConformance as run, type RunOptions } from "./runner.js";
+import { replayFromOptions, type RunReport } from "./report.js";
+/**
+ * Runs the conformance checks against the targets given and returns the report. Each result carries `replay`, the
+ * command line that replays it (secrets as placeholders), as the CLI's JSON report does, unless `replayCommand` says
+ * otherwise or the target is in memory.
+ */
+export function runConformance(options: RunOptions = {}): Promise<RunReport> {
+  const replay = options.replayCommand ?? replayFromOptions(options);
+  return run({ ...options, ...(replay !== undefined && { replayCommand: replay }) });
+}
 export type { RunOptions } from "./runner.js";
+export { replayFromOptions } from "./report.js";
+export type { ReplaySource } from "./report.js";
 export type { CheckResult, CheckStatus, ReplayArgs, Reporter, RunReport, RunScope, RunSelection, Unjudged, Verdict, Waiver } from "./report.js";
 export { REPORTERS, REPORTER_NAMES, createReporters, openReportFile } from "./reporters/index.js";
 export type { ReporterEntry, ReporterName, ReporterStreams, ReportFile, ReportSink } from "./reporters/index.js";

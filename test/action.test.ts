@@ -1,9 +1,9 @@
 // The GitHub Action run as the runner runs it: action.yml parsed, each run step executed by bash with its env.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../contract/message.js";
@@ -11,6 +11,8 @@ import { listen } from "../fixtures/broken-servers/http/_base/server.js";
 import type { RunReport } from "../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../reference-server/start.js";
 import { startGrpcJsServer, type TestServer } from "./helpers/grpc-js-server.js";
+import { selfSignedCert } from "./helpers/tls.js";
+import { EXIT_CODE_TABLE } from "../harness/errors.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
@@ -55,24 +57,63 @@ interface ActionRun {
   outputs: Record<string, string>;
   summary: string;
   log: string;
+  /** Every command line node was started with, one a line. */
+  argv: string;
+  /** The step scripts as the runner wrote them, expressions substituted. */
+  scripts: string;
+  work: string;
 }
 
-async function runAction(inputs: Record<string, string>, workspace: Record<string, string> = {}): Promise<ActionRun> {
-  const work = mkdtempSync(join(tmpdir(), "action-"));
+/** A secret reaches no command line, no script the runner writes to disk, no log line and no summary. */
+function expectSecretKept(run: ActionRun, secret: string): void {
+  expect(run.argv).toMatch(/example-conformance\.js check/);
+  expect(run.argv).not.toContain(secret);
+  expect(run.scripts).not.toContain(secret);
+  expect(run.log).not.toContain(secret);
+  expect(run.summary).not.toContain(secret);
+}
+
+/**
+ * A `node` first on PATH that records each argv it is started with, then runs the real one: what every process
+ * the action starts through node was given on its command line, where `ps` and /proc would show it.
+ */
+const wrapperDir = mkdtempSync(join(tmpdir(), "node-argv-"));
+writeFileSync(join(wrapperDir, "node"), `#!/bin/bash\nprintf '%s\\n' "$*" >> "$ARGV_LOG"\nexec ${JSON.stringify(process.execPath)} "$@"\n`);
+chmodSync(join(wrapperDir, "node"), 0o755);
+
+interface RunOptions {
+  /** Files of the repository the workflow checked out, such as its example-conformance.yaml. */
+  workspace?: Record<string, string>;
+  /** The workspace itself, when the test made it (a git repository). */
+  cwd?: string;
+  /** What the runner sets for the event: GITHUB_BASE_REF on a pull request. */
+  env?: Record<string, string>;
+}
+
+async function runAction(inputs: Record<string, string>, workspaceOrOptions: Record<string, string> | RunOptions = {}): Promise<ActionRun> {
+  const options: RunOptions = "workspace" in workspaceOrOptions || "cwd" in workspaceOrOptions || "env" in workspaceOrOptions ? (workspaceOrOptions as RunOptions) : { workspace: workspaceOrOptions as Record<string, string> };
+  const workspace = options.workspace ?? {};
+  const work = options.cwd ?? mkdtempSync(join(tmpdir(), "action-"));
+  const runner = mkdtempSync(join(tmpdir(), "runner-"));
   // Files of the repository the workflow checked out, such as its example-conformance.yaml.
-  for (const [name, text] of Object.entries(workspace)) writeFileSync(join(work, name), text);
+  for (const [name, text] of Object.entries(workspace)) {
+    mkdirSync(dirname(join(work, name)), { recursive: true });
+    writeFileSync(join(work, name), text);
+  }
   const scope = { inputs, steps: {} as Record<string, Record<string, string>> };
-  const summaryFile = join(work, "summary.md");
+  const summaryFile = join(runner, "summary.md");
   writeFileSync(summaryFile, "");
   let log = "";
   let code = 0;
   for (const [i, step] of action.runs.steps.entries()) {
     expect(step.uses, "a step the test cannot run").toBeUndefined();
     expect(step.shell).toBe("bash");
-    const outputFile = join(work, `output-${i}`);
+    const outputFile = join(runner, `output-${i}`);
     writeFileSync(outputFile, "");
     const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "",
+      PATH: `${wrapperDir}:${process.env.PATH ?? ""}`,
+      ARGV_LOG: join(runner, "argv.log"),
+      ...options.env,
       HOME: process.env.HOME ?? work,
       // As on a runner: this turns on the check's own github reporter, whose annotations the job shows.
       GITHUB_ACTIONS: "true",
@@ -82,7 +123,7 @@ async function runAction(inputs: Record<string, string>, workspace: Record<strin
       ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(String(v), scope)])),
     };
     // As the runner runs a bash step: bash --noprofile --norc -eo pipefail {0}
-    const script = join(work, `step-${i}.sh`);
+    const script = join(runner, `step-${i}.sh`);
     writeFileSync(script, evaluate(step.run ?? "", scope));
     code = await new Promise<number>((done) => {
       const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -96,21 +137,38 @@ async function runAction(inputs: Record<string, string>, workspace: Record<strin
   const outputs = Object.fromEntries(Object.entries(action.outputs).map(([k, v]) => [k, evaluate(v.value, scope)]));
   // Report paths are relative to the workspace, as the runner's working directory is.
   const absolute = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, k.startsWith("report-") && v !== "" ? join(work, v) : v]));
-  return { code, outputs: absolute, summary: readFileSync(summaryFile, "utf8"), log };
+  const argv = readFileSync(join(runner, "argv.log"), { encoding: "utf8", flag: "a+" });
+  const scripts = readdirSync(runner).filter((f) => f.startsWith("step-")).map((f) => readFileSync(join(runner, f), "utf8")).join("\n");
+  return { code, outputs: absolute, summary: readFileSync(summaryFile, "utf8"), log, argv, scripts, work };
 }
 
 let reference: ReferenceServer;
 let counting: TestServer;
+let keyed: ReferenceServer;
+let guarded: TestServer;
+let tlsServer: ReferenceServer;
+const tls = selfSignedCert();
+const API_KEY = "k3y-from-a-secret-7f1c";
+const TOKEN = "Bearer t0ken-from-a-secret-91ab";
 
 beforeAll(async () => {
   reference = await startReferenceServer({ grpcPort: 0, httpPort: 0 });
   let n = 0;
   // Counts calls in its reply, and the count arrives inside Markdown that would otherwise render as a link.
   counting = await startGrpcJsServer(() => Buffer.from(encodeMessage(`[call ${++n}](https://evil.example/) <img src=x>`)));
+  keyed = await startReferenceServer({ grpcPort: 0, httpPort: 0, apiKey: API_KEY });
+  // Answers only a call that carries the token, as a server behind an authenticating gateway does.
+  guarded = await startGrpcJsServer((_req, call) =>
+    call.metadata.get("authorization")[0] === TOKEN ? Buffer.from(encodeMessage("hello")) : { code: 16, details: "no token" },
+  );
+  tlsServer = await startReferenceServer({ grpcPort: 0, httpPort: 0, tls: { certFile: tls.certFile, keyFile: tls.keyFile } });
 });
 afterAll(async () => {
   await reference.close();
   await counting.close();
+  await keyed.close();
+  await guarded.close();
+  await tlsServer.close();
 });
 
 describe("action.yml", () => {
@@ -120,7 +178,74 @@ describe("action.yml", () => {
     expect(Object.keys(action.outputs)).toEqual(expect.arrayContaining(["verdict", "report-json", "report-junit", "report-html"]));
     // Uploading is the workflow's choice, not the action's.
     expect(JSON.stringify(action.runs.steps)).not.toMatch(/upload-artifact/);
+    // Every check option a CI job needs, and the contract gate's.
+    const needed = ["command", "config", "api-key", "api-key-in", "metadata", "tls", "ca", "cert", "key", "authority", "only", "skip", "strict", "timeout", "baseline", "fail-on", "contract", "base", "lint"];
+    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(needed));
   });
+
+  it("documents every exit code and verdict of the one exit-code table in its outputs", () => {
+    const descriptions = action as unknown as { outputs: Record<string, { description: string }> };
+    for (const e of EXIT_CODE_TABLE) expect(descriptions.outputs.verdict?.description).toContain(`${e.action} (${e.code}`);
+    const exitCode = descriptions.outputs["exit-code"]?.description ?? "";
+    // "check 0, 1, 2, 3, 5 or 70 (...)": the codes of check, in the table's order, before the contract's.
+    expect(exitCode.slice(0, exitCode.indexOf("(")).match(/\d+/g)?.map(Number)).toEqual(EXIT_CODE_TABLE.map((e) => e.code));
+  });
+
+  it("passes metadata from a secret to a gRPC target that needs it, through the environment, never a command line", async () => {
+    const without = await runAction({ grpc: guarded.address, only: "grpc.unary.*,grpc.defaults.*" });
+    expect(without.code, without.log).toBe(5);
+    const run = await runAction({ grpc: guarded.address, metadata: `authorization=${TOKEN}`, only: "grpc.unary.*,grpc.defaults.*" });
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.verdict).toBe("partial");
+    expect(run.argv).toMatch(/--metadata-from-env EXAMPLE_ACTION_METADATA/);
+    expectSecretKept(run, "t0ken-from-a-secret-91ab");
+    for (const kind of ["report-json", "report-junit", "report-html"]) expect(readFileSync(run.outputs[kind] as string, "utf8")).not.toContain("t0ken-from-a-secret-91ab");
+  }, 120_000);
+
+  it("passes an API key from a secret to an HTTP target, through the environment, never a command line", async () => {
+    const run = await runAction({ http: keyed.httpUrl, "api-key": API_KEY, only: "http.auth.api-key,http.create.*,http.read.*" });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    expect(report.checks.find((c) => c.id === "http.auth.api-key")?.status).toBe("pass");
+    expectSecretKept(run, API_KEY);
+    const without = await runAction({ http: keyed.httpUrl, only: "http.auth.api-key" });
+    expect(without.code).toBe(5);
+  }, 120_000);
+
+  it("speaks TLS with a CA file, and passes skip and strict on", async () => {
+    const run = await runAction({ grpc: tlsServer.grpcAddress, tls: "true", ca: tls.certFile, authority: "localhost", skip: "grpc.limits.*,grpc.stateless.*,contract.*", strict: "true", only: "grpc.*" });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    expect(report.target.tlsFingerprint).toMatch(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/i);
+    expect(report.selection).toMatchObject({ strict: true, skip: ["grpc.limits.*", "grpc.stateless.*", "contract.*"] });
+    // Without the CA the certificate is not trusted: nothing is judged.
+    const untrusted = await runAction({ grpc: tlsServer.grpcAddress, tls: "true", only: "grpc.unary.*" });
+    expect(untrusted.code).toBe(3);
+  }, 120_000);
+
+  it("reads a configuration file named by the config input: its target and selection", async () => {
+    const config = `targets:\n  grpc: ${reference.grpcAddress}\nonly: [grpc.unary.single-response]\n`;
+    const run = await runAction({ config: "ci/conformance.yaml" }, { workspace: { "ci/conformance.yaml": config } });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    expect(report.target.grpc).toBe(reference.grpcAddress);
+    expect(report.checks.filter((c) => c.status !== "skip").map((c) => c.id)).toEqual(["grpc.unary.single-response"]);
+  }, 60_000);
+
+  it("takes the base branch's report as a baseline: with fail-on new a known failure passes the step, a new one fails it", async () => {
+    const first = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent" });
+    expect(first.code).toBe(1);
+    const baseline = join(first.work, "base.json");
+    cpSync(first.outputs["report-json"] as string, baseline);
+    const known = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent", baseline, "fail-on": "new" });
+    expect(known.code, known.log).toBe(0);
+    expect(known.outputs.verdict).toBe("not-conformant");
+    expect(known.log).toMatch(/^still failing \(known\) \(1\):/m);
+    const clean = await runAction({ grpc: reference.grpcAddress, only: "grpc.stateless.history-independent" });
+    const fresh = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent", baseline: clean.outputs["report-json"] as string, "fail-on": "new" });
+    expect(fresh.code).toBe(1);
+    expect(fresh.log).toMatch(/^newly failing \(1\):/m);
+  }, 120_000);
 
   it("passes the reference server: verdict conformant, the reports written, a summary that says so", async () => {
     // One instance, as the workspace's configuration declares: without the claim the run is partial (no replica).
@@ -196,14 +321,126 @@ describe("action.yml", () => {
   }, 60_000);
 });
 
-describe("docs/ci/github-actions.yml", () => {
-  it("uses the action, with inputs it declares, and uploads the report-dir itself", () => {
-    const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as { jobs: Record<string, { steps: (Step & { with?: Record<string, unknown> })[] }> };
-    const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
-    const uses = steps.filter((s) => /\/example-conformance@/.test(s.uses ?? ""));
-    expect(uses).toHaveLength(1);
-    for (const input of Object.keys(uses[0]?.with ?? {})) expect(Object.keys(action.inputs)).toContain(input);
+/** A pull request's checkout: the base branch main with the shipped contract, and a head commit that changes it. */
+function pullRequest(change: (proto: string) => string): string {
+  const repo = mkdtempSync(join(tmpdir(), "pr-"));
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdio: "pipe" });
+  git("init", "-q", "-b", "main");
+  mkdirSync(join(repo, "proto"));
+  cpSync(join(ROOT, "proto", "example"), join(repo, "proto", "example"), { recursive: true });
+  git("add", "-A");
+  git("commit", "-q", "-m", "base");
+  git("checkout", "-q", "-b", "change");
+  const file = join(repo, "proto", "example", "example.proto");
+  const changed = change(readFileSync(file, "utf8"));
+  writeFileSync(file, changed);
+  git("commit", "-q", "--allow-empty", "-am", "change");
+  return repo;
+}
+
+describe("action.yml, command: contract", () => {
+  it("fails on a breaking change with an annotation on the changed line, and says so in the summary", async () => {
+    const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
+    const line = readFileSync(join(repo, "proto", "example", "example.proto"), "utf8").split("\n").indexOf("  bytes body = 1;") + 1;
+    const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.verdict).toBe("breaking");
+    expect(run.outputs["exit-code"]).toBe("1");
+    expect(run.log).toMatch(new RegExp(`^::error file=proto/example/example\\.proto,line=${line},col=\\d+,title=breaking FIELD_SAME_TYPE::.*body`, "m"));
+    expect(run.summary).toMatch(/^### example-conformance contract: breaking$/m);
+    expect(run.summary).toMatch(/\| breaking \| proto\/example\/example\\\.proto:\d+ \| FIELD\\_SAME\\_TYPE \|/);
+  }, 120_000);
+
+  it("passes a change that breaks nothing (a new field): exit 0, verdict compatible, no annotation", async () => {
+    const repo = pullRequest((p) => p.replace("  string body = 1;", "  string body = 1;\n  string note = 2;"));
+    const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.verdict).toBe("compatible");
+    expect(run.log).not.toMatch(/^::/m);
+    expect(run.summary).toMatch(/^0 breaking change\(s\), 0 lint finding\(s\)$/m);
+  }, 120_000);
+
+  it("refuses a base that is not in the checkout, in one line, exit 2", async () => {
+    const repo = pullRequest((p) => p);
+    const run = await runAction({ command: "contract", base: "nope" }, { cwd: repo });
+    expect(run.code).toBe(2);
+    expect(run.outputs.verdict).toBe("usage-error");
+    expect(run.log).toMatch(/^example-conformance: base nope: no such branch or commit in this checkout \(fetch it: actions\/checkout with fetch-depth: 0\)$/m);
+  }, 60_000);
+});
+
+interface WorkflowStep extends Step {
+  with?: Record<string, unknown>;
+}
+
+describe("docs/ci examples, run as written", () => {
+  const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as { on: Record<string, unknown>; jobs: Record<string, { steps: WorkflowStep[] }> };
+  const secrets: Record<string, string> = { EXAMPLE_API_KEY: API_KEY, EXAMPLE_METADATA: "authorization=Bearer any" };
+
+  /** The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the test's server. */
+  function withInputs(step: WorkflowStep, addresses: Record<string, string>): Record<string, string> {
+    return Object.fromEntries(
+      Object.entries(step.with ?? {}).map(([k, v]) => {
+        let value = String(v).replace(/\$\{\{\s*secrets\.(\w+)\s*\}\}/g, (_, name: string) => secrets[name] ?? "");
+        expect(value, `an expression the test does not know in ${k}`).not.toMatch(/\$\{\{/);
+        for (const [from, to] of Object.entries(addresses)) value = value.split(from).join(to);
+        return [k, value];
+      }),
+    );
+  }
+
+  /** Runs a job's steps: the runner's own actions and the implementation's start are the runner's and the test's. */
+  async function runJob(name: string, addresses: Record<string, string>, options: RunOptions = {}): Promise<ActionRun> {
+    const steps = workflow.jobs[name]?.steps ?? [];
+    const checkout = steps.find((s) => s.uses?.startsWith("actions/checkout") && s.with?.path !== undefined);
+    const local = steps.filter((s) => s.uses?.startsWith("./"));
+    expect(local).toHaveLength(1);
+    // The action is used from where the job checked this repository out, as `uses: ./PATH` reads it.
+    expect(local[0]?.uses).toBe(`./${String(checkout?.with?.path)}`);
+    for (const s of steps) expect(s.uses === undefined || s.uses.startsWith("actions/") || s.uses.startsWith("./") || s.name === "Start the implementation", JSON.stringify(s)).toBe(true);
+    return runAction(withInputs(local[0] as WorkflowStep, addresses), options);
+  }
+
+  it("GitHub, the conformance job: the action checks the implementation with its secrets, and the reports are the ones uploaded", async () => {
+    expect(Object.keys(workflow.on)).toEqual(["pull_request"]);
+    const run = await runJob("conformance", { "127.0.0.1:50051": keyed.grpcAddress, "http://127.0.0.1:8080": keyed.httpUrl });
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.verdict).toBe("partial");
+    expect(run.outputs["report-json"]).toBe(join(run.work, "reports", "conformance.json"));
+    expectSecretKept(run, API_KEY);
+    const steps = workflow.jobs.conformance?.steps ?? [];
     const upload = steps.find((s) => (s.uses ?? "").startsWith("actions/upload-artifact"));
-    expect(upload?.with?.path).toBe(`${String(uses[0]?.with?.["report-dir"])}/`);
-  });
+    expect(upload?.with?.path).toBe(`${String(steps.find((s) => s.uses === "./.example-conformance")?.with?.["report-dir"])}/`);
+  }, 180_000);
+
+  it("GitHub, the contract job: a breaking change on the pull request fails it with an annotation", async () => {
+    const checkout = workflow.jobs.contract?.steps[0];
+    expect(checkout?.with?.["fetch-depth"]).toBe(0);
+    const repo = pullRequest((p) => p.replace("  string body = 1;", "  int32 body = 1;"));
+    const run = await runJob("contract", {}, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
+    expect(run.code, run.log).toBe(1);
+    expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=8,/m);
+  }, 120_000);
+
+  it("GitLab: the job's script, in the image's PATH (example-conformance), checks the service and writes the JUnit report", async () => {
+    const pipeline = parse(readFileSync(join(ROOT, "docs", "ci", "gitlab-ci.yml"), "utf8")) as Record<string, { image: { entrypoint: string[] }; script: string[]; artifacts: { reports: { junit: string } } }>;
+    const job = pipeline.conformance;
+    expect(job?.image.entrypoint).toEqual([""]);
+    // The image the repository's Dockerfile builds puts the command on PATH (it cannot be built here: no registry).
+    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/ln -s \/app\/bin\/example-conformance\.js \/usr\/local\/bin\/example-conformance/);
+    const bin = mkdtempSync(join(tmpdir(), "image-path-"));
+    execFileSync("ln", ["-s", join(ROOT, "bin", "example-conformance.js"), join(bin, "example-conformance")]);
+    const work = mkdtempSync(join(tmpdir(), "gitlab-"));
+    const script = (job?.script ?? []).join("\n").split("impl:50051").join(keyed.grpcAddress).split("http://impl:8080").join(keyed.httpUrl);
+    const result = await new Promise<{ code: number; out: string }>((done) => {
+      const child = spawn("bash", ["-eo", "pipefail", "-c", script], { cwd: work, env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: work, ...secrets }, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d));
+      child.on("close", (c) => done({ code: c ?? 1, out }));
+    });
+    expect(result.code, result.out).toBe(0);
+    expect(result.out).toMatch(/partial/);
+    expect(readFileSync(join(work, job?.artifacts.reports.junit ?? ""), "utf8")).toMatch(/<testsuites/);
+  }, 180_000);
 });

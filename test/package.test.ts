@@ -22,6 +22,7 @@ interface LockEntry {
 
 let project: string;
 let files: string[];
+let installLog = "";
 
 /**
  * A lockfile for the empty project: the package's tarball plus this repository's own production entries, which
@@ -51,7 +52,8 @@ beforeAll(async () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; dependencies: Record<string, string> };
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { [pkg.name]: `file:${info.filename}` } }));
   writeFileSync(join(project, "package-lock.json"), JSON.stringify(projectLock(info.filename, pkg)));
-  await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--registry", NO_REGISTRY], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+  const installed = await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--registry", NO_REGISTRY], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+  installLog = `${installed.stdout}${installed.stderr}`;
 }, 180_000);
 
 afterAll(() => {
@@ -59,6 +61,10 @@ afterAll(() => {
 });
 
 describe("the packed package", () => {
+  it("installs from its tarball, in a clean folder with no registry, on this Node with no engine warning", () => {
+    expect(installLog).not.toMatch(/EBADENGINE|Unsupported engine/);
+  });
+
   it("holds what users run and read, and none of the sources, tests or fixtures of the harness itself", () => {
     expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "dist/contract/message.js", "dist/contract/paths.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
     const stray = files.filter((f) => /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
@@ -127,5 +133,36 @@ describe("the packed package", () => {
     const used = await run(process.execPath, [join(project, "out", "use.js")], { cwd: project });
     expect(used.stdout).toBe("true 0 partial object\n");
     expect(used.stderr).toBe("");
+  }, 120_000);
+
+  it("compiles every example of the README's Programmatic API, whose table names every export", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Programmatic API"));
+    const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    const names = blocks.map((code, i) => {
+      const name = `readme-${i}.ts`;
+      writeFileSync(join(project, name), code);
+      return name;
+    });
+    writeFileSync(
+      join(project, "tsconfig.readme.json"),
+      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, typeRoots: [join(ROOT, "node_modules", "@types")], types: ["node"], skipLibCheck: true }, files: names }),
+    );
+    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    const compiled = await run(process.execPath, [tsc, "-p", "tsconfig.readme.json"], { cwd: project }).then(
+      () => "",
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(compiled).toBe("");
+    // Every name the package exports, from its declarations, is in the table.
+    const dts = readFileSync(join(project, "node_modules", "example-conformance", "dist", "harness", "index.d.ts"), "utf8");
+    const exported = [
+      ...[...dts.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) => (m[1] as string).split(",").map((n) => n.trim().split(/\s+as\s+/).pop() ?? "")),
+      ...[...dts.matchAll(/^export declare (?:function|const|class) (\w+)/gm)].map((m) => m[1] as string),
+    ].filter((n) => n !== "");
+    const table = section.slice(0, section.indexOf("```ts"));
+    expect(exported.length).toBeGreaterThan(40);
+    expect(exported.filter((n) => !new RegExp(`\\b${n}\\b`).test(table))).toEqual([]);
   }, 120_000);
 });

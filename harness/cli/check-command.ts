@@ -13,6 +13,7 @@ import { parseAddress } from "../targets/address.js";
 import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
 import { runConformance, type RunOptions } from "../runner.js";
+import { createBaselineGate } from "../diff/baseline-gate.js";
 import { CHECK_TABLE, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
 import type { CliIo } from "./io.js";
@@ -181,19 +182,25 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     const { opts, extras } = await configured(given, command, io.env);
     checkUsage(opts, io.env);
     const signKey = opts.signKey !== undefined ? loadSigningKey(opts.signKey) : undefined;
+    const gate = await createBaselineGate(opts.baseline, opts.failOn, documentOnStdout(opts) ? io.stderr : io.stdout);
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     let attestation: ReportFile | undefined;
     try {
       if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
       const run = prepareRun(opts, io, files, argv, extras);
       if (attestation && signKey) run.reporters.push(createAttestationReporter(attestation, signKey));
-      await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, setExit) : checkTargets(opts, run, setExit));
+      if (gate) run.reporters.push(gate.reporter);
+      const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
+      await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, exit) : checkTargets(opts, run, exit));
     } finally {
       for (const f of files) await f.file?.close();
       await attestation?.close();
     }
   });
 }
+
+/** Whether a report goes to stdout alone (`--reporter json`): then nothing else may write there. */
+const documentOnStdout = (opts: CheckCliOptions): boolean => opts.reporter.some((r) => r.path === undefined && r.name !== "console" && r.name !== "github");
 
 /** The arguments the user gave after `check`, as typed. */
 function argsAfter(argv: readonly string[], name: string): string[] {

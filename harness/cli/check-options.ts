@@ -1,6 +1,7 @@
 // The options of `check` as one typed table, and the pure step from argv to those options: nothing runs here.
 import { Command, CommanderError } from "commander";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
+import { FAIL_ON, type FailOn } from "../diff/compare-runs.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { DEFAULT_CONCURRENCY } from "../scheduler.js";
@@ -55,6 +56,8 @@ export interface CheckCliOptions {
   profile: "contract" | "protocol";
   strict?: boolean;
   expectFailures?: string;
+  baseline?: string;
+  failOn?: FailOn;
   reporter: ReporterRequest[];
   reportJson?: string;
   reportJunit?: string;
@@ -116,6 +119,8 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   profile: { flags: "--profile <profile>", description: "profiles that gate: contract, or protocol too", choices: ["contract", "protocol"], default: "contract" },
   strict: { flags: "--strict", description: "SHOULD failures and protocol checks gate too" },
   expectFailures: { flags: "--expect-failures <file>", description: "check-ID patterns, each with a # reason, whose failures do not fail the run (the verdict says \"with waivers\")" },
+  baseline: { flags: "--baseline <file>", description: "an earlier run's JSON report: the run is compared with it when it ends (newly failing, newly passing, still failing, no longer judged)", replay: "leave-out" },
+  failOn: { flags: "--fail-on <when>", description: "with --baseline, what exits 1: any gating failure (default), new (only a gating failure the baseline did not have), or none; the verdict and reports stay the run's", choices: FAIL_ON, replay: "leave-out" },
   reporter: {
     flags: "--reporter <name[=file]>",
     description: `a reporter by name: ${REPORTER_NAMES.join(", ")}; json, junit and html write to the file given, or alone to stdout; default console (repeatable)`,

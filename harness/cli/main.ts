@@ -5,6 +5,7 @@ import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
 import { addContractCommands } from "./contract-commands.js";
 import { addCheckCommand } from "./check-command.js";
+import { addDiffCommand } from "./diff-command.js";
 import { addLoadCommand } from "./load-command.js";
 import { addServeCommand } from "./serve-command.js";
 import { addVerifyCommand } from "./verify-command.js";
@@ -40,6 +41,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
   addServeCommand(program, io, setExit);
   addLoadCommand(program, io, setExit);
   addVerifyCommand(program, io, setExit);
+  addDiffCommand(program, io, setExit);
   for (const cmd of program.commands) cmd.exitOverride();
   // The exit codes, from the one table every output uses.
   const codes = EXIT_CODE_TABLE.map((e) => `  ${String(e.code).padStart(2)}  ${e.meaning}`).join("\n");

@@ -1,8 +1,8 @@
 // Runs buf lint and buf breaking on a contract, with the product's buf check plugin on PATH.
 import { spawn } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
 import { ConformanceError } from "../errors.js";
 import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
 
@@ -12,11 +12,24 @@ export type BufFormat = (typeof BUF_FORMATS)[number];
 export const LINT_FORMATS = [...BUF_FORMATS, "config-ignore-yaml"] as const;
 export type LintFormat = (typeof LINT_FORMATS)[number];
 
+/** One lint violation or breaking change, as data. */
+export interface ContractFinding {
+  /** The file, relative to the contract's folder: `example/example.proto`. */
+  path: string;
+  line: number;
+  column: number;
+  /** The rule's ID: GO_PACKAGE_DEFINED, FIELD_NO_DELETE, ... */
+  rule: string;
+  message: string;
+}
+
 export interface BufRun {
   /** 0: no finding; 1: findings (lint violations or breaking changes). */
   exitCode: 0 | 1;
   /** buf's report in the chosen format. */
   output: string;
+  /** Every finding as data, whatever the format. */
+  findings: ContractFinding[];
 }
 
 export interface LintOptions {
@@ -127,12 +140,15 @@ export async function buildImage(dir: string): Promise<Uint8Array> {
   throw new ConformanceError("usage", bufFailure(run));
 }
 
-function finish(run: Spawned): BufRun {
+function finish(run: Spawned): Omit<BufRun, "findings"> {
   // buf exits 100 when it found something, 0 when clean, anything else when it could not run.
   if (run.code === 0) return { exitCode: 0, output: run.stdout };
   if (run.code === 100) return { exitCode: 1, output: run.stdout };
   throw new ConformanceError("usage", bufFailure(run));
 }
+
+/** A finding whose file is relative to the contract's folder (buf names it from the absolute input). */
+const toFinding = (d: Diagnostic, input: string): ContractFinding => ({ path: isAbsolute(d.path) ? relative(input, d.path) : d.path, line: d.start_line, column: d.start_column, rule: d.type, message: d.message });
 
 function checkFormat<F extends string>(format: string, formats: readonly F[]): asserts format is F {
   if (!(formats as readonly string[]).includes(format)) {
@@ -165,10 +181,33 @@ function findingsText(json: string): string {
     .join("");
 }
 
-/** Runs a lint or breaking command in the chosen format; text is rendered from buf's JSON, so it can carry rule IDs. */
-async function runCheck(args: string[], format: LintFormat): Promise<BufRun> {
-  const result = finish(await runBuf([...args, "--error-format", format === "text" ? "json" : format]));
-  return format === "text" ? { ...result, output: findingsText(result.output) } : result;
+/**
+ * buf writes config-ignore-yaml as `version: v1` whatever the configuration's version; a v2 buf.yaml (the shipped
+ * one) reads it only as v2, whose ignore paths are relative to the workspace, not the module: its module path prefixes them.
+ */
+async function ignoreYamlFor(output: string, config: string): Promise<string> {
+  // Loaded only for this format: a run that never asks for it never needs the YAML library.
+  const { parse: parseYaml, stringify: stringifyYaml } = await import("yaml");
+  const ours = parseYaml(readFileSync(config, "utf8")) as { version?: string; modules?: { path?: string }[] } | null;
+  if (ours?.version !== "v2") return output;
+  const doc = (parseYaml(output) ?? {}) as { version?: string; lint?: { ignore_only?: Record<string, string[]> } };
+  const modulePath = ours.modules?.length === 1 ? (ours.modules[0]?.path ?? ".") : ".";
+  const ignore = doc.lint?.ignore_only ?? {};
+  for (const rule of Object.keys(ignore)) ignore[rule] = (ignore[rule] ?? []).map((p) => posix.join(modulePath, p));
+  return stringifyYaml({ ...doc, version: "v2" });
+}
+
+/**
+ * Runs a lint or breaking command in the chosen format, and reads its findings from buf's JSON (text is rendered
+ * from it, so it can carry rule IDs; another format costs a second run of buf).
+ */
+async function runCheck(args: string[], format: LintFormat, input: string, config: string): Promise<BufRun> {
+  const json = finish(await runBuf([...args, "--error-format", "json"]));
+  const findings = parseDiagnostics(json.output).map((d) => toFinding(d, input));
+  if (format === "json") return { ...json, findings };
+  if (format === "text") return { ...json, output: findingsText(json.output), findings };
+  const other = finish(await runBuf([...args, "--error-format", format]));
+  return { ...other, output: format === "config-ignore-yaml" ? await ignoreYamlFor(other.output, config) : other.output, findings };
 }
 
 /** `buf lint` with the product's rules (STANDARD less the spec's fixed names, plus GO_PACKAGE_DEFINED). */
@@ -179,7 +218,7 @@ export async function lintContract(options: LintOptions = {}): Promise<BufRun> {
   await assertCompiles(input, config, "contract");
   const args = ["lint", input];
   if (config[0]) args.push("--config", config[0]);
-  return runCheck(args, format);
+  return runCheck(args, format, input, config[0] ?? join(input, "buf.yaml"));
 }
 
 /** `buf breaking` of a changed contract against a baseline (FILE rules, FILE_SAME_GO_PACKAGE among them). */
@@ -200,5 +239,5 @@ export async function breakingContract(options: BreakingOptions): Promise<BufRun
     // Not a folder here: hand it to buf as an input of its own (a git ref, an image, an archive).
     args.push("--against", against);
   }
-  return runCheck(args, format);
+  return runCheck(args, format, input, config[0] ?? join(input, "buf.yaml"));
 }

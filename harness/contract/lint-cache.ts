@@ -32,7 +32,8 @@ function keyOf(dir: string, format: string): string | undefined {
     const files = filesUnder(abs).sort();
     if (files.length > MAX_FILES) return undefined;
     const require = createRequire(import.meta.url);
-    const hash = createHash("sha256").update(`format ${format}\n`);
+    // The shape of what is cached: a BufRun with its findings (a change to BufRun bumps it).
+    const hash = createHash("sha256").update(`bufrun 2\nformat ${format}\n`);
     hash.update(`buf ${(require("@bufbuild/buf/package.json") as { version: string }).version}\n`);
     // All of the plugin's code (its compiled folder and the entry buf starts) and the shipped configuration are
     // inputs too: a change to how the plugin reads or answers can change the verdict as much as a rule can.

@@ -1,8 +1,10 @@
 // `example-conformance lint` and `breaking`: exit codes, messages and formats as a user meets them.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { lintContract } from "../../harness/contract/buf.js";
 import { CONTRACTS_DIR } from "../../fixtures/contracts/index.js";
 import { cli } from "../helpers/cli.js";
 
@@ -22,10 +24,26 @@ describe("example-conformance lint", () => {
     expect(run.stdout).toMatch(/^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m);
   });
 
-  it("passes buf's config-ignore-yaml through", async () => {
+  it("writes config-ignore-yaml in the configuration's version (v2, as the shipped buf.yaml), which silences every finding when merged", async () => {
     const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package"), "--format", "config-ignore-yaml"]);
     expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^version: v2$/m);
     expect(run.stdout).toMatch(/ignore_only:\n\s+GO_PACKAGE_DEFINED:\n\s+- example\/example\.proto/);
+    // Merged into the contract's own buf.yaml, as a user would: lint is then clean.
+    const dir = mkdtempSync(join(tmpdir(), "ignore-yaml-"));
+    cpSync(join(CONTRACTS_DIR, "no-go-package"), dir, { recursive: true });
+    const config = parse(readFileSync(join(dir, "buf.yaml"), "utf8")) as { lint: Record<string, unknown> };
+    config.lint.ignore_only = (parse(run.stdout) as { lint: { ignore_only: unknown } }).lint.ignore_only;
+    writeFileSync(join(dir, "buf.yaml"), stringify(config));
+    expect(await cli(["lint", dir])).toMatchObject({ code: 0 });
+  });
+
+  it("returns every finding as data from code, whatever the format", async () => {
+    // junit: a format buf writes itself, so the findings come from a run of their own (the shipped contract's
+    // empty findings are test/contract/buf.test.ts's).
+    const run = await lintContract({ dir: join(CONTRACTS_DIR, "no-go-package"), format: "junit" });
+    expect(run.output).toMatch(/<testsuites/);
+    expect(run.findings).toEqual([expect.objectContaining({ path: "example/example.proto", line: 3, column: 1, rule: "GO_PACKAGE_DEFINED" })]);
   });
 
   it("carries file and line in the github-actions format", async () => {

@@ -1,6 +1,8 @@
 // `example-conformance serve` as a script uses it: two address lines first, serving until SIGTERM, exit 0.
 import { spawn } from "node:child_process";
 import http2 from "node:http2";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
@@ -9,6 +11,7 @@ import { encodeMessage } from "../../contract/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import { encodeFrames } from "../../harness/targets/raw-h2.js";
 import { cli } from "../helpers/cli.js";
+import { defaultDataDir } from "../../harness/cli/serve-command.js";
 
 const BIN = join(PACKAGE_ROOT, "bin", "example-conformance.js");
 
@@ -72,5 +75,36 @@ describe("example-conformance serve", () => {
     const run = await cli(["serve", "--grpc-port", "70000"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--grpc-port must be between 0 and 65535/);
+  });
+
+  it("keeps data in the user's data folder (XDG_DATA_HOME) by default, never in the folder it runs from, and says where", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "serve-cwd-"));
+    const xdg = mkdtempSync(join(tmpdir(), "serve-xdg-"));
+    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], {
+      cwd,
+      env: { ...process.env, XDG_DATA_HOME: xdg },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const lines = createInterface({ input: child.stdout });
+    try {
+      for await (const line of lines) if (line.startsWith("http ")) break;
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    // Said even at --log-level silent: the user did not choose the folder.
+    expect(stderr).toContain(`example-conformance: messages are kept in pglite:${join(xdg, "example-conformance")}\n`);
+    expect(existsSync(join(xdg, "example-conformance", "pgdata", "PG_VERSION"))).toBe(true);
+    expect(readdirSync(cwd)).toEqual([]);
+  }, 60_000);
+
+  it("takes ~/.local/share without XDG_DATA_HOME (or with a relative one), %LOCALAPPDATA% on Windows", () => {
+    expect(defaultDataDir({}, "/home/u", "linux")).toBe("/home/u/.local/share/example-conformance");
+    expect(defaultDataDir({ XDG_DATA_HOME: "rel/data" }, "/home/u", "linux")).toBe("/home/u/.local/share/example-conformance");
+    expect(defaultDataDir({ XDG_DATA_HOME: "/x/data" }, "/home/u", "darwin")).toBe("/x/data/example-conformance");
+    expect(defaultDataDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "C:\\Users\\u", "win32")).toMatch(/AppData.Local.example-conformance$/);
   });
 });

@@ -28,7 +28,7 @@ const dropGoPackage = (s: string) => s.replace(/^option go_package.*\n/m, "");
 
 describe("lintContract", () => {
   it("passes the shipped contract", async () => {
-    expect(await lintContract()).toEqual({ exitCode: 0, output: "" });
+    expect(await lintContract()).toEqual({ exitCode: 0, output: "", findings: [] });
   });
 
   it("names GO_PACKAGE_DEFINED with file:line when go_package is missing", async () => {

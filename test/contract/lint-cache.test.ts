@@ -15,12 +15,12 @@ describe("the lint cache", () => {
     // A contract no earlier run has seen, so the cache starts empty for it.
     writeFileSync(join(dir, "README.md"), `lint cache test ${randomUUID()}\n`);
     let runs = 0;
-    const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}` });
-    expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 1" });
-    expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 1" });
-    expect(await cachedLint(dir, "json", lint)).toEqual({ exitCode: 0, output: "run 2" });
+    const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}`, findings: [] });
+    expect(await cachedLint(dir, "text", lint)).toMatchObject({ exitCode: 0, output: "run 1" });
+    expect(await cachedLint(dir, "text", lint)).toMatchObject({ exitCode: 0, output: "run 1" });
+    expect(await cachedLint(dir, "json", lint)).toMatchObject({ exitCode: 0, output: "run 2" });
     writeFileSync(join(dir, "example", "extra.proto"), 'syntax = "proto3";\npackage example;\n');
-    expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 3" });
+    expect(await cachedLint(dir, "text", lint)).toMatchObject({ exitCode: 0, output: "run 3" });
     expect(runs).toBe(3);
   });
 
@@ -29,14 +29,14 @@ describe("the lint cache", () => {
     cpSync(join(CONTRACT_DIR, "example"), join(dir, "example"), { recursive: true });
     writeFileSync(join(dir, "README.md"), `lint cache test ${randomUUID()}\n`);
     let runs = 0;
-    const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}` });
+    const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}`, findings: [] });
     await cachedLint(dir, "text", lint);
     // The plugin's wire handling, not its rules: a comment keeps it valid for any buf run beside this test.
     const wire = join(PACKAGE_ROOT, "dist", "harness", "contract", "buf-plugin", "wire.js");
     const original = readFileSync(wire);
     try {
       appendFileSync(wire, `\n// ${randomUUID()}\n`);
-      expect(await cachedLint(dir, "text", lint)).toEqual({ exitCode: 0, output: "run 2" });
+      expect(await cachedLint(dir, "text", lint)).toMatchObject({ exitCode: 0, output: "run 2" });
     } finally {
       writeFileSync(wire, original);
     }

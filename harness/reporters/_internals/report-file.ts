@@ -76,6 +76,24 @@ async function writeAll(handle: FileHandle, bytes: Buffer, position: number | nu
 }
 
 /**
+ * A report's own folder is made when it is missing and its parent exists (`--report-json reports/run.json` in a
+ * fresh checkout), as the README says; a path missing more than that is more likely a typo than a wish, and is
+ * refused naming the folder, instead of a tree of folders made silently.
+ */
+async function makeOwnFolder(flag: string, path: string): Promise<void> {
+  const folder = dirname(path);
+  const exists = (p: string) => stat(p).then(() => true, () => false);
+  if (await exists(folder)) return;
+  if (!(await exists(dirname(folder)))) {
+    throw new ConformanceError("usage", `${named(flag, path)}: cannot write: neither its folder ${folder} nor that folder's parent exists (a report makes at most its own folder: create the rest first)`);
+  }
+  await mkdir(folder).catch((err: NodeJS.ErrnoException) => {
+    // Another report of the same run made it first.
+    if (err.code !== "EEXIST") throw err;
+  });
+}
+
+/**
  * Opens (creating, never truncating yet) the file a report goes to. O_NONBLOCK: a named pipe with no reader is
  * refused at once instead of blocking the open forever; regular files are unaffected.
  */
@@ -92,7 +110,7 @@ export async function openReportFile(flag: string, path: string, timeoutMs: numb
   try {
     handle = await bounded(
       async () => {
-        await mkdir(dirname(path), { recursive: true });
+        await makeOwnFolder(flag, path);
         return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK, 0o666);
       },
       flag,

@@ -1,0 +1,109 @@
+// Entry the GitHub Action runs for `command: contract`: lint of the contract and buf breaking against the pull
+// request's base (a git ref), annotations on the .proto lines of each finding, the job summary, the step's outputs.
+// Inputs come from the environment only (INPUT_CONTRACT, INPUT_BASE or GITHUB_BASE_REF, INPUT_LINT).
+import { execFile } from "node:child_process";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { breakingContract, lintContract, type ContractFinding } from "../contract/buf.js";
+import { ConformanceError } from "../errors.js";
+import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal } from "../reporters/_internals/neutralise.js";
+
+const git = promisify(execFile);
+/** Bound on each git command: a repository that does not answer does not hold the job. */
+const GIT_TIMEOUT_MS = 60_000;
+/** Past this, annotations are left out (GitHub shows at most 10 errors per step anyway); the summary counts them all. */
+const MAX_ANNOTATIONS = 50;
+
+type Level = "error" | "warning";
+interface Gate {
+  lint: ContractFinding[];
+  breaking: ContractFinding[];
+  /** Why breaking was not run (no base given, or the base has no contract there). */
+  breakingSkipped?: string;
+}
+
+/** The contract folder as the base commit had it, written under `out`; undefined when the base had none. */
+async function baseContract(dir: string, base: string, out: string): Promise<string | undefined> {
+  const opts = { timeout: GIT_TIMEOUT_MS, maxBuffer: 1 << 20 };
+  const top = await git("git", ["rev-parse", "--show-toplevel"], opts).then(
+    (r) => r.stdout.trim(),
+    () => {
+      throw new ConformanceError("usage", `base ${base}: the workspace is not a git checkout (run actions/checkout first)`);
+    },
+  );
+  // A pull request's checkout knows the base as origin/BASE; a local branch or any commit-ish is taken as it is.
+  const remote = await git("git", ["rev-parse", "-q", "--verify", `refs/remotes/origin/${base}^{commit}`], opts).then((r) => r.stdout.trim(), () => "");
+  const commit = remote || (await git("git", ["rev-parse", "-q", "--verify", `${base}^{commit}`], opts).then((r) => r.stdout.trim(), () => ""));
+  if (commit === "") throw new ConformanceError("usage", `base ${base}: no such branch or commit in this checkout (fetch it: actions/checkout with fetch-depth: 0)`);
+  const sub = relative(top, resolve(dir)) || ".";
+  const listed = (await git("git", ["ls-tree", "-r", "--name-only", commit, "--", sub], { ...opts, cwd: top })).stdout.trim();
+  if (listed === "") return undefined;
+  // git archive | tar, as one bounded pipeline: the base's files, nothing of the working tree.
+  await git("bash", ["-o", "pipefail", "-c", 'git archive "$1" -- "$2" | tar -x -C "$3"', "archive", commit, sub, out], { ...opts, cwd: top });
+  return join(out, sub);
+}
+
+async function runGate(dir: string, base: string | undefined): Promise<Gate> {
+  const lint = (await lintContract({ dir, format: "json" })).findings;
+  if (base === undefined || base === "") return { lint, breaking: [], breakingSkipped: "no base: give the base input, or run on a pull_request event" };
+  const out = mkdtempSync(join(tmpdir(), "contract-base-"));
+  try {
+    const against = await baseContract(dir, base, out);
+    if (against === undefined) return { lint, breaking: [], breakingSkipped: `the base ${base} has no contract in ${dir}` };
+    return { lint, breaking: (await breakingContract({ dir, against, format: "json" })).findings };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** `::error file=proto/example/example.proto,line=7,col=1,title=FIELD_NO_DELETE::...`, its path from the workspace. */
+function annotation(level: Level, kind: string, dir: string, f: ContractFinding): string {
+  const file = relative(process.cwd(), resolve(dir, f.path));
+  const props = `file=${forAnnotationProperty(forTerminal(file))},line=${f.line},col=${f.column},title=${forAnnotationProperty(`${kind} ${forTerminal(f.rule)}`)}`;
+  return `::${level} ${props}::${forAnnotationData(forTerminal(f.message))}\n`;
+}
+
+function summary(verdict: string, dir: string, gate: Gate): string {
+  const row = (kind: string, f: ContractFinding) => `| ${kind} | ${md(`${relative(process.cwd(), resolve(dir, f.path))}:${f.line}`)} | ${md(f.rule)} | ${md(f.message)} |`;
+  const rows = [...gate.breaking.map((f) => row("breaking", f)), ...gate.lint.map((f) => row("lint", f))];
+  return [
+    `### example-conformance contract: ${verdict}`,
+    "",
+    `${gate.breaking.length} breaking change(s), ${gate.lint.length} lint finding(s)${gate.breakingSkipped !== undefined ? `; breaking not checked: ${md(gate.breakingSkipped)}` : ""}`,
+    ...(rows.length > 0 ? ["", "| kind | where | rule | message |", "|---|---|---|---|", ...rows] : []),
+    "",
+  ].join("\n");
+}
+
+async function main(): Promise<number> {
+  const dir = process.env.INPUT_CONTRACT || "proto";
+  const base = process.env.INPUT_BASE || process.env.GITHUB_BASE_REF || undefined;
+  const lintLevel: Level = process.env.INPUT_LINT === "warning" ? "warning" : "error";
+  let code: number;
+  let verdict: string;
+  let text: string;
+  try {
+    const gate = await runGate(dir, base);
+    const lintFails = lintLevel === "error" && gate.lint.length > 0;
+    code = gate.breaking.length > 0 || lintFails ? 1 : 0;
+    verdict = gate.breaking.length > 0 ? "breaking" : lintFails ? "lint-violations" : "compatible";
+    const lines = [...gate.breaking.map((f) => annotation("error", "breaking", dir, f)), ...gate.lint.map((f) => annotation(lintLevel, "lint", dir, f))];
+    process.stdout.write(lines.slice(0, MAX_ANNOTATIONS).join(""));
+    if (gate.breakingSkipped !== undefined) process.stdout.write(`breaking not checked: ${forTerminal(gate.breakingSkipped)}\n`);
+    text = summary(verdict, dir, gate);
+  } catch (reason) {
+    const err = ConformanceError.from(reason);
+    code = err.exitCode;
+    verdict = code === 2 ? "usage-error" : "internal-error";
+    process.stderr.write(`example-conformance: ${err.code === "internal" ? "internal error: " : ""}${forTerminal(err.message)}\n`);
+    text = `### example-conformance contract: ${verdict}\n\n${md(err.message)}\n`;
+  }
+  if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `verdict=${verdict}\nexit-code=${code}\nreport-json=\nreport-junit=\nreport-html=\n`);
+  if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, text);
+  else process.stdout.write(text);
+  return code;
+}
+
+process.exitCode = await main();
