@@ -1,0 +1,28 @@
+// UNAVAILABLE once, then OK: retrying is allowed (the server said it is a passing state) and not required; a retry
+// SHOULD be bounded. The bound is judged against the client's own habit: the Hello calls it makes when every call
+// succeeds (the usual scenario), plus a few retries.
+import { pass, skip } from "../../harness/check.js";
+import { failWith, hellos, type ClientCheck } from "./_internals/client-check.js";
+
+/** Retries beyond the client's usual Hello calls that still count as bounded. */
+export const MAX_RETRIES = 3;
+
+export const retryUnavailable: ClientCheck = {
+  id: "client.retry.unavailable",
+  title: "retries an UNAVAILABLE call, if at all, a bounded number of times",
+  severity: "SHOULD",
+  spec: "part 7 (5xx: a server-side error); gRPC status UNAVAILABLE (a transient condition)",
+  scenario: "unavailable-once",
+  async judge(run, scenarios) {
+    const calls = hellos(run);
+    if (calls.length === 0) return skip("the client made no Hello call: nothing to judge (client.hello.succeeds judges that)");
+    const usual = hellos(await scenarios("usual")).length;
+    const allowed = Math.max(usual, 1) + MAX_RETRIES;
+    if (run.received > allowed && calls.length > allowed) {
+      return failWith(`the client sent ${calls.length} Hello calls where it sends ${usual} when all succeed: more than ${MAX_RETRIES} retries after one UNAVAILABLE is not bounded`, run, calls[allowed]);
+    }
+    const retried = calls.length > usual;
+    const gap = calls.length > 1 ? (calls[1]?.atMs ?? 0) - (calls[0]?.atMs ?? 0) : undefined;
+    return pass(retried ? `retried after UNAVAILABLE (${calls.length} Hello calls, the retry ${gap} ms after the first)` : `did not retry after UNAVAILABLE (${calls.length} Hello call(s)): allowed`);
+  },
+};
