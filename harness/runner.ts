@@ -53,6 +53,8 @@ export interface RunOptions {
   http?: HttpRunTarget;
   /** The client command under check (check-client): client checks are in scope with it; the report names it. */
   client?: string;
+  /** The API key check-client hands the client: redacted from every output as http.apiKey is. */
+  clientApiKey?: string;
   /** The implementation under check, as the configuration names it: the report names it. */
   implementation?: Implementation;
   /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
@@ -82,6 +84,7 @@ const MIN_SECRET_LENGTH = 3;
 function createRedactor(options: RunOptions): (text: string) => string {
   const secrets: [string, string][] = [];
   if (options.http?.apiKey !== undefined) secrets.push([options.http.apiKey, API_KEY_PLACEHOLDER]);
+  if (options.clientApiKey !== undefined) secrets.push([options.clientApiKey, API_KEY_PLACEHOLDER]);
   for (const v of Object.values(options.grpc?.metadata ?? {})) secrets.push([v, METADATA_PLACEHOLDER]);
   const live = secrets.filter(([s]) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b[0].length - a[0].length);
   // A value derived from a secret (the key with "-wrong" after it, say) contains it, so it is replaced too.

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { decodeMessage } from "../../contract/message.js";
 import { CONNECT_CODES, frame, parseFrames } from "../targets/http-rpc-client.js";
 import { inflate, isIdentity } from "../targets/inflate.js";
-import { carriesKey } from "./_internals/api-key.js";
+import { carriesKey, isKey } from "./_internals/api-key.js";
 import { readBounded } from "./_internals/read-body.js";
 import { MAX_HEADER_VALUES, MAX_RECORDED_BODY_BYTES, MAX_RECORDED_REQUESTS, type RecordedProtocol, type RecordedRequest } from "./recorded-request.js";
 import { CODE, encodeReply, encodeReplyJson, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
@@ -89,11 +89,11 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     scenario.requireKey && options.apiKey !== undefined && !carriesKey(headers, path, options.apiKey);
 
   /** Counts the request and keeps it when under the bound; the returned record's answer is filled in later. */
-  function record(protocol: RecordedProtocol, method: string, path: string, headers: Record<string, string[]>, body: { body: Uint8Array; truncated: boolean }, hello: boolean): RecordedRequest {
+  function record(arrived: number, protocol: RecordedProtocol, method: string, path: string, headers: Record<string, string[]>, body: { body: Uint8Array; truncated: boolean }, hello: boolean): RecordedRequest {
     received++;
     const r: RecordedRequest = {
       n: received,
-      atMs: Math.round(performance.now() - t0),
+      atMs: Math.round(arrived - t0),
       protocol,
       method,
       path: path.slice(0, 2048),
@@ -117,6 +117,8 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
       return undefined;
     }
     r.answer = answer.kind === "reply" ? (answer.holdMs > 0 ? `OK after holding it ${answer.holdMs} ms` : "OK") : statusWords(answer.code);
+    // Each protocol writes the answer as soon as this returns.
+    r.answeredAtMs = Math.round(performance.now() - t0);
     return answer;
   }
 
@@ -135,10 +137,11 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const path = String(raw[":path"] ?? "");
     const method = String(raw[":method"] ?? "");
     const closed = new Promise<void>((r) => stream.once("close", r));
+    const arrived = performance.now();
     const body = await readBounded(stream, MAX_RECORDED_BODY_BYTES);
     const headers = headerRecord(raw);
     const isHelloCall = method === "POST" && path === HELLO_PATH;
-    const r = record("grpc", method, path, headers, body, isHelloCall);
+    const r = record(arrived, "grpc", method, path, headers, body, isHelloCall);
     const status = (code: number, message: string) => {
       r.answer = statusWords(code);
       if (stream.destroyed || stream.headersSent) return;
@@ -154,9 +157,12 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     stream.end(frame(0, encodeReply(answer)));
   }
 
-  let resources: Promise<{ url: string; close(): Promise<void> }> | undefined;
-  const resourceServer = () =>
-    (resources ??= import("../../reference-server/http/server.js").then((m) => m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 })));
+  // Started with the recording servers, before the client runs: loading the reference server takes about 0.4 s the
+  // first time, which a client's own deadline on its first resource request must not pay for.
+  const resources: Promise<{ url: string; close(): Promise<void> }> = import("../../reference-server/http/server.js").then((m) =>
+    m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 }),
+  );
+  const resourceServer = () => resources;
 
   const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     req.on("error", () => undefined);
@@ -167,12 +173,13 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const path = req.url ?? "";
     const method = req.method ?? "";
     const closed = new Promise<void>((r) => res.once("close", r));
+    const arrived = performance.now();
     const body = await readBounded(req, MAX_RECORDED_BODY_BYTES);
     const headers = headerRecord(req.headers);
     const contentType = (headers["content-type"]?.[0] ?? "").toLowerCase();
     const onHello = path.split("?")[0] === HELLO_PATH;
     const protocol: RecordedProtocol = !onHello ? "http" : contentType.startsWith("application/grpc-web") ? "grpc-web" : "connect";
-    const r = record(protocol, method, path, headers, body, onHello && method === "POST");
+    const r = record(arrived, protocol, method, path, headers, body, onHello && method === "POST");
     const plain = (status: number, text: string) => {
       r.answer = String(status);
       if (!res.headersSent) res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
@@ -235,6 +242,10 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
   /** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */
   async function forward(req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest, body: Uint8Array): Promise<void> {
     const target = new URL(r.path.startsWith("/") ? r.path : `/${r.path}`, (await resourceServer()).url);
+    // The key in a query parameter is this server's to read (part 5 leaves its placement open); the reference server
+    // behind it, which refuses a parameter it does not understand, never sees it.
+    const key = options.apiKey;
+    if (key !== undefined) for (const [name, value] of [...target.searchParams]) if (isKey(value, key)) target.searchParams.delete(name, value);
     const headers = { ...req.headers };
     delete headers.host;
     const upstream = http.request(target, { method: req.method, headers }, (reply) => {
@@ -254,7 +265,15 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
       server.once("error", reject);
       server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
     });
-  const [grpcPort, httpPort] = await Promise.all([listen(grpc), listen(httpServer)]);
+  const started = await Promise.allSettled([listen(grpc), listen(httpServer), resources]);
+  const [grpcPort, httpPort] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined));
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed !== undefined || typeof grpcPort !== "number" || typeof httpPort !== "number") {
+    grpc.close();
+    httpServer.close();
+    await resources.then((s) => s.close()).catch(() => undefined);
+    throw failed?.reason instanceof Error ? failed.reason : new Error("the recording servers did not start");
+  }
   return {
     grpcTarget: `127.0.0.1:${grpcPort}`,
     httpUrl: `http://127.0.0.1:${httpPort}`,
@@ -266,7 +285,7 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
       await Promise.all([
         new Promise<void>((r) => grpc.close(() => r())),
         new Promise<void>((r) => httpServer.close(() => r())),
-        resources?.then((s) => s.close()).catch(() => undefined),
+        resources.then((s) => s.close()).catch(() => undefined),
       ]);
     },
   };

@@ -47,7 +47,7 @@ export function failWith(message: string, run: ScenarioRun, request: RecordedReq
     details: [
       `scenario ${run.scenario.name}: ${run.scenario.plays}`,
       `the client ${endWords(run)}, after ${run.received} request(s)${run.received > run.requests.length ? ` (the first ${run.requests.length} recorded)` : ""}`,
-      ...(request !== undefined ? describeRequest(request, run.redact) : []),
+      ...(request !== undefined ? describeRequest(request, run.redact, run.apiKey) : []),
       ...outputLines(run),
     ],
   });
