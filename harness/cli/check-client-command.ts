@@ -5,8 +5,10 @@ import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { clientCatalogue, clientChecks } from "../../suites/client/index.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
+import type { ConformanceConfig } from "../config/config-file.js";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
+import { redactor } from "../client/recorded-request.js";
 import { resolveCommand } from "../client/run-client.js";
 import { SCENARIOS } from "../client/scenarios.js";
 import { shellQuote } from "../_internals/shell-quote.js";
@@ -54,8 +56,26 @@ function listClientChecks(io: CliIo): void {
   for (const s of Object.values(SCENARIOS)) io.stdout(`  ${s.name.padEnd(across)}  ${s.plays}\n`);
 }
 
-/** The options under the configuration file, flags first: the file's credentials, selection, strictness and waivers. */
-async function configured(opts: CheckClientCliOptions, command: Command, env: CliIo["env"]): Promise<{ opts: CheckClientCliOptions; extras: ConfigExtras }> {
+/** What a configuration file may say that describes a server under check, and so means nothing to a client run. */
+export function ignoredByClientRuns(config: ConformanceConfig): string[] {
+  const cred = config.credentials ?? {};
+  return [
+    ...(config.targets !== undefined ? ["targets"] : []),
+    ...(config.profile !== undefined ? ["profile"] : []),
+    ...(config.claims !== undefined ? ["claims"] : []),
+    ...(cred["api-key-in"] !== undefined ? ["credentials.api-key-in"] : []),
+    ...(cred["metadata-env"] !== undefined ? ["credentials.metadata-env"] : []),
+  ];
+}
+
+/**
+ * The options under the configuration file, flags first: the file's credentials (api-key-env), selection,
+ * strictness, implementation and waivers. What describes a server (targets, profile, claims, where a server
+ * takes the key) is ignored, with one line on stderr saying so: every client check is of the contract profile, and
+ * no claim answers a client check's need.
+ */
+async function configured(opts: CheckClientCliOptions, command: Command, io: CliIo): Promise<{ opts: CheckClientCliOptions; extras: ConfigExtras }> {
+  const env = io.env;
   const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
   if (file === undefined) return { opts, extras: { expectations: [] } };
   const given = (key: keyof CheckCliOptions) => {
@@ -64,8 +84,11 @@ async function configured(opts: CheckClientCliOptions, command: Command, env: Cl
   };
   const { loadConfigFile } = await import("../config/config-file.js");
   // check's defaults under this command's options: the file fills what neither gave, and a client run reads back
-    // only the options it has (the file's targets name servers, which a client run does not check).
-  const applied = applyConfig({ ...parseCheckArgs([]), ...opts }, loadConfigFile(file), given, env, clientCatalogue(placeholderClient));
+  // only the options it has.
+  const config = loadConfigFile(file);
+  const ignored = ignoredByClientRuns(config);
+  if (ignored.length > 0) io.stderr(`example-conformance: warning: ${file}: check-client ignores ${ignored.join(", ")} (they describe a server under check; a client run starts its own servers)\n`);
+  const applied = applyConfig({ ...parseCheckArgs([]), ...opts }, config, given, env, clientCatalogue(placeholderClient));
   const o = applied.opts;
   return {
     opts: { ...opts, ...(o.apiKey !== undefined && { apiKey: o.apiKey }), only: o.only, skip: o.skip, ...(o.strict !== undefined && { strict: o.strict }) },
@@ -86,7 +109,7 @@ export function addCheckClientCommand(program: Command, io: CliIo, setExit: (cod
     if (given.list) return listClientChecks(io);
     const [client, ...args] = words;
     if (client === undefined) throw new ConformanceError("usage", "check-client: give the client to run after --, such as: check-client -- ./my-client --flag");
-    const { opts, extras } = await configured(given, command, io.env);
+    const { opts, extras } = await configured(given, command, io);
     resolveCommand(client, io.env);
     const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
     const apiKey = opts.apiKey ?? envKey;
@@ -100,9 +123,14 @@ export function addCheckClientCommand(program: Command, io: CliIo, setExit: (cod
         verbosity: opts.quiet ? ("quiet" as const) : opts.verbose ? ("verbose" as const) : ("normal" as const),
       };
       const at = argv.indexOf("check-client");
+      // The key is the client's to send, never ours to print: not in the command line the report names, nor in a
+      // replay line (a client's own arguments may carry it), nor in any result (the runner's redactor has it).
+      const redact = redactor(apiKey);
+      const replay = createReplayRenderer(at < 0 ? [] : argv.slice(at + 1), CHECK_CLIENT_TABLE, "check-client");
       const report = await runConformance({
         checks: clientCatalogue({ command: { command: client, args }, ...(apiKey !== undefined && { apiKey }), timeoutMs: opts.timeout, env: io.env }),
-        client: [client, ...args].map(shellQuote).join(" "),
+        client: redact([client, ...args].map(shellQuote).join(" ")),
+        ...(apiKey !== undefined && { clientApiKey: apiKey }),
         only: opts.only,
         skip: opts.skip,
         ...(opts.seed !== undefined && { seed: opts.seed }),
@@ -111,7 +139,7 @@ export function addCheckClientCommand(program: Command, io: CliIo, setExit: (cod
         ...(extras.implementation && { implementation: extras.implementation }),
         ...(extras.expectations.length > 0 && { expectations: extras.expectations }),
         reporters: createReporters(files, streams),
-        replayCommand: createReplayRenderer(at < 0 ? [] : argv.slice(at + 1), CHECK_CLIENT_TABLE, "check-client"),
+        replayCommand: (a) => redact(replay(a)),
       });
       setExit(report.exitCode);
     } finally {
