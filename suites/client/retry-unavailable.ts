@@ -17,7 +17,7 @@ export const MIN_BACKOFF_MS = 10;
 
 export const retryUnavailable: ClientCheck = {
   id: "client.retry.unavailable",
-  title: "retries an UNAVAILABLE call, if at all, a bounded number of times",
+  title: "retries an UNAVAILABLE call, if at all, a bounded number of times and not at once (10 ms or more after the answer)",
   severity: "SHOULD",
   spec: "part 7 (5xx: a server-side error); gRPC status UNAVAILABLE (a transient condition)",
   scenario: "unavailable-once",
