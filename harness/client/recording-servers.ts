@@ -162,7 +162,6 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
   const resources: Promise<{ url: string; close(): Promise<void> }> = import("../../reference-server/http/server.js").then((m) =>
     m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 }),
   );
-  const resourceServer = () => resources;
 
   const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     req.on("error", () => undefined);
@@ -241,7 +240,7 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
 
   /** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */
   async function forward(req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest, body: Uint8Array): Promise<void> {
-    const target = new URL(r.path.startsWith("/") ? r.path : `/${r.path}`, (await resourceServer()).url);
+    const target = new URL(r.path.startsWith("/") ? r.path : `/${r.path}`, (await resources).url);
     // The key in a query parameter is this server's to read (part 5 leaves its placement open); the reference server
     // behind it, which refuses a parameter it does not understand, never sees it.
     const key = options.apiKey;
