@@ -26,8 +26,9 @@ describe("check-client: a retry without backoff", () => {
     await skipIfMissing(noPauseClient, (why) => ctx.skip(why));
     // Only its check (and the usual scenario it compares with): two client runs, alone in this file, so that a
     // loaded machine's scheduling seldom stretches a retry sent at once past the bound; when it does, the check
-    // misses it (never the other way), and the run is tried again, at most five times more (each try takes about a second; at a load average of 13 on 2 cores about two tries in five missed). The judge's rule itself
-    // is proved without a clock in test/suites/client-retry.test.ts.
+    // misses it (never the other way), and the run is tried again, at most five times more (a try takes about a
+    // second; at a load average of 13 on 2 cores about two tries in five missed). The judge's rule itself is
+    // proved without a clock in test/suites/client-retry.test.ts.
     const { code, report } = await judge(noPauseClient, ["--only", "client.retry.unavailable"]);
     const [only, ...more] = failing(report);
     expect(more).toEqual([]);
