@@ -42,10 +42,16 @@ export const isHello = (r: RecordedRequest): boolean => r.helloIndex !== undefin
 
 const PROTOCOL_NAMES: Readonly<Record<RecordedProtocol, string>> = { grpc: "gRPC", connect: "Connect", "grpc-web": "gRPC-Web", http: "HTTP" };
 
-/** A secret, everywhere it appears (as typed, percent-encoded or form-encoded in a path), as the placeholder the replay lines use. */
+/** The forms a secret takes in a request: as typed, percent- and form-encoded (a path), JSON-escaped (a body). */
+function secretForms(secret: string): string[] {
+  const percent = encodeURIComponent(secret);
+  return [...new Set([secret, percent, percent.replace(/%20/g, "+"), JSON.stringify(secret).slice(1, -1)])].sort((a, b) => b.length - a.length);
+}
+
+/** A secret, everywhere it appears (in any of its forms), as the placeholder the replay lines use. */
 export function redactor(secret: string | undefined): (text: string) => string {
   if (secret === undefined || secret === "") return (t) => t;
-  const forms = [...new Set([secret, encodeURIComponent(secret), encodeURIComponent(secret).replace(/%20/g, "+")])].sort((a, b) => b.length - a.length);
+  const forms = secretForms(secret);
   return (t) => forms.reduce((text, form) => text.split(form).join(API_KEY_PLACEHOLDER), t);
 }
 
@@ -67,19 +73,22 @@ function bodyEncoded(r: RecordedRequest): boolean {
   return contentType.startsWith("application/grpc-web-text") || named("content-encoding") || named("grpc-encoding");
 }
 
-/** Every occurrence of `secret`'s bytes in `bytes` replaced by the placeholder's. */
+/** Every occurrence of `secret`'s bytes, in any of its forms, replaced by the placeholder's. */
 function withoutSecret(bytes: Uint8Array, secret: string): Buffer {
-  const needle = Buffer.from(secret, "utf8");
   const placeholder = Buffer.from(API_KEY_PLACEHOLDER, "latin1");
-  const parts: Buffer[] = [];
-  let from = 0;
-  const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let at = whole.indexOf(needle, from); at >= 0; at = whole.indexOf(needle, from)) {
-    parts.push(whole.subarray(from, at), placeholder);
-    from = at + needle.length;
+  let whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (const form of secretForms(secret)) {
+    const needle = Buffer.from(form, "utf8");
+    const parts: Buffer[] = [];
+    let from = 0;
+    for (let at = whole.indexOf(needle, from); at >= 0; at = whole.indexOf(needle, from)) {
+      parts.push(whole.subarray(from, at), placeholder);
+      from = at + needle.length;
+    }
+    parts.push(whole.subarray(from));
+    whole = Buffer.concat(parts);
   }
-  parts.push(whole.subarray(from));
-  return Buffer.concat(parts);
+  return whole;
 }
 
 /**
