@@ -4,7 +4,7 @@ import type { GrpcTarget } from "./targets/grpc-target.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 
 export type Severity = "MUST" | "SHOULD";
-export type Area = "contract" | "grpc" | "http";
+export type Area = "contract" | "grpc" | "http" | "client";
 /**
  * contract: what the implementer controls; gates by default.
  * protocol: what the gRPC library underneath controls; shown, and gates only when asked.

@@ -26,6 +26,8 @@ export { REPORTERS, REPORTER_NAMES, createReporters, openReportFile } from "./re
 export type { ReporterEntry, ReporterName, ReporterStreams, ReportFile, ReportSink } from "./reporters/index.js";
 export type { CheckDefinition, CheckContext, CheckOutcome, Severity, Profile, Area, Protocol, Sharing } from "./check.js";
 export { catalogue } from "../suites/index.js";
+export { clientCatalogue, clientChecks } from "../suites/client/index.js";
+export type { ClientUnderTest } from "./client/run-scenario.js";
 export { startReferenceServer } from "../reference-server/start.js";
 export type { ReferenceServer, ReferenceServerOptions } from "../reference-server/start.js";
 export { createGrpcTarget } from "./targets/create-grpc-target.js";

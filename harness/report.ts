@@ -53,7 +53,7 @@ export type Verdict = "conformant" | "conformant with waivers" | "partial" | "no
 
 /** What was judged: the interfaces given and the contract. A gRPC-only run certifies no HTTP interface. */
 export interface RunScope {
-  interfaces: ("grpc" | "http")[];
+  interfaces: ("grpc" | "http" | "client")[];
   contract: string;
 }
 
@@ -95,7 +95,7 @@ export interface RunReport {
   suiteVersion: string;
   contractSha256: string;
   /** What was checked: the addresses, the image and its digest, the TLS certificate's SHA-256 fingerprint, the contract. */
-  target: { grpc?: string; http?: string; image?: string; imageDigest?: string; tlsFingerprint?: string; contract: string };
+  target: { grpc?: string; http?: string; client?: string; image?: string; imageDigest?: string; tlsFingerprint?: string; contract: string };
   seed: number;
   startedAt: string;
   durationMs: number;

@@ -51,6 +51,10 @@ export interface RunOptions {
   replicaMode?: ReplicaMode;
   /** The HTTP target; http checks are skipped without one. */
   http?: HttpRunTarget;
+  /** The client command under check (check-client): client checks are in scope with it; the report names it. */
+  client?: string;
+  /** The API key check-client hands the client: redacted from every output as http.apiKey is. */
+  clientApiKey?: string;
   /** The implementation under check, as the configuration names it: the report names it. */
   implementation?: Implementation;
   /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
@@ -80,6 +84,7 @@ const MIN_SECRET_LENGTH = 3;
 function createRedactor(options: RunOptions): (text: string) => string {
   const secrets: [string, string][] = [];
   if (options.http?.apiKey !== undefined) secrets.push([options.http.apiKey, API_KEY_PLACEHOLDER]);
+  if (options.clientApiKey !== undefined) secrets.push([options.clientApiKey, API_KEY_PLACEHOLDER]);
   for (const v of Object.values(options.grpc?.metadata ?? {})) secrets.push([v, METADATA_PLACEHOLDER]);
   const live = secrets.filter(([s]) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b[0].length - a[0].length);
   // A value derived from a secret (the key with "-wrong" after it, say) contains it, so it is replaced too.
@@ -94,7 +99,8 @@ function judge(
   options: RunOptions,
   expectations: readonly Expectation[],
 ): Pick<RunReport, "verdict" | "waivers" | "unjudged"> {
-  const inScope = (c: Pick<CheckDefinition, "area">) => c.area === "contract" || (c.area === "grpc" && options.grpc !== undefined) || (c.area === "http" && options.http !== undefined);
+  const inScope = (c: Pick<CheckDefinition, "area">) =>
+    c.area === "contract" || (c.area === "grpc" && options.grpc !== undefined) || (c.area === "http" && options.http !== undefined) || (c.area === "client" && options.client !== undefined);
   const chosen = new Set(selected.map((c) => c.id));
   const unjudged: Unjudged[] = [];
   for (const c of all) {
@@ -190,7 +196,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     ...(options.only && { only: options.only }),
     ...(options.skip && { skip: options.skip }),
   });
-  const inScope = checks.filter((c) => c.area === "contract" || (c.area === "grpc" && options.grpc) || (c.area === "http" && options.http));
+  const inScope = checks.filter((c) => c.area === "contract" || (c.area === "grpc" && options.grpc) || (c.area === "http" && options.http) || (c.area === "client" && options.client !== undefined));
   if (inScope.length === 0) {
     const given = [options.grpc && "gRPC", options.http && "HTTP"].filter(Boolean).join(" and ") || "no";
     throw new ConformanceError(
@@ -216,6 +222,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
       grpc: `${options.grpc.address}${(options.grpc.protocol ?? "grpc") === "grpc" ? "" : ` (${options.grpc.protocol})`}${options.builtIn ? " (built-in reference server)" : ""}`,
     }),
     ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
+    ...(options.client !== undefined && { client: options.client }),
     ...(options.image && { image: options.image.name }),
     ...(options.image?.digest !== undefined && { imageDigest: options.image.digest }),
     ...(options.tlsFingerprint !== undefined && { tlsFingerprint: options.tlsFingerprint }),
@@ -323,7 +330,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     ...judge(all, checks, results, options, expectations),
     claims: claimList(options.claims),
     scope: {
-      interfaces: [...(options.grpc ? (["grpc"] as const) : []), ...(options.http ? (["http"] as const) : [])],
+      interfaces: [...(options.grpc ? (["grpc"] as const) : []), ...(options.http ? (["http"] as const) : []), ...(options.client !== undefined ? (["client"] as const) : [])],
       contract: target.contract,
     },
     selection: {

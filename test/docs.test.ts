@@ -7,10 +7,12 @@ import { PACKAGE_ROOT } from "../contract/paths.js";
 import { renderDefectsMarkdown } from "../fixtures/defects.js";
 import { REPORTER_NAMES } from "../harness/reporters/index.js";
 import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";
+import { clientChecks } from "../suites/client/index.js";
+import { renderClientChecksMarkdown } from "../suites/client/docs.js";
 
 describe("docs/checks.md", () => {
   it("lists exactly the catalogue (run `npm run docs` after changing a check)", () => {
-    expect(readFileSync(join(PACKAGE_ROOT, "docs", "checks.md"), "utf8")).toBe(renderChecksMarkdown(catalogue));
+    expect(readFileSync(join(PACKAGE_ROOT, "docs", "checks.md"), "utf8")).toBe(`${renderChecksMarkdown(catalogue)}\n${renderClientChecksMarkdown(clientChecks)}`);
   });
 
   it("docs/defects.md lists exactly the fixtures' defects (run `npm run docs` after changing a fixture)", () => {

@@ -5,6 +5,7 @@ import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
 import { addContractCommands } from "./contract-commands.js";
 import { addCheckCommand } from "./check-command.js";
+import { addCheckClientCommand } from "./check-client-command.js";
 import { addDiffCommand } from "./diff-command.js";
 import { addLoadCommand } from "./load-command.js";
 import { addServeCommand } from "./serve-command.js";
@@ -37,6 +38,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
       outputError: (s, write) => write(s.startsWith("error:") ? `example-conformance: ${s.slice(7)}` : s),
     });
   addCheckCommand(program, io, setExit, argv);
+  addCheckClientCommand(program, io, setExit, argv);
   addContractCommands(program, io, setExit);
   addServeCommand(program, io, setExit);
   addLoadCommand(program, io, setExit);
@@ -45,7 +47,7 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
   for (const cmd of program.commands) cmd.exitOverride();
   // The exit codes, from the one table every output uses.
   const codes = EXIT_CODE_TABLE.map((e) => `  ${String(e.code).padStart(2)}  ${e.meaning}`).join("\n");
-  program.commands.find((c) => c.name() === "check")?.addHelpText("after", `\nExit codes:\n${codes}`);
+  for (const name of ["check", "check-client"]) program.commands.find((c) => c.name() === name)?.addHelpText("after", `\nExit codes:\n${codes}`);
   return program;
 }
 

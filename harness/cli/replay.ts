@@ -6,7 +6,6 @@ import type { ReplayArgs } from "../report.js";
 import { shellQuote } from "../_internals/shell-quote.js";
 import type { OptionSpec, OptionTable } from "./option-table.js";
 
-const PREFIX = "npx example-conformance check";
 
 interface Token {
   flag?: string;
@@ -39,8 +38,14 @@ function tokens(argv: readonly string[], specs: ReadonlyMap<string, OptionSpec<u
   return out;
 }
 
-/** The replay line renderer for one invocation: the argv as the user typed it, after `check`. */
-export function createReplayRenderer<O>(argv: readonly string[], table: OptionTable<O>): (args: ReplayArgs) => string {
+/**
+ * The replay line renderer for one invocation: the argv as the user typed it, after the command's name. What follows
+ * a `--` (check-client's client command) is no option of ours: it is kept as typed, after the replay's own options.
+ */
+export function createReplayRenderer<O>(all: readonly string[], table: OptionTable<O>, command = "check"): (args: ReplayArgs) => string {
+  const end = all.indexOf("--");
+  const argv = end < 0 ? all : all.slice(0, end);
+  const operands = end < 0 ? "" : ` ${all.slice(end).map(shellQuote).join(" ")}`;
   const specs = new Map(Object.values<OptionSpec<unknown>>(table as Record<string, OptionSpec<unknown>>).map((s) => [s.flags.split(" ")[0] as string, s]));
   const kept: string[] = [];
   for (const t of tokens(argv, specs)) {
@@ -52,6 +57,6 @@ export function createReplayRenderer<O>(argv: readonly string[], table: OptionTa
       kept.push(...t.raw.map(shellQuote));
     }
   }
-  const base = [PREFIX, ...kept].join(" ");
-  return (args) => [base, "--only", shellQuote(args.only), "--seed", String(args.seed), ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : [])].join(" ");
+  const base = [`npx example-conformance ${command}`, ...kept].join(" ");
+  return (args) => [base, "--only", shellQuote(args.only), "--seed", String(args.seed), ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : [])].join(" ") + operands;
 }

@@ -93,7 +93,7 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
   return {
     onRunStart({ total, target, seed }) {
       if (verbosity === "quiet") return;
-      const where = [target.grpc && `grpc ${target.grpc}`, target.http && `http ${target.http}`, `contract ${target.contract}`].filter(Boolean).join(", ");
+      const where = [target.grpc && `grpc ${target.grpc}`, target.http && `http ${target.http}`, target.client && `client ${target.client}`, `contract ${target.contract}`].filter(Boolean).join(", ");
       w(`example-conformance: ${total} checks against ${t(where)} (seed ${seed})\n`);
     },
     onRunEnd(report: RunReport) {

@@ -1,7 +1,7 @@
 // The verdict in words, the same in every medium: the summary line, the certificate's banner, the job summary.
 import type { RunReport } from "../../report.js";
 
-const INTERFACE_NAMES = { grpc: "gRPC", http: "HTTP" } as const;
+const INTERFACE_NAMES = { grpc: "gRPC", http: "HTTP", client: "the client" } as const;
 
 /** What was judged: "gRPC 127.0.0.1:5, HTTP http://..., and the contract proto (shipped)". */
 export function scopeWords(report: RunReport): string {
