@@ -19,6 +19,7 @@ import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
 import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
+import { createTraceWriter, type TraceOptions, type TraceWriter } from "./trace/trace-writer.js";
 import { catalogue } from "../suites/index.js";
 
 export interface RunOptions {
@@ -70,6 +71,8 @@ export interface RunOptions {
    * each result carries only its replay arguments as data.
    */
   replayCommand?: (args: ReplayArgs) => string;
+  /** --trace DIR: the exchanges of every failing or erring check, written there (harness/trace/). */
+  trace?: TraceOptions;
 }
 
 export const METADATA_PLACEHOLDER = "<METADATA_VALUE>";
@@ -151,6 +154,16 @@ function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undef
   return line !== undefined ? { grpcurl: redact(line) } : {};
 }
 
+/** For a failing or erring check under --trace: its trace file, with a grpcurl line beside each gRPC call that one repeats. */
+function traceOf(tracer: TraceWriter | undefined, id: string, outcome: CheckOutcome, options: RunOptions, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "trace"> {
+  const grpc = options.grpc;
+  const trace = tracer?.finish(id, outcome, (e) => {
+    const line = e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
+    return line ? redact(line) : undefined;
+  });
+  return trace !== undefined ? { trace } : {};
+}
+
 /** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
 function listedWords(e: Expectation): string {
   return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
@@ -201,6 +214,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     );
   }
   const redact = createRedactor(options);
+  const tracer = options.trace && createTraceWriter(options.trace, redact);
   const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
   if (options.http) {
     if (hasCredentials(options.http.baseUrl)) {
@@ -250,7 +264,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     calls.set(c.id, mine);
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
-  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, contextFor(c), checkTimeout));
+  const runOne = (c: CheckDefinition) => timed(() => (tracer ? tracer.around(c.id, () => runCheck(c, contextFor(c), checkTimeout)) : runCheck(c, contextFor(c), checkTimeout)));
   // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
   // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
   const contract = checks.filter((c) => c.area === "contract");
@@ -302,6 +316,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
         ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
+        ...traceOf(tracer || undefined, check.id, outcome, options, contractDir, redact),
         ...(needs !== undefined && { needs }),
         ...(claim !== undefined && { claim }),
       };

@@ -1,0 +1,75 @@
+// Keeps the exchanges of each check while it runs: the places that talk to a target report each exchange here, and
+// the check it belongs to is the one whose run it happens in (an AsyncLocalStorage scope). Outside a traced check
+// (no --trace, a probe before the checks) reporting costs one lookup and keeps nothing.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ExchangeRecord } from "./exchange-record.js";
+
+export interface TraceLimits {
+  /** Bytes of one body (request or response) kept; the rest is cut, and the trace says how much. */
+  maxBodyBytes: number;
+  /** Exchanges kept per check: the last ones, the earlier counted. */
+  maxExchanges: number;
+  /** Bytes of trace files written in one run; past it a check's file keeps only its newest exchanges, or none. */
+  maxRunBytes: number;
+}
+
+export const DEFAULT_TRACE_LIMITS: TraceLimits = { maxBodyBytes: 64 * 1024, maxExchanges: 64, maxRunBytes: 32 * 1024 * 1024 };
+
+/** A body as kept: its first bytes, and its whole length. */
+export interface KeptBody {
+  bytes: Uint8Array;
+  size: number;
+}
+
+/** An exchange as kept: bodies cut to the bound, and copied, so a large buffer of the target's is not held. */
+export type KeptExchange = Omit<ExchangeRecord, "request" | "response"> & {
+  request: Omit<ExchangeRecord["request"], "body"> & { body?: KeptBody };
+  response?: Omit<NonNullable<ExchangeRecord["response"]>, "body"> & { body?: KeptBody };
+};
+
+/** The exchanges of one check. */
+export class CheckTrace {
+  readonly exchanges: KeptExchange[] = [];
+  /** Exchanges recorded before the ones kept, left out by the bound. */
+  dropped = 0;
+
+  constructor(readonly limits: Pick<TraceLimits, "maxBodyBytes" | "maxExchanges">) {}
+
+  add(record: ExchangeRecord): void {
+    const keep = (b: Uint8Array | undefined): KeptBody | undefined =>
+      b === undefined ? undefined : { bytes: Uint8Array.prototype.slice.call(b, 0, this.limits.maxBodyBytes), size: b.length };
+    const { request, response, ...rest } = record;
+    const { body: reqBody, ...reqRest } = request;
+    const kept: KeptExchange = { ...rest, request: { ...reqRest, ...(reqBody && { body: keep(reqBody) as KeptBody }) } };
+    if (response) {
+      const { body: resBody, ...resRest } = response;
+      kept.response = { ...resRest, ...(resBody && { body: keep(resBody) as KeptBody }) };
+    }
+    this.exchanges.push(kept);
+    if (this.exchanges.length > this.limits.maxExchanges) {
+      this.exchanges.shift();
+      this.dropped++;
+    }
+  }
+}
+
+const scope = new AsyncLocalStorage<CheckTrace>();
+
+/** Runs fn with every exchange it makes, however deep, kept in trace. */
+export function withTrace<T>(trace: CheckTrace, fn: () => T): T {
+  return scope.run(trace, fn);
+}
+
+/**
+ * Reports one exchange. The record is built only when a traced check is running: the places that call this pay
+ * nothing more when no trace was asked for. A fault in building it never fails the exchange.
+ */
+export function traceExchange(make: () => ExchangeRecord): void {
+  const trace = scope.getStore();
+  if (trace === undefined) return;
+  try {
+    trace.add(make());
+  } catch {
+    // The evidence is lost; the verdict is not.
+  }
+}
