@@ -19,8 +19,8 @@ export interface ExchangeRecord {
     /** The whole URL; for gRPC, scheme://authority/path. */
     url: string;
     headers: TraceHeaders;
-    /** As sent; for gRPC, the length-prefixed body. */
-    body?: Uint8Array;
+    /** As sent; for gRPC, the length-prefixed body. In pieces when it was sent so: only the bytes kept are copied. */
+    body?: Uint8Array | readonly Uint8Array[];
   };
   /** Absent when nothing came back. */
   response?: {
@@ -28,7 +28,7 @@ export interface ExchangeRecord {
     statusText?: string;
     headers: TraceHeaders;
     /** As received (for HTTP resources, with its content codings undone); for gRPC, the length-prefixed body. */
-    body?: Uint8Array;
+    body?: Uint8Array | readonly Uint8Array[];
     /** HTTP/2 trailers (gRPC). */
     trailers?: TraceHeaders;
   };

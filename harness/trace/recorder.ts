@@ -36,8 +36,20 @@ export class CheckTrace {
   constructor(readonly limits: Pick<TraceLimits, "maxBodyBytes" | "maxExchanges">) {}
 
   add(record: ExchangeRecord): void {
-    const keep = (b: Uint8Array | undefined): KeptBody | undefined =>
-      b === undefined ? undefined : { bytes: Uint8Array.prototype.slice.call(b, 0, this.limits.maxBodyBytes), size: b.length };
+    const keep = (b: Uint8Array | readonly Uint8Array[] | undefined): KeptBody | undefined => {
+      if (b === undefined) return undefined;
+      const pieces = b instanceof Uint8Array ? [b] : b;
+      const size = pieces.reduce((n, p) => n + p.length, 0);
+      const bytes = new Uint8Array(Math.min(size, this.limits.maxBodyBytes));
+      let at = 0;
+      for (const p of pieces) {
+        if (at >= bytes.length) break;
+        const take = p.subarray(0, bytes.length - at);
+        bytes.set(take, at);
+        at += take.length;
+      }
+      return { bytes, size };
+    };
     const { request, response, ...rest } = record;
     const { body: reqBody, ...reqRest } = request;
     const kept: KeptExchange = { ...rest, request: { ...reqRest, ...(reqBody && { body: keep(reqBody) as KeptBody }) } };

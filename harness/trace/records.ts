@@ -3,11 +3,17 @@
 import type { HttpResponse } from "../targets/http-target.js";
 import type { PlainResponse } from "../targets/http-rpc-client.js";
 import type { RawResponse, UnaryCallOptions, UnaryResult } from "../targets/grpc-target.js";
-import { frame } from "../targets/http-rpc-client.js";
 import { HELLO_PATH } from "../targets/grpc-js-client.js";
 import type { ExchangeRecord, TraceHeaders, TraceProtocol } from "./exchange-record.js";
 
 type Sent = ExchangeRecord["request"];
+
+/** A message with its gRPC length prefix, in two pieces: the message is not copied to be framed. */
+const framed = (message: Uint8Array): Uint8Array[] => {
+  const prefix = new Uint8Array(5);
+  new DataView(prefix.buffer).setUint32(1, message.length);
+  return [prefix, message];
+};
 
 const failureText = (f: { kind: string; message?: string; http2Code?: number } | undefined): string | undefined =>
   f === undefined ? undefined : [f.kind, f.http2Code !== undefined ? `HTTP/2 code ${f.http2Code}` : undefined, f.message].filter((x) => x !== undefined).join(": ");
@@ -46,8 +52,8 @@ export function unaryRecord(url: string, headers: TraceHeaders, request: Uint8Ar
     via: "grpc-js",
     startedAt,
     durationMs: Date.now() - startedAt,
-    request: { method: "POST", url, headers: { ":path": options.path ?? HELLO_PATH, ...headers }, body: frame(0, request) },
-    response: { headers: r.headers, ...(r.response !== undefined && { body: frame(0, r.response) }), trailers: r.trailers },
+    request: { method: "POST", url, headers: { ":path": options.path ?? HELLO_PATH, ...headers }, body: framed(request) },
+    response: { headers: r.headers, ...(r.response !== undefined && { body: framed(r.response) }), trailers: r.trailers },
     clientStatus: { code: r.code, details: r.details },
     call: { request, options: callOptions },
   };
