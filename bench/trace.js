@@ -3,7 +3,7 @@
 // server (every check passes: the cost of keeping each exchange), and a broken HTTP server whose creating POST
 // answers 200 (two checks fail: keeping plus writing their HAR files). Prints one line per run, each the ratio of
 // the medians, and writes bench/trace-results.json. Run with `npm run bench:trace` (it builds first).
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
@@ -19,33 +19,40 @@ const median = (xs) => {
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** One `check` run's wall time in ms; its exit code must be the one expected, or the figure would be of another run. */
-function timed(args, expectedExit) {
+/**
+ * One `check` run's wall time in ms; its exit code must be the one expected, or the figure would be of another run.
+ * Not spawnSync: the broken server runs in this process, and a blocked event loop would answer nothing.
+ */
+async function timed(args, expectedExit) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [CLI, "check", "--seed", "1", ...args], { stdio: "ignore", timeout: 300_000 });
-  if (r.status !== expectedExit) throw new Error(`check ${args.join(" ")} exited ${r.status}, not ${expectedExit}`);
+  const status = await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "check", "--seed", "1", ...args], { stdio: "ignore", timeout: 300_000 });
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  if (status !== expectedExit) throw new Error(`check ${args.join(" ")} exited ${status}, not ${expectedExit}`);
   return performance.now() - t0;
 }
 
 /** The same run with and without --trace, alternately, the order swapped each round. */
-function compare(args, expectedExit) {
+async function compare(args, expectedExit) {
   const plain = [];
   const traced = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const withTrace = () => traced.push(timed([...args, "--trace", join(tmp, `t${i}`)], expectedExit));
-    const without = () => plain.push(timed(args, expectedExit));
-    if (i % 2 === 0) (without(), withTrace());
-    else (withTrace(), without());
+    const withTrace = async () => traced.push(await timed([...args, "--trace", join(tmp, `t${i}`)], expectedExit));
+    const without = async () => plain.push(await timed(args, expectedExit));
+    if (i % 2 === 0) (await without(), await withTrace());
+    else (await withTrace(), await without());
   }
   const ratio = median(traced) / median(plain);
   return { plainMedianMs: Math.round(median(plain)), tracedMedianMs: Math.round(median(traced)), ratio: Number(ratio.toFixed(3)), plainMs: plain.map(Math.round), tracedMs: traced.map(Math.round) };
 }
 
 const results = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "unknown"}, load average ${os.loadavg()[0].toFixed(1)} at start`, rounds: ROUNDS };
-results.reference = compare([], 0);
+results.reference = await compare([], 0);
 const broken = await create200.start();
 try {
-  results.brokenHttp = compare(["--http", broken.url], 1);
+  results.brokenHttp = await compare(["--http", broken.url], 1);
 } finally {
   await broken.close();
 }

@@ -30,6 +30,8 @@ interface Har {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), "trace-"));
+/** A key the run sends on every HTTP request: no trace may hold it. */
+const SECRET = "trace-secret-key-7f3a";
 const readReport = (file: string) => JSON.parse(readFileSync(file, "utf8")) as RunReport;
 const traced = (report: RunReport) => report.checks.filter((c) => c.trace !== undefined);
 
@@ -41,7 +43,7 @@ describe("check --trace DIR of a broken HTTP server (POST answers 200)", () => {
     server = await create200.start();
     const json = join(tmp, "http.json");
     // The trace folder is named relative to the report's folder (tmp), as the HTML report links it.
-    const run = await runCliProcess(["check", "--http", server.url, "--seed", "1", "--trace", dir, "--report-json", json]);
+    const run = await runCliProcess(["check", "--http", server.url, "--seed", "1", "--trace", dir, "--report-json", json], { EXAMPLE_API_KEY: SECRET });
     expect(run.stderr).toBe("");
     expect(run.code).toBe(1);
     report = readReport(json);
@@ -67,6 +69,20 @@ describe("check --trace DIR of a broken HTTP server (POST answers 200)", () => {
     expect(creating?.request.postData?.text).toMatch(/^\{"body":/);
     expect(creating?.response.statusText).toBe("OK");
     expect(creating?.response.content.text).toMatch(/"id":/);
+  });
+
+  it("shows the run's API key as its placeholder, never the key", () => {
+    const text = readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    expect(text).not.toContain(SECRET);
+    const har = JSON.parse(readFileSync(join(dir, "http.create.status-201.har"), "utf8")) as Har;
+    expect(har.log.entries[0]?.request.headers).toContainEqual({ name: "x-api-key", value: "<API_KEY>" });
+  });
+
+  it("refuses a DIR that cannot be a folder: exit 2, one line, before anything is sent", async () => {
+    const run = await runCliProcess(["check", "--http", "http://127.0.0.1:1", "--trace", join(dir, "http.maturity.har", "sub")]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^example-conformance: --trace \S+: cannot make a folder there \(ENOTDIR\)\n$/);
   });
 
   it("writes nothing for the checks that passed or were skipped", () => {
