@@ -154,14 +154,19 @@ function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undef
   return line !== undefined ? { grpcurl: redact(line) } : {};
 }
 
-/** For a failing or erring check under --trace: its trace file, with a grpcurl line beside each gRPC call that one repeats. */
-function traceOf(tracer: TraceWriter | undefined, id: string, outcome: CheckOutcome, options: RunOptions, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "trace"> {
+/**
+ * Under --trace: runs a check with its exchanges kept and, as soon as it ends failing or erring, writes them (so that
+ * only the checks in flight hold theirs), with the grpcurl line beside each gRPC call that one repeats.
+ */
+async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: () => Promise<CheckOutcome>, files: Map<string, string>, options: RunOptions, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
+  const outcome = await tracer.around(check.id, run);
   const grpc = options.grpc;
-  const trace = tracer?.finish(id, outcome, (e) => {
+  const file = tracer.finish(check.id, outcome, (e) => {
     const line = e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
     return line ? redact(line) : undefined;
   });
-  return trace !== undefined ? { trace } : {};
+  if (file !== undefined) files.set(check.id, file);
+  return outcome;
 }
 
 /** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
@@ -264,7 +269,9 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     calls.set(c.id, mine);
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
-  const runOne = (c: CheckDefinition) => timed(() => (tracer ? tracer.around(c.id, () => runCheck(c, contextFor(c), checkTimeout)) : runCheck(c, contextFor(c), checkTimeout)));
+  const traceFiles = new Map<string, string>();
+  const runChecked = (c: CheckDefinition) => runCheck(c, contextFor(c), checkTimeout);
+  const runOne = (c: CheckDefinition) => timed(() => (tracer ? runTraced(tracer, c, () => runChecked(c), traceFiles, options, contractDir, redact) : runChecked(c)));
   // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
   // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
   const contract = checks.filter((c) => c.area === "contract");
@@ -316,7 +323,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
         ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
-        ...traceOf(tracer || undefined, check.id, outcome, options, contractDir, redact),
+        ...(traceFiles.has(check.id) && { trace: traceFiles.get(check.id) as string }),
         ...(needs !== undefined && { needs }),
         ...(claim !== undefined && { claim }),
       };
