@@ -20,6 +20,7 @@ import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { createTraceWriter, type TraceOptions, type TraceWriter } from "./trace/trace-writer.js";
+import type { TraceSink } from "./trace/exchange-record.js";
 import { catalogue } from "../suites/index.js";
 
 export interface RunOptions {
@@ -158,7 +159,7 @@ function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undef
  * Under --trace: runs a check with its exchanges kept and, as soon as it ends failing or erring, writes them (so that
  * only the checks in flight hold theirs), with the grpcurl line beside each gRPC call that one repeats.
  */
-async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: () => Promise<CheckOutcome>, files: Map<string, string>, options: RunOptions, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
+async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, files: Map<string, string>, options: RunOptions, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
   const outcome = await tracer.around(check.id, run);
   const grpc = options.grpc;
   const file = tracer.finish(check.id, outcome, (e) => {
@@ -270,8 +271,8 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
   const traceFiles = new Map<string, string>();
-  const runChecked = (c: CheckDefinition) => runCheck(c, contextFor(c), checkTimeout);
-  const runOne = (c: CheckDefinition) => timed(() => (tracer ? runTraced(tracer, c, () => runChecked(c), traceFiles, options, contractDir, redact) : runChecked(c)));
+  const runChecked = (c: CheckDefinition, sink?: TraceSink) => runCheck(c, contextFor(c), checkTimeout, sink);
+  const runOne = (c: CheckDefinition) => timed(() => (tracer ? runTraced(tracer, c, (sink) => runChecked(c, sink), traceFiles, options, contractDir, redact) : runChecked(c)));
   // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
   // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
   const contract = checks.filter((c) => c.area === "contract");

@@ -3,7 +3,6 @@ import * as grpc from "@grpc/grpc-js";
 import type { MetadataValue, UnaryCallOptions, UnaryResult } from "./grpc-target.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
 import { MAX_REPLY_BYTES } from "./read-bounds.js";
-import { traceExchange } from "../trace/recorder.js";
 import { unaryRecord } from "../trace/records.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
@@ -95,7 +94,7 @@ export class GrpcJsClient {
             trailers: toRecord(status.metadata),
           };
           const authority = this.#options.authority ?? defaultAuthority(this.#options.address);
-          traceExchange(() => unaryRecord(`${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`, toRecord(metadata), request, options, startedAt, result));
+          options.trace?.(() => unaryRecord(`${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`, toRecord(metadata), request, options, startedAt, result));
           resolve(result);
         });
       });

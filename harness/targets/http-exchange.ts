@@ -5,7 +5,6 @@ import * as https from "node:https";
 import net from "node:net";
 import type { HttpRequest, HttpResponse } from "./http-target.js";
 import { inflate, isIdentity } from "./inflate.js";
-import { traceExchange } from "../trace/recorder.js";
 import { httpRecord } from "../trace/records.js";
 
 /** A response body past this is cut off: a conformance probe never needs more, and a hostile target cannot fill memory. */
@@ -36,7 +35,7 @@ export function exchange(
       settled = true;
       clearTimeout(timer);
       request.destroy();
-      traceExchange(() => httpRecord({ method, url: base.origin + path, headers, ...(body !== undefined && { body }) }, startedAt, res));
+      req.trace?.(() => httpRecord({ method, url: base.origin + path, headers, ...(body !== undefined && { body }) }, startedAt, res));
       resolve(res);
     };
     const failed = (failure: NonNullable<HttpResponse["failure"]>): HttpResponse => ({

@@ -9,7 +9,7 @@ import type { TlsMaterial } from "./connection.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
 import { inflate, isIdentity } from "./inflate.js";
 import { MAX_REPLY_BYTES } from "./read-bounds.js";
-import { traceExchange } from "../trace/recorder.js";
+import type { TraceSink } from "../trace/exchange-record.js";
 import { plainRecord } from "../trace/records.js";
 
 export type HttpRpcProtocol = "connect" | "grpc-web";
@@ -36,6 +36,8 @@ export interface PlainRequest {
   channel?: "shared" | "fresh";
   /** Ends the exchange when aborted. */
   signal?: AbortSignal;
+  /** With --trace: where the exchange is reported. */
+  trace?: TraceSink;
 }
 
 export interface PlainResponse {
@@ -154,7 +156,7 @@ export class HttpRpcClient {
         settled = true;
         clearTimeout(timer);
         request.signal?.removeEventListener("abort", cancel);
-        traceExchange(() => plainRecord(this.protocol, { method: options.method as string, url: url.href, headers: sentHeaders, ...(request.body && { body: request.body }) }, startedAt, r));
+        request.trace?.(() => plainRecord(this.protocol, { method: options.method as string, url: url.href, headers: sentHeaders, ...(request.body && { body: request.body }) }, startedAt, r));
         resolve(r);
       };
       const options: https.RequestOptions = {
@@ -197,6 +199,7 @@ export class HttpRpcClient {
     const common = {
       ...(options.path !== undefined && { path: options.path }),
       ...(options.signal && { signal: options.signal }),
+      ...(options.trace && { trace: options.trace }),
       channel: options.channel ?? "shared",
       timeoutMs: deadline,
     } as const;

@@ -7,7 +7,6 @@ import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./co
 import type { GrpcFrame, RawRequest, RawResponse } from "./grpc-target.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
 import { MAX_REPLY_BYTES } from "./read-bounds.js";
-import { traceExchange } from "../trace/recorder.js";
 import { rawRecord } from "../trace/records.js";
 
 /** Length-prefixes messages as gRPC does: a compressed flag byte, a 4-byte big-endian length, the payload. */
@@ -112,7 +111,7 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       result.leftover = leftover;
       if (failure) result.failure = failure;
       session.destroy();
-      traceExchange(() => rawRecord({ method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
+      request.trace?.(() => rawRecord({ method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
       resolve(result);
     };
     const timer = setTimeout(() => finish({ kind: "timeout" }), timeoutMs);

@@ -37,5 +37,11 @@ export interface ExchangeRecord {
   /** For a grpc-js call: the status grpc-js gave it, which is the target's grpc-status or the library's own (a deadline, a dropped connection). */
   clientStatus?: { code: number; details: string };
   /** For a grpc-js Hello call: the call as grpcurl might repeat it. */
-  call?: { request: Uint8Array; options: Omit<UnaryCallOptions, "signal"> };
+  call?: { request: Uint8Array; options: Omit<UnaryCallOptions, "signal" | "trace"> };
 }
+
+/**
+ * Where a client reports an exchange: given with a call (as its signal is) when the check it belongs to is traced.
+ * The record is built only then, so a run without --trace pays nothing for it.
+ */
+export type TraceSink = (make: () => ExchangeRecord) => void;

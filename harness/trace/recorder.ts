@@ -1,8 +1,6 @@
-// Keeps the exchanges of each check while it runs: the places that talk to a target report each exchange here, and
-// the check it belongs to is the one whose run it happens in (an AsyncLocalStorage scope). Outside a traced check
-// (no --trace, a probe before the checks) reporting costs one lookup and keeps nothing.
-import { AsyncLocalStorage } from "node:async_hooks";
-import type { ExchangeRecord } from "./exchange-record.js";
+// Keeps the exchanges of each check while it runs, within bounds: the clients report each exchange to the sink its
+// call was given (the session hands a traced check's sink to every call it makes, as it hands the check's signal).
+import type { ExchangeRecord, TraceSink } from "./exchange-record.js";
 
 export interface TraceLimits {
   /** Bytes of one body (request or response) kept; the rest is cut, and the trace says how much. */
@@ -65,23 +63,13 @@ export class CheckTrace {
   }
 }
 
-const scope = new AsyncLocalStorage<CheckTrace>();
-
-/** Runs fn with every exchange it makes, however deep, kept in trace. */
-export function withTrace<T>(trace: CheckTrace, fn: () => T): T {
-  return scope.run(trace, fn);
-}
-
-/**
- * Reports one exchange. The record is built only when a traced check is running: the places that call this pay
- * nothing more when no trace was asked for. A fault in building it never fails the exchange.
- */
-export function traceExchange(make: () => ExchangeRecord): void {
-  const trace = scope.getStore();
-  if (trace === undefined) return;
-  try {
-    trace.add(make());
-  } catch {
-    // The evidence is lost; the verdict is not.
-  }
+/** The sink that keeps a check's exchanges in trace. A fault in building a record never fails the exchange. */
+export function sinkOf(trace: CheckTrace): TraceSink {
+  return (make) => {
+    try {
+      trace.add(make());
+    } catch {
+      // The evidence is lost; the verdict is not.
+    }
+  };
 }

@@ -46,7 +46,7 @@ export function plainRecord(protocol: TraceProtocol, request: Sent, startedAt: n
 
 /** A grpc-js unary call: what the library shows of it (metadata, whole messages, the status and trailers). */
 export function unaryRecord(url: string, headers: TraceHeaders, request: Uint8Array, options: UnaryCallOptions, startedAt: number, r: UnaryResult): ExchangeRecord {
-  const { signal: _signal, ...callOptions } = options;
+  const { signal: _signal, trace: _trace, ...callOptions } = options;
   return {
     protocol: "grpc",
     via: "grpc-js",

@@ -7,7 +7,8 @@ import { ConformanceError } from "../errors.js";
 import { createInert, type Redact } from "./_internals/inert.js";
 import { buildGrpcText } from "./grpc-text.js";
 import { buildHar } from "./har.js";
-import { CheckTrace, DEFAULT_TRACE_LIMITS, withTrace, type KeptExchange, type TraceLimits } from "./recorder.js";
+import type { TraceSink } from "./exchange-record.js";
+import { CheckTrace, DEFAULT_TRACE_LIMITS, sinkOf, type KeptExchange, type TraceLimits } from "./recorder.js";
 
 export interface TraceOptions {
   /** The folder the trace files go to, as the user gave it. */
@@ -18,8 +19,8 @@ export interface TraceOptions {
 }
 
 export interface TraceWriter {
-  /** Runs one check's run with its exchanges kept. */
-  around<T>(checkId: string, run: () => Promise<T>): Promise<T>;
+  /** Runs one check's run with its exchanges kept: run gives the sink to every call the check makes. */
+  around<T>(checkId: string, run: (sink: TraceSink) => Promise<T>): Promise<T>;
   /**
    * Writes the check's trace when it failed or erred and made any exchange, and forgets it either way. Returns the
    * file's name for the report: absolute when DIR was, else relative to the report's folder.
@@ -54,7 +55,7 @@ export function createTraceWriter(options: TraceOptions, redact: Redact = (t) =>
     around(checkId, run) {
       const trace = new CheckTrace(limits);
       traces.set(checkId, trace);
-      return withTrace(trace, run);
+      return run(sinkOf(trace));
     },
     finish(checkId, outcome, grpcurlFor = () => undefined) {
       const trace = traces.get(checkId);

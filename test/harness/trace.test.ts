@@ -13,7 +13,7 @@ import { RAW_BYTES_FORBIDDEN } from "../../fixtures/hostile-targets/payloads.js"
 import { startHostileGrpcText, startHostileHttpText } from "../../fixtures/hostile-targets/text-channels.js";
 import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js";
 import type { RunReport } from "../../harness/report.js";
-import { traceExchange } from "../../harness/trace/recorder.js";
+import type { TraceSink } from "../../harness/trace/exchange-record.js";
 import { createTraceWriter } from "../../harness/trace/trace-writer.js";
 import { frame, HttpRpcClient } from "../../harness/targets/http-rpc-client.js";
 import { runCliProcess } from "../helpers/cli-process.js";
@@ -175,16 +175,16 @@ describe("the bounds of a trace, and Connect and gRPC-Web bodies", () => {
   it("keeps the last exchanges of a check and the bytes of a body within bound, and the run within its bound, saying so", async () => {
     const dir = join(tmp, "bounds");
     const writer = createTraceWriter({ dir, limits: { maxBodyBytes: 100, maxExchanges: 3, maxRunBytes: 6000 } });
-    const record = (i: number) =>
-      traceExchange(() => ({
+    const record = (sink: TraceSink, i: number) =>
+      sink(() => ({
         protocol: "http",
         startedAt: Date.now(),
         durationMs: 1,
         request: { method: "GET", url: `http://127.0.0.1:1/messages/${i}`, headers: {} },
         response: { status: 200, headers: { "content-type": ["text/plain"] }, body: Buffer.from(`${i}:`.padEnd(1000, "x")) },
       }));
-    await writer.around("a.check", async () => {
-      for (let i = 0; i < 5; i++) record(i);
+    await writer.around("a.check", async (sink) => {
+      for (let i = 0; i < 5; i++) record(sink, i);
     });
     const file = writer.finish("a.check", { status: "fail", message: "failed" }) as string;
     const har = JSON.parse(readFileSync(join(dir, "a.check.har"), "utf8")) as Har;
@@ -194,14 +194,14 @@ describe("the bounds of a trace, and Connect and gRPC-Web bodies", () => {
     expect(har.log.entries[0]?.response.content.comment).toBe("cut: the first 100 of 1000 bytes kept (--trace keeps 100 bytes of a body)");
     expect(har.log.entries[0]?.response.content.text?.length).toBeLessThanOrEqual(100 + 40);
     // The run's bound: the next check's file keeps only what fits in what is left of it, and says so.
-    await writer.around("b.check", async () => {
-      for (let i = 0; i < 3; i++) record(i);
+    await writer.around("b.check", async (sink) => {
+      for (let i = 0; i < 3; i++) record(sink, i);
     });
     writer.finish("b.check", { status: "error", message: "erred" });
     const second = JSON.parse(readFileSync(join(dir, "b.check.har"), "utf8")) as Har;
     expect(second.log.comment).toMatch(/cut: the run's trace files reached their bound \(6000 bytes\): [0-2] of 3 exchange\(s\) kept/);
     // A passing check writes nothing, however many exchanges it made.
-    await writer.around("c.check", async () => record(9));
+    await writer.around("c.check", async (sink) => record(sink, 9));
     expect(writer.finish("c.check", { status: "pass", message: "ok" })).toBeUndefined();
     expect(readdirSync(dir).sort()).toEqual(["a.check.har", "b.check.har"]);
   });
@@ -222,7 +222,7 @@ describe("the bounds of a trace, and Connect and gRPC-Web bodies", () => {
     try {
       for (const protocol of ["grpc-web", "connect"] as const) {
         const client = new HttpRpcClient(protocol, { baseUrl, metadata: {}, timeoutMs: 2000 });
-        await writer.around(protocol, () => client.unary(encodeMessage("ask")));
+        await writer.around(protocol, (trace) => client.unary(encodeMessage("ask"), { trace }));
         client.close();
         writer.finish(protocol, { status: "fail", message: "x" });
       }
