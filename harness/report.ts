@@ -32,7 +32,8 @@ export interface CheckResult {
   replay?: string;
   /** For a failed gRPC check: the grpcurl command that sends the last request it made, without the harness. */
   grpcurl?: string;
-  /** With --trace DIR, for a failing or erroring check: the file holding the exchanges that decided it. */ trace?: string;
+  /** With --trace DIR, for a failed or erring check: its trace file, relative to the report's folder, or absolute as DIR was given. */
+  trace?: string;
   counterexample?: string;
   details?: string[];
   /** For an expected failure that now passes: the expectation to remove. */

@@ -19,6 +19,8 @@ import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
 import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
+import { createTraceWriter, type TraceOptions, type TraceWriter } from "./trace/trace-writer.js";
+import type { TraceSink } from "./trace/exchange-record.js";
 import { catalogue } from "../suites/index.js";
 
 export interface RunOptions {
@@ -74,6 +76,8 @@ export interface RunOptions {
    * each result carries only its replay arguments as data.
    */
   replayCommand?: (args: ReplayArgs) => string;
+  /** --trace DIR: the exchanges of every failing or erring check, written there (harness/trace/). */
+  trace?: TraceOptions;
 }
 
 export const METADATA_PLACEHOLDER = "<METADATA_VALUE>";
@@ -157,6 +161,21 @@ function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undef
   return line !== undefined ? { grpcurl: redact(line) } : {};
 }
 
+/**
+ * Under --trace: runs a check with its exchanges kept and, as soon as it ends failing or erring, writes them (so that
+ * only the checks in flight hold theirs), with the grpcurl line beside each gRPC call that one repeats.
+ */
+async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, files: Map<string, string>, options: RunOptions, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
+  const outcome = await tracer.around(check.id, run);
+  const grpc = options.grpc;
+  const file = tracer.finish(check.id, outcome, (e) => {
+    const line = e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
+    return line ? redact(line) : undefined;
+  });
+  if (file !== undefined) files.set(check.id, file);
+  return outcome;
+}
+
 /** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
 function listedWords(e: Expectation): string {
   return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
@@ -207,6 +226,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     );
   }
   const redact = createRedactor(options);
+  const tracer = options.trace && createTraceWriter(options.trace, redact);
   const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
   if (options.http) {
     if (hasCredentials(options.http.baseUrl)) {
@@ -257,7 +277,9 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     calls.set(c.id, mine);
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
-  const runOne = (c: CheckDefinition) => timed(() => runCheck(c, contextFor(c), checkTimeout));
+  const traceFiles = new Map<string, string>();
+  const runChecked = (c: CheckDefinition, sink?: TraceSink) => runCheck(c, contextFor(c), checkTimeout, sink);
+  const runOne = (c: CheckDefinition) => timed(() => (tracer ? runTraced(tracer, c, (sink) => runChecked(c, sink), traceFiles, options, contractDir, redact) : runChecked(c)));
   // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
   // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
   const contract = checks.filter((c) => c.area === "contract");
@@ -309,6 +331,7 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
         ...(outcome.details && { details: outcome.details.map(redact) }),
         ...(note !== undefined && { note }),
         ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
+        ...(traceFiles.has(check.id) && { trace: traceFiles.get(check.id) as string }),
         ...(needs !== undefined && { needs }),
         ...(claim !== undefined && { claim }),
       };

@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import type { CheckContext, CheckDefinition, CheckOutcome, ReplicaMode } from "./check.js";
 import { ConformanceError } from "./errors.js";
+import type { TraceSink } from "./trace/exchange-record.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
@@ -165,7 +166,7 @@ export async function openSession(options: SessionOptions, needs: { grpc: boolea
  * Runs one check with a bound on its time; what it throws becomes an error outcome, never a pass, except a
  * usage or configuration error, which is the user's to fix and is thrown on.
  */
-export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number): Promise<CheckOutcome> {
+export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number, trace?: TraceSink): Promise<CheckOutcome> {
   if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" };
   const spoken = ctx.grpc?.protocol;
   if (check.area === "grpc" && spoken !== undefined && check.protocols && !(check.protocols as readonly string[]).includes(spoken)) {
@@ -181,7 +182,7 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
     }, timeoutMs);
   });
   try {
-    return await Promise.race([check.run(bound(ctx, controller.signal)), timeout]);
+    return await Promise.race([check.run(bound(ctx, controller.signal, trace)), timeout]);
   } catch (reason) {
     const err = ConformanceError.from(reason);
     // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line; so
@@ -205,7 +206,7 @@ class CheckTimeUp extends Error {
  * The context a check runs with: its targets refuse new calls once `signal` is aborted (the check's time is up), and
  * the RPC calls under way are cancelled then, so that nothing keeps calling the target after the check ended.
  */
-function bound(ctx: CheckContext, signal: AbortSignal): CheckContext {
+function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink): CheckContext {
   const guard = <T extends object>(target: T): T =>
     new Proxy(target, {
       get(t, key, receiver) {
@@ -216,6 +217,9 @@ function bound(ctx: CheckContext, signal: AbortSignal): CheckContext {
           // unary(request, options) and exchange(request) carry the signal, which cancels what is under way.
           if (key === "unary") args[1] = { ...(args[1] as object | undefined), signal };
           if (key === "exchange") args[0] = { ...(args[0] as object), signal };
+          // With --trace, every call of the check reports its exchange to the check's sink.
+          if (trace && (key === "raw" || key === "request" || key === "exchange")) args[0] = { ...(args[0] as object), trace };
+          if (trace && key === "unary") args[1] = { ...(args[1] as object), trace };
           return (value as (...a: unknown[]) => unknown).apply(t, args);
         };
       },

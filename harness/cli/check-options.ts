@@ -62,6 +62,7 @@ export interface CheckCliOptions {
   reportJson?: string;
   reportJunit?: string;
   reportHtml?: string;
+  trace?: string;
   attestation?: string;
   signKey?: string;
   verbose?: boolean;
@@ -131,6 +132,7 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   reportJson: reportFile("reportJson", "write the run report as JSON (opened before the first call)"),
   reportJunit: reportFile("reportJunit", "write a JUnit XML report, one testcase per check"),
   reportHtml: reportFile("reportHtml", "write a self-contained HTML certification page"),
+  trace: { flags: "--trace <dir>", description: "write the exchanges of each failing or erring check into this folder: <check-id>.har (HTTP, Connect, gRPC-Web) or <check-id>.grpc.txt (gRPC frames); the JSON report names each file", replay: "leave-out" },
   attestation: { flags: "--attestation <file>", description: "write a signed attestation of the run: an in-toto Statement (test-result predicate) in a DSSE envelope, signed with --sign-key", replay: "leave-out" },
   signKey: { flags: "--sign-key <key.pem>", description: "the ed25519 private key (PEM) that signs --attestation; check it with `example-conformance verify FILE --key PUB.pem`", replay: "leave-out" },
   verbose: { flags: "--verbose", description: "the console lists every check, passing and skipped ones too", replay: "leave-out" },

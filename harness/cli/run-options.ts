@@ -1,4 +1,5 @@
 // What the options of `check` ask the runner for: the gRPC and HTTP targets and the selection, as RunOptions.
+import { dirname } from "node:path";
 import type { RunOptions } from "../runner.js";
 import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
 import type { HttpRunTarget } from "../session.js";
@@ -23,6 +24,13 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
     ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
     ...(opts.rate !== undefined && { rate: opts.rate }),
   };
+}
+
+/** The folder trace files are named relative to: the JSON report's, else the HTML report's, else the working directory. */
+function reportFolder(opts: CheckCliOptions): string {
+  const file = (name: string) => opts.reporter.find((r) => r.name === name && r.path !== undefined)?.path;
+  const report = opts.reportJson ?? file("json") ?? opts.reportHtml ?? file("html");
+  return report !== undefined ? dirname(report) : ".";
 }
 
 export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): RunOptions {
@@ -60,5 +68,6 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
     ...(opts.strict !== undefined && { strict: opts.strict }),
     profiles: opts.profile === "protocol" ? ["contract", "protocol"] : ["contract"],
     ...(opts.expectFailures !== undefined && { expectFailures: opts.expectFailures }),
+    ...(opts.trace !== undefined && { trace: { dir: opts.trace, linkFrom: reportFolder(opts) } }),
   };
 }

@@ -31,7 +31,7 @@ const UNJUDGED_WORDS: Record<RunReport["unjudged"][number]["why"], string> = {
   skipped: "skipped",
 };
 
-const AREA_NAMES: Record<Area, string> = { grpc: "gRPC, Connect and gRPC-Web", http: "HTTP", contract: "contract" };
+const AREA_NAMES: Record<Area, string> = { grpc: "gRPC, Connect and gRPC-Web", http: "HTTP", contract: "contract", client: "client" };
 
 export interface HtmlOptions {
   /**

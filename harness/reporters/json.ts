@@ -16,6 +16,7 @@ export function toJson(report: RunReport): string {
     replayArgs: r.replayArgs,
     ...(r.replay !== undefined && { replay: r.replay }),
     ...(r.grpcurl !== undefined && { grpcurl: r.grpcurl }),
+    ...(r.trace !== undefined && { trace: r.trace }),
     durationMs: r.durationMs,
     ...(r.counterexample !== undefined && { counterexample: r.counterexample }),
     ...(r.details && { details: r.details }),

@@ -3,6 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { MetadataValue, UnaryCallOptions, UnaryResult } from "./grpc-target.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
 import { MAX_REPLY_BYTES } from "./read-bounds.js";
+import { unaryRecord } from "../trace/records.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
 
@@ -62,6 +63,7 @@ export class GrpcJsClient {
       metadata.add(k, typeof v === "string" ? v : Buffer.from(v));
     }
     const deadline = new Date(Date.now() + (options.deadlineMs ?? this.#options.timeoutMs));
+    const startedAt = Date.now();
     return new Promise<UnaryResult>((resolve) => {
       let headers: grpc.Metadata | undefined;
       let response: Uint8Array | undefined;
@@ -84,13 +86,16 @@ export class GrpcJsClient {
         setImmediate(() => {
           options.signal?.removeEventListener("abort", cancel);
           if (fresh) client.close();
-          resolve({
+          const result = {
             code: status.code,
             details: status.details,
             ...(response !== undefined && status.code === grpc.status.OK && { response }),
             headers: toRecord(headers),
             trailers: toRecord(status.metadata),
-          });
+          };
+          const authority = this.#options.authority ?? defaultAuthority(this.#options.address);
+          options.trace?.(() => unaryRecord(`${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`, toRecord(metadata), request, options, startedAt, result));
+          resolve(result);
         });
       });
     });

@@ -1,6 +1,7 @@
 // The boundary between checks and an RPC target: checks see only these interfaces, never grpc-js or node:http2.
 import type { Protocol } from "../check.js";
 import type { PlainRequest, PlainResponse } from "./http-rpc-client.js";
+import type { TraceSink } from "../trace/exchange-record.js";
 
 /** gRPC status codes (grpc/grpc doc/statuscodes.md). */
 export const Status = {
@@ -43,6 +44,8 @@ export interface UnaryCallOptions {
   path?: string;
   /** Ends the call (cancelled) when aborted: the check it belongs to has run out of time. */
   signal?: AbortSignal;
+  /** With --trace: where the call reports its exchange (the session gives it, as it gives signal). */
+  trace?: TraceSink;
 }
 
 /** What an ordinary client (grpc-js) sees of a unary call. */
@@ -78,6 +81,8 @@ export interface RawRequest {
   body?: readonly GrpcFrame[] | Uint8Array;
   /** Bound on the whole exchange; default the target's --timeout. */
   timeoutMs?: number;
+  /** With --trace: where the exchange is reported. */
+  trace?: TraceSink;
 }
 
 /** Everything the server sent back, unnormalised. */

@@ -5,6 +5,7 @@ import * as https from "node:https";
 import net from "node:net";
 import type { HttpRequest, HttpResponse } from "./http-target.js";
 import { inflate, isIdentity } from "./inflate.js";
+import { httpRecord } from "../trace/records.js";
 
 /** A response body past this is cut off: a conformance probe never needs more, and a hostile target cannot fill memory. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -24,6 +25,7 @@ export function exchange(
   // Explicit, because Node sends a DELETE or OPTIONS body without a length, which no server can frame.
   if (body !== undefined && headers["content-length"] === undefined) headers["content-length"] = String(body.length);
   const transport = base.protocol === "https:" ? https : http;
+  const startedAt = Date.now();
   return new Promise<HttpResponse>((resolve) => {
     let settled = false;
     const raw: Buffer[] = [];
@@ -33,6 +35,7 @@ export function exchange(
       settled = true;
       clearTimeout(timer);
       request.destroy();
+      req.trace?.(() => httpRecord({ method, url: base.origin + path, headers, ...(body !== undefined && { body }) }, startedAt, res));
       resolve(res);
     };
     const failed = (failure: NonNullable<HttpResponse["failure"]>): HttpResponse => ({

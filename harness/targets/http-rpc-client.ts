@@ -9,6 +9,8 @@ import type { TlsMaterial } from "./connection.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
 import { inflate, isIdentity } from "./inflate.js";
 import { MAX_REPLY_BYTES } from "./read-bounds.js";
+import type { TraceSink } from "../trace/exchange-record.js";
+import { plainRecord } from "../trace/records.js";
 
 export type HttpRpcProtocol = "connect" | "grpc-web";
 
@@ -34,6 +36,8 @@ export interface PlainRequest {
   channel?: "shared" | "fresh";
   /** Ends the exchange when aborted. */
   signal?: AbortSignal;
+  /** With --trace: where the exchange is reported. */
+  trace?: TraceSink;
 }
 
 export interface PlainResponse {
@@ -143,6 +147,8 @@ export class HttpRpcClient {
     const url = new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);
     const secure = url.protocol === "https:";
     const timeoutMs = request.timeoutMs ?? this.#options.timeoutMs;
+    const startedAt = Date.now();
+    const sentHeaders = { ...(this.#options.authority !== undefined && { host: this.#options.authority }), ...request.headers };
     return new Promise((resolve) => {
       let settled = false;
       const done = (r: PlainResponse) => {
@@ -150,11 +156,12 @@ export class HttpRpcClient {
         settled = true;
         clearTimeout(timer);
         request.signal?.removeEventListener("abort", cancel);
+        request.trace?.(() => plainRecord(this.protocol, { method: options.method as string, url: url.href, headers: sentHeaders, ...(request.body && { body: request.body }) }, startedAt, r));
         resolve(r);
       };
       const options: https.RequestOptions = {
         method: request.method ?? "POST",
-        headers: { ...(this.#options.authority !== undefined && { host: this.#options.authority }), ...request.headers },
+        headers: sentHeaders,
         agent: request.channel === "fresh" ? false : this.#agent,
         ...(secure && this.#options.tls),
         ...(secure && this.#options.authority !== undefined && { servername: this.#options.authority.replace(/:\d+$/, "") }),
@@ -192,6 +199,7 @@ export class HttpRpcClient {
     const common = {
       ...(options.path !== undefined && { path: options.path }),
       ...(options.signal && { signal: options.signal }),
+      ...(options.trace && { trace: options.trace }),
       channel: options.channel ?? "shared",
       timeoutMs: deadline,
     } as const;

@@ -1,4 +1,5 @@
 // The boundary between HTTP checks and an HTTP target: checks see only these interfaces, never node:http.
+import type { TraceSink } from "../trace/exchange-record.js";
 
 export interface HttpRequest {
   method: string;
@@ -12,6 +13,8 @@ export interface HttpRequest {
   wrongApiKey?: string;
   /** Bound on this exchange; default the run's --timeout. */
   timeoutMs?: number;
+  /** With --trace: where the exchange is reported (the session gives it). */
+  trace?: TraceSink;
 }
 
 export interface HttpResponse {

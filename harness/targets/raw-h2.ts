@@ -7,6 +7,7 @@ import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./co
 import type { GrpcFrame, RawRequest, RawResponse } from "./grpc-target.js";
 import { HELLO_PATH } from "./grpc-js-client.js";
 import { MAX_REPLY_BYTES } from "./read-bounds.js";
+import { rawRecord } from "../trace/records.js";
 
 /** Length-prefixes messages as gRPC does: a compressed flag byte, a 4-byte big-endian length, the payload. */
 export function encodeFrames(frames: readonly GrpcFrame[]): Uint8Array {
@@ -91,6 +92,8 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
   const authority = conn.authority ?? defaultAuthority(conn.address);
   const scheme = tls ? "https" : "http";
   const timeoutMs = request.timeoutMs ?? conn.timeoutMs;
+  const startedAt = Date.now();
+  const sent = request.body instanceof Uint8Array ? request.body : encodeFrames(request.body ?? []);
   return new Promise<RawResponse>((resolve) => {
     const result: RawResponse = { headers: {}, trailers: {}, trailersOnly: false, frames: [], leftover: 0 };
     const chunks: Buffer[] = [];
@@ -108,6 +111,7 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       result.leftover = leftover;
       if (failure) result.failure = failure;
       session.destroy();
+      request.trace?.(() => rawRecord({ method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
       resolve(result);
     };
     const timer = setTimeout(() => finish({ kind: "timeout" }), timeoutMs);
@@ -180,7 +184,6 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       }
       finish({ kind: "reset", http2Code: code });
     });
-    const body = request.body instanceof Uint8Array ? request.body : encodeFrames(request.body ?? []);
-    stream.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    stream.end(Buffer.from(sent.buffer, sent.byteOffset, sent.byteLength));
   });
 }
