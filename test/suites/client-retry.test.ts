@@ -7,7 +7,7 @@ import { redactor } from "../../harness/client/recorded-request.js";
 import { HELLO_PATH } from "../../harness/client/recording-servers.js";
 import type { ScenarioRun } from "../../harness/client/run-scenario.js";
 import { SCENARIOS, type ScenarioName } from "../../harness/client/scenarios.js";
-import { MIN_BACKOFF_MS, retryUnavailable } from "../../suites/client/retry-unavailable.js";
+import { retryUnavailable } from "../../suites/client/retry-unavailable.js";
 
 const hello = (n: number, atMs: number, answer: string, answeredAtMs = atMs + 1): RecordedRequest => ({
   n,
@@ -38,17 +38,17 @@ const usual = run("usual", [hello(1, 5, "OK")]);
 const judge = (requests: RecordedRequest[]) => retryUnavailable.judge(run("unavailable-once", requests), () => Promise.resolve(usual));
 
 describe("client.retry.unavailable", () => {
-  it("a retry arriving less than the bound after the UNAVAILABLE answer was written is a finding that says the gap", async () => {
-    const outcome = await judge([hello(1, 10, "UNAVAILABLE", 11), hello(2, 11 + MIN_BACKOFF_MS - 1, "OK")]);
-    expect(outcome.status).toBe("fail");
-    expect(outcome.message).toMatch(new RegExp(`^the client retried ${MIN_BACKOFF_MS - 1} ms after its Hello call was answered UNAVAILABLE .*: request #2 \\(gRPC POST`));
+  it("one retry passes however soon it came (a jittered first backoff may be near 0 ms), and its gap is said", async () => {
+    const outcome = await judge([hello(1, 10, "UNAVAILABLE", 11), hello(2, 12, "OK")]);
+    expect(outcome.status).toBe("pass");
+    expect(outcome.message).toBe("retried after UNAVAILABLE (2 Hello calls, the retry 1 ms after the UNAVAILABLE answer)");
   });
 
-  it("a retry the bound or more after the answer passes, whenever the first call arrived", async () => {
+  it("the gap is measured from the answer's writing, whenever the first call arrived", async () => {
     // The first call arrived long before its answer was written: the gap is the answer's, not the arrival's.
-    const outcome = await judge([hello(1, 0, "UNAVAILABLE", 100), hello(2, 100 + MIN_BACKOFF_MS, "OK")]);
+    const outcome = await judge([hello(1, 0, "UNAVAILABLE", 100), hello(2, 110, "OK")]);
     expect(outcome.status).toBe("pass");
-    expect(outcome.message).toBe(`retried after UNAVAILABLE (2 Hello calls, the retry ${MIN_BACKOFF_MS} ms after the UNAVAILABLE answer)`);
+    expect(outcome.message).toBe("retried after UNAVAILABLE (2 Hello calls, the retry 10 ms after the UNAVAILABLE answer)");
   });
 
   it("no retry passes, and retries past the bound fail as unbounded", async () => {
