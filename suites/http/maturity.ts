@@ -2,7 +2,7 @@
 import { fail, pass } from "../../harness/check.js";
 import { linksOf, type FoundLink } from "./_internals/links.js";
 import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf, JSON_TYPE, uniqueBody } from "./_internals/representation.js";
+import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
 
 const LEVEL_NAMES = ["HTTP used", "individual resources", "HTTP API", "REST API"];
@@ -43,7 +43,7 @@ export const maturity = httpCheck(
     }
     const read = await p.get(created.uri.path);
     evidence.push(`GET ${created.uri.path} → ${read.res.status}`);
-    if (read.res.status !== 200 || bodyFieldOf(read.res) !== created.body) {
+    if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
       short.push(`GET ${created.uri.path} did not answer 200 with the message's body`);
       shortBy.push(read);
       return verdict(0);

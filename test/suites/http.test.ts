@@ -45,6 +45,14 @@ describe("a correct server", () => {
     expect(failing(verdicts)).toEqual([]);
   });
 
+  it("passes every HTTP check when a message is represented as JSON:API (data.attributes.body), saying where the body was found", async () => {
+    server = await startBaseServer({ jsonApi: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.read.after-create")?.message).toContain("a message's body is read JSON at data.attributes.body (where the run found the body it sent)");
+    expect(statusOf(verdicts, "http.maturity")?.message).toMatch(/^level 3 \(REST API\)/);
+  });
+
   it("passes every HTTP check against the reference server with its key, at level 3", async () => {
     const reference = await startHttpServer({ port: 0, apiKey: "reference-key", log: "silent" });
     server = reference;

@@ -4,8 +4,12 @@
 import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity, type Sharing } from "../../../harness/check.js";
 import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
-import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import { BodyPaths, JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
+
+/** One per run: the run's memo is its key (the memo holds promises; this is read synchronously). */
+const BODY_PATHS = new WeakMap<object, BodyPaths>();
+const BODY_NOTE = "a message's body is read ";
 
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
 const MAX_REQUESTS_PER_CHECK = 60;
@@ -58,6 +62,23 @@ export class Probe {
   countRequest(): void {
     if (++this.#requests > MAX_REQUESTS_PER_CHECK) throw new Error(`the check needed more than ${MAX_REQUESTS_PER_CHECK} requests`);
     if (this.ctx.signal.aborted) throw new Error("the run's time is up");
+  }
+
+  /**
+   * The body a message representation shows. Given the body this run sent, a representation that holds it
+   * anywhere (JSON:API's data.attributes, HAL, an envelope, XML of any element names) teaches the run where its
+   * bodies are; every later representation of that format is then read there.
+   */
+  bodyOf(res: HttpResponse, sent?: string): string | undefined {
+    let paths = BODY_PATHS.get(this.ctx.memo);
+    if (!paths) BODY_PATHS.set(this.ctx.memo, (paths = new BodyPaths()));
+    const body = paths.bodyOf(res, sent);
+    const unusual = paths.unusual();
+    if (unusual.length > 0) {
+      const kept = this.notes.filter((n) => !n.startsWith(BODY_NOTE));
+      this.notes.splice(0, this.notes.length, ...kept, `${BODY_NOTE}${unusual.join(", ")} (where the run found the body it sent)`);
+    }
+    return body;
   }
 
   async send(req: HttpRequest): Promise<Exchange> {
