@@ -26,7 +26,7 @@ export const authApiKey = httpCheck(
     if (key === undefined) return withoutKey(p);
     const where = describePlacement(p.config.apiKeyIn);
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c, template } of await p.reach()) {
       const withKey = await p.get(c);
       if (withKey.res.status < 200 || withKey.res.status >= 300) {
         p.problem(`GET ${c} with the key in ${where} answered ${statusLine(withKey.res)}, not a 2xx`, withKey);
@@ -42,7 +42,7 @@ export const authApiKey = httpCheck(
         { method: "HEAD", path: item, headers: { accept: JSON_TYPE } },
         put(item, messageJson(uniqueBody("no-key"))),
         ...(await otherAllowed(p, [c, item])),
-        ...(await related(p, c, item)).flatMap((path) => ["GET", "HEAD"].map((method) => ({ method, path, headers: { accept: JSON_TYPE } }))),
+        ...(await related(p, template, item)).flatMap((path) => ["GET", "HEAD"].map((method) => ({ method, path, headers: { accept: JSON_TYPE } }))),
         { method: "DELETE", path: item, headers: { accept: JSON_TYPE } },
       ];
       let refusals = 0;
@@ -115,17 +115,20 @@ const isRefusal = (ex: Exchange) => ex.res.status === 401 || ex.res.status === 4
 const post = (path: string, body: string): HttpRequest => ({ method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
 const put = (path: string, body: string): HttpRequest => ({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
 
-/** Related resources of this message: the discovered paths below another message of the collection, moved onto this one, that answer with the key. */
+/**
+ * Every route the run found below a message of this collection (by template, so a related collection's own
+ * related routes too), moved onto this message, that answers with the key.
+ */
 async function related(p: Probe, collection: string, item: string): Promise<string[]> {
   const found = await discovery(p.ctx);
-  const depth = item.split("/").length;
+  const below = `${collection}/{id}/`;
   const out = new Set<string>();
   for (const path of found.paths) {
-    const segs = path.path.split("/");
-    if (!path.path.startsWith(`${collection}/`) || segs.length <= depth || !path.idSegments.includes(depth - 2)) continue;
-    const template = templateOf(path);
-    if (template.slice(`${collection}/{id}`.length).includes("{id}")) continue;
-    out.add(item + template.slice(`${collection}/{id}`.length));
+    const template = templateOf(path).replace(/\{[^}]*\}/g, "{id}");
+    if (!template.startsWith(below)) continue;
+    const rest = template.slice(below.length - 1);
+    if (rest.includes("{id}")) continue;
+    out.add(item + rest);
     if (out.size >= MAX_RELATED) break;
   }
   const serving: string[] = [];

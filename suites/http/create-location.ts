@@ -12,7 +12,7 @@ export const createLocation = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const location = created.ex.res.headers["location"]?.[0];
       if (location === undefined) {

@@ -15,7 +15,7 @@ export const negotiationAccept = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const path = created.uri.path;
       const json = await p.get(path, { accept: JSON_TYPE });

@@ -11,7 +11,7 @@ export const readAfterCreate = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const read = await p.get(created.uri.path);
       const body = p.bodyOf(read.res, created.body);

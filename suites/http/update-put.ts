@@ -11,7 +11,7 @@ export const updatePut = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const replacement = uniqueBody("put");
       const put = await p.sendBody("PUT", created.uri.path, messageJson(replacement));

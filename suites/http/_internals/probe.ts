@@ -4,6 +4,7 @@
 import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity, type Sharing } from "../../../harness/check.js";
 import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
+import { reach } from "./reach.js";
 import { BodyPaths, JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
 
@@ -13,6 +14,12 @@ const BODY_NOTE = "a message's body is read ";
 
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
 const MAX_REQUESTS_PER_CHECK = 60;
+
+/** A collection a check exercises: its path this time, and the template it was found as. */
+export interface Reached {
+  path: string;
+  template: string;
+}
 
 export interface Exchange {
   req: HttpRequest;
@@ -47,6 +54,8 @@ export class Probe {
   readonly notes: string[] = [];
   #created: string[] = [];
   #requests = 0;
+  #bound = MAX_REQUESTS_PER_CHECK;
+  #reached: Reached[] | undefined;
 
   constructor(readonly ctx: CheckContext) {
     if (!ctx.http) throw new SkipProbe("no HTTP target (--http URL)");
@@ -58,9 +67,29 @@ export class Probe {
     return this.config.collections.slice(0, MAX_PROBED_COLLECTIONS);
   }
 
+  /**
+   * Every collection the run found (given, linked, templated, in the OpenAPI document), a related one under a
+   * message this check creates for it (and deletes); the check's request bound grows with their number.
+   */
+  async reach(): Promise<Reached[]> {
+    if (this.#reached) return this.#reached;
+    const found = await reach(this.ctx);
+    const out: Reached[] = [];
+    for (const r of found.collections) {
+      const path = r.parent ? (await this.createOrStop(r.parent.collection)).uri.path + r.parent.rest : r.template;
+      out.push({ path, template: r.template });
+    }
+    this.#bound = MAX_REQUESTS_PER_CHECK * Math.max(1, out.length);
+    const beyond = found.collections.filter((r) => r.source !== "given");
+    if (beyond.length > 0 || found.notes.length > 0) {
+      this.note(`collections exercised: ${found.collections.map((r) => (r.parent ? `${r.template} (under a message created for it)` : r.template)).join(", ")}${found.notes.length > 0 ? `; ${found.notes.join("; ")}` : ""}`);
+    }
+    return (this.#reached = out);
+  }
+
   /** Counts one request against the check's bound, wherever it goes. */
   countRequest(): void {
-    if (++this.#requests > MAX_REQUESTS_PER_CHECK) throw new Error(`the check needed more than ${MAX_REQUESTS_PER_CHECK} requests`);
+    if (++this.#requests > this.#bound) throw new Error(`the check needed more than ${this.#bound} requests`);
     if (this.ctx.signal.aborted) throw new Error("the run's time is up");
   }
 
@@ -156,7 +185,7 @@ export class Probe {
   }
 
   note(message: string): void {
-    this.notes.push(message);
+    if (!this.notes.includes(message)) this.notes.push(message);
   }
 
   skip(reason: string): never {
@@ -168,8 +197,8 @@ export class Probe {
   }
 
   async cleanup(): Promise<void> {
-    // Bounded by the number of resources created, each once.
-    for (const path of this.#created.splice(0)) {
+    // Bounded by the number of resources created, each once; the newest first, so a parent goes after what is under it.
+    for (const path of this.#created.splice(0).reverse()) {
       try {
         await this.target.request({ method: "DELETE", path, headers: { accept: JSON_TYPE } });
       } catch {
