@@ -53,6 +53,13 @@ describe("a correct server", () => {
     expect(statusOf(verdicts, "http.maturity")?.message).toMatch(/^level 3 \(REST API\)/);
   });
 
+  it("passes every HTTP check when a message's related resource is a read-only collection, which is found and named as not exercised", async () => {
+    server = await startBaseServer({ relatedName: "replies", relatedListing: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.create.status-201")?.message).toMatch(/\/messages\/\{id\}\/replies \(.*\) was not exercised: POST \/messages\/[^ ]+\/replies answered 405: read-only/);
+  });
+
   it("passes every HTTP check against the reference server with its key, at level 3", async () => {
     const reference = await startHttpServer({ port: 0, apiKey: "reference-key", log: "silent" });
     server = reference;
