@@ -52,6 +52,11 @@ const EVIDENCE: Record<string, (url: string) => Promise<void>> = {
     expect(reply.headerStatus).toBe("0");
     expect(hex(reply.message)).toBe(goReply("a b"));
   },
+  "grpc-web/error-status-400": async (url) => {
+    const refused = await grpcWebUnary(url, new Uint8Array(MALFORMED[0]!.bytes));
+    expect([refused.httpStatus, refused.code, refused.trailerFrame]).toEqual([400, 13, true]); // internal, as grpc-go says
+    expect(hex((await grpcWebUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
+  },
   "grpc-web/grpc-content-type": async (url) => {
     const reply = await grpcWebUnary(url, encodeMessage("a b"));
     expect(reply.contentType).toBe("application/grpc+proto");
