@@ -45,15 +45,16 @@ async function findReachable(ctx: CheckContext): Promise<Reach> {
   const notes: string[] = [];
   if (given.length > MAX_PROBED_COLLECTIONS) notes.push(`${given.length - MAX_PROBED_COLLECTIONS} named collections past the first ${MAX_PROBED_COLLECTIONS} were not exercised`);
   const candidates = await foundCollections(ctx, given);
-  for (const candidate of candidates) {
-    if (out.length >= MAX_PROBED_COLLECTIONS) {
-      notes.push(`${candidate.template} (${candidate.source}) was not exercised: at most ${MAX_PROBED_COLLECTIONS} collections are`);
-      continue;
-    }
+  // Each found collection is tried once at most, and only as many as could be exercised: an OpenAPI document of
+  // fifty thousand collections costs five POSTs, not fifty thousand.
+  const tried = candidates.slice(0, Math.max(0, MAX_PROBED_COLLECTIONS - out.length));
+  for (const candidate of tried) {
     const refusal = await refusesMessages(ctx.http, candidate);
     if (refusal === undefined) out.push(candidate);
     else notes.push(`${candidate.template} (${candidate.source}) was not exercised: ${refusal}`);
   }
+  const left = candidates.slice(tried.length);
+  if (left.length > 0) notes.push(`${left.length} more collections found (${left.slice(0, 3).map((c) => c.template).join(", ")}${left.length > 3 ? ", ..." : ""}) were not exercised: at most ${MAX_PROBED_COLLECTIONS} collections are tried`);
   return { collections: out, notes };
 }
 
