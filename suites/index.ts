@@ -35,6 +35,7 @@ import { trailersStatus } from "./grpc/trailers-status.js";
 import { unaryCardinality } from "./grpc/unary-cardinality.js";
 import { unarySingleResponse } from "./grpc/unary-single-response.js";
 import { connectErrorJsonShape } from "./connect/error-json-shape.js";
+import { connectErrorHttpStatus } from "./connect/error-http-status.js";
 import { connectGet } from "./connect/get.js";
 import { connectUnaryContentType } from "./connect/unary-content-type.js";
 import { grpcWebContentType } from "./grpc-web/content-type.js";
@@ -80,7 +81,7 @@ export const grpcChecks: readonly CheckDefinition[] = [
 ];
 
 /** The wire rules of the protocols beside gRPC: each applies to its own protocol only. */
-export const rpcProtocolChecks: readonly CheckDefinition[] = [connectUnaryContentType, connectErrorJsonShape, connectGet, grpcWebContentType, grpcWebTrailersInBody];
+export const rpcProtocolChecks: readonly CheckDefinition[] = [connectUnaryContentType, connectErrorJsonShape, connectErrorHttpStatus, connectGet, grpcWebContentType, grpcWebTrailersInBody];
 
 export { httpChecks };
 

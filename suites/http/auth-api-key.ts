@@ -15,7 +15,7 @@ const MAX_RELATED = 4;
 export const authApiKey = httpCheck(
   {
     id: "http.auth.api-key",
-    title: "every data route and method (the collection, a message, its related resources; GET, POST, PUT, DELETE) refuses a request without the API key or with a wrong one (401 or 403); with the key it succeeds",
+    title: "every data route and method (every collection found, a message of each, every route found below its messages; GET, HEAD, POST, PUT, DELETE and any other its Allow header names) refuses a request without the API key or with a wrong one (401 or 403); with the key it succeeds",
     severity: "MUST",
     spec: "§5 (a client holding the key sends it with each data request)",
   },
@@ -26,7 +26,7 @@ export const authApiKey = httpCheck(
     if (key === undefined) return withoutKey(p);
     const where = describePlacement(p.config.apiKeyIn);
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c, template } of await p.reach()) {
       const withKey = await p.get(c);
       if (withKey.res.status < 200 || withKey.res.status >= 300) {
         p.problem(`GET ${c} with the key in ${where} answered ${statusLine(withKey.res)}, not a 2xx`, withKey);
@@ -36,10 +36,13 @@ export const authApiKey = httpCheck(
       const item = created.uri.path;
       const requests: HttpRequest[] = [
         { method: "GET", path: c, headers: { accept: JSON_TYPE } },
+        { method: "HEAD", path: c, headers: { accept: JSON_TYPE } },
         post(c, messageJson(uniqueBody("no-key"))),
         { method: "GET", path: item, headers: { accept: JSON_TYPE } },
+        { method: "HEAD", path: item, headers: { accept: JSON_TYPE } },
         put(item, messageJson(uniqueBody("no-key"))),
-        ...(await related(p, c, item)).map((path) => ({ method: "GET", path, headers: { accept: JSON_TYPE } })),
+        ...(await otherAllowed(p, [c, item])),
+        ...(await related(p, template, item)).flatMap((path) => ["GET", "HEAD"].map((method) => ({ method, path, headers: { accept: JSON_TYPE } }))),
         { method: "DELETE", path: item, headers: { accept: JSON_TYPE } },
       ];
       let refusals = 0;
@@ -90,22 +93,43 @@ async function withoutKey(p: Probe): Promise<CheckOutcome | string> {
   return skip(`no key control to judge: ${served.join(", ")} were read, created, replaced and deleted with no key (§5 applies only where access to data is controlled by a key)`);
 }
 
+/** Methods probed above already, and those a client sends before it holds any credential (a CORS preflight) or that read no data. */
+const NOT_DATA = new Set(["OPTIONS", "TRACE", "CONNECT", "GET", "HEAD", "POST", "PUT", "DELETE"]);
+
+/** The other methods a data route serves, as its Allow header (OPTIONS with the key) names them: each with a message as its body. */
+async function otherAllowed(p: Probe, paths: readonly string[]): Promise<HttpRequest[]> {
+  const out: HttpRequest[] = [];
+  for (const path of paths) {
+    const options = await p.send({ method: "OPTIONS", path, headers: { accept: JSON_TYPE } });
+    if (options.res.status < 200 || options.res.status >= 300) continue;
+    const allow = (options.res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase());
+    for (const method of allow.filter((m) => /^[A-Z]{1,20}$/.test(m) && !NOT_DATA.has(m)).slice(0, 3)) {
+      out.push({ method, path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(uniqueBody("no-key")) });
+    }
+  }
+  return out;
+}
+
 const isRefusal = (ex: Exchange) => ex.res.status === 401 || ex.res.status === 403;
 
 const post = (path: string, body: string): HttpRequest => ({ method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
 const put = (path: string, body: string): HttpRequest => ({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
 
-/** Related resources of this message: the discovered paths below another message of the collection, moved onto this one, that answer with the key. */
+/**
+ * Every route the run found below a message of this collection (by template, so a related collection's own
+ * related routes too), moved onto this message, that answers with the key. A route beside the messages
+ * (/messages/latest) is not probed: http.paths.hierarchy fails it already.
+ */
 async function related(p: Probe, collection: string, item: string): Promise<string[]> {
   const found = await discovery(p.ctx);
-  const depth = item.split("/").length;
+  const below = `${collection}/{id}/`;
   const out = new Set<string>();
   for (const path of found.paths) {
-    const segs = path.path.split("/");
-    if (!path.path.startsWith(`${collection}/`) || segs.length <= depth || !path.idSegments.includes(depth - 2)) continue;
-    const template = templateOf(path);
-    if (template.slice(`${collection}/{id}`.length).includes("{id}")) continue;
-    out.add(item + template.slice(`${collection}/{id}`.length));
+    const template = templateOf(path).replace(/\{[^}]*\}/g, "{id}");
+    if (!template.startsWith(below)) continue;
+    const rest = template.slice(below.length - 1);
+    if (rest.includes("{id}")) continue;
+    out.add(item + rest);
     if (out.size >= MAX_RELATED) break;
   }
   const serving: string[] = [];

@@ -1,6 +1,6 @@
 // http.create.location (SHOULD): the 201 carries a Location that GETs 200 with the fields that were sent.
 import { httpCheck, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf, shownBody } from "./_internals/representation.js";
+import { shownBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
 
 export const createLocation = httpCheck(
@@ -12,7 +12,7 @@ export const createLocation = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const location = created.ex.res.headers["location"]?.[0];
       if (location === undefined) {
@@ -25,7 +25,7 @@ export const createLocation = httpCheck(
         continue;
       }
       const read = await p.get(path);
-      const body = bodyFieldOf(read.res);
+      const body = p.bodyOf(read.res, created.body);
       if (read.res.status !== 200) p.problem(`Location ${location} answered ${statusLine(read.res)} to GET, not 200`, read);
       else if (body !== created.body) p.problem(`GET of Location ${location} shows ${shownBody(body)}, not the ${JSON.stringify(created.body)} that was sent`, read);
       else shown.push(`POST ${c} → Location ${location} → GET 200 with the body sent`);

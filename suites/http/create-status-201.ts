@@ -10,7 +10,7 @@ export const createStatus201 = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const { ex } = await p.create(c);
       if (ex.res.status === 201) shown.push(p.describe(ex));
       else p.problem(`POST ${c} answered ${statusLine(ex.res)}, not 201 Created${ex.res.status === 200 ? ": 200 does not say that something was created" : ""}`, ex);

@@ -10,7 +10,7 @@ export const deleteThen404 = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       // The listing is read before and after: a paged one is followed within a bound, and a message not found
       // there before the DELETE leaves the listing unjudged rather than failed.

@@ -1,7 +1,7 @@
 // http.get.no-payload: GET needs no body, and a filter the server offers goes in the query and selects what it names.
 import { discovery } from "./_internals/discovery.js";
-import { httpCheck, type Probe, statusLine } from "./_internals/probe.js";
-import { uniqueBody } from "./_internals/representation.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
 
 /** Tried when the server offers no filter: judged only if it does filter, since no filter is required to exist. */
@@ -10,13 +10,13 @@ const GUESS = "body";
 export const getNoPayload = httpCheck(
   {
     id: "http.get.no-payload",
-    title: "GET without a body reads a collection and a message, and a query filter the server offers (--filter, the OpenAPI document, a URI template in its links) selects what it names",
+    title: "GET without a body reads a collection and a message, a body sent with GET filters nothing (it may be ignored or refused), and a query filter the server offers (--filter, the OpenAPI document, a URI template in its links) selects what it names",
     severity: "MUST",
     spec: "§4.2 rule 11",
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const a = await p.createOrStop(c, uniqueBody("filter-a"));
       const b = await p.createOrStop(c, uniqueBody("filter-b"));
       const doc = await p.get(a.uri.path);
@@ -29,6 +29,7 @@ export const getNoPayload = httpCheck(
       // Rule 11 says where filters go, not which exist: only one the server offers (or the user names) is judged.
       const offered = await filtersOf(p, c);
       const names = offered.length > 0 ? offered : [GUESS];
+      for (const name of names) await bodyNotFilter(p, c, name, a.body, b.body, all);
       for (const name of names) {
         const filter = `${c}?${encodeURIComponent(name)}=${encodeURIComponent(a.body)}`;
         const filtered = await p.get(filter);
@@ -47,6 +48,24 @@ export const getNoPayload = httpCheck(
     return shown.join("; ");
   },
 );
+
+/**
+ * A GET carries no payload (rule 11): a server may ignore a body sent with GET or refuse it (4xx), but a body that
+ * changes the reply carries a filter where the query should. Judged only when it does: the listing with a filter in
+ * its body shows the message it names and not the other, where the same listing without a body does not.
+ */
+async function bodyNotFilter(p: Probe, c: string, name: string, wanted: string, other: string, plain: Exchange): Promise<void> {
+  const withBody = await p.get(c, { accept: JSON_TYPE, "content-type": JSON_TYPE }, { body: JSON.stringify({ [name]: wanted }) });
+  const { status } = withBody.res;
+  if (status >= 400 && status < 500) {
+    p.note(`GET ${c} with a body is refused (${status})`);
+    return;
+  }
+  const narrowed = (ex: Exchange) => ex.res.text.includes(wanted) && !ex.res.text.includes(other);
+  if (status === 200 && narrowed(withBody) && !narrowed(plain)) {
+    p.problem(`GET ${c} with the body {"${name}": ...} lists the message it names and not another new one, which the same GET without a body lists: the server reads a filter from the GET's body, where rule 11 puts it in the query`, withBody);
+  }
+}
 
 /**
  * Filters of a collection: those the user named, the query parameters the OpenAPI document gives its GET, and the

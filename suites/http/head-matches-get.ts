@@ -24,7 +24,7 @@ export const headMatchesGet = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       for (const path of [c, created.uri.path]) {
         const get = await p.get(path);

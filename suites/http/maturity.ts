@@ -2,7 +2,7 @@
 import { fail, pass } from "../../harness/check.js";
 import { linksOf, type FoundLink } from "./_internals/links.js";
 import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf, JSON_TYPE, uniqueBody } from "./_internals/representation.js";
+import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
 
 const LEVEL_NAMES = ["HTTP used", "individual resources", "HTTP API", "REST API"];
@@ -43,8 +43,9 @@ export const maturity = httpCheck(
     }
     const read = await p.get(created.uri.path);
     evidence.push(`GET ${created.uri.path} → ${read.res.status}`);
-    if (read.res.status !== 200 || bodyFieldOf(read.res) !== created.body) {
-      short.push(`GET ${created.uri.path} did not answer 200 with the message's body`);
+    if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
+      // Say what was missing: the status, or (with a 200, which the evidence lists) the body sent.
+      short.push(read.res.status !== 200 ? `GET ${created.uri.path} answered ${statusLine(read.res)}, not 200` : `GET ${created.uri.path} answered 200, but its representation does not show the body sent (${JSON.stringify(created.body)})`);
       shortBy.push(read);
       return verdict(0);
     }

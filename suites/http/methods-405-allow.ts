@@ -23,7 +23,8 @@ export const methods405Allow = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    const unjudged: string[] = [];
+    for (const { path: c } of await p.reach()) {
       const options = await p.send({ method: "OPTIONS", path: c, headers: { accept: JSON_TYPE } });
       const served = options.res.status >= 200 && options.res.status < 300 ? allowOf(options) : [];
       let judged = false;
@@ -58,8 +59,11 @@ export const methods405Allow = httpCheck(
         else shown.push(`${method} ${c} → 405, Allow: ${allow.join(", ")}`);
         break;
       }
-      if (!judged) p.skip(`the collection ${c} serves every method probed (${CANDIDATES.join(", ")})`);
+      if (!judged) unjudged.push(c);
     }
+    const every = `serves every method probed (${CANDIDATES.join(", ")})`;
+    if (shown.length === 0 && p.problems.length === 0) p.skip(`the collection${unjudged.length > 1 ? "s" : ""} ${unjudged.join(", ")} ${every}`);
+    if (unjudged.length > 0) p.note(`${unjudged.join(", ")} ${every}`);
     return shown.join("; ");
   },
 );

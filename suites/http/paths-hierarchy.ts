@@ -10,4 +10,5 @@ export const pathsHierarchy = pathRuleCheck(
     spec: "§4.2 rules 4, 9 and 10",
   },
   (shape, options) => hierarchyProblem(shape, options),
+  { lexicon: true },
 );

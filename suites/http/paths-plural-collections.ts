@@ -10,4 +10,5 @@ export const pathsPluralCollections = pathRuleCheck(
     spec: "§4.2 rule 2",
   },
   (shape, options) => pluralProblem(shape, options),
+  { lexicon: true },
 );

@@ -1,8 +1,8 @@
 // http.stateless.no-session: fresh connections without cookies get the same answers, and a cookie the server sets changes nothing.
 import { parse as parseSetCookie } from "set-cookie-parser";
 import type { HttpResponse } from "../../harness/targets/http-target.js";
-import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf, messageJson, uniqueBody } from "./_internals/representation.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const statelessNoSession = httpCheck(
   {
@@ -21,16 +21,16 @@ export const statelessNoSession = httpCheck(
       // Every request of the target is on a fresh connection and carries no cookie.
       const first = await p.get(path);
       const second = await p.get(path);
-      if (first.res.status !== second.res.status || bodyFieldOf(first.res) !== bodyFieldOf(second.res)) {
-        p.problem(`two GETs of ${path} on fresh connections got ${summary(first)} and then ${summary(second)}`, second);
+      if (first.res.status !== second.res.status || p.bodyOf(first.res) !== p.bodyOf(second.res)) {
+        p.problem(`two GETs of ${path} on fresh connections got ${summary(p, first)} and then ${summary(p, second)}`, second);
       }
       if (cookie === undefined) {
         shown.push(`${c}: no cookie set; the same answers on fresh connections without one`);
         continue;
       }
       const withCookie = await p.get(path, { accept: "application/json", cookie });
-      if (withCookie.res.status !== second.res.status || bodyFieldOf(withCookie.res) !== bodyFieldOf(second.res)) {
-        p.problem(`GET ${path} answers ${summary(withCookie)} with the cookie the server set (${cookie}) and ${summary(second)} without it`, withCookie);
+      if (withCookie.res.status !== second.res.status || p.bodyOf(withCookie.res) !== p.bodyOf(second.res)) {
+        p.problem(`GET ${path} answers ${summary(p, withCookie)} with the cookie the server set (${cookie}) and ${summary(p, second)} without it`, withCookie);
       }
       // The same replacement both times, so that the second PUT finds what the first left if it worked.
       const replacement = uniqueBody("session");
@@ -50,8 +50,8 @@ export const statelessNoSession = httpCheck(
 
 const ok = (res: HttpResponse) => res.status >= 200 && res.status < 300;
 
-function summary(ex: Exchange): string {
-  return `${statusLine(ex.res)}${ex.res.status === 200 ? ` (body ${JSON.stringify(bodyFieldOf(ex.res))})` : ""}`;
+function summary(p: Probe, ex: Exchange): string {
+  return `${statusLine(ex.res)}${ex.res.status === 200 ? ` (body ${JSON.stringify(p.bodyOf(ex.res))})` : ""}`;
 }
 
 /** The cookies the server asked for, as a client's jar would send them back: a later value of a name replaces an earlier. */

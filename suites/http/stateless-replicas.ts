@@ -2,7 +2,7 @@
 import { skip } from "../../harness/check.js";
 import type { HttpTarget } from "../../harness/targets/http-target.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf, JSON_TYPE, messageJson, uniqueBody } from "./_internals/representation.js";
+import { JSON_TYPE, messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const statelessReplicas = httpCheck(
   {
@@ -20,15 +20,15 @@ export const statelessReplicas = httpCheck(
         const created = await p.createOrStop(c);
         const path = created.uri.path;
         const read = await on(p, replica, { method: "GET", path, headers: { accept: JSON_TYPE } });
-        if (read.res.status !== 200 || bodyFieldOf(read.res) !== created.body) {
-          p.problem(`a message created at ${p.target.baseUrl}${path}: GET ${path} on ${replica.baseUrl} answered ${statusLine(read.res)}${read.res.status === 200 ? ` with body ${JSON.stringify(bodyFieldOf(read.res))}` : ""}, not 200 with the body sent`, read);
+        if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
+          p.problem(`a message created at ${p.target.baseUrl}${path}: GET ${path} on ${replica.baseUrl} answered ${statusLine(read.res)}${read.res.status === 200 ? ` with body ${JSON.stringify(p.bodyOf(read.res))}` : ""}, not 200 with the body sent`, read);
           continue;
         }
         const replacement = uniqueBody("replica");
         const put = await on(p, replica, { method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(replacement) });
         const back = await p.get(path);
-        if (put.res.status < 200 || put.res.status >= 300 || bodyFieldOf(back.res) !== replacement) {
-          p.problem(`PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} then shows ${JSON.stringify(bodyFieldOf(back.res))}, not the replacement`, back);
+        if (put.res.status < 200 || put.res.status >= 300 || p.bodyOf(back.res, replacement) !== replacement) {
+          p.problem(`PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} then shows ${JSON.stringify(p.bodyOf(back.res))}, not the replacement`, back);
           continue;
         }
         const del = await on(p, replica, { method: "DELETE", path, headers: { accept: JSON_TYPE } });

@@ -1,6 +1,6 @@
 // http.update.put: PUT replaces a message, and a GET afterwards shows the replacement.
 import { httpCheck, statusLine } from "./_internals/probe.js";
-import { bodyFieldOf, messageJson, uniqueBody } from "./_internals/representation.js";
+import { messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const updatePut = httpCheck(
   {
@@ -11,7 +11,7 @@ export const updatePut = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
-    for (const c of p.collections) {
+    for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const replacement = uniqueBody("put");
       const put = await p.sendBody("PUT", created.uri.path, messageJson(replacement));
@@ -20,7 +20,7 @@ export const updatePut = httpCheck(
         continue;
       }
       const read = await p.get(created.uri.path);
-      const body = bodyFieldOf(read.res);
+      const body = p.bodyOf(read.res, replacement);
       if (read.res.status !== 200 || body !== replacement) {
         p.problem(`after PUT ${created.uri.path} answered ${put.res.status}, GET shows ${read.res.status === 200 ? `body ${JSON.stringify(body)}` : statusLine(read.res)}, not the replacement ${JSON.stringify(replacement)}`, read);
       } else shown.push(`PUT ${created.uri.path} → ${put.res.status}, GET shows the replacement`);

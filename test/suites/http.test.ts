@@ -45,6 +45,21 @@ describe("a correct server", () => {
     expect(failing(verdicts)).toEqual([]);
   });
 
+  it("passes every HTTP check when a message is represented as JSON:API (data.attributes.body), saying where the body was found", async () => {
+    server = await startBaseServer({ jsonApi: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.read.after-create")?.message).toContain("a message's body is read JSON at data.attributes.body (where the run found the body it sent)");
+    expect(statusOf(verdicts, "http.maturity")?.message).toMatch(/^level 3 \(REST API\)/);
+  });
+
+  it("passes every HTTP check when a message's related resource is a read-only collection, which is found and named as not exercised", async () => {
+    server = await startBaseServer({ relatedName: "replies", relatedListing: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.create.status-201")?.message).toMatch(/\/messages\/\{id\}\/replies \(.*\) was not exercised: POST \/messages\/[^ ]+\/replies answered 405: read-only/);
+  });
+
   it("passes every HTTP check against the reference server with its key, at level 3", async () => {
     const reference = await startHttpServer({ port: 0, apiKey: "reference-key", log: "silent" });
     server = reference;
@@ -135,8 +150,9 @@ describe("json-server 0.17.4 with { messages: [] }, checked as a new user would 
       expect(verdict("http.content-type.415")).toMatchObject({ status: "fail", message: expect.stringMatching(/text\/plain answered 201 Created/) });
       // The JSON parser's SyntaxError reaches its router's error handler, which answers 500 with the stack trace.
       expect(verdict("http.errors.malformed-400")).toMatchObject({ status: "fail", message: expect.stringMatching(/answered 500 Internal Server Error/) });
-      // It has no schema: {"body": 42}, an array and an empty body are all stored (201) rather than refused.
-      expect(verdict("http.errors.client-error-class")).toMatchObject({ status: "fail", message: expect.stringMatching(/a body that is a number .* answered 201 Created, not a 4xx \(and 2 more\)/) });
+      // It has no schema: {"body": 42} and an array are both stored (201) rather than refused (an empty body, which
+      // a server may read as {}, is not judged).
+      expect(verdict("http.errors.client-error-class")).toMatchObject({ status: "fail", message: expect.stringMatching(/a body that is a number .* answered 201 Created, not a 4xx \(and 1 more\)/) });
       // Node writes the standard reason phrases.
       expect(verdict("http.status.reason-phrase")?.status).toBe("pass");
       // No key was given, so the key check has nothing to hold it to.

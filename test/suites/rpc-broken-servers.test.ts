@@ -40,11 +40,22 @@ const EVIDENCE: Record<string, (url: string) => Promise<void>> = {
     expect(hex(get.message)).toBe(goReply(""));
     expect(hex((await connectUnary(url, encodeMessage("one two"))).message)).toBe(goReply("one two"));
   },
+  "connect/error-status-500": async (url) => {
+    const refused = await connectUnary(url, new Uint8Array(MALFORMED[0]!.bytes));
+    expect(refused.httpStatus).toBe(500);
+    expect(refused.code).toBe(3); // invalid_argument
+    expect(hex((await connectUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
+  },
   "grpc-web/status-in-headers": async (url) => {
     const reply = await grpcWebUnary(url, encodeMessage("a b"));
     expect(reply.trailerFrame).toBe(false);
     expect(reply.headerStatus).toBe("0");
     expect(hex(reply.message)).toBe(goReply("a b"));
+  },
+  "grpc-web/error-status-400": async (url) => {
+    const refused = await grpcWebUnary(url, new Uint8Array(MALFORMED[0]!.bytes));
+    expect([refused.httpStatus, refused.code, refused.trailerFrame]).toEqual([400, 13, true]); // internal, as grpc-go says
+    expect(hex((await grpcWebUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
   },
   "grpc-web/grpc-content-type": async (url) => {
     const reply = await grpcWebUnary(url, encodeMessage("a b"));

@@ -58,154 +58,192 @@ interface Entry {
 /** /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a resource. */
 const RPC_PROCEDURE = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Z]\w*$/;
 
+/**
+ * The crawl as a sequence of steps, each a method of its own: seed the paths (given, OpenAPI), create one message
+ * per given collection, walk the links breadth first within the bound, delete what was created, and classify.
+ */
 export async function discover(target: HttpTarget, config: HttpConfig): Promise<Discovery> {
-  const entries = new Map<string, Entry>();
-  const ids = new Set<string>();
-  const links: Discovery["links"] = [];
-  const queryParameters = new Map<string, string[]>();
-  const notes: string[] = [];
-  const queue: string[] = [];
-  const visitedTemplates = new Map<string, number>();
-  const created: string[] = [];
-  let requests = 0;
-  const canSend = () => requests < config.maxDiscoveryRequests;
-  const send = async (method: string, path: string, body?: string): Promise<HttpResponse> => {
-    requests++;
-    return target.request({
+  const crawl = new Crawl(target, config);
+  await crawl.seed();
+  try {
+    await crawl.createProbes();
+    await crawl.walk();
+  } finally {
+    await crawl.cleanup();
+  }
+  return crawl.result();
+}
+
+class Crawl {
+  readonly entries = new Map<string, Entry>();
+  readonly ids = new Set<string>();
+  readonly links: Discovery["links"] = [];
+  readonly queryParameters = new Map<string, string[]>();
+  readonly notes: string[] = [];
+  readonly queue: string[] = [];
+  readonly created: string[] = [];
+  requests = 0;
+
+  constructor(readonly target: HttpTarget, readonly config: HttpConfig) {}
+
+  canSend(): boolean {
+    return this.requests < this.config.maxDiscoveryRequests;
+  }
+
+  send(method: string, path: string, body?: string): Promise<HttpResponse> {
+    this.requests++;
+    return this.target.request({
       method,
       path,
       headers: body === undefined ? { accept: ACCEPT } : { accept: ACCEPT, "content-type": JSON_TYPE },
       ...(body !== undefined && { body }),
     });
-  };
+  }
 
   /** A GET within discovery's bound; past it, the search stops (and what it did not find stays unfound). */
-  const getWithinBound = async (path: string) => {
-    if (!canSend()) throw new Error("the discovery bound is reached");
-    return { req: { method: "GET", path }, res: await send("GET", path) };
+  readonly getWithinBound = async (path: string) => {
+    if (!this.canSend()) throw new Error("the discovery bound is reached");
+    return { req: { method: "GET", path }, res: await this.send("GET", path) };
   };
-  const add = (path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void => {
+
+  add(path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void {
     // An RPC procedure (Connect, gRPC-Web) served beside the resources is no resource: the path rules are not its.
     if (RPC_PROCEDURE.test(path)) {
-      if (!notes.some((n) => n.startsWith("RPC procedures"))) notes.push(`RPC procedures (such as ${path}) were left out: the HTTP rules judge resources`);
+      if (!this.notes.some((n) => n.startsWith("RPC procedures"))) this.notes.push(`RPC procedures (such as ${path}) were left out: the HTTP rules judge resources`);
       return;
     }
-    const existing = entries.get(path);
+    const existing = this.entries.get(path);
     if (existing) {
       if (existing.kind === "unknown") existing.kind = kind;
       return;
     }
     const template = /\{[^}]*\}/.test(decodeSafe(path));
-    entries.set(path, { path, source, kind, template, ...(foundOn !== undefined && { foundOn }) });
-    if (!template) queue.push(path);
-  };
-  const learn = (res: HttpResponse, on: string) => {
-    const rep = representationOf(res);
-    if (rep) for (const id of idsOf(rep.value)) ids.add(id);
-    // An item of a listing that links to a path one level below the listing's names that level with an id, whatever
-    // its spelling and whether or not the item has an id member (HAL, envelopes).
-    // Without its trailing slash, so that the root ("/") lists its items at /<id>, not //<id>.
-    const listing = on.replace(/[?#].*$/, "").replace(/\/+$/, "");
-    const listsItems = rep !== undefined && looksLikeCollection(rep.value);
-    for (const item of rep ? itemsOf(rep.value) : []) {
-      let linked = false;
-      for (const link of linksIn(item)) {
-        const path = toTargetPath(link.href, target.baseUrl, on)?.replace(/[?#].*$/, "");
-        const last = path?.slice(listing.length + 1);
-        if (path?.startsWith(`${listing}/`) && last !== undefined && last !== "" && !last.includes("/")) {
-          ids.add(decodeSafe(last));
-          linked = true;
-        }
-      }
-      // An item with an id and no link: the id under the listing is the form rule 9 gives its URI.
-      const id = (item as Record<string, unknown>)["id"];
-      if (listsItems && !linked && (typeof id === "string" || typeof id === "number") && String(id) !== "") {
-        add(`${listing}/${encodeURIComponent(String(id))}`, `an item's id in ${on}`, "document", on);
-      }
-    }
-    for (const link of linksOf(res)) {
-      links.push({ on, link });
-      const path = toTargetPath(link.href, target.baseUrl, on);
-      if (path === undefined) continue;
-      const bare = path.replace(/[?#].*$/, "");
-      add(bare, `${link.from} of ${on}${link.rel ? ` (rel ${link.rel})` : ""}`, /\{[^}]*\}$/.test(decodeSafe(bare)) ? "document" : "unknown", on);
-    }
-  };
+    this.entries.set(path, { path, source, kind, template, ...(foundOn !== undefined && { foundOn }) });
+    if (!template) this.queue.push(path);
+  }
 
-  add("/", "the root document");
-  for (const c of config.collections) add(c, "a collection to probe", "collection");
-  if (config.openapi !== undefined) {
-    for (const [path, kind, query] of await openApiPaths(config.openapi, target, () => requests++)) {
-      add(path, "the OpenAPI document", kind);
-      if (query.length > 0) queryParameters.set(path, query);
+  /** The given collections, the root and the OpenAPI document's paths. */
+  async seed(): Promise<void> {
+    this.add("/", "the root document");
+    for (const c of this.config.collections) this.add(c, "a collection to probe", "collection");
+    if (this.config.openapi === undefined) return;
+    for (const [path, kind, query] of await openApiPaths(this.config.openapi, this.target, () => this.requests++)) {
+      this.add(path, "the OpenAPI document", kind);
+      if (query.length > 0) this.queryParameters.set(path, query);
     }
   }
 
-  try {
-    // One message per named collection, so that item and related paths exist to be found; deleted at the end.
-    for (const c of config.collections.slice(0, 3)) {
-      if (!canSend()) break;
-      const body = uniqueBody("discovery");
-      const res = await send("POST", c, messageJson(body));
-      if (res.status < 200 || res.status >= 300) {
-        notes.push(`POST ${c} got ${res.status}: no item of it was crawled`);
-        continue;
+  /** What a response teaches: ids, the items of a listing, and every link, each added to the paths to visit. */
+  learn(res: HttpResponse, on: string): void {
+    const rep = representationOf(res);
+    if (rep) for (const id of idsOf(rep.value)) this.ids.add(id);
+    if (rep) this.learnItems(rep.value, on);
+    for (const link of linksOf(res)) {
+      this.links.push({ on, link });
+      const path = toTargetPath(link.href, this.target.baseUrl, on);
+      if (path === undefined) continue;
+      const bare = path.replace(/[?#].*$/, "");
+      this.add(bare, `${link.from} of ${on}${link.rel ? ` (rel ${link.rel})` : ""}`, /\{[^}]*\}$/.test(decodeSafe(bare)) ? "document" : "unknown", on);
+    }
+  }
+
+  /**
+   * An item of a listing that links to a path one level below the listing names that level with an id, whatever
+   * its spelling and whether or not the item has an id member (HAL, envelopes); an item with an id and no link
+   * is at the id under the listing, the form rule 9 gives its URI.
+   */
+  learnItems(value: unknown, on: string): void {
+    // Without its trailing slash, so that the root ("/") lists its items at /<id>, not //<id>.
+    const listing = on.replace(/[?#].*$/, "").replace(/\/+$/, "");
+    const listsItems = looksLikeCollection(value);
+    for (const item of itemsOf(value)) {
+      let linked = false;
+      for (const link of linksIn(item)) {
+        const path = toTargetPath(link.href, this.target.baseUrl, on)?.replace(/[?#].*$/, "");
+        const last = path?.slice(listing.length + 1);
+        if (path?.startsWith(`${listing}/`) && last !== undefined && last !== "" && !last.includes("/")) {
+          this.ids.add(decodeSafe(last));
+          linked = true;
+        }
       }
-      learn(res, c);
-      // With no Location, self link or id, the message is looked for in the listing, so that it is deleted too.
-      const uri =
-        locate(c, { req: { method: "POST", path: c }, res }, target.baseUrl) ??
-        (await searchListing(getWithinBound, c, body, target.baseUrl).catch(() => undefined))?.found;
-      if (uri) {
-        created.push(uri.path);
-        add(uri.path, `the ${uri.how} of a message created in ${c}`, "document", c);
-        const last = uri.path.split("/").pop();
-        if (last) ids.add(decodeSafe(last));
+      const id = (item as Record<string, unknown>)["id"];
+      if (listsItems && !linked && (typeof id === "string" || typeof id === "number") && String(id) !== "") {
+        this.add(`${listing}/${encodeURIComponent(String(id))}`, `an item's id in ${on}`, "document", on);
       }
     }
+  }
 
-    // Breadth first, bounded by the request budget and by one visit per template.
+  /** One message per named collection, so that item and related paths exist to be found; deleted at the end. */
+  async createProbes(): Promise<void> {
+    for (const c of this.config.collections.slice(0, 3)) {
+      if (!this.canSend()) break;
+      const body = uniqueBody("discovery");
+      const res = await this.send("POST", c, messageJson(body));
+      if (res.status < 200 || res.status >= 300) {
+        this.notes.push(`POST ${c} got ${res.status}: no item of it was crawled`);
+        continue;
+      }
+      this.learn(res, c);
+      // With no Location, self link or id, the message is looked for in the listing, so that it is deleted too.
+      const uri =
+        locate(c, { req: { method: "POST", path: c }, res }, this.target.baseUrl) ??
+        (await searchListing(this.getWithinBound, c, body, this.target.baseUrl).catch(() => undefined))?.found;
+      if (!uri) continue;
+      this.created.push(uri.path);
+      this.add(uri.path, `the ${uri.how} of a message created in ${c}`, "document", c);
+      const last = uri.path.split("/").pop();
+      if (last) this.ids.add(decodeSafe(last));
+    }
+  }
+
+  /** Breadth first, bounded by the request budget and by one visit per template. */
+  async walk(): Promise<void> {
+    const visitedTemplates = new Map<string, number>();
     // An index, not shift(): a queue of a hundred thousand paths is walked once, not copied at every step.
     let next = 0;
-    while (next < queue.length && canSend()) {
-      const path = queue[next++] as string;
-      const template = templateKey(path, ids);
+    while (next < this.queue.length && this.canSend()) {
+      const path = this.queue[next++] as string;
+      const template = templateKey(path, this.ids);
       const visits = visitedTemplates.get(template) ?? 0;
       if (visits >= TEMPLATE_VISITS) continue;
       visitedTemplates.set(template, visits + 1);
-      const res = await send("GET", path);
-      const entry = entries.get(path) as Entry;
+      const res = await this.send("GET", path);
+      const entry = this.entries.get(path) as Entry;
       entry.status = res.status;
-      if (res.status >= 200 && res.status < 300) {
-        const rep = representationOf(res);
-        if (rep && entry.kind === "unknown" && path !== "/") entry.kind = looksLikeCollection(rep.value) ? "collection" : "document";
-        learn(res, path);
-      }
+      if (res.status < 200 || res.status >= 300) continue;
+      const rep = representationOf(res);
+      if (rep && entry.kind === "unknown" && path !== "/") entry.kind = looksLikeCollection(rep.value) ? "collection" : "document";
+      this.learn(res, path);
     }
-    if (next < queue.length && !canSend()) notes.push(`the bound of ${config.maxDiscoveryRequests} discovery requests was reached; ${queue.length - next} paths were not fetched`);
-  } finally {
-    for (const path of created) {
+    if (next < this.queue.length && !this.canSend()) this.notes.push(`the bound of ${this.config.maxDiscoveryRequests} discovery requests was reached; ${this.queue.length - next} paths were not fetched`);
+  }
+
+  async cleanup(): Promise<void> {
+    for (const path of this.created) {
       try {
-        await target.request({ method: "DELETE", path, headers: { accept: ACCEPT } });
+        await this.target.request({ method: "DELETE", path, headers: { accept: ACCEPT } });
       } catch {
         // Best effort: the message was the probe's own.
       }
     }
   }
 
-  const paths: DiscoveredPath[] = [];
-  for (const e of entries.values()) {
-    if (e.path === "/") continue;
-    paths.push({
-      path: e.path,
-      idSegments: idSegmentsOf(e.path, ids),
-      kind: e.kind,
-      source: e.source,
-      ...(e.foundOn !== undefined && { foundOn: e.foundOn }),
-      ...(e.status !== undefined && { status: e.status }),
-    });
+  /** Every path seen, the root excluded, with the segments that hold an id. */
+  result(): Discovery {
+    const paths: DiscoveredPath[] = [];
+    for (const e of this.entries.values()) {
+      if (e.path === "/") continue;
+      paths.push({
+        path: e.path,
+        idSegments: idSegmentsOf(e.path, this.ids),
+        kind: e.kind,
+        source: e.source,
+        ...(e.foundOn !== undefined && { foundOn: e.foundOn }),
+        ...(e.status !== undefined && { status: e.status }),
+      });
+    }
+    return { paths, links: this.links, requests: this.requests, notes: this.notes, queryParameters: this.queryParameters };
   }
-  return { paths, links, requests, notes, queryParameters };
 }
 
 /**

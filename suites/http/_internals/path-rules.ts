@@ -1,5 +1,6 @@
 // The static rules of part 4.2 as pure functions over a discovered path: each returns what is wrong, or nothing.
 import pluralize from "pluralize";
+import type { Lexicon } from "./lexicon.js";
 
 /** A path as discovery saw it: the concrete spelling, which segments hold an id, and what it names. */
 export interface PathShape {
@@ -21,6 +22,11 @@ export interface PathWordOptions {
    * (part 9), so the levels before a collection are not judged as a hierarchy.
    */
   mounts?: readonly string[];
+  /**
+   * An English lexicon: a word that is only ever a verb names an action, whatever the list says ("publish",
+   * "subscribe"); a noun that is also a verb ("replies", "reports") does not. Without it only the list judges.
+   */
+  lexicon?: Lexicon;
 }
 
 /** The CRUD verbs rule 3 names, their common synonyms, and every HTTP method name. */
@@ -33,8 +39,11 @@ export const DEFAULT_VERBS: readonly string[] = [
   "run", "call", "send", "submit", "search", "find", "lookup", "query",
 ];
 
-/** Method names that are also everyday nouns of an interface ("/products/{id}/options"). */
-export const DEFAULT_ALLOWED_WORDS: readonly string[] = ["options"];
+/**
+ * Method names that are also everyday nouns of an interface ("/products/{id}/options"), and nouns of software
+ * English that WordNet 3.1 knows only as verbs ("/repos/{owner}/{repo}/commits").
+ */
+export const DEFAULT_ALLOWED_WORDS: readonly string[] = ["options", "commit"];
 
 /** Extensions a path might carry to pick a representation, which rule 8 leaves to Accept. */
 const EXTENSION = /\.(json|xml|html?|txt|csv|ya?ml|php|aspx?|jsp|cgi|pl|js|atom|rss|[a-z][a-z0-9]{0,4})$/i;
@@ -75,7 +84,9 @@ export function wordsOf(name: string): string[] {
 function verbsOf(options: PathWordOptions): (word: string) => boolean {
   const verbs = new Set((options.verbs ?? DEFAULT_VERBS).map((v) => v.toLowerCase()));
   const allowed = new Set([...DEFAULT_ALLOWED_WORDS, ...(options.allow ?? [])].map((v) => v.toLowerCase()));
-  return (word) => verbs.has(word) && !allowed.has(word);
+  const lexicon = options.lexicon;
+  // An allowed noun is allowed in the plural too ("commit", "/commits").
+  return (word) => !allowed.has(word) && (verbs.has(word) || (lexicon !== undefined && !allowed.has(pluralize.singular(word)) && lexicon.isVerbOnly(word)));
 }
 
 /** A name with a verb among its words: rule 3's to report, so the other rules do not judge it as a noun too. */

@@ -4,11 +4,22 @@
 import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity, type Sharing } from "../../../harness/check.js";
 import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
-import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import { reach } from "./reach.js";
+import { BodyPaths, JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
+
+/** One per run: the run's memo is its key (the memo holds promises; this is read synchronously). */
+const BODY_PATHS = new WeakMap<object, BodyPaths>();
+const BODY_NOTE = "a message's body is read ";
 
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
 const MAX_REQUESTS_PER_CHECK = 60;
+
+/** A collection a check exercises: its path this time, and the template it was found as. */
+export interface Reached {
+  path: string;
+  template: string;
+}
 
 export interface Exchange {
   req: HttpRequest;
@@ -43,6 +54,8 @@ export class Probe {
   readonly notes: string[] = [];
   #created: string[] = [];
   #requests = 0;
+  #bound = MAX_REQUESTS_PER_CHECK;
+  #reached: Reached[] | undefined;
 
   constructor(readonly ctx: CheckContext) {
     if (!ctx.http) throw new SkipProbe("no HTTP target (--http URL)");
@@ -54,10 +67,47 @@ export class Probe {
     return this.config.collections.slice(0, MAX_PROBED_COLLECTIONS);
   }
 
+  /**
+   * Every collection the run found (given, linked, templated, in the OpenAPI document), a related one under a
+   * message this check creates for it (and deletes); the check's request bound grows with their number.
+   */
+  async reach(): Promise<Reached[]> {
+    if (this.#reached) return this.#reached;
+    const found = await reach(this.ctx);
+    const out: Reached[] = [];
+    for (const r of found.collections) {
+      const path = r.parent ? (await this.createOrStop(r.parent.collection)).uri.path + r.parent.rest : r.template;
+      out.push({ path, template: r.template });
+    }
+    this.#bound = MAX_REQUESTS_PER_CHECK * Math.max(1, out.length);
+    const beyond = found.collections.filter((r) => r.source !== "given");
+    if (beyond.length > 0 || found.notes.length > 0) {
+      this.note(`collections exercised: ${found.collections.map((r) => (r.parent ? `${r.template} (under a message created for it)` : r.template)).join(", ")}${found.notes.length > 0 ? `; ${found.notes.join("; ")}` : ""}`);
+    }
+    return (this.#reached = out);
+  }
+
   /** Counts one request against the check's bound, wherever it goes. */
   countRequest(): void {
-    if (++this.#requests > MAX_REQUESTS_PER_CHECK) throw new Error(`the check needed more than ${MAX_REQUESTS_PER_CHECK} requests`);
+    if (++this.#requests > this.#bound) throw new Error(`the check needed more than ${this.#bound} requests`);
     if (this.ctx.signal.aborted) throw new Error("the run's time is up");
+  }
+
+  /**
+   * The body a message representation shows. Given the body this run sent, a representation that holds it
+   * anywhere (JSON:API's data.attributes, HAL, an envelope, XML of any element names) teaches the run where its
+   * bodies are; every later representation of that format is then read there.
+   */
+  bodyOf(res: HttpResponse, sent?: string): string | undefined {
+    let paths = BODY_PATHS.get(this.ctx.memo);
+    if (!paths) BODY_PATHS.set(this.ctx.memo, (paths = new BodyPaths()));
+    const body = paths.bodyOf(res, sent);
+    const unusual = paths.unusual();
+    if (unusual.length > 0) {
+      const kept = this.notes.filter((n) => !n.startsWith(BODY_NOTE));
+      this.notes.splice(0, this.notes.length, ...kept, `${BODY_NOTE}${unusual.join(", ")} (where the run found the body it sent)`);
+    }
+    return body;
   }
 
   async send(req: HttpRequest): Promise<Exchange> {
@@ -135,7 +185,7 @@ export class Probe {
   }
 
   note(message: string): void {
-    this.notes.push(message);
+    if (!this.notes.includes(message)) this.notes.push(message);
   }
 
   skip(reason: string): never {
@@ -147,8 +197,8 @@ export class Probe {
   }
 
   async cleanup(): Promise<void> {
-    // Bounded by the number of resources created, each once.
-    for (const path of this.#created.splice(0)) {
+    // Bounded by the number of resources created, each once; the newest first, so a parent goes after what is under it.
+    for (const path of this.#created.splice(0).reverse()) {
       try {
         await this.target.request({ method: "DELETE", path, headers: { accept: JSON_TYPE } });
       } catch {

@@ -61,3 +61,66 @@ export function bodyFieldOf(res: HttpResponse): string | undefined {
 
 /** What a representation showed of the body, for a message: the value quoted, or that it had none. */
 export const shownBody = (body: string | undefined): string => (body === undefined ? "no body" : `body ${JSON.stringify(body)}`);
+
+/** Where in a representation a value lies: member names and array indexes from the top. */
+export type ValuePath = readonly (string | number)[];
+/** Nodes a search for the body visits, at most: a representation is read within bounds whatever its size. */
+const MAX_SEARCHED_NODES = 20_000;
+const MAX_DEPTH = 32;
+
+/** The first place (breadth first, so the shallowest) where a representation holds this exact string. */
+export function findString(value: unknown, needle: string): ValuePath | undefined {
+  const queue: [unknown, ValuePath][] = [[value, []]];
+  for (let i = 0; i < queue.length && i < MAX_SEARCHED_NODES; i++) {
+    const [node, path] = queue[i] as [unknown, ValuePath];
+    if (node === needle) return path;
+    if (node === null || typeof node !== "object" || path.length >= MAX_DEPTH) continue;
+    if (Array.isArray(node)) node.forEach((v, k) => queue.push([v, [...path, k]]));
+    else for (const [k, v] of Object.entries(node as Record<string, unknown>)) queue.push([v, [...path, k]]);
+  }
+  return undefined;
+}
+
+export function valueAt(value: unknown, path: ValuePath): unknown {
+  let node = value;
+  for (const step of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string | number, unknown>)[step];
+  }
+  return node;
+}
+
+export const showPath = (path: ValuePath): string => (path.length === 0 ? "the whole representation" : path.map((s) => (typeof s === "number" ? `[${s}]` : s)).join(".").replace(/\.\[/g, "["));
+
+/**
+ * Where this run's target puts a message's body, per format (part 2 shows only the body field, not the shape
+ * around it): learned from the first read that showed a body the run itself sent, then the one place every later
+ * representation of that format is judged at.
+ */
+export class BodyPaths {
+  readonly #paths = new Map<"json" | "xml", ValuePath>();
+
+  /** The body a representation shows: at the learned path; else where `sent` lies (which is then learned); else the default field. */
+  bodyOf(res: HttpResponse, sent?: string): string | undefined {
+    const rep = representationOf(res);
+    if (!rep) return undefined;
+    const learned = this.#paths.get(rep.format);
+    if (learned !== undefined) return asText(valueAt(rep.value, learned));
+    const byDefault = bodyFieldOf(res);
+    if (sent === undefined || byDefault === sent) return byDefault;
+    const found = findString(rep.value, sent);
+    if (found === undefined) return byDefault;
+    this.#paths.set(rep.format, found);
+    return sent;
+  }
+
+  /** The learned paths that are not the default body field, for reports ("JSON: data.attributes.body"). */
+  unusual(): string[] {
+    return [...this.#paths].map(([format, path]) => `${format.toUpperCase()} at ${showPath(path)}`);
+  }
+}
+
+function asText(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  return v === undefined || v === null || typeof v === "object" ? undefined : String(v);
+}

@@ -1,6 +1,7 @@
 // One factory for the static path rules: each discovered path judged by a pure rule, each breach reported once per template.
 import type { CheckDefinition } from "../../../harness/check.js";
 import { discovery } from "./discovery.js";
+import { loadLexicon } from "./lexicon.js";
 import { templateOf, type PathShape, type PathWordOptions } from "./path-rules.js";
 import { httpCheck, type HttpCheckSpec } from "./probe.js";
 import { JSON_TYPE } from "./representation.js";
@@ -8,10 +9,12 @@ import { JSON_TYPE } from "./representation.js";
 /** Paths named in a pass message; the rest are counted. */
 const TEMPLATES_SHOWN = 50;
 
-export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined): CheckDefinition {
+/** A rule that tells verbs from nouns is given the English lexicon (loaded on its first use, then kept). */
+export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined, needs: { lexicon?: boolean } = {}): CheckDefinition {
   return httpCheck(spec, async (p) => {
     const found = await discovery(p.ctx);
     const words: PathWordOptions = {
+      ...(needs.lexicon === true && { lexicon: await loadLexicon() }),
       ...(p.config.verbs !== undefined && { verbs: p.config.verbs }),
       ...(p.config.allowWords !== undefined && { allow: p.config.allowWords }),
       mounts: p.config.collections.map((c) => c.replace(/\/[^/]*$/, "")).filter((m) => m !== ""),
