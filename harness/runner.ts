@@ -135,7 +135,7 @@ function judge(
  */
 function protocolNeeded(check: CheckDefinition, options: RunOptions): string | undefined {
   const spoken = options.grpc?.protocol ?? "grpc";
-  if (check.area !== "grpc" || !options.grpc || !check.protocols || check.protocols.includes(spoken)) return undefined;
+  if (check.area !== "grpc" || !options.grpc || !check.protocols || (check.protocols as readonly string[]).includes(spoken)) return undefined;
   return check.protocols.includes("grpc") ? "--grpc" : undefined;
 }
 

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { catalogue } from "../../suites/index.js";
-import { PROTOCOLS, type CheckDefinition } from "../check.js";
+import type { CheckDefinition } from "../check.js";
+import { PROTOCOL_NAMES } from "../protocols/index.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
@@ -90,7 +91,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
 
 function listChecks(io: CliIo): void {
   const width = Math.max(...catalogue.map((c) => c.id.length));
-  const over = (c: CheckDefinition) => (c.area === "grpc" ? (c.protocols ?? PROTOCOLS).join(",") : c.area === "http" ? "http" : "-");
+  const over = (c: CheckDefinition) => (c.area === "grpc" ? (c.protocols ?? PROTOCOL_NAMES).join(",") : c.area === "http" ? "http" : "-");
   const across = Math.max(...catalogue.map((c) => over(c).length));
   io.stdout(`${"ID".padEnd(width)}  SEVERITY  PROFILE   ${"PROTOCOLS".padEnd(across)}  SPEC\n`);
   for (const c of catalogue) {

@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { parseAddress } from "../targets/address.js";
 import { probeReachable } from "../targets/create-grpc-target.js";
 import { statusName, statusText } from "../targets/grpc-target.js";
-import { encodeFrames } from "../targets/raw-h2.js";
+import { encodeFrames } from "../protocols/grpc/index.js";
 import { call, drive, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
 

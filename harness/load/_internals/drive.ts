@@ -4,9 +4,9 @@ import http2 from "node:http2";
 import net from "node:net";
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
 import type { ParsedAddress } from "../../targets/address.js";
-import { HELLO_PATH } from "../../targets/grpc-js-client.js";
+import { HELLO_PATH } from "../../targets/grpc-target.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
-import { decodeFrames } from "../../targets/raw-h2.js";
+import { decodeFrames } from "../../protocols/grpc/index.js";
 
 export interface CallResult {
   code: number;
