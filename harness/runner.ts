@@ -19,7 +19,6 @@ import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
 import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
-import { catalogue } from "../suites/index.js";
 
 export interface RunOptions {
   /** Folder of the contract under check; default the shipped one. */
@@ -41,8 +40,8 @@ export interface RunOptions {
   /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent cases. */
   concurrency?: number;
   reporters?: readonly Reporter[];
-  /** The checks to choose from; default the whole catalogue. */
-  checks?: readonly CheckDefinition[];
+  /** The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the catalogue). */
+  checks: readonly CheckDefinition[];
   /** The gRPC target; grpc checks are skipped without one. */
   grpc?: GrpcTargetOptions;
   /** Other instances of the same service, reached with the same options. */
@@ -182,8 +181,8 @@ export function gates(check: Pick<CheckDefinition, "severity" | "profile">, opti
 }
 
 /** Runs the selected checks and returns the report; throws only for usage errors and unreachable targets. */
-export async function runConformance(options: RunOptions = {}): Promise<RunReport> {
-  const all = options.checks ?? catalogue;
+export async function runConformance(options: RunOptions): Promise<RunReport> {
+  const all = options.checks;
   const contractDir = resolve(options.contract ?? CONTRACT_DIR);
   const sha = contractSha256(contractDir);
   const checks = selectChecks(all, {

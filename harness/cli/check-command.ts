@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { catalogue } from "../../suites/index.js";
+import { catalogue } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
 import { PROTOCOL_NAMES } from "../protocols/index.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
@@ -75,6 +75,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
   try {
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
+      checks: catalogue,
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
@@ -157,6 +158,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   }
   try {
     const report = await runConformance({
+      checks: catalogue,
       ...toRunOptions(opts, grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),

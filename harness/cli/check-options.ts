@@ -4,7 +4,7 @@ import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { DEFAULT_CONCURRENCY } from "../scheduler.js";
-import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "../../suites/http/_internals/path-rules.js";
+import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "./catalogue.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
 import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./reporter-option.js";

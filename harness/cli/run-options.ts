@@ -25,7 +25,7 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
   };
 }
 
-export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): RunOptions {
+export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): Omit<RunOptions, "checks"> {
   const protocol = opts.connect !== undefined ? "connect" : opts.grpcWeb !== undefined ? "grpc-web" : undefined;
   const grpc: GrpcTargetOptions | undefined = grpcAddress
     ? {

@@ -5,17 +5,13 @@ import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOu
 import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
 import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import type { Exchange } from "./exchange.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
 
 /** Every probe is bounded: past this many requests a check stops and says so, whatever its loops intended. */
 const MAX_REQUESTS_PER_CHECK = 60;
 
-export interface Exchange {
-  req: HttpRequest;
-  res: HttpResponse;
-  /** The instance that answered, when not the run's target (a replica). */
-  on?: HttpTarget;
-}
+export type { Exchange };
 
 interface Problem {
   message: string;

@@ -1,0 +1,15 @@
+// The package's runConformance: the engine given the shipped catalogue unless the caller names its own checks. A
+// composition root, like the CLI: the engine itself (harness/runner.ts) never imports the checks.
+import type { RunReport } from "../report.js";
+import { runConformance as runEngine, type RunOptions } from "../runner.js";
+import { catalogue } from "../../suites/index.js";
+
+export { catalogue };
+
+/** The engine's options, with the checks optional (default the whole catalogue). */
+export type ApiRunOptions = Omit<RunOptions, "checks"> & { checks?: RunOptions["checks"] };
+
+/** Runs the selected checks of the catalogue (or of `checks`) and returns the report as data. */
+export function runConformance(options: ApiRunOptions = {}): Promise<RunReport> {
+  return runEngine({ ...options, checks: options.checks ?? catalogue });
+}
