@@ -18,11 +18,9 @@ const KNOWN_LONG = new Map([
   // the adopt engineer's issue (serve-command's action)
   ["harness/cli/serve-command.ts (callback of command.action)", 73],
   // issue 26, this branch: split next
-  ["harness/runner.ts runConformance", 150],
   ["suites/grpc/_internals/property.ts checkProperty", 79],
   ["reference-server/http/server.ts startHttpServer", 75],
   ["harness/container/start-container.ts startContainer", 70],
-  ["harness/session.ts openSession", 69],
   ["reference-server/http/routes.ts registerRoutes", 63],
 ]);
 const MAX_OWN_LINES = 60;

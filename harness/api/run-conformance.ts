@@ -1,7 +1,8 @@
 // The package's runConformance: the engine given the shipped catalogue unless the caller names its own checks. A
 // composition root, like the CLI: the engine itself (harness/runner.ts) never imports the checks.
 import type { RunReport } from "../report.js";
-import { runConformance as runEngine, type RunOptions } from "../runner.js";
+import type { RunOptions } from "../run-config.js";
+import { runConformance as runEngine } from "../runner.js";
 import { catalogue } from "../../suites/index.js";
 
 export { catalogue };

@@ -3,7 +3,7 @@ import { Command, CommanderError } from "commander";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
-import { DEFAULT_CONCURRENCY } from "../scheduler.js";
+import { RUN_DEFAULTS } from "../run-config.js";
 import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "./catalogue.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
@@ -111,7 +111,7 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   skip: { flags: "--skip <ids>", description: "skip these check IDs or globs (repeatable, comma-separated)", parse: collect, default: [] },
   seed: { ...integerSpec("--seed <n>", "seed of the property checks (every run prints its seed)", 0, 2 ** 31 - 1), replay: "renew" },
   runs: integerSpec("--runs <n>", "cases per property check", 1, 100_000, 100),
-  concurrency: integerSpec("--concurrency <n>", "checks run side by side, and a property check's cases at once; checks that compare replies over time still run alone", 1, 64, DEFAULT_CONCURRENCY),
+  concurrency: integerSpec("--concurrency <n>", "checks run side by side, and a property check's cases at once; checks that compare replies over time still run alone", 1, 64, RUN_DEFAULTS.concurrency),
   path: { flags: "--path <path>", description: "replay path of one failing property case (with --only and --seed)", replay: "renew" },
   profile: { flags: "--profile <profile>", description: "profiles that gate: contract, or protocol too", choices: ["contract", "protocol"], default: "contract" },
   strict: { flags: "--strict", description: "SHOULD failures and protocol checks gate too" },

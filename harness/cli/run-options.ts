@@ -1,7 +1,5 @@
 // What the options of `check` ask the runner for: the gRPC and HTTP targets and the selection, as RunOptions.
-import type { RunOptions } from "../runner.js";
-import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
-import type { HttpRunTarget } from "../session.js";
+import type { GrpcTargetOptions, HttpRunTarget, RunOptions } from "../run-config.js";
 import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
 import type { CheckCliOptions } from "./check-options.js";
 import { parseMetadata } from "./metadata.js";

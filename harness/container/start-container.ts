@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { fromBinary } from "@bufbuild/protobuf";
 import { HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from "../_internals/gen/grpc/health/v1/health_pb.js";
 import { ConformanceError } from "../errors.js";
-import { probeGrpcHandshake } from "../targets/create-grpc-target.js";
+import { probeGrpcHandshake } from "../targets/rpc-probes.js";
 
 export interface ContainerOptions {
   image: string;

@@ -8,7 +8,7 @@ import { ConformanceError } from "../errors.js";
 import { encodeMessage } from "../../contract/message.js";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { parseAddress } from "../targets/address.js";
-import { probeReachable } from "../targets/create-grpc-target.js";
+import { probeReachable } from "../targets/rpc-probes.js";
 import { statusName, statusText } from "../targets/grpc-target.js";
 import { encodeFrames } from "../protocols/grpc/index.js";
 import { call, drive, newHistogram, openConnection, type DriveResult, type DriveSpec } from "./_internals/drive.js";
