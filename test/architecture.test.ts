@@ -17,11 +17,6 @@ const KNOWN_LONG = new Map([
   ["harness/load/run-load.ts runLoad", 84],
   // the adopt engineer's issue (serve-command's action)
   ["harness/cli/serve-command.ts (callback of command.action)", 73],
-  // issue 26, this branch: split next
-  ["suites/grpc/_internals/property.ts checkProperty", 79],
-  ["reference-server/http/server.ts startHttpServer", 75],
-  ["harness/container/start-container.ts startContainer", 70],
-  ["reference-server/http/routes.ts registerRoutes", 63],
 ]);
 const MAX_OWN_LINES = 60;
 
