@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { catalogue } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
 import { PROTOCOL_NAMES } from "../protocols/index.js";
+import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
@@ -144,7 +145,7 @@ const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | un
 
 /** Checks the targets the flags name or, with none, the built-in reference server, which goes whatever happens. */
 async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
-  let grpcAddress = opts.grpc ?? opts.connect ?? opts.grpcWeb;
+  let grpcAddress = rpcTargetsOf(opts)[0]?.address;
   let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, run.apiKey) : undefined;
   let stop: (() => Promise<void>) | undefined;
   if (grpcAddress === undefined && http === undefined) {

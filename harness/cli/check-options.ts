@@ -4,6 +4,7 @@ import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { RUN_DEFAULTS } from "../run-config.js";
+import { PROTOCOLS } from "../protocols/index.js";
 import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "./catalogue.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
@@ -76,8 +77,8 @@ const reportFile = (key: keyof typeof REPORT_FILE_FLAGS, what: string) => ({
 export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   config: { flags: "--config <file>", description: `a configuration file: implementation, targets, credentials by environment variable name, claims, expected failures, profile and selection; flags override it (default ./${DEFAULT_CONFIG_FILE} when present)` },
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
-  connect: { flags: "--connect <url>", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)", replay: withoutCredentials },
-  grpcWeb: { flags: "--grpc-web <url>", description: "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)", replay: withoutCredentials },
+  connect: { flags: `${PROTOCOLS.connect.cli.flag} <url>`, description: PROTOCOLS.connect.cli.description, replay: withoutCredentials },
+  grpcWeb: { flags: `${PROTOCOLS["grpc-web"].cli.flag} <url>`, description: PROTOCOLS["grpc-web"].cli.description, replay: withoutCredentials },
   replica: { flags: "--replica <address>", description: "another instance of the same service, for cross-replica statelessness (repeatable)", parse: repeat, default: [], replay: withoutCredentials },
   replicaMode: { flags: "--replica-mode <mode>", description: "stateless: history on one instance changes no other's replies; equal: every instance gives the same reply", choices: ["stateless", "equal"], default: "stateless" },
   http: { flags: "--http <url>", description: "HTTP target: the base URL of its resource interface, http://host:port[/prefix]", replay: withoutCredentials },

@@ -3,6 +3,7 @@ import type { GrpcTargetOptions, HttpRunTarget, RunOptions } from "../run-config
 import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
 import type { CheckCliOptions } from "./check-options.js";
 import { parseMetadata } from "./metadata.js";
+import { rpcTargetsOf } from "./rpc-target.js";
 
 /** The HTTP target as the flags describe it. */
 export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: string | undefined = opts.apiKey): HttpRunTarget {
@@ -24,7 +25,9 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
 }
 
 export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): Omit<RunOptions, "checks"> {
-  const protocol = opts.connect !== undefined ? "connect" : opts.grpcWeb !== undefined ? "grpc-web" : undefined;
+  // gRPC is the default protocol, left unsaid so that the report reads as before.
+  const named = rpcTargetsOf(opts)[0]?.protocol;
+  const protocol = named === "grpc" ? undefined : named;
   const grpc: GrpcTargetOptions | undefined = grpcAddress
     ? {
         address: grpcAddress,
