@@ -20,3 +20,6 @@ export type { InMemoryAnswer, InMemoryCall, InMemoryHandler } from "./targets/in
 export { createHttpTarget } from "./targets/create-http-target.js";
 export { runLoad } from "./load/run-load.js";
 export type { LoadOptions, LoadReport, LoadProgress } from "./load/run-load.js";
+export { PROTOCOLS, PROTOCOL_NAMES, registerProtocol } from "./protocols/index.js";
+export type { ProtocolModule, TransportSetup, UnaryTransport, ExchangeObserver } from "./protocols/index.js";
+export { createHttpExchange } from "./protocols/http-exchange.js";
