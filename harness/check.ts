@@ -1,5 +1,6 @@
 // What a check is: declared once with a stable ID, a severity, the spec section it enforces, and a run that
 // returns its outcome as data.
+import type { Protocol } from "./protocols/index.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 
@@ -13,9 +14,8 @@ export type Profile = "contract" | "protocol";
 
 export type ReplicaMode = "stateless" | "equal";
 
-/** The protocols an RPC target may speak: gRPC over HTTP/2, the Connect protocol, gRPC-Web. */
-export type Protocol = "grpc" | "connect" | "grpc-web";
-export const PROTOCOLS: readonly Protocol[] = ["grpc", "connect", "grpc-web"];
+/** The protocols an RPC target may speak: the keys of PROTOCOLS (harness/protocols/index.ts). */
+export type { Protocol };
 
 /**
  * How a check shares the targets with the other checks of a run while it runs:
@@ -94,7 +94,7 @@ export interface CheckDefinition {
    * For an RPC check (area "grpc"): the protocols it applies to; default every one. A check that builds requests by
    * hand for one protocol's wire rules names that protocol alone; over another it is skipped, saying so.
    */
-  protocols?: readonly Protocol[];
+  protocols?: readonly (Protocol | (string & {}))[];
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { decodeMessage, encodeMessage } from "../contract/message.js";
 import { shellQuote } from "./_internals/shell-quote.js";
 import type { GrpcTarget, UnaryCallOptions } from "./targets/grpc-target.js";
-import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import type { GrpcTargetOptions } from "./run-config.js";
 
 const HELLO = "/example.exampleService/Hello";
 /** A request larger than this is not put on a command line: the harness replay sends it. */

@@ -2,83 +2,25 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckDefinition, CheckOutcome, Profile, ReplicaMode } from "./check.js";
-import { claimAnswering, claimList, type Claims } from "./claims.js";
-import type { Implementation } from "./config/config-file.js";
+import type { CheckDefinition, CheckOutcome, Profile } from "./check.js";
+import { claimAnswering, claimList } from "./claims.js";
 import { ConformanceError } from "./errors.js";
 import { failingCall, grpcurlCommand, recording, type RecordedCall } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
-import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
-import { DEFAULT_CONCURRENCY, schedule } from "./scheduler.js";
-export { DEFAULT_CONCURRENCY };
+import type { CheckResult, ReplayArgs, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
+import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
-import { openSession, runCheck, type HttpRunTarget } from "./session.js";
-import type { GrpcTargetOptions } from "./targets/create-grpc-target.js";
+import { openResolvedSession, runCheck, type Session } from "./session.js";
+import { resolveRunConfig, type RunConfig, type RunOptions } from "./run-config.js";
+
+export type { RunOptions };
 import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
-import { createTraceWriter, type TraceOptions, type TraceWriter } from "./trace/trace-writer.js";
+import { createTraceWriter, type TraceWriter } from "./trace/trace-writer.js";
 import type { TraceSink } from "./trace/exchange-record.js";
-import { catalogue } from "../suites/index.js";
-
-export interface RunOptions {
-  /** Folder of the contract under check; default the shipped one. */
-  contract?: string;
-  only?: readonly string[];
-  skip?: readonly string[];
-  /** fast-check seed; random when absent, and always reported. */
-  seed?: number;
-  /** Cases per property. */
-  runs?: number;
-  /** fast-check replay path, with --only and --seed. */
-  path?: string;
-  /** SHOULD failures and protocol-profile failures gate too. */
-  strict?: boolean;
-  /** Profiles that gate; contract always does. */
-  profiles?: readonly Profile[];
-  /** Bound on one check's run, in milliseconds. */
-  checkTimeoutMs?: number;
-  /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent cases. */
-  concurrency?: number;
-  reporters?: readonly Reporter[];
-  /** The checks to choose from; default the whole catalogue. */
-  checks?: readonly CheckDefinition[];
-  /** The gRPC target; grpc checks are skipped without one. */
-  grpc?: GrpcTargetOptions;
-  /** Other instances of the same service, reached with the same options. */
-  replicas?: readonly string[];
-  /** How replicas are judged (see CheckContext.replicaMode). */
-  replicaMode?: ReplicaMode;
-  /** The HTTP target; http checks are skipped without one. */
-  http?: HttpRunTarget;
-  /** The client command under check (check-client): client checks are in scope with it; the report names it. */
-  client?: string;
-  /** The API key check-client hands the client: redacted from every output as http.apiKey is. */
-  clientApiKey?: string;
-  /** The implementation under check, as the configuration names it: the report names it. */
-  implementation?: Implementation;
-  /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
-  claims?: Claims;
-  /** Expected failures given as data (the configuration file's), beside those of `expectFailures`. */
-  expectations?: readonly Expectation[];
-  /** File of check-ID patterns, each with a # reason, whose failures are expected. */
-  expectFailures?: string;
-  /** The targets are the built-in reference server (the report says so). */
-  builtIn?: boolean;
-  /** The targets run in a container started from this image: the report names it, and a failed run keeps its log. */
-  image?: { name: string; digest?: string; logTail(): string[] };
-  /** SHA-256 fingerprint of the TLS certificate the target presented, when the run spoke TLS: the report names it. */
-  tlsFingerprint?: string;
-  /**
-   * Renders the command line that replays one check (the CLI renders the user's own invocation); without it
-   * each result carries only its replay arguments as data.
-   */
-  replayCommand?: (args: ReplayArgs) => string;
-  /** --trace DIR: the exchanges of every failing or erring check, written there (harness/trace/). */
-  trace?: TraceOptions;
-}
 
 export const METADATA_PLACEHOLDER = "<METADATA_VALUE>";
 /** Shorter values are not taken for secrets: replacing every "1" of a report would hide what it says. */
@@ -103,12 +45,10 @@ function judge(
   options: RunOptions,
   expectations: readonly Expectation[],
 ): Pick<RunReport, "verdict" | "waivers" | "unjudged"> {
-  const inScope = (c: Pick<CheckDefinition, "area">) =>
-    c.area === "contract" || (c.area === "grpc" && options.grpc !== undefined) || (c.area === "http" && options.http !== undefined) || (c.area === "client" && options.client !== undefined);
   const chosen = new Set(selected.map((c) => c.id));
   const unjudged: Unjudged[] = [];
   for (const c of all) {
-    if (!inScope(c) || !gates(c, options)) continue;
+    if (!inScope(c, options) || !gates(c, options)) continue;
     if (!chosen.has(c.id)) {
       const skippedBy = (options.skip ?? []).find((p) => matches(p, c.id));
       unjudged.push({ id: c.id, severity: c.severity, why: "selection", reason: skippedBy !== undefined ? `--skip ${skippedBy}` : `not in --only ${(options.only ?? []).join(",")}` });
@@ -143,9 +83,9 @@ function judge(
  * rules, skipped because the run spoke another protocol, could be judged with --grpc. A check of an optional
  * protocol's rules on a gRPC run needs nothing: the server need not speak it.
  */
-function protocolNeeded(check: CheckDefinition, options: RunOptions): string | undefined {
-  const spoken = options.grpc?.protocol ?? "grpc";
-  if (check.area !== "grpc" || !options.grpc || !check.protocols || check.protocols.includes(spoken)) return undefined;
+function protocolNeeded(check: CheckDefinition, options: RunConfig): string | undefined {
+  const spoken = options.grpc?.protocol;
+  if (check.area !== "grpc" || !options.grpc || !check.protocols || (check.protocols as readonly string[]).includes(spoken as string)) return undefined;
   return check.protocols.includes("grpc") ? "--grpc" : undefined;
 }
 
@@ -161,13 +101,18 @@ function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undef
   return line !== undefined ? { grpcurl: redact(line) } : {};
 }
 
+/** Whether a check's interface was given to the run (the "area in scope" rule, written once). */
+function inScope(c: Pick<CheckDefinition, "area">, options: Pick<RunOptions, "grpc" | "http" | "client">): boolean {
+  return c.area === "contract" || (c.area === "grpc" && options.grpc !== undefined) || (c.area === "http" && options.http !== undefined) || (c.area === "client" && options.client !== undefined);
+}
+
 /**
  * Under --trace: runs a check with its exchanges kept and, as soon as it ends failing or erring, writes them (so that
  * only the checks in flight hold theirs), with the grpcurl line beside each gRPC call that one repeats.
  */
-async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, files: Map<string, string>, options: RunOptions, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
+async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, files: Map<string, string>, config: RunConfig, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
   const outcome = await tracer.around(check.id, run);
-  const grpc = options.grpc;
+  const grpc = config.grpc;
   const file = tracer.finish(check.id, outcome, (e) => {
     const line = e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
     return line ? redact(line) : undefined;
@@ -181,8 +126,6 @@ function listedWords(e: Expectation): string {
   return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
 }
 
-const DEFAULT_RUNS = 100;
-const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
 export function contractSha256(dir: string): string {
   const file = join(dir, "example", "example.proto");
@@ -207,68 +150,117 @@ export function gates(check: Pick<CheckDefinition, "severity" | "profile">, opti
 }
 
 /** Runs the selected checks and returns the report; throws only for usage errors and unreachable targets. */
-export async function runConformance(options: RunOptions = {}): Promise<RunReport> {
-  const all = options.checks ?? catalogue;
+export async function runConformance(options: RunOptions): Promise<RunReport> {
+  const all = options.checks;
   const contractDir = resolve(options.contract ?? CONTRACT_DIR);
   const sha = contractSha256(contractDir);
   const checks = selectChecks(all, {
     ...(options.only && { only: options.only }),
     ...(options.skip && { skip: options.skip }),
   });
-  const inScope = checks.filter((c) => c.area === "contract" || (c.area === "grpc" && options.grpc) || (c.area === "http" && options.http) || (c.area === "client" && options.client !== undefined));
-  if (inScope.length === 0) {
-    const given = [options.grpc && "gRPC", options.http && "HTTP"].filter(Boolean).join(" and ") || "no";
-    throw new ConformanceError(
-      "usage",
-      checks.length === 0
-        ? "--only/--skip: the selection leaves no check to run, so nothing would be judged"
-        : `--only/--skip: the ${checks.length} selected check(s) need an interface that was not given (${given} target given), so nothing would be judged`,
-    );
-  }
+  assertSomethingJudged(checks, options);
   const redact = createRedactor(options);
-  const tracer = options.trace && createTraceWriter(options.trace, redact);
   const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
-  if (options.http) {
-    if (hasCredentials(options.http.baseUrl)) {
-      throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(options.http.baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
-    }
-    parseHttpBaseUrl(options.http.baseUrl);
-  }
-  const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
-  const reporters = options.reporters ?? [];
-  const target: RunReport["target"] = {
-    contract: options.contract ?? "proto (shipped)",
-    ...(options.grpc && {
-      grpc: `${options.grpc.address}${(options.grpc.protocol ?? "grpc") === "grpc" ? "" : ` (${options.grpc.protocol})`}${options.builtIn ? " (built-in reference server)" : ""}`,
-    }),
-    ...(options.http && { http: options.builtIn ? `${options.http.baseUrl} (built-in reference server)` : options.http.baseUrl }),
-    ...(options.client !== undefined && { client: options.client }),
-    ...(options.image && { image: options.image.name }),
-    ...(options.image?.digest !== undefined && { imageDigest: options.image.digest }),
-    ...(options.tlsFingerprint !== undefined && { tlsFingerprint: options.tlsFingerprint }),
-  };
-  const session = await openSession(
-    {
-      ...(options.contract !== undefined && { contract: options.contract }),
-      ...(options.grpc && { grpc: options.grpc }),
-      ...(options.replicas && { replicas: options.replicas }),
-      ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
-      ...(options.http && { http: options.http }),
-      seed,
-      runs: options.runs ?? DEFAULT_RUNS,
-      ...(options.path !== undefined && { path: options.path }),
-      parallelism: options.concurrency ?? DEFAULT_CONCURRENCY,
-    },
-    { grpc: checks.some((c) => c.area === "grpc"), http: checks.some((c) => c.area === "http") },
-  );
+  if (options.http) assertHttpBaseUrl(options.http.baseUrl);
+  const config = resolveRunConfig(options, () => randomInt(0, 2 ** 31 - 1));
+  const { seed } = config;
+  const reporters = config.reporters ?? [];
+  const target = targetOf(config);
+  // A trace folder that cannot be one is the user's mistake, said before any request.
+  const tracer = config.trace && createTraceWriter(config.trace, redact);
+  const session = await openResolvedSession(config.session, { grpc: checks.some((c) => c.area === "grpc"), http: checks.some((c) => c.area === "http") });
   const startedAt = new Date();
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
-
   const results: CheckResult[] = [];
-  const checkTimeout = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  // Each RPC check's unary calls are remembered, so that its failure can name the grpcurl command that repeats it.
+  const { started, calls, traceFiles } = startChecks(checks, session, config, tracer && { tracer, contractDir, redact });
+  const judged: Judged = { config, expectations, startedAt, calls, traceFiles, contractDir, redact };
+  try {
+    for (const check of checks) {
+      for (const r of reporters) r.onCheckStart?.(check);
+      const { outcome, ms } = await (started.get(check.id) as Promise<{ outcome: CheckOutcome; ms: number }>);
+      const result = resultOf(check, outcome, ms, judged);
+      results.push(result);
+      for (const r of reporters) r.onCheckResult?.(result);
+    }
+  } finally {
+    await session.close();
+  }
+  const report: RunReport = {
+    ...(config.implementation && { implementation: config.implementation }),
+    suiteVersion: SUITE_VERSION,
+    contractSha256: sha,
+    target,
+    seed,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    checks: results,
+    ...judge(all, checks, results, config, expectations),
+    claims: claimList(config.claims),
+    ...scopeOf(config, target),
+    exitCode: results.some((r) => r.gating) ? 1 : 0,
+  };
+  if (report.exitCode !== 0 && config.image) report.containerLog = config.image.logTail().map(redact);
+  for (const r of reporters) await r.onRunEnd?.(report);
+  return report;
+}
+
+/** What the run covered and how its checks were chosen, as the report records them. */
+function scopeOf(config: RunConfig, target: RunReport["target"]): Pick<RunReport, "scope" | "selection"> {
+  return {
+    scope: {
+      interfaces: [...(config.grpc ? (["grpc"] as const) : []), ...(config.http ? (["http"] as const) : []), ...(config.client !== undefined ? (["client"] as const) : [])],
+      contract: target.contract,
+    },
+    selection: {
+      profiles: [...new Set<Profile>(["contract", ...(config.profiles ?? [])])],
+      strict: config.strict === true,
+      only: [...(config.only ?? [])],
+      skip: [...(config.skip ?? [])],
+    },
+  };
+}
+
+/** A selection that would judge nothing (no check, or none of an interface given) is the user's mistake: exit 2. */
+function assertSomethingJudged(checks: readonly CheckDefinition[], options: RunOptions): void {
+  if (checks.some((c) => inScope(c, options))) return;
+  const given = [options.grpc && "gRPC", options.http && "HTTP"].filter(Boolean).join(" and ") || "no";
+  throw new ConformanceError(
+    "usage",
+    checks.length === 0
+      ? "--only/--skip: the selection leaves no check to run, so nothing would be judged"
+      : `--only/--skip: the ${checks.length} selected check(s) need an interface that was not given (${given} target given), so nothing would be judged`,
+  );
+}
+
+function assertHttpBaseUrl(baseUrl: string): void {
+  if (hasCredentials(baseUrl)) {
+    throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
+  }
+  parseHttpBaseUrl(baseUrl);
+}
+
+/** What the report says was checked: the contract, the targets, the image and the certificate. */
+function targetOf(config: RunConfig): RunReport["target"] {
+  return {
+    contract: config.contract ?? "proto (shipped)",
+    ...(config.grpc && {
+      grpc: `${config.grpc.address}${config.grpc.protocol === "grpc" ? "" : ` (${config.grpc.protocol})`}${config.builtIn ? " (built-in reference server)" : ""}`,
+    }),
+    ...(config.http && { http: config.builtIn ? `${config.http.baseUrl} (built-in reference server)` : config.http.baseUrl }),
+    ...(config.client !== undefined && { client: config.client }),
+    ...(config.image && { image: config.image.name }),
+    ...(config.image?.digest !== undefined && { imageDigest: config.image.digest }),
+    ...(config.tlsFingerprint !== undefined && { tlsFingerprint: config.tlsFingerprint }),
+  };
+}
+
+/**
+ * Starts every check: contract checks read files and run buf, never the target, so they start now, beside the
+ * target's checks, which run side by side within --concurrency as each declares it may. Each RPC check's unary calls
+ * are remembered, so that its failure can name the grpcurl command that repeats it.
+ */
+function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }) {
   const calls = new Map<string, RecordedCall[]>();
   const contextFor = (c: CheckDefinition) => {
     const ctx = session.context();
@@ -278,93 +270,74 @@ export async function runConformance(options: RunOptions = {}): Promise<RunRepor
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
   const traceFiles = new Map<string, string>();
-  const runChecked = (c: CheckDefinition, sink?: TraceSink) => runCheck(c, contextFor(c), checkTimeout, sink);
-  const runOne = (c: CheckDefinition) => timed(() => (tracer ? runTraced(tracer, c, (sink) => runChecked(c, sink), traceFiles, options, contractDir, redact) : runChecked(c)));
-  // Contract checks read files and run buf, never the target: they start now, beside the target's checks, which
-  // run side by side within --concurrency as each declares it may. Results are reported in catalogue order.
+  const runChecked = (c: CheckDefinition, sink?: TraceSink) => runCheck(c, contextFor(c), config.checkTimeoutMs, sink);
+  const runOne = (c: CheckDefinition) =>
+    timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), traceFiles, config, traced.contractDir, traced.redact) : runChecked(c)));
   const contract = checks.filter((c) => c.area === "contract");
   const onTarget = checks.filter((c) => c.area !== "contract");
   const started = new Map([
     ...contract.map((c) => [c.id, runOne(c)] as const),
-    ...schedule(onTarget, concurrency, runOne).map((p, i) => [(onTarget[i] as CheckDefinition).id, p] as const),
+    ...schedule(onTarget, config.concurrency, runOne).map((p, i) => [(onTarget[i] as CheckDefinition).id, p] as const),
   ]);
-  // Awaited in order below; until then a rejection (a usage error) must not count as unhandled.
+  // Awaited in order, results reported in catalogue order; until then a rejection (a usage error) must not count as unhandled.
   for (const p of started.values()) p.catch(() => undefined);
-  try {
-    for (const check of checks) {
-      for (const r of reporters) r.onCheckStart?.(check);
-      const { outcome, ms } = await (started.get(check.id) as ReturnType<typeof runOne>);
-      const expected = expectationFor(check.id, expectations);
-      const listing = expected && listedWords(expected);
-      let status: CheckResult["status"] = outcome.status;
-      let note: string | undefined;
-      // An expected failure the list holds to account (the configuration's): expired, or no longer failing, fails the run.
-      let stale = false;
-      if (expected && expired(expected, startedAt) && outcome.status !== "skip") {
-        stale = true;
-        note = `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)`;
-      } else if (expected && (outcome.status === "fail" || outcome.status === "error")) {
-        status = "expected-fail";
-        note = `expected to fail: ${expected.reason}`;
-      } else if (expected && outcome.status === "pass") {
-        stale = expected.mustStillFail === true;
-        if (stale) status = "fail";
-        note = `${listing} but passed: remove it from the list`;
-      }
-      const needs = outcome.status === "skip" ? (outcome.needs ?? protocolNeeded(check, options)) : undefined;
-      const claim = needs !== undefined ? claimAnswering(options.claims, needs) : undefined;
-      const replayArgs: ReplayArgs = { only: check.id, seed, ...(outcome.path !== undefined && { path: outcome.path }) };
-      const result: CheckResult = {
-        id: check.id,
-        title: check.title,
-        severity: check.severity,
-        area: check.area,
-        profile: check.profile,
-        spec: check.spec,
-        status,
-        message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : stale ? `${note}; the check: ${redact(outcome.message)}` : redact(outcome.message),
-        gating: stale || (gates(check, options) && (status === "fail" || status === "error")),
-        durationMs: Math.round(ms),
-        replayArgs,
-        ...(options.replayCommand && { replay: options.replayCommand(replayArgs) }),
-        ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
-        ...(outcome.details && { details: outcome.details.map(redact) }),
-        ...(note !== undefined && { note }),
-        ...grpcurlOf(outcome, calls.get(check.id), options, contractDir, redact),
-        ...(traceFiles.has(check.id) && { trace: traceFiles.get(check.id) as string }),
-        ...(needs !== undefined && { needs }),
-        ...(claim !== undefined && { claim }),
-      };
-      results.push(result);
-      for (const r of reporters) r.onCheckResult?.(result);
-    }
-  } finally {
-    await session.close();
-  }
-  const report: RunReport = {
-    ...(options.implementation && { implementation: options.implementation }),
-    suiteVersion: SUITE_VERSION,
-    contractSha256: sha,
-    target,
-    seed,
-    startedAt: startedAt.toISOString(),
-    durationMs: Math.round(performance.now() - t0),
-    checks: results,
-    ...judge(all, checks, results, options, expectations),
-    claims: claimList(options.claims),
-    scope: {
-      interfaces: [...(options.grpc ? (["grpc"] as const) : []), ...(options.http ? (["http"] as const) : []), ...(options.client !== undefined ? (["client"] as const) : [])],
-      contract: target.contract,
-    },
-    selection: {
-      profiles: [...new Set<Profile>(["contract", ...(options.profiles ?? [])])],
-      strict: options.strict === true,
-      only: [...(options.only ?? [])],
-      skip: [...(options.skip ?? [])],
-    },
-    exitCode: results.some((r) => r.gating) ? 1 : 0,
+  return { started, calls, traceFiles };
+}
+
+/** What turning an outcome into a result reads: the run, its expected failures, its recorded calls, its redactor. */
+interface Judged {
+  config: RunConfig;
+  expectations: readonly Expectation[];
+  startedAt: Date;
+  calls: ReadonlyMap<string, readonly RecordedCall[]>;
+  traceFiles: ReadonlyMap<string, string>;
+  contractDir: string;
+  redact: (text: string) => string;
+}
+
+/** One check's result: its outcome, as the expected-failure list, the claims and the gating rules read it. */
+function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: Judged): CheckResult {
+  const { config, redact } = j;
+  const { status, note, stale } = expectedOutcome(check, outcome, j);
+  const needs = outcome.status === "skip" ? (outcome.needs ?? protocolNeeded(check, config)) : undefined;
+  const claim = needs !== undefined ? claimAnswering(config.claims, needs) : undefined;
+  const replayArgs: ReplayArgs = { only: check.id, seed: config.seed, ...(outcome.path !== undefined && { path: outcome.path }) };
+  return {
+    id: check.id,
+    title: check.title,
+    severity: check.severity,
+    area: check.area,
+    profile: check.profile,
+    spec: check.spec,
+    status,
+    message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : stale ? `${note}; the check: ${redact(outcome.message)}` : redact(outcome.message),
+    gating: stale || (gates(check, config) && (status === "fail" || status === "error")),
+    durationMs: Math.round(ms),
+    replayArgs,
+    ...(config.replayCommand && { replay: config.replayCommand(replayArgs) }),
+    ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
+    ...(outcome.details && { details: outcome.details.map(redact) }),
+    ...(note !== undefined && { note }),
+    ...grpcurlOf(outcome, j.calls.get(check.id), config, j.contractDir, redact),
+    ...(j.traceFiles.has(check.id) && { trace: j.traceFiles.get(check.id) as string }),
+    ...(needs !== undefined && { needs }),
+    ...(claim !== undefined && { claim }),
   };
-  if (report.exitCode !== 0 && options.image) report.containerLog = options.image.logTail().map(redact);
-  for (const r of reporters) await r.onRunEnd?.(report);
-  return report;
+}
+
+/** The status an expected failure gives an outcome, and the note that says so; stale when the list is out of date. */
+function expectedOutcome(check: CheckDefinition, outcome: CheckOutcome, j: Judged): { status: CheckResult["status"]; note?: string; stale: boolean } {
+  const expected = expectationFor(check.id, j.expectations);
+  if (!expected) return { status: outcome.status, stale: false };
+  const listing = listedWords(expected);
+  // An expected failure the list holds to account (the configuration's): expired, or no longer failing, fails the run.
+  if (expired(expected, j.startedAt) && outcome.status !== "skip") {
+    return { status: outcome.status, stale: true, note: `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)` };
+  }
+  if (outcome.status === "fail" || outcome.status === "error") return { status: "expected-fail", stale: false, note: `expected to fail: ${expected.reason}` };
+  if (outcome.status === "pass") {
+    const stale = expected.mustStillFail === true;
+    return { status: stale ? "fail" : outcome.status, stale, note: `${listing} but passed: remove it from the list` };
+  }
+  return { status: outcome.status, stale: false };
 }

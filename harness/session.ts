@@ -1,165 +1,112 @@
-// Opens what checks need for one run: the targets behind one budget, and the context each check receives.
-import { resolve } from "node:path";
-import type { CheckContext, CheckDefinition, CheckOutcome, ReplicaMode } from "./check.js";
+// Opens what checks need for one run: the targets behind one budget, and the context each check receives. It takes
+// the session's resolved options (harness/run-config.ts) and defaults nothing.
+import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
 import { ConformanceError } from "./errors.js";
+import { resolveSession, type ResolvedGrpcTarget, type ResolvedHttpRun, type ResolvedSession, type SessionOptions } from "./run-config.js";
 import type { TraceSink } from "./trace/exchange-record.js";
-import { CONTRACT_DIR } from "../contract/paths.js";
 import type { CallBudget } from "./targets/budget.js";
+import { openGrpcTarget } from "./targets/create-grpc-target.js";
+import { openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
-import {
-  createGrpcTarget,
-  DEFAULT_TIMEOUT_MS,
-  probeCredentials,
-  assertSpeaksGrpc,
-  probeReachable,
-  type GrpcTargetOptions,
-} from "./targets/create-grpc-target.js";
-import { createHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
-import {
-  DEFAULT_API_KEY_HEADER,
-  DEFAULT_COLLECTIONS,
-  DEFAULT_MAX_DISCOVERY_REQUESTS,
-  type ApiKeyPlacement,
-  type HttpConfig,
-  type HttpTarget,
-} from "./targets/http-target.js";
+import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
+import { assertSpeaksGrpc, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
 
-/** The HTTP target of a run: a base URL and what the checks are told about it. */
-export interface HttpRunTarget {
-  /** http://host:port[/prefix] */
-  baseUrl: string;
-  /** Collection paths to probe; default /messages. Discovery adds what the server links to. */
-  collections?: readonly string[];
-  /** An OpenAPI document (a file, or a URL on the target) naming more paths. */
-  openapi?: string;
-  apiKey?: string;
-  /** Default X-API-Key. */
-  apiKeyHeader?: string;
-  /** Where the key goes (header, bearer, query); overrides apiKeyHeader. */
-  apiKeyIn?: ApiKeyPlacement;
-  /** Other instances of the same service, base URLs like baseUrl's: data stored on one is served by all. */
-  replicas?: readonly string[];
-  /** Query parameters that filter a collection, as the user names them. */
-  filters?: readonly string[];
-  /** Words that name an action in a path; default the CRUD verbs and HTTP method names. */
-  verbs?: readonly string[];
-  /** Words the verb rule lets through: nouns of this interface spelled like verbs. */
-  allowWords?: readonly string[];
-  /** Bound on one request; default the gRPC timeout, or 5 s. */
-  timeoutMs?: number;
-  /** Requests allowed for the run when there is no gRPC target to share a budget with. */
-  maxCalls?: number;
-  rate?: number;
-}
-
-export interface SessionOptions {
-  contract?: string;
-  grpc?: GrpcTargetOptions;
-  replicas?: readonly string[];
-  replicaMode?: ReplicaMode;
-  http?: HttpRunTarget;
-  seed: number;
-  runs: number;
-  path?: string;
-  /** Calls a check may have in flight at once for cases of its own; default 1. */
-  parallelism?: number;
-}
+export type { SessionOptions };
 
 export interface Session {
   context(): CheckContext;
   close(): Promise<void>;
 }
 
+type Needs = { grpc: boolean; http: boolean };
+
 /** Probes every target first (exit 3 with the address and the cause when one does not answer), then opens them. */
-export async function openSession(options: SessionOptions, needs: { grpc: boolean; http: boolean } = { grpc: true, http: true }): Promise<Session> {
-  const contractDir = resolve(options.contract ?? CONTRACT_DIR);
-  let grpc: ReturnType<typeof createGrpcTarget> | undefined;
-  const replicas: GrpcTarget[] = [];
-  let http: HttpTarget | undefined;
-  let httpConfig: HttpConfig | undefined;
-  if (options.grpc && needs.grpc && !options.grpc.inMemory) {
-    await probeReachable(options.grpc);
-    for (const r of options.replicas ?? []) await probeReachable({ ...options.grpc, address: r }, "--replica");
+export function openSession(options: SessionOptions, needs: Needs = { grpc: true, http: true }): Promise<Session> {
+  return openResolvedSession(resolveSession(options), needs);
+}
+
+/** openSession for options already resolved (the runner's). */
+export async function openResolvedSession(options: ResolvedSession, needs: Needs): Promise<Session> {
+  const g = needs.grpc ? options.grpc : undefined;
+  const h = needs.http ? options.http : undefined;
+  if (g && !g.inMemory) {
+    await probeReachable(g);
+    for (const r of options.replicas) await probeReachable({ ...g, address: r }, "--replica");
   }
-  const h = options.http;
-  if (h && needs.http) {
-    for (const url of [h.baseUrl, ...(h.replicas ?? [])]) await probeHttpReachable(url, h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  }
-  let budget: CallBudget | undefined;
-  const g = options.grpc;
-  if (g && needs.grpc) {
-    // A target that accepts connections but never speaks HTTP/2 is exit 3 before any check runs, with the reason.
-    await assertSpeaksGrpc(g);
-    for (const r of options.replicas ?? []) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
-    grpc = createGrpcTarget(g);
-    budget = grpc.budget;
-    // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
-    await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc?.close(), Promise.reject(err)));
-    for (const r of options.replicas ?? []) replicas.push(createGrpcTarget({ ...g, address: r, budget }));
-  }
-  if (h && needs.http) {
-    // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
-    const shared = {
-      timeoutMs: h.timeoutMs ?? options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
-      ...(h.apiKeyHeader !== undefined && { apiKeyHeader: h.apiKeyHeader }),
-      ...(h.apiKeyIn !== undefined && { apiKeyIn: h.apiKeyIn }),
-    };
-    const primary = createHttpTarget({
-      baseUrl: h.baseUrl,
-      ...shared,
-      ...(budget ? { budget } : { ...(h.maxCalls !== undefined && { maxCalls: h.maxCalls }), ...(h.rate !== undefined && { rate: h.rate }) }),
-    });
-    http = primary;
-    // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
-    const httpReplicas = (h.replicas ?? []).map((baseUrl) => createHttpTarget({ baseUrl, ...shared, budget: primary.budget }));
-    httpConfig = {
-      collections: h.collections && h.collections.length > 0 ? h.collections : DEFAULT_COLLECTIONS,
-      apiKeyHeader: h.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
-      apiKeyIn: h.apiKeyIn ?? { in: "header", name: h.apiKeyHeader ?? DEFAULT_API_KEY_HEADER },
-      ...(h.filters !== undefined && h.filters.length > 0 && { filters: h.filters }),
-      ...(httpReplicas.length > 0 && { replicas: httpReplicas }),
-      maxDiscoveryRequests: DEFAULT_MAX_DISCOVERY_REQUESTS,
-      ...(h.verbs !== undefined && h.verbs.length > 0 && { verbs: h.verbs }),
-      ...(h.allowWords !== undefined && h.allowWords.length > 0 && { allowWords: h.allowWords }),
-      ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
-      ...(h.openapi !== undefined && { openapi: h.openapi }),
-    };
-    // A target that wants a key it was not given, or refuses the one given where it was sent: exit 5, not a verdict.
-    const { collections, apiKeyIn } = httpConfig;
-    await probeHttpCredentials(primary, {
-      collection: collections[0] as string,
-      keyGiven: h.apiKey !== undefined,
-      placement: apiKeyIn,
-      withPlacement: (placement) => createHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }),
-    }).catch(async (err: unknown) => {
-      await Promise.all([primary.close(), ...httpReplicas.map((r) => r.close()), grpc?.close(), ...replicas.map((r) => r.close())]);
-      throw err;
-    });
-  }
+  if (h) for (const url of [h.baseUrl, ...h.replicas]) await probeHttpReachable(url, h.timeoutMs);
+  const rpc = g ? await openRpcTargets(g, options.replicas) : undefined;
+  const http = h ? await openHttpTargets(h, rpc?.grpc.budget).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
   const memo = new Map<string, Promise<unknown>>();
   return {
     context: () => ({
-      contractDir,
-      ...(grpc && { grpc }),
-      ...(http && httpConfig && { http, httpConfig }),
-      replicas,
+      contractDir: options.contractDir,
+      ...(rpc && { grpc: rpc.grpc }),
+      ...(http && { http: http.http, httpConfig: http.httpConfig }),
+      replicas: rpc?.replicas ?? [],
       ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
       seed: options.seed,
       runs: options.runs,
-      timeoutMs: options.grpc?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: options.timeoutMs,
       memo,
       ...(options.path !== undefined && { path: options.path }),
       signal: new AbortController().signal,
-      parallelism: options.parallelism ?? 1,
+      parallelism: options.parallelism,
     }),
     async close() {
-      await grpc?.close();
-      for (const r of replicas) await r.close();
+      await rpc?.close();
       await http?.close();
     },
   };
+}
+
+/** The RPC target and its replicas, behind one budget, once each speaks its protocol and takes our credentials. */
+async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly string[]) {
+  // A target that accepts connections but never speaks HTTP/2 is exit 3 before any check runs, with the reason.
+  await assertSpeaksGrpc(g);
+  for (const r of replicaAddresses) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
+  const grpc = openGrpcTarget(g);
+  // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
+  await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
+  const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }));
+  return {
+    grpc,
+    replicas,
+    async close() {
+      await grpc.close();
+      for (const r of replicas) await r.close();
+    },
+  };
+}
+
+/** The HTTP target and its replicas, behind the run's one budget, once the key is where the target wants it. */
+async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined) {
+  // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
+  const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }) };
+  const primary = openHttpTarget({ baseUrl: h.baseUrl, ...shared, ...(budget && { budget }) });
+  // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
+  const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }));
+  const httpConfig: HttpConfig = {
+    collections: h.collections,
+    apiKeyHeader: h.apiKeyHeader,
+    apiKeyIn: h.apiKeyIn,
+    ...(h.filters !== undefined && h.filters.length > 0 && { filters: h.filters }),
+    ...(httpReplicas.length > 0 && { replicas: httpReplicas }),
+    maxDiscoveryRequests: h.maxDiscoveryRequests,
+    ...(h.verbs !== undefined && h.verbs.length > 0 && { verbs: h.verbs }),
+    ...(h.allowWords !== undefined && h.allowWords.length > 0 && { allowWords: h.allowWords }),
+    ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
+    ...(h.openapi !== undefined && { openapi: h.openapi }),
+  };
+  const close = async () => void (await Promise.all([primary.close(), ...httpReplicas.map((r) => r.close())]));
+  // A target that wants a key it was not given, or refuses the one given where it was sent: exit 5, not a verdict.
+  await probeHttpCredentials(primary, {
+    collection: h.collections[0] as string,
+    keyGiven: h.apiKey !== undefined,
+    placement: h.apiKeyIn,
+    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }),
+  }).catch(async (err: unknown) => (await close(), Promise.reject(err)));
+  return { http: primary as HttpTarget, httpConfig, close };
 }
 
 /**

@@ -11,7 +11,7 @@ import { connectGet, connectUnary, grpcWebUnary } from "./helpers/rpc-raw.js";
 import { within } from "./helpers/within.js";
 import { skipIfMissing } from "./helpers/toolchain.js";
 import { checkVerdicts } from "./helpers/cli.js";
-import { PROTOCOLS } from "../harness/check.js";
+import { PROTOCOL_NAMES as PROTOCOLS } from "../harness/protocols/index.js";
 import { catalogue } from "../suites/index.js";
 
 const START_MS = 240_000; // a cold Go build compiles grpc-go from source

@@ -3,7 +3,7 @@
 // lines as `check`, through the same runner.
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { clientCatalogue, clientChecks } from "../../suites/client/index.js";
+import { clientCatalogue, clientChecks } from "./catalogue.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import type { ConformanceConfig } from "../config/config-file.js";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";

@@ -3,8 +3,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
-import { catalogue } from "../../suites/index.js";
-import { PROTOCOLS, type CheckDefinition } from "../check.js";
+import { catalogue } from "./catalogue.js";
+import type { CheckDefinition } from "../check.js";
+import { PROTOCOL_NAMES } from "../protocols/index.js";
+import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
@@ -12,7 +14,8 @@ import { tlsFingerprint } from "../attest/tls-fingerprint.js";
 import { parseAddress } from "../targets/address.js";
 import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import type { Reporter } from "../report.js";
-import { runConformance, type RunOptions } from "../runner.js";
+import type { RunOptions } from "../run-config.js";
+import { runConformance } from "../runner.js";
 import { createBaselineGate } from "../diff/baseline-gate.js";
 import { CHECK_TABLE, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
@@ -75,6 +78,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
   try {
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
+      checks: catalogue,
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
@@ -91,7 +95,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
 
 function listChecks(io: CliIo): void {
   const width = Math.max(...catalogue.map((c) => c.id.length));
-  const over = (c: CheckDefinition) => (c.area === "grpc" ? (c.protocols ?? PROTOCOLS).join(",") : c.area === "http" ? "http" : "-");
+  const over = (c: CheckDefinition) => (c.area === "grpc" ? (c.protocols ?? PROTOCOL_NAMES).join(",") : c.area === "http" ? "http" : "-");
   const across = Math.max(...catalogue.map((c) => over(c).length));
   io.stdout(`${"ID".padEnd(width)}  SEVERITY  PROFILE   ${"PROTOCOLS".padEnd(across)}  SPEC\n`);
   for (const c of catalogue) {
@@ -142,7 +146,7 @@ const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | un
 
 /** Checks the targets the flags name or, with none, the built-in reference server, which goes whatever happens. */
 async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
-  let grpcAddress = opts.grpc ?? opts.connect ?? opts.grpcWeb;
+  let grpcAddress = rpcTargetsOf(opts)[0]?.address;
   let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, run.apiKey) : undefined;
   let stop: (() => Promise<void>) | undefined;
   if (grpcAddress === undefined && http === undefined) {
@@ -157,6 +161,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   }
   try {
     const report = await runConformance({
+      checks: catalogue,
       ...toRunOptions(opts, grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),

@@ -4,8 +4,9 @@ import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { FAIL_ON, type FailOn } from "../diff/compare-runs.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
-import { DEFAULT_CONCURRENCY } from "../scheduler.js";
-import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "../../suites/http/_internals/path-rules.js";
+import { RUN_DEFAULTS } from "../run-config.js";
+import { PROTOCOLS } from "../protocols/index.js";
+import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "./catalogue.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
 import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./reporter-option.js";
@@ -80,8 +81,8 @@ const reportFile = (key: keyof typeof REPORT_FILE_FLAGS, what: string) => ({
 export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   config: { flags: "--config <file>", description: `a configuration file: implementation, targets, credentials by environment variable name, claims, expected failures, profile and selection; flags override it (default ./${DEFAULT_CONFIG_FILE} when present)` },
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
-  connect: { flags: "--connect <url>", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)", replay: withoutCredentials },
-  grpcWeb: { flags: "--grpc-web <url>", description: "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)", replay: withoutCredentials },
+  connect: { flags: `${PROTOCOLS.connect.cli.flag} <url>`, description: PROTOCOLS.connect.cli.description, replay: withoutCredentials },
+  grpcWeb: { flags: `${PROTOCOLS["grpc-web"].cli.flag} <url>`, description: PROTOCOLS["grpc-web"].cli.description, replay: withoutCredentials },
   replica: { flags: "--replica <address>", description: "another instance of the same service, for cross-replica statelessness (repeatable)", parse: repeat, default: [], replay: withoutCredentials },
   replicaMode: { flags: "--replica-mode <mode>", description: "stateless: history on one instance changes no other's replies; equal: every instance gives the same reply", choices: ["stateless", "equal"], default: "stateless" },
   http: { flags: "--http <url>", description: "HTTP target: the base URL of its resource interface, http://host:port[/prefix]", replay: withoutCredentials },
@@ -115,7 +116,7 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   skip: { flags: "--skip <ids>", description: "skip these check IDs or globs (repeatable, comma-separated)", parse: collect, default: [] },
   seed: { ...integerSpec("--seed <n>", "seed of the property checks (every run prints its seed)", 0, 2 ** 31 - 1), replay: "renew" },
   runs: integerSpec("--runs <n>", "cases per property check", 1, 100_000, 100),
-  concurrency: integerSpec("--concurrency <n>", "checks run side by side, and a property check's cases at once; checks that compare replies over time still run alone", 1, 64, DEFAULT_CONCURRENCY),
+  concurrency: integerSpec("--concurrency <n>", "checks run side by side, and a property check's cases at once; checks that compare replies over time still run alone", 1, 64, RUN_DEFAULTS.concurrency),
   path: { flags: "--path <path>", description: "replay path of one failing property case (with --only and --seed)", replay: "renew" },
   profile: { flags: "--profile <profile>", description: "profiles that gate: contract, or protocol too", choices: ["contract", "protocol"], default: "contract" },
   strict: { flags: "--strict", description: "SHOULD failures and protocol checks gate too" },

@@ -1,12 +1,14 @@
 // The usage rules of `check` that no single option can enforce alone, found before any server starts or any target
 // is touched; each broken rule is one line naming the flags.
 import { ConformanceError } from "../errors.js";
-import { parseAddress, parseRpcUrl } from "../targets/address.js";
+import { PROTOCOLS } from "../protocols/index.js";
+import { parseAddress } from "../targets/address.js";
 import { parseHttpBaseUrl } from "../targets/http-base-url.js";
 import { parseApiKeyPlacement } from "../targets/http-target.js";
 import { hasCredentials, withoutCredentials } from "../_internals/url-credentials.js";
 import type { CheckCliOptions } from "./check-options.js";
 import { collectMetadata } from "./metadata.js";
+import { rpcTargetsOf } from "./rpc-target.js";
 
 /** Usage errors among the options, found before any server starts or any target is touched. */
 export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, string | undefined>> = {}): void {
@@ -15,12 +17,10 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
   }
   if (opts.verbose && opts.quiet) throw new ConformanceError("usage", "--verbose and --quiet: one or the other");
   if ((opts.attestation === undefined) !== (opts.signKey === undefined)) throw new ConformanceError("usage", "--attestation and --sign-key go together: the attestation is signed with the key");
-  const rpcFlags = ([["--grpc", opts.grpc], ["--connect", opts.connect], ["--grpc-web", opts.grpcWeb]] as const).filter(([, v]) => v !== undefined);
-  if (rpcFlags.length > 1) throw new ConformanceError("usage", `${rpcFlags.map(([f]) => f).join(" and ")}: one RPC target a run (each protocol is its own run)`);
+  const rpcTargets = rpcTargetsOf(opts);
+  if (rpcTargets.length > 1) throw new ConformanceError("usage", `${rpcTargets.map((t) => t.flag).join(" and ")}: one RPC target a run (each protocol is its own run)`);
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
-  if (opts.grpc !== undefined) parseAddress(opts.grpc);
-  if (opts.connect !== undefined) parseRpcUrl(opts.connect, "--connect");
-  if (opts.grpcWeb !== undefined) parseRpcUrl(opts.grpcWeb, "--grpc-web");
+  for (const t of rpcTargets) PROTOCOLS[t.protocol].endpoint(t.address, t.flag);
   for (const r of opts.replica) parseAddress(r, "--replica");
   collectMetadata(opts, env);
   if (opts.http !== undefined && hasCredentials(opts.http)) {

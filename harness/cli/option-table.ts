@@ -3,6 +3,7 @@
 import { InvalidArgumentError, Option } from "commander";
 import { METADATA_PLACEHOLDER } from "../runner.js";
 import { API_KEY_PLACEHOLDER } from "../targets/http-curl.js";
+import { RUN_DEFAULTS } from "../run-config.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 
 export interface OptionSpec<T> {
@@ -88,7 +89,7 @@ export function integerSpec(flags: string, description: string, min: number, max
 export const shared = {
   /** --grpc: a gRPC target's address, never shown with credentials. */
   grpc: (description: string, required = false): OptionSpec<string> => ({ flags: "--grpc <address>", description, replay: withoutCredentials, ...(required && { required }) }),
-  timeout: (what: string): OptionSpec<number> => durationSpec("--timeout <duration>", `bound on ${what}: 500ms, 5s, 1m`, 5000, "5s"),
+  timeout: (what: string): OptionSpec<number> => durationSpec("--timeout <duration>", `bound on ${what}: 500ms, 5s, 1m`, RUN_DEFAULTS.timeoutMs, `${RUN_DEFAULTS.timeoutMs / 1000}s`),
   rate: (description: string, max: number): OptionSpec<number> => integerSpec("--rate <n>", description, 1, max),
   maxRpcs: integerSpec("--max-rpcs <n>", "calls allowed for the whole run (default 10000)", 1, 10_000_000),
   grpcPort: (description: string, min: number, defaultValue?: number) => integerSpec("--grpc-port <port>", description, min, 65535, defaultValue),

@@ -1,11 +1,10 @@
 // What the options of `check` ask the runner for: the gRPC and HTTP targets and the selection, as RunOptions.
 import { dirname } from "node:path";
-import type { RunOptions } from "../runner.js";
-import type { GrpcTargetOptions } from "../targets/create-grpc-target.js";
-import type { HttpRunTarget } from "../session.js";
+import type { GrpcTargetOptions, HttpRunTarget, RunOptions } from "../run-config.js";
 import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
 import type { CheckCliOptions } from "./check-options.js";
 import { parseMetadata } from "./metadata.js";
+import { rpcTargetsOf } from "./rpc-target.js";
 
 /** The HTTP target as the flags describe it. */
 export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: string | undefined = opts.apiKey): HttpRunTarget {
@@ -33,8 +32,10 @@ function reportFolder(opts: CheckCliOptions): string {
   return report !== undefined ? dirname(report) : ".";
 }
 
-export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): RunOptions {
-  const protocol = opts.connect !== undefined ? "connect" : opts.grpcWeb !== undefined ? "grpc-web" : undefined;
+export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): Omit<RunOptions, "checks"> {
+  // gRPC is the default protocol, left unsaid so that the report reads as before.
+  const named = rpcTargetsOf(opts)[0]?.protocol;
+  const protocol = named === "grpc" ? undefined : named;
   const grpc: GrpcTargetOptions | undefined = grpcAddress
     ? {
         address: grpcAddress,

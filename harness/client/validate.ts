@@ -1,7 +1,7 @@
 // Whether a recorded request is valid for its protocol and valid proto3: what a legal server may refuse a request
 // for. Each problem is one line; an empty list is a valid request.
 import { decodeMessage } from "../../contract/message.js";
-import { parseFrames } from "../targets/http-rpc-client.js";
+import { parseFrames } from "../protocols/grpc-web/index.js";
 import { inflate, isIdentity } from "../targets/inflate.js";
 import { HELLO_PATH } from "./recording-servers.js";
 import { headerValue, MAX_RECORDED_BODY_BYTES, type RecordedRequest } from "./recorded-request.js";

@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { fromBinary } from "@bufbuild/protobuf";
 import { HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from "../_internals/gen/grpc/health/v1/health_pb.js";
 import { ConformanceError } from "../errors.js";
-import { probeGrpcHandshake } from "../targets/create-grpc-target.js";
+import { probeGrpcHandshake } from "../targets/rpc-probes.js";
 
 export interface ContainerOptions {
   image: string;
@@ -36,22 +36,38 @@ export const CONTAINER_LABEL = "org.example-conformance.run";
 const LOG_LINES = 200;
 const READY_POLL_MS = 200;
 
-export async function startContainer(options: ContainerOptions): Promise<StartedContainer> {
-  const startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
+/** testcontainers and the Docker engine it reaches: exit 70 without the package, exit 3 without an engine. */
+async function containerRuntime() {
   let testcontainers: typeof import("testcontainers");
   try {
     testcontainers = await import("testcontainers");
   } catch (err) {
     throw new ConformanceError("config", `--image needs the testcontainers package: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const { GenericContainer, StartupCheckStrategy, Wait, getContainerRuntimeClient } = testcontainers;
-  let client: Awaited<ReturnType<typeof getContainerRuntimeClient>>;
   try {
-    client = await getContainerRuntimeClient();
+    return { testcontainers, client: await testcontainers.getContainerRuntimeClient() };
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
     throw new ConformanceError("unreachable", `no Docker engine: ${why}`);
   }
+}
+
+/**
+ * Where the engine publishes ports: this machine for a local engine (as IPv4 loopback, where Docker binds), the
+ * engine's host for a remote one (Docker-in-Docker in CI, TESTCONTAINERS_HOST_OVERRIDE). (testcontainers may name
+ * the bridge gateway for a local engine when it believes it runs in a container, but a local engine publishes on
+ * this machine's loopback.)
+ */
+function publishedHost(engineHost: string): string {
+  const localEngine = !process.env.TESTCONTAINERS_HOST_OVERRIDE && (!process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://"));
+  const reported = localEngine ? "127.0.0.1" : engineHost;
+  return reported === "localhost" ? "127.0.0.1" : reported.includes(":") ? `[${reported}]` : reported;
+}
+
+export async function startContainer(options: ContainerOptions): Promise<StartedContainer> {
+  const startupTimeoutMs = options.startupTimeoutMs ?? 60_000;
+  const { testcontainers, client } = await containerRuntime();
+  const { GenericContainer, StartupCheckStrategy, Wait } = testcontainers;
 
   /** Readiness is ours to judge (below), so testcontainers only waits for the container to run. */
   class Running extends StartupCheckStrategy {
@@ -99,13 +115,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
     return stopped;
   };
   try {
-    // Where the engine publishes ports: this machine for a local engine (as IPv4 loopback, where Docker binds),
-    // the engine's host for a remote one (Docker-in-Docker in CI, TESTCONTAINERS_HOST_OVERRIDE).
-    // (testcontainers may name the bridge gateway for a local engine when it believes it runs in a container,
-    // but a local engine publishes on this machine's loopback.)
-    const localEngine = !process.env.TESTCONTAINERS_HOST_OVERRIDE && (!process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://"));
-    const reported = localEngine ? "127.0.0.1" : container.getHost();
-    const host = reported === "localhost" ? "127.0.0.1" : reported.includes(":") ? `[${reported}]` : reported;
+    const host = publishedHost(container.getHost());
     const grpcAddress = `${host}:${container.getMappedPort(options.grpcPort)}`;
     const httpUrl = options.httpPort !== undefined ? `http://${host}:${container.getMappedPort(options.httpPort)}` : undefined;
     if (!options.waitLog) {

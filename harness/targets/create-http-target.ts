@@ -3,45 +3,28 @@
 // and the curl line (http-curl.ts) are their own modules.
 import net from "node:net";
 import { ConformanceError } from "../errors.js";
-import { isLocal } from "./address.js";
+import { resolveHttpTarget, type HttpTargetOptions, type ResolvedHttpTarget } from "../run-config.js";
 import { CallBudget } from "./budget.js";
-import { DEFAULT_MAX_CALLS, DEFAULT_REMOTE_RATE, DEFAULT_TIMEOUT_MS, SILENT_CALLS_LIMIT } from "./create-grpc-target.js";
+import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
-import { DEFAULT_API_KEY_HEADER, type ApiKeyPlacement, type HttpRequest, type HttpTarget } from "./http-target.js";
+import type { ApiKeyPlacement, HttpRequest, HttpTarget } from "./http-target.js";
 
-export interface HttpTargetOptions {
-  /** http://host:port[/prefix]: every request goes to this origin, under this prefix. */
-  baseUrl: string;
-  /** Bound on one exchange in milliseconds (default 5000). */
-  timeoutMs?: number;
-  /** Sent with every request unless the request asks to leave it out. */
-  apiKey?: string;
-  /** Default X-API-Key. */
-  apiKeyHeader?: string;
-  /** Where the key goes; overrides apiKeyHeader. */
-  apiKeyIn?: ApiKeyPlacement;
-  /** Requests allowed for the whole run (default 10,000). */
-  maxCalls?: number;
-  /** Requests per second (default: no limit on this machine, 50 elsewhere). */
-  rate?: number;
-  /** Shared with other targets of the run, so the budget covers the whole run. */
-  budget?: CallBudget;
+
+/** A target from options as given: resolved (harness/run-config.ts), then opened. */
+export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { budget: CallBudget } {
+  return openHttpTarget(resolveHttpTarget(options));
 }
 
-export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { budget: CallBudget } {
+/** A target from resolved options: it defaults nothing. */
+export function openHttpTarget(options: ResolvedHttpTarget): HttpTarget & { budget: CallBudget } {
   const base = parseHttpBaseUrl(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, "");
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const placement: ApiKeyPlacement = options.apiKeyIn ?? { in: "header", name: options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER };
+  const timeoutMs = options.timeoutMs;
+  const placement: ApiKeyPlacement = options.apiKeyIn;
   const { host } = endpointOf(base);
-  const budget =
-    options.budget ??
-    new CallBudget({
-      maxCalls: options.maxCalls ?? DEFAULT_MAX_CALLS,
-      rate: options.rate ?? (isLocalHost(host) ? Infinity : DEFAULT_REMOTE_RATE),
-    });
+  const budget = options.budget ?? new CallBudget({ maxCalls: options.maxCalls, rate: options.rate });
 
   /** The key a request carries, if any: the run's, or the wrong one a probe asked for. */
   const keyOf = (req: HttpRequest, shown: boolean): string | undefined => {
@@ -98,7 +81,7 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
 }
 
 /** Opens one TCP connection to the base URL's host and closes it: exit 3 with the cause when nothing answers. */
-export async function probeHttpReachable(baseUrl: string, timeoutMs: number = DEFAULT_TIMEOUT_MS): Promise<void> {
+export async function probeHttpReachable(baseUrl: string, timeoutMs: number): Promise<void> {
   const url = parseHttpBaseUrl(baseUrl);
   const { host, port } = endpointOf(url);
   await new Promise<void>((resolve, reject) => {
@@ -114,8 +97,4 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number = DE
       resolve();
     });
   });
-}
-
-function isLocalHost(host: string): boolean {
-  return isLocal({ kind: "tcp", host, port: 1, grpcTarget: "" });
 }

@@ -1,7 +1,8 @@
 // The boundary between checks and an RPC target: checks see only these interfaces, never grpc-js or node:http2.
-import type { Protocol } from "../check.js";
-import type { PlainRequest, PlainResponse } from "./http-rpc-client.js";
 import type { TraceSink } from "../trace/exchange-record.js";
+
+/** The method every check calls unless it asks for another. */
+export const HELLO_PATH = "/example.exampleService/Hello";
 
 /** gRPC status codes (grpc/grpc doc/statuscodes.md). */
 export const Status = {
@@ -105,11 +106,34 @@ export interface RawResponse {
     | { kind: "connection"; message: string };
 }
 
+/** One plain HTTP request of a protocol spoken over HTTP (Connect, gRPC-Web), for its wire checks. */
+export interface PlainRequest {
+  method?: string;
+  /** Appended to the base URL's path; default the Hello procedure. */
+  path?: string;
+  headers?: Readonly<Record<string, string>>;
+  body?: Uint8Array;
+  timeoutMs?: number;
+  channel?: "shared" | "fresh";
+  /** Ends the exchange when aborted. */
+  signal?: AbortSignal;
+  /** With --trace: where the exchange is reported. */
+  trace?: TraceSink;
+}
+
+/** Everything that came back for a PlainRequest, unnormalised. */
+export interface PlainResponse {
+  status?: number;
+  headers: Record<string, string[]>;
+  body: Uint8Array;
+  failure?: { kind: "timeout" } | { kind: "connection"; message: string } | { kind: "too-large" } | { kind: "undecodable"; message: string };
+}
+
 export interface GrpcTarget {
   /** The address as the user gave it, for reports and replay lines. */
   readonly address: string;
-  /** The protocol the target is spoken to in: unary() speaks it; raw() is gRPC's alone. "in-memory": no wire at all. */
-  readonly protocol: Protocol | "in-memory";
+  /** The name of the protocol the target is spoken to in (a key of PROTOCOLS): unary() speaks it; raw() is gRPC's alone. "in-memory": no wire at all. */
+  readonly protocol: string;
   /** For a target over HTTP (Connect, gRPC-Web): one plain HTTP exchange, for that protocol's wire checks. */
   exchange?(request: PlainRequest): Promise<PlainResponse>;
   /** Calls Hello (or another path) with raw request bytes through grpc-js. */

@@ -30,12 +30,6 @@ export interface HttpResponse {
   failure?: { kind: "timeout" } | { kind: "connection"; message: string };
 }
 
-/** The collection probed when none is named: the Message resource (the specification's example). */
-export const DEFAULT_COLLECTIONS: readonly string[] = ["/messages"];
-/** The header an API key goes in when none is named: the specification shows no placement (part 5). */
-export const DEFAULT_API_KEY_HEADER = "X-API-Key";
-/** Bound on the requests discovery sends while following the server's links. */
-export const DEFAULT_MAX_DISCOVERY_REQUESTS = 50;
 
 /**
  * Where the API key goes: the specification shows neither placement nor format (part 5). A header of any name,
@@ -43,7 +37,6 @@ export const DEFAULT_MAX_DISCOVERY_REQUESTS = 50;
  */
 export type ApiKeyPlacement = { in: "header"; name: string; scheme?: string } | { in: "query"; name: string };
 
-export const DEFAULT_API_KEY_PLACEMENT: ApiKeyPlacement = { in: "header", name: DEFAULT_API_KEY_HEADER };
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 

@@ -1,7 +1,7 @@
 // An RPC target with no socket: a handler function answers each call, as connect-es's router transport does, so that
 // checks can be run against a few lines of code in a unit test.
 import { Status, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "./grpc-target.js";
-import { HELLO_PATH } from "./grpc-js-client.js";
+import { HELLO_PATH } from "./grpc-target.js";
 
 export interface InMemoryCall {
   /** The method path, /example.exampleService/Hello unless a check asks for another. */
@@ -24,10 +24,11 @@ export function createInMemoryClient(handler: InMemoryHandler) {
     /** No wire: the checks of a protocol's wire skip, saying so. */
     protocol: "in-memory" as const,
     async unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
-      const deadlineMs = options.deadlineMs ?? 5000;
+      // The target gives every call its deadline (the run's --timeout unless the check names one); without one, none.
+      const { deadlineMs } = options;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<UnaryResult>((resolve) => {
-        timer = setTimeout(() => resolve({ code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadlineMs} ms`, headers: {}, trailers: {} }), deadlineMs);
+        if (deadlineMs !== undefined) timer = setTimeout(() => resolve({ code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadlineMs} ms`, headers: {}, trailers: {} }), deadlineMs);
       });
       const answered = (async (): Promise<UnaryResult> => {
         try {

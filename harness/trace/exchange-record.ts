@@ -1,6 +1,5 @@
 // One exchange with a target as the trace keeps it: what the harness sent and what came back, bytes and all. The
 // places where exchanges happen fill it in; nothing else about them is known here.
-import type { UnaryCallOptions } from "../targets/grpc-target.js";
 
 /** The wire an exchange went over: HTTP resources, the Connect protocol, gRPC-Web, gRPC over HTTP/2. */
 export type TraceProtocol = "http" | "connect" | "grpc-web" | "grpc";
@@ -37,7 +36,7 @@ export interface ExchangeRecord {
   /** For a grpc-js call: the status grpc-js gave it, which is the target's grpc-status or the library's own (a deadline, a dropped connection). */
   clientStatus?: { code: number; details: string };
   /** For a grpc-js Hello call: the call as grpcurl might repeat it. */
-  call?: { request: Uint8Array; options: Omit<UnaryCallOptions, "signal" | "trace"> };
+  call?: { request: Uint8Array; options: RecordedCallOptions };
 }
 
 /**
@@ -45,3 +44,14 @@ export interface ExchangeRecord {
  * The record is built only then, so a run without --trace pays nothing for it.
  */
 export type TraceSink = (make: () => ExchangeRecord) => void;
+
+/**
+ * The options of a recorded grpc-js call that a grpcurl line repeats: UnaryCallOptions less its signal and trace,
+ * written out here so that the record does not import the target's interface, which imports this file's TraceSink.
+ */
+export interface RecordedCallOptions {
+  metadata?: Readonly<Record<string, string | Uint8Array>>;
+  deadlineMs?: number;
+  channel?: "shared" | "fresh";
+  path?: string;
+}

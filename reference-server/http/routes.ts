@@ -78,82 +78,7 @@ export interface RoutesOptions {
 export function registerRoutes(app: FastifyInstance, options: RoutesOptions): void {
   const { store } = options;
 
-  const resources: Resource[] = [
-    {
-      url: ROOT_PATH,
-      query: [],
-      open: true,
-      methods: {
-        GET: async () => ({ status: 200, representation: { kind: "root", links: rootLinks() } }),
-      },
-    },
-    {
-      url: COLLECTION_PATH,
-      query: ["body", "limit", "cursor"],
-      open: false,
-      methods: {
-        GET: async ({ query, format }) => {
-          const body = single(query, "body");
-          const cursor = single(query, "cursor");
-          const page = await readPage(
-            store,
-            { filter: body === undefined ? {} : { body }, limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) },
-            (m) => encodeMessage(format, messageRepresentation(m)),
-            separatorBytes(format),
-            options.pageBounds,
-          );
-          const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
-          return { status: 200, page: { encoded: page.encoded, links: collectionLinks(query.toString(), next) } };
-        },
-        POST: async ({ body, bodyFormat }) => {
-          const input = parseMessage(bodyFormat, requireBody(body));
-          const created = await store.create(input.body);
-          const location = messagePath(created.id);
-          return {
-            status: 201,
-            representation: { kind: "message", ...messageRepresentation(created) },
-            headers: { location, "content-location": location, etag: etagOf(created) },
-          };
-        },
-      },
-    },
-    {
-      url: `${COLLECTION_PATH}/:id`,
-      query: [],
-      open: false,
-      methods: {
-        GET: async ({ params }) => {
-          const message = await found(params);
-          return { status: 200, representation: { kind: "message", ...messageRepresentation(message) }, headers: { etag: etagOf(message) } };
-        },
-        PUT: async ({ params, body, bodyFormat, ifMatch }) => {
-          const existing = await found(params);
-          const input = parseMessage(bodyFormat, requireBody(body));
-          if (input.id !== undefined && input.id !== existing.id) {
-            throw new HttpError(400, `"id" ${input.id} does not match the path; a message's id cannot change`);
-          }
-          const replaced = written(existing.id, await store.replace(existing.id, input.body, requiredVersion(ifMatch, existing)));
-          return { status: 200, representation: { kind: "message", ...messageRepresentation(replaced) }, headers: { etag: etagOf(replaced) } };
-        },
-        DELETE: async ({ params, ifMatch }) => {
-          const existing = await found(params);
-          written(existing.id, await store.delete(existing.id, requiredVersion(ifMatch, existing)));
-          return { status: 204, links: [{ rel: "collection", href: COLLECTION_PATH, method: "GET" }] };
-        },
-      },
-    },
-    {
-      url: `${COLLECTION_PATH}/:id/reply`,
-      query: [],
-      open: false,
-      methods: {
-        GET: async ({ params }) => {
-          const message = await found(params);
-          return { status: 200, representation: { kind: "message", body: helloReply(message.body), links: replyLinks(message.id) } };
-        },
-      },
-    },
-  ];
+  const resources: Resource[] = [...collectionResources(store, options), ...messageResources(store, found)];
 
   async function found(params: Readonly<Record<string, string>>): Promise<StoredMessage> {
     const id = params.id ?? "";
@@ -379,4 +304,90 @@ function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome, maxB
   reply.header("vary", "Accept");
   reply.header("x-content-type-options", "nosniff");
   return reply.send(body);
+}
+
+/** The root and the collection: the listing (filtered, paged) and creation. */
+function collectionResources(store: MessageStore, options: RoutesOptions): Resource[] {
+  return [
+  {
+    url: ROOT_PATH,
+    query: [],
+    open: true,
+    methods: {
+      GET: async () => ({ status: 200, representation: { kind: "root", links: rootLinks() } }),
+    },
+  },
+  {
+    url: COLLECTION_PATH,
+    query: ["body", "limit", "cursor"],
+    open: false,
+    methods: {
+      GET: async ({ query, format }) => {
+        const body = single(query, "body");
+        const cursor = single(query, "cursor");
+        const page = await readPage(
+          store,
+          { filter: body === undefined ? {} : { body }, limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) },
+          (m) => encodeMessage(format, messageRepresentation(m)),
+          separatorBytes(format),
+          options.pageBounds,
+        );
+        const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
+        return { status: 200, page: { encoded: page.encoded, links: collectionLinks(query.toString(), next) } };
+      },
+      POST: async ({ body, bodyFormat }) => {
+        const input = parseMessage(bodyFormat, requireBody(body));
+        const created = await store.create(input.body);
+        const location = messagePath(created.id);
+        return {
+          status: 201,
+          representation: { kind: "message", ...messageRepresentation(created) },
+          headers: { location, "content-location": location, etag: etagOf(created) },
+        };
+      },
+    },
+  },
+  ];
+}
+
+/** A message (read, replaced, deleted) and its related reply. */
+function messageResources(store: MessageStore, found: (params: Readonly<Record<string, string>>) => Promise<StoredMessage>): Resource[] {
+  return [
+  {
+    url: `${COLLECTION_PATH}/:id`,
+    query: [],
+    open: false,
+    methods: {
+      GET: async ({ params }) => {
+        const message = await found(params);
+        return { status: 200, representation: { kind: "message", ...messageRepresentation(message) }, headers: { etag: etagOf(message) } };
+      },
+      PUT: async ({ params, body, bodyFormat, ifMatch }) => {
+        const existing = await found(params);
+        const input = parseMessage(bodyFormat, requireBody(body));
+        if (input.id !== undefined && input.id !== existing.id) {
+          throw new HttpError(400, `"id" ${input.id} does not match the path; a message's id cannot change`);
+        }
+        const replaced = written(existing.id, await store.replace(existing.id, input.body, requiredVersion(ifMatch, existing)));
+        return { status: 200, representation: { kind: "message", ...messageRepresentation(replaced) }, headers: { etag: etagOf(replaced) } };
+      },
+      DELETE: async ({ params, ifMatch }) => {
+        const existing = await found(params);
+        written(existing.id, await store.delete(existing.id, requiredVersion(ifMatch, existing)));
+        return { status: 204, links: [{ rel: "collection", href: COLLECTION_PATH, method: "GET" }] };
+      },
+    },
+  },
+  {
+    url: `${COLLECTION_PATH}/:id/reply`,
+    query: [],
+    open: false,
+    methods: {
+      GET: async ({ params }) => {
+        const message = await found(params);
+        return { status: 200, representation: { kind: "message", body: helloReply(message.body), links: replyLinks(message.id) } };
+      },
+    },
+  },
+  ];
 }

@@ -1,7 +1,7 @@
 // The reference HTTP server: the Message resource over a level-3 HTTP interface, on fastify, for `serve` and tests.
 import http, { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { createApiKeyCheck } from "./auth.js";
 import { HttpError } from "./errors.js";
 import { errorLinks } from "./links.js";
@@ -84,7 +84,8 @@ function pageBoundsOf(options: HttpServerOptions, bodyLimitBytes: number): PageB
   return { softBytes, hardBytes };
 }
 
-export async function startHttpServer(options: HttpServerOptions = {}): Promise<HttpServerHandle> {
+/** Where the server listens and how large a body it reads, checked: a bad value is a RangeError, before anything starts. */
+function listenSettings(options: HttpServerOptions): { host: string; port: number; bodyLimitBytes: number } {
   const host = options.host ?? "127.0.0.1";
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1) {
@@ -92,6 +93,55 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   }
   const port = options.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be 0 to 65535, got ${port}`);
+  return { host, port, bodyLimitBytes };
+}
+
+/** Every method the routes answer reaches them, and every body as bytes: the routes decide what is supported. */
+function acceptEveryMethodAndBody(app: FastifyInstance): void {
+  for (const method of ROUTED_METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  }
+  // Bodies are read as bytes whatever their type: the routes decide what is supported (415) and parse strictly
+  // (400), so the framework's lenient JSON parser never sees them.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => {
+    done(null, body);
+  });
+}
+
+/** The protection's caps: connections past them closed at once, requests past the shedder's answered 503. */
+function protect(app: FastifyInstance, options: HttpServerOptions, log: ReturnType<typeof createLogger>): ReturnType<typeof createShedder> {
+  const protection = validateLimits({ ...defaultLimits(), ...options.protection });
+  // Before any protocol: a connection past the caps is closed at once, so HTTP can never take the descriptors the
+  // gRPC interface needs (each has its own share).
+  capConnections(app.server, protection, (reason) => log.debug({ msg: "connection refused", detail: reason }));
+  const shedder = createShedder(protection);
+  shedRequests(app, shedder, log);
+  return shedder;
+}
+
+/** Requests past the shedder's bound are answered 503 with Retry-After before any route runs. */
+function shedRequests(app: FastifyInstance, shedder: ReturnType<typeof createShedder>, log: ReturnType<typeof createLogger>): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    const refused = shedder.admit();
+    if (refused !== undefined) {
+      log.debug({ msg: "request shed", detail: refused });
+      void sendError(request, reply, new HttpError(503, `${refused}; retry later`, { "retry-after": "1" }));
+      return;
+    }
+    let ended = false;
+    const end = () => {
+      if (!ended) shedder.done();
+      ended = true;
+    };
+    reply.raw.once("finish", end);
+    reply.raw.once("close", end);
+    done();
+  });
+}
+
+export async function startHttpServer(options: HttpServerOptions = {}): Promise<HttpServerHandle> {
+  const { host, port, bodyLimitBytes } = listenSettings(options);
   const log = createLogger(options, "info");
   const pageBounds = pageBoundsOf(options, bodyLimitBytes);
   const ledger = options.ledger ?? createOwedLedger();
@@ -135,37 +185,9 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       void sendError(request as FastifyRequest, reply as FastifyReply, new HttpError(status, error.message));
     },
   });
-  for (const method of ROUTED_METHODS) {
-    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method);
-  }
-  // Bodies are read as bytes whatever their type: the routes decide what is supported (415) and parse strictly
-  // (400), so the framework's lenient JSON parser never sees them.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => {
-    done(null, body);
-  });
+  acceptEveryMethodAndBody(app);
 
-  const protection = validateLimits({ ...defaultLimits(), ...options.protection });
-  // Before any protocol: a connection past the caps is closed at once, so HTTP can never take the descriptors the
-  // gRPC interface needs (each has its own share).
-  capConnections(app.server, protection, (reason) => log.debug({ msg: "connection refused", detail: reason }));
-  const shedder = createShedder(protection);
-  app.addHook("onRequest", (request, reply, done) => {
-    const refused = shedder.admit();
-    if (refused !== undefined) {
-      log.debug({ msg: "request shed", detail: refused });
-      void sendError(request, reply, new HttpError(503, `${refused}; retry later`, { "retry-after": "1" }));
-      return;
-    }
-    let ended = false;
-    const end = () => {
-      if (!ended) shedder.done();
-      ended = true;
-    };
-    reply.raw.once("finish", end);
-    reply.raw.once("close", end);
-    done();
-  });
+  const shedder = protect(app, options, log);
 
   registerRoutes(app, {
     store: options.store ?? createMemoryStore(options.storeLimits),

@@ -1,6 +1,8 @@
 // connect.error.http-status: an error's HTTP status is the one the Connect protocol maps its code to (gRPC-Web: of its class).
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { CONNECT_CODES, frame, parseFrames, parseTrailerBlock, type PlainRequest, type PlainResponse } from "../../harness/targets/http-rpc-client.js";
+import { CONNECT_CODES } from "../../harness/protocols/connect/index.js";
+import { frame, parseFrames, parseTrailerBlock } from "../../harness/protocols/grpc-web/index.js";
+import type { PlainRequest, PlainResponse } from "../../harness/protocols/index.js";
 import { MALFORMED } from "../grpc/errors-malformed-request.js";
 import { target } from "../grpc/_internals/calls.js";
 import { describe, exchange, header, mediaType } from "../rpc/_internals/exchange.js";

@@ -1,6 +1,6 @@
 // connect.error.json-shape: a Connect unary error is a JSON object with a code from the protocol's list.
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { CONNECT_CODES } from "../../harness/targets/http-rpc-client.js";
+import { CONNECT_CODES } from "../../harness/protocols/connect/index.js";
 import { MALFORMED } from "../grpc/errors-malformed-request.js";
 import { connectPost, describe, header, mediaType } from "../rpc/_internals/exchange.js";
 

@@ -1,7 +1,7 @@
 // grpc-web.trailers.in-body: a gRPC-Web reply carries its status in a trailer frame at the end of the body.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { parseFrames, parseTrailerBlock } from "../../harness/targets/http-rpc-client.js";
+import { parseFrames, parseTrailerBlock } from "../../harness/protocols/grpc-web/index.js";
 import { describe, grpcWebPost } from "../rpc/_internals/exchange.js";
 
 export const grpcWebTrailersInBody: CheckDefinition = {

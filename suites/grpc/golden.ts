@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { fail, pass, type CheckDefinition, type Profile, type Severity } from "../../harness/check.js";
+import { PROTOCOL_NAMES } from "../../harness/protocols/index.js";
 import { droppedBeforeAnswer, Status, statusText, type UnaryResult } from "../../harness/targets/grpc-target.js";
 import { asReply, hello, show, target } from "./_internals/calls.js";
 import { compareReplies } from "./_internals/variation.js";
@@ -30,6 +31,11 @@ export interface GoldenCase {
   severity: Severity;
   profile: Profile;
   spec: string;
+  /**
+   * The protocols the case applies to (names of PROTOCOLS); default every one for a message alone, gRPC for frames
+   * or headers built by hand (gRPC's wire). Over another protocol the check skips, saying so.
+   */
+  protocols?: string[];
   request: {
     /** The request message in hex (one frame, uncompressed); leave out when frames are given. */
     hex?: string;
@@ -61,8 +67,8 @@ export function validateGoldenCase(file: string, raw: unknown): GoldenCase {
     return v as string;
   };
   if (!isObject(raw)) return bad("a case is a JSON object");
-  onlyKeys(raw, ["id", "description", "severity", "profile", "spec", "request", "expect"], "the case");
-  const { id, description, severity, profile, spec, request, expect } = raw;
+  onlyKeys(raw, ["id", "description", "severity", "profile", "spec", "protocols", "request", "expect"], "the case");
+  const { id, description, severity, profile, spec, protocols, request, expect } = raw;
   if (id !== undefined && (typeof id !== "string" || !/^grpc\.[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(id))) bad(`id ${JSON.stringify(id)} is not a grpc.* check ID`);
   for (const [k, v] of [["description", description], ["spec", spec]] as const) if (typeof v !== "string" || v === "") bad(`${k} must be a non-empty string`);
   if (severity !== "MUST" && severity !== "SHOULD") bad(`severity must be MUST or SHOULD, not ${JSON.stringify(severity)}`);
@@ -88,6 +94,12 @@ export function validateGoldenCase(file: string, raw: unknown): GoldenCase {
         bad(`request.frames[${i}].length must be a whole number of bytes below 2^32`);
       }
     });
+  }
+  if (protocols !== undefined) {
+    if (!Array.isArray(protocols) || protocols.length === 0) bad(`protocols must be a non-empty list of protocol names (${PROTOCOL_NAMES.join(", ")})`);
+    for (const p of protocols as unknown[]) if (typeof p !== "string" || !(PROTOCOL_NAMES as readonly string[]).includes(p)) bad(`protocols: ${JSON.stringify(p)} is not a protocol (${PROTOCOL_NAMES.join(", ")})`);
+    const onWire = request.frames !== undefined || request.headers !== undefined;
+    if (onWire && (protocols as string[]).some((p) => p !== "grpc")) bad("protocols: frames and headers built by hand are gRPC's wire, so the case applies to grpc alone");
   }
   if (!isObject(expect)) return bad("expect must be an object");
   if (expect.outcome === "ok") onlyKeys(expect, ["outcome"], "expect");
@@ -152,8 +164,8 @@ export function goldenCheck(c: GoldenCase): CheckDefinition {
     area: "grpc",
     profile: c.profile,
     spec: c.spec,
-    // Frames and headers built by hand are gRPC's wire; a message alone goes over any protocol.
-    ...(onWire && { protocols: ["grpc"] as const }),
+    // Frames and headers built by hand are gRPC's wire; a message alone goes over any protocol unless the case narrows it.
+    ...(c.protocols !== undefined ? { protocols: c.protocols } : onWire && { protocols: ["grpc"] as const }),
     async run(ctx) {
       const t = target(ctx);
       const details = [`request: ${c.request.hex !== undefined ? `bytes ${c.request.hex || "(none)"}` : `frames ${JSON.stringify(c.request.frames)}`}${c.request.path ? ` to ${c.request.path}` : ""}`];

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { encodeMessage } from "../../contract/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
-import { encodeFrames } from "../../harness/targets/raw-h2.js";
+import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { cli } from "../helpers/cli.js";
 import { defaultDataDir } from "../../harness/cli/serve-command.js";
 

@@ -1,7 +1,7 @@
 // Every bad contract trips exactly the lint and breaking rules it declares, and fails exactly its checks.
 import { describe, expect, it } from "vitest";
 import { breakingContract, lintContract } from "../../harness/contract/buf.js";
-import { runConformance } from "../../harness/runner.js";
+import { runConformance } from "../../harness/api/run-conformance.js";
 import { badContracts } from "../../fixtures/contracts/index.js";
 
 function ruleIds(jsonLines: string): string[] {

@@ -3,7 +3,7 @@ import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../contract/message.js";
-import { decodeFrames, encodeFrames } from "../../harness/targets/raw-h2.js";
+import { decodeFrames, encodeFrames } from "../../harness/protocols/grpc/index.js";
 
 describe("Message codec", () => {
   it("leaves the default body off the wire", () => {

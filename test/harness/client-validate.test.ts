@@ -6,7 +6,7 @@ import { encodeMessage } from "../../contract/message.js";
 import type { RecordedRequest } from "../../harness/client/recorded-request.js";
 import { HELLO_PATH } from "../../harness/client/recording-servers.js";
 import { requestProblems } from "../../harness/client/validate.js";
-import { frame } from "../../harness/targets/http-rpc-client.js";
+import { frame } from "../../harness/protocols/grpc-web/index.js";
 
 const MESSAGE = encodeMessage("from a test");
 

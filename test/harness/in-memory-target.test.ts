@@ -2,7 +2,7 @@
 // handler with a defect fails the check that names it.
 import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
-import { runConformance } from "../../harness/runner.js";
+import { runConformance } from "../../harness/api/run-conformance.js";
 import { createInMemoryClient, type InMemoryHandler } from "../../harness/targets/in-memory-client.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { catalogue } from "../../suites/index.js";

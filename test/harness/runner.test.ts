@@ -1,7 +1,7 @@
 // runConformance end to end against small in-test servers: verdicts, gating, expected failures, replays, exit 3.
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
-import { runConformance } from "../../harness/runner.js";
+import { runConformance } from "../../harness/api/run-conformance.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

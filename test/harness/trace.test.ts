@@ -15,7 +15,8 @@ import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js"
 import type { RunReport } from "../../harness/report.js";
 import type { TraceSink } from "../../harness/trace/exchange-record.js";
 import { createTraceWriter } from "../../harness/trace/trace-writer.js";
-import { frame, HttpRpcClient } from "../../harness/targets/http-rpc-client.js";
+import { frame } from "../../harness/protocols/grpc-web/index.js";
+import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import { runCliProcess } from "../helpers/cli-process.js";
 
 interface Har {
@@ -221,9 +222,9 @@ describe("the bounds of a trace, and Connect and gRPC-Web bodies", () => {
     const writer = createTraceWriter({ dir });
     try {
       for (const protocol of ["grpc-web", "connect"] as const) {
-        const client = new HttpRpcClient(protocol, { baseUrl, metadata: {}, timeoutMs: 2000 });
+        const client = createGrpcTarget({ address: baseUrl.href, protocol, timeoutMs: 2000 });
         await writer.around(protocol, (trace) => client.unary(encodeMessage("ask"), { trace }));
-        client.close();
+        await client.close();
         writer.finish(protocol, { status: "fail", message: "x" });
       }
     } finally {

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { runConformance } from "../../harness/runner.js";
+import { runConformance } from "../../harness/api/run-conformance.js";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
 import { listenTracked } from "../../fixtures/_internals/listen-tracked.js";
 import { cli } from "../helpers/cli.js";

@@ -4,7 +4,7 @@
 import http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
-import { encodeFrames } from "../../harness/targets/raw-h2.js";
+import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { encodeReply } from "../../reference-server/grpc.js";
 import { helloReply } from "../../reference-server/hello.js";
 import { FLAG, FRAME, frame, grpcRequestHeaders, H2_ERROR, rstStream, SETTING, windowUpdate, type RawH2Connection } from "../helpers/h2-frames.js";

@@ -9,7 +9,7 @@ import { encodeMessage } from "../../contract/message.js";
 import { parseAddress } from "../../harness/targets/address.js";
 import type { ConnectionOptions } from "../../harness/targets/connection.js";
 import type { RawRequest } from "../../harness/targets/grpc-target.js";
-import { encodeFrames, sendRaw } from "../../harness/targets/raw-h2.js";
+import { encodeFrames, sendRaw } from "../../harness/protocols/grpc/index.js";
 import { guardGrpcServer, percentEncode } from "../../reference-server/grpc-guard.js";
 import { createOwedLedger, type OwedLedger } from "../../reference-server/owed.js";
 import { FLAG, FRAME, frame, grpcRequestHeaders, rawH2, SETTING } from "../helpers/h2-frames.js";

@@ -5,7 +5,7 @@ import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMessage, encodeBodyBytes, encodeMessage } from "../../contract/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
-import { encodeFrames } from "../../harness/targets/raw-h2.js";
+import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
 import { helloReply } from "../../reference-server/hello.js";
 import { selfSignedCert } from "../helpers/tls.js";

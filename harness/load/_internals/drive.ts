@@ -5,21 +5,14 @@ import http2 from "node:http2";
 import net from "node:net";
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
 import type { ParsedAddress } from "../../targets/address.js";
-import { HELLO_PATH } from "../../targets/grpc-js-client.js";
+import { HELLO_PATH } from "../../targets/grpc-target.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
-import { decodeFrames } from "../../targets/raw-h2.js";
+import { decodeFrames } from "../../protocols/grpc/index.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
 import { httpRpcCall, httpRpcRequest, type HttpRpcLoadProtocol, type HttpRpcRequest } from "./http-rpc-call.js";
 
-export interface CallResult {
-  code: number;
-  details: string;
-  reply?: Buffer;
-  /** The server sent a grpc-status: an error it chose, not a connection that failed. */
-  answered: boolean;
-  /** The name errors are counted under, where the status code alone does not say it (an HTTP operation's). */
-  label?: string;
-}
+export type { CallResult } from "./call-result.js";
+import type { CallResult } from "./call-result.js";
 
 /**
  * One HTTP/2 connection that sends Hello calls as raw gRPC requests. A load generator must cost far less per call

@@ -2,9 +2,11 @@
 // distinct body, a reply read bounded, and the call's status worked out from either protocol's rules.
 import http from "node:http";
 import { Status } from "../../targets/grpc-target.js";
-import { CONNECT_CODES, codeForHttpStatus, frame, parseFrames, parseTrailerBlock } from "../../targets/http-rpc-client.js";
-import { HELLO_PATH } from "../../targets/grpc-js-client.js";
-import type { CallResult } from "./drive.js";
+import { CONNECT_CODES } from "../../protocols/connect/index.js";
+import { frame, parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/index.js";
+import { codeForHttpStatus } from "../../protocols/http-rpc.js";
+import { HELLO_PATH } from "../../targets/grpc-target.js";
+import type { CallResult } from "./call-result.js";
 
 export type HttpRpcLoadProtocol = "connect" | "grpc-web";
 

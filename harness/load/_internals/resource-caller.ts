@@ -3,7 +3,7 @@
 // any connection is the one last written), and what a slot created and did not delete is deleted at the end.
 import http from "node:http";
 import { Status } from "../../targets/grpc-target.js";
-import type { CallResult } from "./drive.js";
+import type { CallResult } from "./call-result.js";
 import { boundedExchange, type BoundedReply } from "./http-rpc-call.js";
 
 export const MIX_OPERATIONS = ["create", "read", "list", "update", "delete"] as const;

@@ -1,7 +1,7 @@
 // What a body says, for a reader: text when it is text, else base64 with the messages decoded beside it (one
 // Message for Connect's proto bodies, length-prefixed frames for gRPC and gRPC-Web).
 import { decodeMessage } from "../../../contract/message.js";
-import { parseFrames, parseTrailerBlock } from "../../targets/http-rpc-client.js";
+import { parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/index.js";
 import type { TraceProtocol } from "../exchange-record.js";
 import type { KeptBody } from "../recorder.js";
 import type { Inert } from "./inert.js";

@@ -80,18 +80,7 @@ export async function checkProperty<T>(
   });
   const details = stopped
     ? undefined
-    : await fc.check(property, {
-        seed: ctx.seed,
-        numRuns,
-        ...(ctx.path !== undefined && { path: ctx.path }),
-        endOnFailure: ctx.path !== undefined,
-        ...(examples.length > 0 && { examples: examples.map((e) => [e] as [T]) }),
-        interruptAfterTimeLimit: bound,
-        // Interrupted before any failure: a pass over fewer cases, said so below. After one: still a failure.
-        markInterruptAsFailure: false,
-        // A stateful defect can fail many cases; shrinking is worth a bounded number of extra calls, no more.
-        maxSkipsPerRun: 10,
-      });
+    : await fc.check(property, checkParameters(ctx, numRuns, examples, bound));
   if (stopped) {
     return {
       status: "fail",
@@ -102,6 +91,27 @@ export async function checkProperty<T>(
   }
   if (!details) throw new Error("unreachable: a property either stopped or ran");
   if (gone) return goneOutcome(gone);
+  return outcomeOf(details, bound, describe);
+}
+
+/** fast-check's parameters for one property: the run's seed and replay path, its examples, its time bound. */
+function checkParameters<T>(ctx: CheckContext, numRuns: number, examples: readonly T[], bound: number): fc.Parameters<[T]> {
+  return {
+    seed: ctx.seed,
+    numRuns,
+    ...(ctx.path !== undefined && { path: ctx.path }),
+    endOnFailure: ctx.path !== undefined,
+    ...(examples.length > 0 && { examples: examples.map((e) => [e] as [T]) }),
+    interruptAfterTimeLimit: bound,
+    // Interrupted before any failure: a pass over fewer cases, said so below. After one: still a failure.
+    markInterruptAsFailure: false,
+    // A stateful defect can fail many cases; shrinking is worth a bounded number of extra calls, no more.
+    maxSkipsPerRun: 10,
+  };
+}
+
+/** The verdict of fast-check's run: a pass (perhaps over fewer cases, at the bound), the shrunk failure, or why it could not run. */
+function outcomeOf<T>(details: fc.RunDetails<[T]>, bound: number, describe: (counterexample: T) => string): CheckOutcome & { status: "pass" | "fail" | "error" } {
   if (!details.failed) {
     const note = details.interrupted ? ` (stopped at the time bound of ${bound} ms after ${details.numRuns} cases)` : "";
     return { status: "pass", message: `${details.numRuns} cases held${note}` };

@@ -6,6 +6,7 @@ import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../..
 import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
 import { reach } from "./reach.js";
 import { BodyPaths, JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import type { Exchange } from "./exchange.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
 
 /** One per run: the run's memo is its key (the memo holds promises; this is read synchronously). */
@@ -21,12 +22,7 @@ export interface Reached {
   template: string;
 }
 
-export interface Exchange {
-  req: HttpRequest;
-  res: HttpResponse;
-  /** The instance that answered, when not the run's target (a replica). */
-  on?: HttpTarget;
-}
+export type { Exchange };
 
 interface Problem {
   message: string;

@@ -1,7 +1,7 @@
 // Where things live on the target: an href the server offered as a path on the base URL, the URI of a created
 // message (Location, a self link, an id), and a message found by reading a paged listing.
 import { idsOf, linksIn, linksOf, objectsWithBody, representationOf } from "./links.js";
-import type { Exchange } from "./probe.js";
+import type { Exchange } from "./exchange.js";
 import { messageObject } from "./representation.js";
 
 /** Turns an href the server offered into a path on the target, or undefined when it points elsewhere. */

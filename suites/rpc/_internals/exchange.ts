@@ -1,6 +1,7 @@
 // What the Connect and gRPC-Web wire checks share: one plain exchange with the target, and how to describe it.
 import type { CheckContext } from "../../../harness/check.js";
-import { frame, type PlainRequest, type PlainResponse } from "../../../harness/targets/http-rpc-client.js";
+import { frame } from "../../../harness/protocols/grpc-web/index.js";
+import type { PlainRequest, PlainResponse } from "../../../harness/targets/grpc-target.js";
 import { target } from "../../grpc/_internals/calls.js";
 
 /** One plain HTTP exchange with the RPC target (counted against the run's budget). */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGrpcJsBase } from "../../../fixtures/broken-servers/grpc/_base/grpc-js.js";
 import type { StartedServer } from "../../../fixtures/broken-servers/grpc/types.js";
-import { runConformance } from "../../../harness/runner.js";
+import { runConformance } from "../../../harness/api/run-conformance.js";
 
 let server: StartedServer;
 let calls = 0;

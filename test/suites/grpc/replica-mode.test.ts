@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startGrpcJsBase } from "../../../fixtures/broken-servers/grpc/_base/grpc-js.js";
 import type { StartedServer } from "../../../fixtures/broken-servers/grpc/types.js";
-import { runConformance } from "../../../harness/runner.js";
+import { runConformance } from "../../../harness/api/run-conformance.js";
 import { checkVerdicts } from "../../helpers/cli.js";
 
 let servers: StartedServer[] = [];

@@ -2,12 +2,12 @@
 // Hand-built on purpose: checks send what a gRPC library refuses to (lying lengths, bad flags, stray frames).
 import http2 from "node:http2";
 import net from "node:net";
-import { SUITE_VERSION } from "../version.js";
-import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
-import type { GrpcFrame, RawRequest, RawResponse } from "./grpc-target.js";
-import { HELLO_PATH } from "./grpc-js-client.js";
-import { MAX_REPLY_BYTES } from "./read-bounds.js";
-import { rawRecord } from "../trace/records.js";
+import { SUITE_VERSION } from "../../version.js";
+import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
+import type { GrpcFrame, RawRequest, RawResponse } from "../../targets/grpc-target.js";
+import { HELLO_PATH } from "../../targets/grpc-target.js";
+import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
+import { rawRecord } from "../../trace/records.js";
 
 /** Length-prefixes messages as gRPC does: a compressed flag byte, a 4-byte big-endian length, the payload. */
 export function encodeFrames(frames: readonly GrpcFrame[]): Uint8Array {

@@ -1,8 +1,8 @@
 // Whether a target speaks HTTP/2 at all: its first frame must be SETTINGS (RFC 9113 §3.4), whatever else it does.
 import net from "node:net";
 import tls from "node:tls";
-import type { ParsedAddress } from "./address.js";
-import type { TlsMaterial } from "./connection.js";
+import type { ParsedAddress } from "../../targets/address.js";
+import type { TlsMaterial } from "../../targets/connection.js";
 
 /** The client connection preface and an empty SETTINGS frame: what every HTTP/2 client sends first. */
 const PREFACE = Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1"), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);

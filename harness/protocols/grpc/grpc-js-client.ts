@@ -1,11 +1,9 @@
 // The ordinary client: unary calls through grpc-js with pass-through (de)serializers, so checks see raw bytes.
 import * as grpc from "@grpc/grpc-js";
-import type { MetadataValue, UnaryCallOptions, UnaryResult } from "./grpc-target.js";
-import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "./connection.js";
-import { MAX_REPLY_BYTES } from "./read-bounds.js";
-import { unaryRecord } from "../trace/records.js";
-
-export const HELLO_PATH = "/example.exampleService/Hello";
+import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "../../targets/grpc-target.js";
+import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
+import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
+import { unaryRecord } from "../../trace/records.js";
 
 const passThrough = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 

@@ -1,0 +1,22 @@
+// The package's runConformance: the engine given the shipped catalogue unless the caller names its own checks. A
+// composition root, like the CLI: the engine itself (harness/runner.ts) never imports the checks.
+import { replayFromOptions, type RunReport } from "../report.js";
+import type { RunOptions } from "../run-config.js";
+import { runConformance as runEngine } from "../runner.js";
+import { catalogue } from "../../suites/index.js";
+
+export { catalogue };
+export { clientCatalogue, clientChecks } from "../../suites/client/index.js";
+
+/** The engine's options, with the checks optional (default the whole catalogue). */
+export type ApiRunOptions = Omit<RunOptions, "checks"> & { checks?: RunOptions["checks"] };
+
+/**
+ * Runs the selected checks of the catalogue (or of `checks`) and returns the report as data. Each result carries
+ * `replay`, the command line that replays it (secrets as placeholders), as the CLI's JSON report does, unless
+ * `replayCommand` says otherwise or the target is in memory.
+ */
+export function runConformance(options: ApiRunOptions = {}): Promise<RunReport> {
+  const replay = options.replayCommand ?? replayFromOptions(options);
+  return runEngine({ ...options, checks: options.checks ?? catalogue, ...(replay !== undefined && { replayCommand: replay }) });
+}

@@ -1,0 +1,24 @@
+// gRPC over HTTP/2: grpc-js for ordinary calls, hand-built HTTP/2 requests for wire checks, gRPC's length-prefixed
+// frames. The only file outside this folder may import.
+import { parseAddress } from "../../targets/address.js";
+import type { ProtocolModule } from "../protocol.js";
+import { GrpcJsClient } from "./grpc-js-client.js";
+import { sendRaw } from "./raw-h2.js";
+
+export { decodeFrames, encodeFrames, sendRaw } from "./raw-h2.js";
+export { probeHandshake, type HandshakeOptions } from "./handshake.js";
+
+export const grpcProtocol: ProtocolModule = {
+  name: "grpc",
+  cli: { flag: "--grpc", value: "address", description: "the gRPC target: host:port, dns:///host:port or unix:///path" },
+  needsHttp2Handshake: true,
+  endpoint: (address, flag) => ({ address: parseAddress(address, flag) }),
+  createTransport({ conn, tls }) {
+    const client = new GrpcJsClient(conn, tls);
+    return {
+      unary: (request, options) => client.unary(request, options),
+      raw: (request) => sendRaw(conn, tls, request),
+      close: () => client.close(),
+    };
+  },
+};

@@ -1,0 +1,69 @@
+// What the RPC protocols over plain HTTP share: metadata as headers, the code an HTTP status stands for, a failed
+// exchange as the status an ordinary client would report, and a reply body inflated within its bound.
+import { Status, type MetadataValue, type UnaryResult } from "../targets/grpc-target.js";
+import { inflate, isIdentity } from "../targets/inflate.js";
+import { createHttpExchange, MAX_BODY, type PlainResponse } from "./http-exchange.js";
+import type { TransportSetup, UnaryTransport } from "./protocol.js";
+
+/** Metadata as HTTP headers: -bin values base64, as both protocols carry them. */
+export function metadataHeaders(fixed: Readonly<Record<string, string>>, extra: Readonly<Record<string, MetadataValue>> = {}): Record<string, string> {
+  const out: Record<string, string> = { ...fixed };
+  for (const [k, v] of Object.entries(extra)) out[k] = typeof v === "string" ? v : Buffer.from(v).toString("base64");
+  return out;
+}
+
+/** The code an HTTP status stands for when no RPC status came with it (Connect and gRPC-Web use gRPC's mapping). */
+export function codeForHttpStatus(status: number): number {
+  if (status === 400) return Status.INTERNAL;
+  if (status === 401) return Status.UNAUTHENTICATED;
+  if (status === 403) return Status.PERMISSION_DENIED;
+  if (status === 404) return Status.UNIMPLEMENTED;
+  if (status === 429 || status === 502 || status === 503 || status === 504) return Status.UNAVAILABLE;
+  return Status.UNKNOWN;
+}
+
+/** The status of an exchange that brought no usable reply, as an ordinary client reports it; undefined when it did. */
+export function failed(res: PlainResponse, deadline: number): UnaryResult | undefined {
+  if (res.failure?.kind === "timeout") return { code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadline} ms`, headers: {}, trailers: {} };
+  if (res.failure?.kind === "too-large") return { code: Status.RESOURCE_EXHAUSTED, details: `response larger than ${MAX_BODY} bytes`, headers: res.headers, trailers: {} };
+  if (res.failure?.kind === "undecodable") return { code: res.failure.message.includes("inflates past") ? Status.RESOURCE_EXHAUSTED : Status.INTERNAL, details: res.failure.message, headers: res.headers, trailers: {} };
+  if (res.status === undefined) return { code: Status.UNAVAILABLE, details: res.failure?.kind === "connection" ? res.failure.message : "no response", headers: {}, trailers: {} };
+  return undefined;
+}
+
+/** The response with its body inflated from this encoding (within MAX_BODY), or failed saying why not. */
+export async function inflatedBody(res: PlainResponse, encoding: string | undefined): Promise<PlainResponse> {
+  if (res.failure !== undefined || isIdentity(encoding)) return res;
+  const inflated = await inflate(res.body, encoding as string, MAX_BODY);
+  if (inflated.ok) return { ...res, body: inflated.bytes };
+  return { ...res, body: new Uint8Array(), failure: { kind: "undecodable", message: `the reply (${encoding}): ${inflated.message}` } };
+}
+
+/** How one protocol over plain HTTP carries a unary call: the request's headers and body, and how a reply reads. */
+export interface HttpRpcCodec {
+  /** The protocol's name as a trace records it. */
+  readonly traceAs: "connect" | "grpc-web";
+  request(message: Uint8Array, deadlineMs: number, metadata: Record<string, string>): { headers: Record<string, string>; body: Uint8Array };
+  reply(response: PlainResponse, deadlineMs: number): Promise<UnaryResult> | UnaryResult;
+}
+
+/** A unary transport over the shared HTTP exchange layer, speaking the codec's protocol. */
+export function createHttpRpcTransport({ conn, url, tls, onExchange }: TransportSetup, codec: HttpRpcCodec): UnaryTransport {
+  const http = createHttpExchange({ baseUrl: url as URL, timeoutMs: conn.timeoutMs, ...(tls && { tls }), ...(conn.authority !== undefined && { authority: conn.authority }), ...(onExchange && { onExchange }), traceAs: codec.traceAs });
+  return {
+    async unary(message, options = {}) {
+      const deadline = options.deadlineMs ?? conn.timeoutMs;
+      const res = await http.exchange({
+        ...(options.path !== undefined && { path: options.path }),
+        ...(options.signal && { signal: options.signal }),
+        ...(options.trace && { trace: options.trace }),
+        channel: options.channel ?? "shared",
+        timeoutMs: deadline,
+        ...codec.request(message, deadline, metadataHeaders(conn.metadata, options.metadata)),
+      });
+      return await codec.reply(res, deadline);
+    },
+    exchange: (request) => http.exchange(request),
+    close: () => http.close(),
+  };
+}

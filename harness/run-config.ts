@@ -1,0 +1,302 @@
+// Options resolved once: the one place where the run's defaults live and are applied. What the CLI, a configuration
+// file or a caller of the API gives becomes a read-only, fully defaulted configuration (as fast-check's qualified
+// parameters and vitest's resolved config); the engine, the session and the targets take it and default nothing.
+import { resolve } from "node:path";
+import type { TraceOptions } from "./trace/trace-writer.js";
+import type { CheckDefinition, Profile, ReplicaMode } from "./check.js";
+import type { Claims } from "./claims.js";
+import type { Implementation } from "./config/config-file.js";
+import type { Expectation } from "./expectations.js";
+import type { Protocol } from "./protocols/index.js";
+import type { ReplayArgs, Reporter } from "./report.js";
+import { CONTRACT_DIR } from "../contract/paths.js";
+import { isLocal } from "./targets/address.js";
+import type { CallBudget } from "./targets/budget.js";
+import type { TlsOptions } from "./targets/connection.js";
+import { endpointOf as httpEndpointOf, parseHttpBaseUrl } from "./targets/http-base-url.js";
+import type { ApiKeyPlacement } from "./targets/http-target.js";
+import type { InMemoryClient } from "./targets/in-memory-client.js";
+import { endpointOf } from "./targets/rpc-endpoint.js";
+
+/** Every default of a run. Read nowhere but here (test/architecture-options.test.ts holds it so). */
+export const RUN_DEFAULTS = Object.freeze({
+  /** Bound on one call or exchange, in milliseconds. */
+  timeoutMs: 5000,
+  /** Calls allowed for the whole run. */
+  maxCalls: 10_000,
+  /** Calls per second to a target on another machine (none on this one). */
+  remoteRate: 50,
+  /** Checks run side by side, and a check's own independent cases at once. */
+  concurrency: 8,
+  /** Cases per property. */
+  runs: 100,
+  /** Bound on one check's run, in milliseconds. */
+  checkTimeoutMs: 60_000,
+  /** The collection probed when none is named: the Message resource (the specification's example). */
+  collections: Object.freeze(["/messages"]) as readonly string[],
+  /** The header an API key goes in when none is named: the specification shows no placement (part 5). */
+  apiKeyHeader: "X-API-Key",
+  /** Bound on the requests discovery sends while following the server's links. */
+  maxDiscoveryRequests: 50,
+});
+
+export interface GrpcTargetOptions {
+  /** host:port, dns:///host:port or unix:///path. */
+  address: string;
+  /** TLS: true for the system roots, or files; absent for plaintext. */
+  tls?: boolean | TlsOptions;
+  authority?: string;
+  metadata?: Readonly<Record<string, string>>;
+  /** Bound on one call in milliseconds (default 5000). */
+  timeoutMs?: number;
+  /** Calls allowed for the whole run (default 10,000). */
+  maxCalls?: number;
+  /** Calls per second (default: no limit on this machine, 50 elsewhere). */
+  rate?: number;
+  /** Shared across a target and its replicas, so the budget covers the whole run. */
+  budget?: CallBudget;
+  /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL http(s)://host:port[/prefix]. */
+  protocol?: Protocol | (string & {});
+  /** A target with no socket (see in-memory-client.ts): it answers every call, and address is only its name. */
+  inMemory?: InMemoryClient;
+}
+
+export interface HttpTargetOptions {
+  /** http://host:port[/prefix]: every request goes to this origin, under this prefix. */
+  baseUrl: string;
+  /** Bound on one exchange in milliseconds (default 5000). */
+  timeoutMs?: number;
+  /** Sent with every request unless the request asks to leave it out. */
+  apiKey?: string;
+  /** Default X-API-Key. */
+  apiKeyHeader?: string;
+  /** Where the key goes; overrides apiKeyHeader. */
+  apiKeyIn?: ApiKeyPlacement;
+  /** Requests allowed for the whole run (default 10,000). */
+  maxCalls?: number;
+  /** Requests per second (default: no limit on this machine, 50 elsewhere). */
+  rate?: number;
+  /** Shared with other targets of the run, so the budget covers the whole run. */
+  budget?: CallBudget;
+}
+
+/** The HTTP target of a run: a base URL and what the checks are told about it. */
+export interface HttpRunTarget {
+  /** http://host:port[/prefix] */
+  baseUrl: string;
+  /** Collection paths to probe; default /messages. Discovery adds what the server links to. */
+  collections?: readonly string[];
+  /** An OpenAPI document (a file, or a URL on the target) naming more paths. */
+  openapi?: string;
+  apiKey?: string;
+  /** Default X-API-Key. */
+  apiKeyHeader?: string;
+  /** Where the key goes (header, bearer, query); overrides apiKeyHeader. */
+  apiKeyIn?: ApiKeyPlacement;
+  /** Other instances of the same service, base URLs like baseUrl's: data stored on one is served by all. */
+  replicas?: readonly string[];
+  /** Query parameters that filter a collection, as the user names them. */
+  filters?: readonly string[];
+  /** Words that name an action in a path; default the CRUD verbs and HTTP method names. */
+  verbs?: readonly string[];
+  /** Words the verb rule lets through: nouns of this interface spelled like verbs. */
+  allowWords?: readonly string[];
+  /** Bound on one request; default the gRPC timeout, or 5 s. */
+  timeoutMs?: number;
+  /** Requests allowed for the run when there is no gRPC target to share a budget with. */
+  maxCalls?: number;
+  rate?: number;
+}
+
+export interface RunOptions {
+  /** Folder of the contract under check; default the shipped one. */
+  contract?: string;
+  only?: readonly string[];
+  skip?: readonly string[];
+  /** fast-check seed; random when absent, and always reported. */
+  seed?: number;
+  /** Cases per property. */
+  runs?: number;
+  /** fast-check replay path, with --only and --seed. */
+  path?: string;
+  /** SHOULD failures and protocol-profile failures gate too. */
+  strict?: boolean;
+  /** Profiles that gate; contract always does. */
+  profiles?: readonly Profile[];
+  /** Bound on one check's run, in milliseconds. */
+  checkTimeoutMs?: number;
+  /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent cases. */
+  concurrency?: number;
+  reporters?: readonly Reporter[];
+  /** The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the catalogue). */
+  checks: readonly CheckDefinition[];
+  /** The gRPC target; grpc checks are skipped without one. */
+  grpc?: GrpcTargetOptions;
+  /** Other instances of the same service, reached with the same options. */
+  replicas?: readonly string[];
+  /** How replicas are judged (see CheckContext.replicaMode). */
+  replicaMode?: ReplicaMode;
+  /** The HTTP target; http checks are skipped without one. */
+  http?: HttpRunTarget;
+  /** The client command under check (check-client): client checks are in scope with it; the report names it. */
+  client?: string;
+  /** The API key check-client hands the client: redacted from every output as http.apiKey is. */
+  clientApiKey?: string;
+  /** --trace DIR: the exchanges of every failing or erring check, written there (harness/trace/). */
+  trace?: TraceOptions;
+  /** The implementation under check, as the configuration names it: the report names it. */
+  implementation?: Implementation;
+  /** What the implementation declares about itself: a check that needs what a claim rules out is not applicable. */
+  claims?: Claims;
+  /** Expected failures given as data (the configuration file's), beside those of `expectFailures`. */
+  expectations?: readonly Expectation[];
+  /** File of check-ID patterns, each with a # reason, whose failures are expected. */
+  expectFailures?: string;
+  /** The targets are the built-in reference server (the report says so). */
+  builtIn?: boolean;
+  /** The targets run in a container started from this image: the report names it, and a failed run keeps its log. */
+  image?: { name: string; digest?: string; logTail(): string[] };
+  /** SHA-256 fingerprint of the TLS certificate the target presented, when the run spoke TLS: the report names it. */
+  tlsFingerprint?: string;
+  /**
+   * Renders the command line that replays one check (the CLI renders the user's own invocation); without it
+   * each result carries only its replay arguments as data.
+   */
+  replayCommand?: (args: ReplayArgs) => string;
+}
+
+/** An RPC target with every option given. */
+export type ResolvedGrpcTarget = Readonly<GrpcTargetOptions & Required<Pick<GrpcTargetOptions, "metadata" | "timeoutMs" | "maxCalls" | "rate">> & { protocol: string }>;
+
+/** An HTTP target with every option given. */
+export type ResolvedHttpTarget = Readonly<HttpTargetOptions & Required<Pick<HttpTargetOptions, "timeoutMs" | "apiKeyIn" | "maxCalls" | "rate">>>;
+
+/** The HTTP target of a run with every option given. */
+export type ResolvedHttpRun = Readonly<
+  HttpRunTarget &
+    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & { maxDiscoveryRequests: number }
+>;
+
+/** What a session is opened with. */
+export interface SessionOptions {
+  contract?: string;
+  grpc?: GrpcTargetOptions;
+  replicas?: readonly string[];
+  replicaMode?: ReplicaMode;
+  http?: HttpRunTarget;
+  seed: number;
+  runs: number;
+  path?: string;
+  /** Calls a check may have in flight at once for cases of its own; default 1. */
+  parallelism?: number;
+}
+
+export type ResolvedSession = Readonly<{
+  contractDir: string;
+  grpc?: ResolvedGrpcTarget;
+  replicas: readonly string[];
+  replicaMode?: ReplicaMode;
+  http?: ResolvedHttpRun;
+  seed: number;
+  runs: number;
+  path?: string;
+  parallelism: number;
+  /** Bound on one call, as checks are told it. */
+  timeoutMs: number;
+}>;
+
+/** The run with every option given: what the engine runs by. */
+export type RunConfig = Readonly<
+  Omit<RunOptions, "grpc" | "http"> & {
+    seed: number;
+    runs: number;
+    concurrency: number;
+    checkTimeoutMs: number;
+    grpc?: ResolvedGrpcTarget;
+    http?: ResolvedHttpRun;
+    session: ResolvedSession;
+  }
+>;
+
+const localHost = (host: string) => isLocal({ kind: "tcp", host, port: 1, grpcTarget: "" });
+
+export function resolveGrpcTarget(options: GrpcTargetOptions): ResolvedGrpcTarget {
+  // An in-memory target has no address: it counts as this machine (no rate limit by default).
+  const local = options.inMemory !== undefined || isLocal(endpointOf(options).address);
+  return Object.freeze({
+    ...options,
+    protocol: options.protocol ?? "grpc",
+    metadata: options.metadata ?? {},
+    timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
+    maxCalls: options.maxCalls ?? RUN_DEFAULTS.maxCalls,
+    rate: options.rate ?? (local ? Infinity : RUN_DEFAULTS.remoteRate),
+  });
+}
+
+export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarget {
+  const { host } = httpEndpointOf(parseHttpBaseUrl(options.baseUrl));
+  return Object.freeze({
+    ...options,
+    timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
+    apiKeyIn: options.apiKeyIn ?? { in: "header" as const, name: options.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader },
+    maxCalls: options.maxCalls ?? RUN_DEFAULTS.maxCalls,
+    rate: options.rate ?? (localHost(host) ? Infinity : RUN_DEFAULTS.remoteRate),
+  });
+}
+
+/** The HTTP target of a run; its timeout is the RPC target's when it names none. */
+export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | undefined): ResolvedHttpRun {
+  const apiKeyHeader = h.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader;
+  const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs });
+  return Object.freeze({
+    ...h,
+    collections: h.collections && h.collections.length > 0 ? h.collections : RUN_DEFAULTS.collections,
+    apiKeyHeader,
+    apiKeyIn: target.apiKeyIn,
+    replicas: h.replicas ?? [],
+    timeoutMs: target.timeoutMs,
+    maxCalls: target.maxCalls,
+    rate: target.rate,
+    maxDiscoveryRequests: RUN_DEFAULTS.maxDiscoveryRequests,
+  });
+}
+
+export function resolveSession(options: SessionOptions): ResolvedSession {
+  const grpc = options.grpc && resolveGrpcTarget(options.grpc);
+  return Object.freeze({
+    contractDir: resolve(options.contract ?? CONTRACT_DIR),
+    ...(grpc && { grpc }),
+    replicas: options.replicas ?? [],
+    ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
+    ...(options.http && { http: resolveHttpRun(options.http, grpc) }),
+    seed: options.seed,
+    runs: options.runs,
+    ...(options.path !== undefined && { path: options.path }),
+    parallelism: options.parallelism ?? 1,
+    timeoutMs: grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
+  });
+}
+
+/** The run's options, every default applied: the one step from what was given to what runs. */
+export function resolveRunConfig(options: RunOptions, randomSeed: () => number): RunConfig {
+  const seed = options.seed ?? randomSeed();
+  const runs = options.runs ?? RUN_DEFAULTS.runs;
+  const concurrency = options.concurrency ?? RUN_DEFAULTS.concurrency;
+  const session = resolveSession({
+    ...options,
+    seed,
+    runs,
+    parallelism: concurrency,
+  });
+  const { grpc: _grpc, http: _http, ...rest } = options;
+  return Object.freeze({
+    ...rest,
+    seed,
+    runs,
+    concurrency,
+    checkTimeoutMs: options.checkTimeoutMs ?? RUN_DEFAULTS.checkTimeoutMs,
+    ...(session.grpc && { grpc: session.grpc }),
+    ...(session.http && { http: session.http }),
+    session,
+  });
+}

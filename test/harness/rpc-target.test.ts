@@ -1,0 +1,26 @@
+// The RPC target the flags name is read from PROTOCOLS: one a run whatever the protocol, its address checked by its
+// module's rules, and the protocol the run speaks set from the flag that named it.
+import { describe, expect, it } from "vitest";
+import { parseCheckArgs } from "../../harness/cli/check-options.js";
+import { checkUsage } from "../../harness/cli/check-usage.js";
+import { rpcTargetsOf } from "../../harness/cli/rpc-target.js";
+import { toRunOptions } from "../../harness/cli/run-options.js";
+
+describe("the RPC target of a run", () => {
+  it("is named by any protocol's flag, and the run speaks that protocol", () => {
+    const web = parseCheckArgs(["--grpc-web", "http://127.0.0.1:8080"]);
+    expect(rpcTargetsOf(web)).toEqual([{ protocol: "grpc-web", flag: "--grpc-web", address: "http://127.0.0.1:8080" }]);
+    expect(toRunOptions(web, "http://127.0.0.1:8080").grpc?.protocol).toBe("grpc-web");
+    const grpc = parseCheckArgs(["--grpc", "127.0.0.1:50051"]);
+    expect(toRunOptions(grpc, "127.0.0.1:50051").grpc).not.toHaveProperty("protocol");
+  });
+
+  it("is one a run: two protocols' flags are a usage error naming both", () => {
+    expect(() => checkUsage(parseCheckArgs(["--grpc", "127.0.0.1:1", "--connect", "http://127.0.0.1:2"]))).toThrow("--grpc and --connect: one RPC target a run");
+  });
+
+  it("is checked by its protocol's address rules, naming the flag", () => {
+    expect(() => checkUsage(parseCheckArgs(["--connect", "127.0.0.1:2"]))).toThrow(/--connect/);
+    expect(() => checkUsage(parseCheckArgs(["--grpc", "http://127.0.0.1:2"]))).toThrow(/--grpc/);
+  });
+});
