@@ -340,6 +340,8 @@ const lines = [
   "|---|---|---|",
   ...targets,
 ];
+// Round trips through the 50 ms proxy, by time and by request bursts, and per check (bench/round-trips.js).
+if (!GRPC_ONLY) { const { measureRoundTrips, roundTripRows } = await import("./round-trips.js"); results.roundTrips = await measureRoundTrips(); const t = roundTripRows(results.roundTrips); lines.splice(lines.indexOf(""), 0, ...t.rows); lines.push(t.target); }
 results.table = lines.join("\n");
 // A partial run does not replace the whole run's figures.
 writeFileSync(GRPC_ONLY ? join(tmp, "results.json") : join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);

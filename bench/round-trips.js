@@ -1,0 +1,130 @@
+// Round trips of the default `check --grpc --http` of the reference through a proxy that adds 25 ms each way (a 50 ms
+// round trip): counted two ways, as the run's wall time over the round trip, and as request bursts at the proxy (a
+// burst: client bytes after a quiet spell of at least half a round trip on that connection, so a request and the
+// frames it sends at once count one); and per check, its time in the JSON report over the round trip. Part of
+// `npm run bench` (bench/run.js); alone: `npm run build && node bench/round-trips.js`.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import { join } from "node:path";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const CLI = join(ROOT, "bin", "example-conformance.js");
+const DELAY_MS = 25;
+const RTT_MS = 2 * DELAY_MS;
+/** The issue's targets: at most 100 round trips (5 s) through the proxy. */
+export const ROUND_TRIP_TARGET = 100;
+
+/** A loopback TCP proxy that holds every chunk DELAY_MS each way and counts the client's request bursts. */
+function countingProxy(targetPort) {
+  const sockets = new Set();
+  const counts = { bursts: 0, connections: 0 };
+  const server = net.createServer((client) => {
+    counts.connections++;
+    const upstream = net.connect(targetPort, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => undefined);
+    }
+    let lastAt = -Infinity;
+    client.on("data", () => {
+      const now = performance.now();
+      if (now - lastAt >= RTT_MS / 2) counts.bursts++;
+      lastAt = now;
+    });
+    relay(client, upstream);
+    relay(upstream, client);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        port: server.address().port,
+        counts,
+        close: () => new Promise((done) => (sockets.forEach((s) => s.destroy()), server.close(() => done()))),
+      }),
+    ),
+  );
+}
+
+function relay(from, to) {
+  let last = 0;
+  const later = (work) => {
+    const at = Math.max(performance.now() + DELAY_MS, last);
+    last = at;
+    setTimeout(work, at - performance.now());
+  };
+  from.on("data", (chunk) => later(() => !to.destroyed && to.write(chunk)));
+  from.on("end", () => later(() => to.end()));
+  from.on("close", () => later(() => to.destroy()));
+}
+
+function startReference() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+      const g = /^grpc (\S+)$/m.exec(out);
+      const h = /^http (\S+)$/m.exec(out);
+      if (g && h) resolve({ grpcPort: Number(g[1].split(":").at(-1)), httpPort: Number(new URL(h[1]).port), close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+
+/** One default check of the reference through the proxies: wall time, bursts, and each check's round trips. */
+export async function measureRoundTrips() {
+  const server = await startReference();
+  const grpc = await countingProxy(server.grpcPort);
+  const http = await countingProxy(server.httpPort);
+  const report = join(mkdtempSync(join(os.tmpdir(), "rtt-")), "check.json");
+  try {
+    const t0 = performance.now();
+    // Not spawnSync: the proxies run in this process.
+    const exitCode = await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, "check", "--grpc", `127.0.0.1:${grpc.port}`, "--http", `http://127.0.0.1:${http.port}`, "--seed", "1", "--report-json", report], { stdio: "ignore", timeout: 10 * 60_000 });
+      child.once("error", reject);
+      child.once("exit", (status) => resolve(status));
+    });
+    const wallMs = Math.round(performance.now() - t0);
+    const checks = JSON.parse(readFileSync(report, "utf8")).checks;
+    const perCheck = checks
+      .filter((c) => c.id.startsWith("grpc.") || c.id.startsWith("http."))
+      .map((c) => ({ id: c.id, ms: Math.round(c.durationMs), roundTrips: Math.round(c.durationMs / RTT_MS), status: c.status }))
+      .sort((a, b) => b.ms - a.ms);
+    return {
+      rttMs: RTT_MS,
+      wallMs,
+      exitCode,
+      roundTripsByTime: Math.round(wallMs / RTT_MS),
+      bursts: { grpc: grpc.counts.bursts, http: http.counts.bursts, total: grpc.counts.bursts + http.counts.bursts },
+      connections: { grpc: grpc.counts.connections, http: http.counts.connections },
+      failed: checks.filter((c) => c.status === "fail" && c.gating).map((c) => c.id),
+      perCheck,
+    };
+  } finally {
+    await grpc.close();
+    await http.close();
+    await server.close();
+  }
+}
+
+/** Table rows: the run's round trips against the target, and the ten checks that cost the most. */
+export function roundTripRows(r) {
+  const met = r.roundTripsByTime <= ROUND_TRIP_TARGET && r.exitCode === 0 ? "**met**" : "**not met**";
+  return {
+    rows: [
+      `| default \`check --grpc --http\` through the 50 ms round-trip proxy | ${(r.wallMs / 1000).toFixed(1)} s = ${r.roundTripsByTime} round trips by time; ${r.bursts.total} request bursts at the proxy (gRPC ${r.bursts.grpc}, HTTP ${r.bursts.http}) over ${r.connections.grpc + r.connections.http} connections; exit ${r.exitCode}${r.failed.length ? `: ${r.failed.join(", ")}` : ""} |`,
+      `| the checks that cost the most round trips (time / 50 ms, side by side) | ${r.perCheck.slice(0, 10).map((c) => `${c.id} ${c.roundTrips}`).join(", ")} |`,
+    ],
+    target: `| default \`check\` through the 50 ms round-trip proxy at most ${ROUND_TRIP_TARGET} round trips (5 s) | ${r.roundTripsByTime} round trips (${(r.wallMs / 1000).toFixed(1)} s), ${r.bursts.total} bursts | ${met} |`,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await measureRoundTrips();
+  const { rows, target } = roundTripRows(r);
+  console.log([...rows, target, "", JSON.stringify(r.perCheck)].join("\n"));
+}
