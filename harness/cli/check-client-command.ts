@@ -1,12 +1,11 @@
 // `check-client`: runs a client under test against the harness's own recording servers, once per scenario, and
 // judges what it sends and how it copes; the same reports, verdicts, exit codes, waivers, config file and replay
 // lines as `check`, through the same runner.
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { clientCatalogue, clientChecks } from "./catalogue.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import type { ConformanceConfig } from "../config/config-file.js";
-import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
+import { configFileToRead } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
 import { redactor } from "../client/recorded-request.js";
 import { resolveCommand } from "../client/run-client.js";
@@ -76,7 +75,7 @@ export function ignoredByClientRuns(config: ConformanceConfig): string[] {
  */
 async function configured(opts: CheckClientCliOptions, command: Command, io: CliIo): Promise<{ opts: CheckClientCliOptions; extras: ConfigExtras }> {
   const env = io.env;
-  const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  const file = configFileToRead(opts.config);
   if (file === undefined) return { opts, extras: { expectations: [] } };
   const given = (key: keyof CheckCliOptions) => {
     const source = command.getOptionValueSource(key);

@@ -1,14 +1,13 @@
 // `check`: runs the conformance catalogue against a target and reports; thin over runConformance. The options are
 // check-options.ts's table, their rules check-usage.ts's, what they ask the runner for run-options.ts's.
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import type { Command } from "commander";
 import { catalogue } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
 import { PROTOCOL_NAMES } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
-import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
+import { configFileToRead } from "../config/default-file.js";
 import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
 import { tlsFingerprint } from "../attest/tls-fingerprint.js";
 import { parseAddress } from "../targets/address.js";
@@ -47,7 +46,7 @@ function fromConfig(extras: ConfigExtras): Pick<RunOptions, "implementation" | "
 
 /** The options under the configuration file (--config, or ./example-conformance.yaml when present), flags first. */
 async function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): Promise<{ opts: CheckCliOptions; extras: ConfigExtras }> {
-  const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
+  const file = configFileToRead(opts.config);
   if (file === undefined) return { opts, extras: { expectations: [] } };
   const given = (key: keyof CheckCliOptions) => {
     const source = command.getOptionValueSource(key);

@@ -1,10 +1,8 @@
 // `load`: a bounded load run on Hello with a progress line, then throughput, latency percentiles, errors by
 // status and statelessness under concurrency; thin over runLoad.
-import { existsSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import pc from "picocolors";
-import { DEFAULT_CONFIG_FILE } from "../config/default-file.js";
-import { loadConfigFile } from "../config/config-file.js";
+import { configFileToRead, DEFAULT_CONFIG_FILE } from "../config/default-file.js";
 import { ConformanceError } from "../errors.js";
 import type { LatencyFigures } from "../load/histograms.js";
 import { loadFailures, type LoadReport } from "../load/load-report.js";
@@ -54,10 +52,11 @@ function parseUrlHost(protocol: string, text: string) {
 }
 
 /** The thresholds: --slo, else the configuration file's load.slo, else none. */
-function resolveSlo(opts: { slo?: string; config?: string }): SloTerm[] {
+async function resolveSlo(opts: { slo?: string; config?: string }): Promise<SloTerm[]> {
   if (opts.slo !== undefined) return parseSlo(opts.slo, "--slo");
-  const file = opts.config ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined);
-  const slo = file === undefined ? undefined : loadConfigFile(file).load?.slo;
+  const file = configFileToRead(opts.config);
+  // Its parser (yaml, ajv) is loaded only when there is a file to read, as check loads it.
+  const slo = file === undefined ? undefined : (await import("../config/config-file.js")).loadConfigFile(file).load?.slo;
   return slo === undefined ? [] : parseSlo(slo, `${file}: load.slo`);
 }
 
@@ -155,7 +154,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       if (!isLocal(address) && !opts.allowRemote) {
         throw new ConformanceError("usage", `--${protocol} ${where}: not this machine; a load run elsewhere needs --allow-remote`);
       }
-      const slo = resolveSlo(opts);
+      const slo = await resolveSlo(opts);
       // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
       const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
       // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
@@ -211,7 +210,7 @@ function addMergeCommand(load: Command, io: CliIo, setExit: (code: number) => vo
     // The program hands `load` every option before the subcommand is found, so `--slo` after `merge` may be
     // parsed as load's own option of the same name: merge's view includes load's.
     const opts = merge.optsWithGlobals<{ slo?: string; config?: string; json?: string }>();
-    const slo = resolveSlo(opts);
+    const slo = await resolveSlo(opts);
     const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
     try {
       const { mergeLoadReports } = await import("../load/merge.js");

@@ -40,9 +40,9 @@ describe("runConformance", () => {
     expect(history?.status).toBe("fail");
     expect(history?.gating).toBe(true);
     expect(history?.message).toMatch(/counts calls/);
-    // The runner gives the replay as data; the CLI renders it as a command line.
+    // The replay as data, and the package's runConformance renders it as the command line that repeats it.
     expect(history?.replayArgs).toEqual({ only: "grpc.stateless.history-independent", seed: 5 });
-    expect(history?.replay).toBeUndefined();
+    expect(history?.replay).toBe(`npx example-conformance check --grpc ${server.address} --runs 20 --only grpc.stateless.history-independent --seed 5`);
     expect(report.checks.find((c) => c.id === "grpc.stateless.deterministic")?.status).toBe("fail");
     expect(report.exitCode).toBe(1);
   });
