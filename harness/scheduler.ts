@@ -2,9 +2,6 @@
 import type { Area, Sharing } from "./check.js";
 import { createLimiter } from "./limiter.js";
 
-/** Enough to keep a target across a network busy; on loopback no slower than one at a time. */
-export const DEFAULT_CONCURRENCY = 8;
-
 export interface Schedulable {
   area: Area;
   sharing?: Sharing;

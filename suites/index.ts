@@ -7,16 +7,12 @@ import { contractShape } from "./contract/shape.js";
 import { compatUnknownFields } from "./grpc/compat-unknown-fields.js";
 import { deadlineRespected } from "./grpc/deadline-respected.js";
 import { defaultsDecodes } from "./grpc/defaults-decodes.js";
-import { defaultsEmptyRequest } from "./grpc/defaults-empty-request.js";
 import { defaultsExplicitEmpty } from "./grpc/defaults-explicit-empty.js";
 import { defaultsOmitted } from "./grpc/defaults-omitted.js";
 import { encodingAcceptEncoding } from "./grpc/encoding-accept-encoding.js";
 import { encodingFlagWithoutEncoding } from "./grpc/encoding-flag-without-encoding.js";
 import { encodingGzip } from "./grpc/encoding-gzip.js";
-import { encodingUnsupported } from "./grpc/encoding-unsupported.js";
 import { errorsMalformedRequest } from "./grpc/errors-malformed-request.js";
-import { errorsUnknownMethod } from "./grpc/errors-unknown-method.js";
-import { errorsUnknownService } from "./grpc/errors-unknown-service.js";
 import { goldenCheck, loadGoldenCases } from "./grpc/golden.js";
 import { httpContentType } from "./grpc/http-content-type.js";
 import { limitsLargeMessage } from "./grpc/limits-large-message.js";
@@ -42,13 +38,22 @@ import { grpcWebContentType } from "./grpc-web/content-type.js";
 import { grpcWebTrailersInBody } from "./grpc-web/trailers-in-body.js";
 import { httpChecks } from "./http/index.js";
 
+/** The golden cases by ID: those that were checks of code keep their place in the order below. */
+const golden = new Map(loadGoldenCases().map(goldenCheck).map((check) => [check.id, check]));
+function goldenCase(id: string): CheckDefinition {
+  const check = golden.get(id);
+  if (!check) throw new Error(`fixtures/golden/grpc: no case has the ID ${id}`);
+  golden.delete(id);
+  return check;
+}
+
 export const contractChecks: readonly CheckDefinition[] = [contractShape, contractGoPackage, contractLint];
 
 /** Contract-profile gRPC checks first (what the implementer controls), then the protocol profile. */
 export const grpcChecks: readonly CheckDefinition[] = [
   // The shape of one exchange first: when it is wrong, its precise reason is the first thing reported.
   unarySingleResponse,
-  defaultsEmptyRequest,
+  goldenCase("grpc.defaults.empty-request"),
   defaultsExplicitEmpty,
   defaultsDecodes,
   statelessDeterministic,
@@ -58,8 +63,8 @@ export const grpcChecks: readonly CheckDefinition[] = [
   statelessReplicas,
   compatUnknownFields,
   stringsUnicode,
-  errorsUnknownMethod,
-  errorsUnknownService,
+  goldenCase("grpc.errors.unknown-method"),
+  goldenCase("grpc.errors.unknown-service"),
   limitsLargeMessage,
   metadataAccepted,
   contractReflectionMatch,
@@ -69,7 +74,7 @@ export const grpcChecks: readonly CheckDefinition[] = [
   limitsOverLimit,
   deadlineRespected,
   encodingGzip,
-  encodingUnsupported,
+  goldenCase("grpc.encoding.unsupported"),
   encodingAcceptEncoding,
   encodingFlagWithoutEncoding,
   trailersStatus,
@@ -77,7 +82,8 @@ export const grpcChecks: readonly CheckDefinition[] = [
   metadataBinBase64,
   timeoutMalformed,
   unaryCardinality,
-  ...loadGoldenCases().map(goldenCheck),
+  // The rest of the golden cases, in the order of their files.
+  ...golden.values(),
 ];
 
 /** The wire rules of the protocols beside gRPC: each applies to its own protocol only. */

@@ -14,8 +14,6 @@ const SHOWN_IN_HELP = ["harness/cli/check-options.ts", "harness/cli/option-table
 const OLD_NAMES = ["DEFAULT_TIMEOUT_MS", "DEFAULT_MAX_CALLS", "DEFAULT_REMOTE_RATE", "DEFAULT_COLLECTIONS", "DEFAULT_API_KEY_HEADER", "DEFAULT_API_KEY_PLACEMENT", "DEFAULT_MAX_DISCOVERY_REQUESTS", "DEFAULT_RUNS", "DEFAULT_CHECK_TIMEOUT_MS", "DEFAULT_CONCURRENCY"];
 /** Known, each owned by another issue's branch (the integrator removes them as they land). */
 const KNOWN = new Set([
-  // the scheduler engineer's file: its own copy of the concurrency default, no longer read by the engine
-  "harness/scheduler.ts DEFAULT_CONCURRENCY",
   // the load engineer's file: `load` resolves its own options (harness/load/run-load.ts)
   "harness/load/run-load.ts ?? 5000",
 ]);

@@ -7,6 +7,7 @@ import { PACKAGE_ROOT } from "../contract/paths.js";
 import { renderDefectsMarkdown } from "../fixtures/defects.js";
 import { REPORTER_NAMES } from "../harness/reporters/index.js";
 import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";
+import { GOLDEN_DIR, loadGoldenCases } from "../suites/grpc/golden.js";
 import { clientChecks } from "../suites/client/index.js";
 import { renderClientChecksMarkdown } from "../suites/client/docs.js";
 
@@ -43,6 +44,15 @@ describe("docs/architecture.md", () => {
     const bare = [...text.matchAll(/`([\w-]+\.ts)`/g)].map((m) => m[1] as string);
     expect(bare.length).toBeGreaterThan(10);
     expect(bare.filter((f) => !files.has(f))).toEqual([]);
+  });
+
+  it("counts a single-request case as one file: every case file in fixtures/golden/grpc is a check of the catalogue, with no code", () => {
+    expect(text).toMatch(/\| a single-request case \| 1 \| `fixtures\/golden\/grpc\/<name>\.json`/);
+    const files = readdirSync(GOLDEN_DIR).filter((f) => f.endsWith(".json"));
+    const ids = loadGoldenCases().map((c) => c.id ?? `grpc.golden.${c.name}`);
+    expect(ids).toHaveLength(files.length);
+    const inCatalogue = new Set(grpcChecks.map((c) => c.id));
+    expect(ids.filter((id) => !inCatalogue.has(id))).toEqual([]);
   });
 
   it("lists every reporter in the map", () => {

@@ -2,7 +2,7 @@
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/targets/grpc-target.js";
 import { rawStatus } from "./_internals/raw.js";
-import { sendUnknownEncoding, UNKNOWN_ENCODING } from "./encoding-unsupported.js";
+import { sendUnknownEncoding, UNKNOWN_ENCODING } from "./_internals/unknown-encoding.js";
 
 export const encodingAcceptEncoding: CheckDefinition = {
   id: "grpc.encoding.accept-encoding",
