@@ -9,12 +9,20 @@ import { loadFailures, type LoadReport } from "../load/load-report.js";
 import { parseSlo, type SloTerm } from "../load/slo.js";
 import { parseMix, type Mix } from "../load/_internals/resource-caller.js";
 import { isLocal, parseAddress } from "../targets/address.js";
+import type { TlsOptions } from "../targets/connection.js";
+import { parseApiKeyPlacement } from "../targets/http-target.js";
+import type { LoadOptions } from "../load/run-load.js";
+import { collectMetadata } from "./metadata.js";
+import type { CheckCliOptions } from "./check-options.js";
 import { forTerminal as t } from "../reporters/_internals/neutralise.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
 import type { CliIo } from "./io.js";
 import { durationSpec, integerSpec, shared, toOptions, type OptionTable } from "./option-table.js";
 
-interface LoadCliOptions {
+/** TLS and credentials, named and parsed as check names them. */
+type TransportCliOptions = Pick<CheckCliOptions, "tls" | "ca" | "cert" | "key" | "authority" | "metadata" | "metadataFromEnv" | "metadataFile" | "apiKey" | "apiKeyIn">;
+
+interface LoadCliOptions extends TransportCliOptions {
   grpc?: string;
   connect?: string;
   grpcWeb?: string;
@@ -89,7 +97,52 @@ const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   quiet: { flags: "--quiet", description: "no progress line on stderr, only the summary" },
   slo: SLO_OPTION,
   config: CONFIG_OPTION,
+  tls: { flags: "--tls", description: "with --connect, --grpc-web or --http: TLS (implied by an https:// URL; system roots unless --ca)" },
+  ca: shared.ca,
+  cert: shared.cert,
+  key: shared.key,
+  authority: { flags: "--authority <name>", description: "with --connect, --grpc-web or --http: the Host header and TLS server name" },
+  metadata: { ...shared.metadata, description: "with --connect or --grpc-web: metadata sent as headers on every call, such as credentials (repeatable; -bin values base64; never printed)" },
+  metadataFromEnv: shared.metadataFromEnv,
+  metadataFile: shared.metadataFile,
+  apiKey: shared.apiKey("with --http: the API key sent with every request (default: $EXAMPLE_API_KEY); never printed"),
+  apiKeyIn: { flags: "--api-key-in <placement>", description: "with --http: where the key goes: header:NAME, bearer (Authorization: Bearer K) or query:NAME (default header:X-API-Key)" },
 };
+
+/** TLS, authority, metadata and the API key of a Connect, gRPC-Web or HTTP run, each refused where it does not apply. */
+function transportOptions(opts: LoadCliOptions, protocol: string, where: string, env: CliIo["env"]): Partial<LoadOptions> {
+  const metadata = collectMetadata(opts, env);
+  const envKey = env.EXAMPLE_API_KEY !== undefined && env.EXAMPLE_API_KEY !== "" ? env.EXAMPLE_API_KEY : undefined;
+  const apiKey = protocol === "http" ? (opts.apiKey ?? envKey) : opts.apiKey;
+  const given = (
+    [
+      ["--tls", opts.tls === true],
+      ["--ca", opts.ca !== undefined],
+      ["--cert", opts.cert !== undefined],
+      ["--key", opts.key !== undefined],
+      ["--authority", opts.authority !== undefined],
+      ["--metadata", Object.keys(metadata).length > 0],
+    ] as const
+  ).filter(([, on]) => on);
+  if (protocol === "grpc" && given.length > 0) throw new ConformanceError("usage", `${given[0]?.[0]}: load over --grpc speaks plaintext without metadata; TLS and metadata are for --connect, --grpc-web and --http runs`);
+  if (protocol === "http" && Object.keys(metadata).length > 0) throw new ConformanceError("usage", "--metadata is for --connect and --grpc-web runs; --http takes --api-key");
+  if (protocol !== "http" && (opts.apiKey !== undefined || opts.apiKeyIn !== undefined)) throw new ConformanceError("usage", `--${opts.apiKey !== undefined ? "api-key" : "api-key-in"} is for --http runs; --connect and --grpc-web take --metadata`);
+  if (opts.apiKey === "") throw new ConformanceError("usage", "--api-key: the key is empty");
+  const placement = opts.apiKeyIn === undefined ? undefined : parseApiKeyPlacement(opts.apiKeyIn);
+  if (opts.apiKeyIn !== undefined && placement === undefined) throw new ConformanceError("usage", `--api-key-in ${opts.apiKeyIn}: expected header:NAME, bearer or query:NAME`);
+  const secure = where.startsWith("https:");
+  if (!secure && given.some(([flag]) => flag !== "--metadata" && flag !== "--authority")) {
+    throw new ConformanceError("usage", `--${protocol} ${where}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
+  }
+  const tls: TlsOptions = { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) };
+  return {
+    ...(secure && { tls }),
+    ...(opts.authority !== undefined && { authority: opts.authority }),
+    ...(protocol !== "http" && { metadata }),
+    ...(apiKey !== undefined && { apiKey }),
+    ...(placement !== undefined && { apiKeyIn: placement }),
+  };
+}
 
 const latencyLine = (label: string, l: LatencyFigures) => `${label}p50 ${l.p50}  p90 ${l.p90}  p99 ${l.p99}  p99.9 ${l["p99.9"]}  max ${l.max}`;
 const counted = (counts: Record<string, number>) => {
@@ -154,6 +207,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       if (!isLocal(address) && !opts.allowRemote) {
         throw new ConformanceError("usage", `--${protocol} ${where}: not this machine; a load run elsewhere needs --allow-remote`);
       }
+      const transport = transportOptions(opts, protocol, where, io.env);
       const slo = await resolveSlo(opts);
       // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
       const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
@@ -168,6 +222,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
         const report = await runLoad({
           address: where,
           protocol,
+          ...transport,
           ...(opts.mix !== undefined && { mix: opts.mix }),
           ...(opts.collection !== undefined && { collection: opts.collection }),
           durationMs: opts.duration,

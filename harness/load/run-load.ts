@@ -1,14 +1,17 @@
 // A load run on Hello: many calls in flight over a few connections for a bounded time, with latency percentiles,
 // errors by status, and a statelessness check under concurrency (every reply equals the one at rest).
 import { existsSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { decodeFromCompressedBase64 } from "hdr-histogram-js";
 import { ConformanceError } from "../errors.js";
+import { resolveHttpTarget } from "../run-config.js";
 import { encodeMessage } from "../../contract/message.js";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { parseAddress } from "../targets/address.js";
+import { loadTls, type TlsOptions } from "../targets/connection.js";
+import type { ApiKeyPlacement } from "../targets/http-target.js";
+import { metadataHeaders } from "../protocols/http-rpc.js";
 import { probeReachable } from "../targets/rpc-probes.js";
 import { statusName, statusText } from "../targets/grpc-target.js";
 import { encodeFrames } from "../protocols/grpc/index.js";
@@ -17,7 +20,8 @@ export type { LoadReport } from "./load-report.js";
 import type { SloTerm } from "./slo.js";
 import { drive, isShed, newHistogram, restCaller, type DriveResult, type DriveSpec } from "./_internals/drive.js";
 import type { WorkerInput } from "./load-worker.js";
-import type { HttpRpcLoadProtocol } from "./_internals/http-rpc-call.js";
+import type { HttpRpcLoadProtocol, HttpWire } from "./_internals/http-rpc-call.js";
+import { probeResourceCredentials } from "./_internals/resource-credentials.js";
 import { DEFAULT_MIX, type Mix } from "./_internals/resource-caller.js";
 
 export interface LoadOptions {
@@ -50,6 +54,15 @@ export interface LoadOptions {
   onProgress?: (p: LoadProgress) => void;
   /** Thresholds the run is judged against. */
   slo?: readonly SloTerm[];
+  /** Connect, gRPC-Web and HTTP over an https:// URL: the CA to trust and the client certificate (files). */
+  tls?: TlsOptions;
+  /** Connect, gRPC-Web and HTTP: the Host header and TLS server name. */
+  authority?: string;
+  /** Connect and gRPC-Web: metadata sent as headers on every call (-bin values base64). */
+  metadata?: Readonly<Record<string, string>>;
+  /** HTTP resources: the key sent with every request, where apiKeyIn places it (default the X-API-Key header). */
+  apiKey?: string;
+  apiKeyIn?: ApiKeyPlacement;
 }
 
 export interface LoadProgress {
@@ -67,16 +80,33 @@ const MAX_DURATION_MS = 10 * 60_000;
 
 const WORKER_FILE = join(PACKAGE_ROOT, "dist", "harness", "load", "load-worker.js");
 
-/** A Connect or gRPC-Web base URL: plain http:// on this driver (TLS is gRPC's here). */
+/** A Connect, gRPC-Web or HTTP base URL: http://, or https:// for TLS. */
 function httpBaseUrl(protocol: HttpRpcLoadProtocol | "http", text: string): string {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ConformanceError("usage", `--${protocol} ${text}: not a URL (http://host:port[/prefix])`);
+    throw new ConformanceError("usage", `--${protocol} ${text}: not a URL (http(s)://host:port[/prefix])`);
   }
-  if (url.protocol !== "http:") throw new ConformanceError("usage", `--${protocol} ${text}: load over ${protocol} speaks http:// only (TLS is not supported on this transport yet)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ConformanceError("usage", `--${protocol} ${text}: load over ${protocol} speaks http:// or https://, not ${url.protocol}`);
   return url.href;
+}
+
+/** Where the API key goes: as given, else where check puts it (resolved by run-config). */
+const keyPlacement = (options: LoadOptions): ApiKeyPlacement => resolveHttpTarget({ baseUrl: options.address, ...(options.apiKeyIn && { apiKeyIn: options.apiKeyIn }) }).apiKeyIn;
+
+/** What every exchange of an HTTP run carries: TLS material (read once), the authority, metadata or the API key. */
+function httpWire(options: LoadOptions, protocol: HttpRpcLoadProtocol | "http"): HttpWire {
+  const key = options.apiKey;
+  const placement = key === undefined ? undefined : keyPlacement(options);
+  const headers: Record<string, string> = protocol === "http" ? {} : metadataHeaders(options.metadata ?? {});
+  if (key !== undefined && placement?.in === "header") headers[placement.name.toLowerCase()] = placement.scheme !== undefined ? `${placement.scheme} ${key}` : key;
+  return {
+    ...(options.tls && { tls: loadTls(options.tls) }),
+    ...(options.authority !== undefined && { authority: options.authority }),
+    headers,
+    ...(key !== undefined && placement?.in === "query" && { query: `${encodeURIComponent(placement.name)}=${encodeURIComponent(key)}` }),
+  };
 }
 
 /** Splits n into parts as even as possible, the larger ones first. */
@@ -122,6 +152,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const protocol = options.protocol ?? "grpc";
   if (protocol === "http") return runResourceLoad(options, threads, timeoutMs);
   const http = protocol === "grpc" ? undefined : { protocol, baseUrl: httpBaseUrl(protocol, options.address) };
+  const wire = protocol === "grpc" ? undefined : httpWire(options, protocol);
   const address = http ? parseAddress(new URL(http.baseUrl).host) : parseAddress(options.address);
   if (!http) await probeReachable({ address: options.address, timeoutMs });
   const requests = BODIES.map((b) => Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage(b) }])));
@@ -132,7 +163,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const atRest: (Buffer | null)[] = [];
   const errors: Record<string, number> = {};
   const shed: Record<string, number> = {};
-  const rest = restCaller({ address, requests, bodies: BODIES, atRest: [], concurrency: 1, connections: 1, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
+  const rest = restCaller({ address, requests, bodies: BODIES, atRest: [], concurrency: 1, connections: 1, timeoutMs, durationMs: options.durationMs, ...(http && { http }), ...(wire && { wire }) });
   try {
     for (const i of requests.keys()) {
       const res = await rest.call(0, i, i);
@@ -147,7 +178,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     rest.close();
   }
 
-  const specs = driverSpecs(options, threads, { address, requests, bodies: BODIES, atRest, timeoutMs, durationMs: options.durationMs, ...(http && { http }) });
+  const specs = driverSpecs(options, threads, { address, requests, bodies: BODIES, atRest, timeoutMs, durationMs: options.durationMs, ...(http && { http }), ...(wire && { wire }) });
   const results = await runDrivers(specs, options);
   return report(options, threads, results, { errors, shed, distinctRequests: requests.length });
 }
@@ -158,27 +189,21 @@ async function runResourceLoad(options: LoadOptions, threads: number, timeoutMs:
   const base = httpBaseUrl("http", options.address);
   const collectionUrl = new URL((options.collection ?? "/messages").replace(/^\/?/, "/"), base).href;
   const mix = options.mix ?? DEFAULT_MIX;
-  await probeHttp(collectionUrl, timeoutMs);
+  const wire = httpWire(options, "http");
+  // A target that wants a key not given, or refuses the one given: exit 5 before the run, as check does.
+  await probeResourceCredentials(collectionUrl, {
+    wire,
+    wireFor: (placement) => httpWire({ ...options, apiKeyIn: placement }, "http"),
+    timeoutMs,
+    keyGiven: options.apiKey !== undefined,
+    placement: keyPlacement(options),
+  });
   const address = parseAddress(new URL(base).host);
-  const specs = driverSpecs(options, 1, { address, requests: [new Uint8Array(5)], bodies: [""], atRest: [null], timeoutMs, durationMs: options.durationMs, resources: { collectionUrl, mix } });
+  const specs = driverSpecs(options, 1, { address, requests: [new Uint8Array(5)], bodies: [""], atRest: [null], timeoutMs, durationMs: options.durationMs, resources: { collectionUrl, mix }, wire });
   const results = await runDrivers(specs, options);
   const created = results.reduce((n, r) => n + (r.resources?.created ?? 0), 0);
   const leftBehind = results.reduce((n, r) => n + (r.resources?.leftBehind ?? 0), 0);
   return { ...report(options, 1, results, { errors: {}, shed: {}, distinctRequests: created }), mix, resources: { collection: collectionUrl, created, leftBehind } };
-}
-
-/** The collection answers at all (any status): else the target is unreachable (exit 3), not failing. */
-function probeHttp(url: string, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: "GET", headers: { accept: "application/json" }, timeout: timeoutMs }, (res) => {
-      res.resume();
-      res.on("end", () => resolve());
-      res.on("error", () => resolve());
-    });
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", (err) => reject(new ConformanceError("unreachable", `cannot reach ${url}: ${(err as NodeJS.ErrnoException).code ?? err.message}`)));
-    req.end();
-  });
 }
 
 type SpecBase = Omit<DriveSpec, "concurrency" | "connections" | "rate">;

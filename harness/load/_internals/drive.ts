@@ -1,6 +1,5 @@
 // The load loop itself: calls kept in flight on raw HTTP/2 connections until a deadline, counted and timed. It runs
 // in the CLI's thread, or in each worker thread of a --threads run.
-import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
@@ -9,7 +8,7 @@ import { HELLO_PATH } from "../../targets/grpc-target.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
 import { decodeFrames } from "../../protocols/grpc/index.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
-import { httpRpcCall, httpRpcRequest, type HttpRpcLoadProtocol, type HttpRpcRequest } from "./http-rpc-call.js";
+import { httpRpcCall, httpRpcRequest, openAgent, type HttpRpcLoadProtocol, type HttpRpcRequest, type HttpWire } from "./http-rpc-call.js";
 
 export type { CallResult } from "./call-result.js";
 import type { CallResult } from "./call-result.js";
@@ -172,6 +171,8 @@ export interface DriveSpec {
   http?: { protocol: HttpRpcLoadProtocol; baseUrl: string };
   /** HTTP resources: a mix of operations on messages the run creates in this collection, instead of Hello. */
   resources?: { collectionUrl: string; mix: Mix };
+  /** Connect, gRPC-Web and HTTP resources: TLS, authority, metadata or API key on every exchange. */
+  wire?: HttpWire;
 }
 
 /** How a driver makes call number k's slot w send request i: one way per protocol. */
@@ -200,10 +201,10 @@ function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
 function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
   const base = new URL(how.baseUrl);
   // Keep-alive connections, as many as asked; a call waits for a free one past that.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.connections });
+  const agent = openAgent(base, spec.connections, spec.wire);
   const requests = spec.requests.map((r) => httpRpcRequest(how.protocol, base, r.subarray(5)));
   return {
-    call: (_w, i) => httpRpcCall(how.protocol, base, agent, requests[i] as HttpRpcRequest, spec.timeoutMs),
+    call: (_w, i) => httpRpcCall(how.protocol, base, agent, requests[i] as HttpRpcRequest, spec.timeoutMs, spec.wire),
     close: () => agent.destroy(),
   };
 }
@@ -251,7 +252,7 @@ export const newHistogram = (): Histogram =>
  */
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
   const grpc = spec.http || spec.resources ? undefined : grpcCaller(spec);
-  const resources = spec.resources && resourceCaller(spec.resources.collectionUrl, spec.resources.mix, spec.concurrency, spec.connections, spec.timeoutMs);
+  const resources = spec.resources && resourceCaller(spec.resources.collectionUrl, spec.resources.mix, spec.concurrency, spec.connections, spec.timeoutMs, spec.wire);
   const caller: Caller = grpc ?? (resources ? { call: (w, _i, k) => resources.call(w, k), close: () => undefined } : httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>));
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();

@@ -1,6 +1,8 @@
 // One Hello call over Connect or gRPC-Web (HTTP/1.1, keep-alive), for the load loop: a request built once per
 // distinct body, a reply read bounded, and the call's status worked out from either protocol's rules.
 import http from "node:http";
+import https from "node:https";
+import type { TlsMaterial } from "../../targets/connection.js";
 import { Status } from "../../targets/grpc-target.js";
 import { CONNECT_CODES } from "../../protocols/connect/index.js";
 import { frame, parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/index.js";
@@ -12,6 +14,25 @@ export type HttpRpcLoadProtocol = "connect" | "grpc-web";
 
 /** Past this a reply is no Hello reply: the read stops and the call fails (a load run keeps nothing big). */
 const MAX_REPLY_BYTES = 1 << 20;
+
+/**
+ * How every exchange of an HTTP run goes out, beside its own headers: TLS (an https:// base URL), the :authority
+ * (Host header and TLS server name), headers sent on every request (metadata, an API key) and a query parameter
+ * added to every path (an API key placed there). Plain data: a driver's spec carries it.
+ */
+export interface HttpWire {
+  tls?: TlsMaterial;
+  authority?: string;
+  headers?: Readonly<Record<string, string>>;
+  /** name=value, encoded, appended to every path. */
+  query?: string;
+}
+
+/** Keep-alive connections to the base URL, at most `connections` of them; TLS ones for an https:// URL. */
+export function openAgent(base: URL, connections: number, wire: HttpWire = {}): http.Agent {
+  if (base.protocol !== "https:") return new http.Agent({ keepAlive: true, maxSockets: connections });
+  return new https.Agent({ keepAlive: true, maxSockets: connections, ...wire.tls, ...(wire.authority !== undefined && { servername: wire.authority.replace(/:\d+$/, "") }) });
+}
 
 export interface HttpRpcRequest {
   path: string;
@@ -74,7 +95,9 @@ export interface BoundedReply {
  * One HTTP/1.1 exchange on the agent's keep-alive connections, its reply read up to MAX_REPLY_BYTES and ended by
  * the timeout; a string says why there is no reply.
  */
-export function boundedExchange(agent: http.Agent, base: URL, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number): Promise<BoundedReply | string> {
+export function boundedExchange(agent: http.Agent, base: URL, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number, wire: HttpWire = {}): Promise<BoundedReply | string> {
+  const target = wire.query === undefined ? path : `${path}${path.includes("?") ? "&" : "?"}${wire.query}`;
+  const sent = { ...wire.headers, ...(wire.authority !== undefined && { host: wire.authority }), ...headers };
   return new Promise((resolve) => {
     let settled = false;
     const done = (r: BoundedReply | string) => {
@@ -83,7 +106,9 @@ export function boundedExchange(agent: http.Agent, base: URL, method: string, pa
       clearTimeout(timer);
       resolve(r);
     };
-    const request = http.request({ host: base.hostname, port: base.port || 80, method, path, headers, agent }, (res) => {
+    const secure = base.protocol === "https:";
+    const options = { host: base.hostname.replace(/^\[(.*)\]$/, "$1"), port: base.port || (secure ? 443 : 80), method, path: target, headers: sent, agent };
+    const request = (secure ? https : http).request(options, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on("data", (c: Buffer) => {
@@ -100,14 +125,15 @@ export function boundedExchange(agent: http.Agent, base: URL, method: string, pa
       request.destroy();
       done(`no reply within ${timeoutMs} ms`);
     }, timeoutMs);
-    request.on("error", (err) => done(err.message));
+    // A system error by its code (ECONNREFUSED); a TLS one by its message (self-signed certificate).
+    request.on("error", (err: NodeJS.ErrnoException) => done(err.code !== undefined && /^E[A-Z]+$/.test(err.code) ? err.code : err.message));
     request.end(body);
   });
 }
 
 /** One call on the agent's keep-alive connections, ended by the timeout. */
-export async function httpRpcCall(protocol: HttpRpcLoadProtocol, base: URL, agent: http.Agent, req: HttpRpcRequest, timeoutMs: number): Promise<CallResult> {
-  const r = await boundedExchange(agent, base, "POST", req.path, req.headers, req.body, timeoutMs);
+export async function httpRpcCall(protocol: HttpRpcLoadProtocol, base: URL, agent: http.Agent, req: HttpRpcRequest, timeoutMs: number, wire: HttpWire = {}): Promise<CallResult> {
+  const r = await boundedExchange(agent, base, "POST", req.path, req.headers, req.body, timeoutMs, wire);
   if (typeof r === "string") return { code: r.startsWith("no reply within") ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE, details: r, answered: false };
   return protocol === "connect" ? connectResult(r.status, r.headers, r.body) : grpcWebResult(r.status, r.headers, r.body);
 }

@@ -1,10 +1,9 @@
 // `load --http`: a mix of resource operations on messages each slot creates itself, over HTTP/1.1 keep-alive
 // connections. Every read is compared with what that slot last wrote (the server is stateless: a message read on
 // any connection is the one last written), and what a slot created and did not delete is deleted at the end.
-import http from "node:http";
 import { Status } from "../../targets/grpc-target.js";
 import type { CallResult } from "./call-result.js";
-import { boundedExchange, type BoundedReply } from "./http-rpc-call.js";
+import { boundedExchange, openAgent, type BoundedReply, type HttpWire } from "./http-rpc-call.js";
 
 export const MIX_OPERATIONS = ["create", "read", "list", "update", "delete"] as const;
 export type MixOperation = (typeof MIX_OPERATIONS)[number];
@@ -48,9 +47,9 @@ export interface ResourceCaller {
   finish(): Promise<ResourceCounts>;
 }
 
-export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: number, connections: number, timeoutMs: number): ResourceCaller {
+export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: number, connections: number, timeoutMs: number, wire: HttpWire = {}): ResourceCaller {
   const collection = new URL(collectionUrl);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const agent = openAgent(collection, connections, wire);
   const sequence = mixSequence(mix);
   /** Per slot: each message it holds, by its path, with the body it last wrote. */
   const held = Array.from({ length: concurrency }, () => new Map<string, string>());
@@ -60,7 +59,7 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
   const send = (method: string, path: string, body?: string): Promise<Reply | string> => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify({ body }));
     const headers: Record<string, string> = { accept: "application/json", ...(payload && { "content-type": "application/json", "content-length": String(payload.length) }) };
-    return boundedExchange(agent, collection, method, path, headers, payload, timeoutMs);
+    return boundedExchange(agent, collection, method, path, headers, payload, timeoutMs, wire);
   };
 
   const outcome = (op: MixOperation, r: Reply | string, ok: (r: Reply) => boolean): CallResult => {
