@@ -41,6 +41,7 @@ import { connectUnaryContentType } from "./connect/unary-content-type.js";
 import { grpcWebContentType } from "./grpc-web/content-type.js";
 import { grpcWebTrailersInBody } from "./grpc-web/trailers-in-body.js";
 import { httpChecks } from "./http/index.js";
+import { crossProtocolEquivalent } from "./rpc/cross-protocol-equivalent.js";
 
 export const contractChecks: readonly CheckDefinition[] = [contractShape, contractGoPackage, contractLint];
 
@@ -81,7 +82,7 @@ export const grpcChecks: readonly CheckDefinition[] = [
 ];
 
 /** The wire rules of the protocols beside gRPC: each applies to its own protocol only. */
-export const rpcProtocolChecks: readonly CheckDefinition[] = [connectUnaryContentType, connectErrorJsonShape, connectErrorHttpStatus, connectGet, grpcWebContentType, grpcWebTrailersInBody];
+export const rpcProtocolChecks: readonly CheckDefinition[] = [crossProtocolEquivalent, connectUnaryContentType, connectErrorJsonShape, connectErrorHttpStatus, connectGet, grpcWebContentType, grpcWebTrailersInBody];
 
 export { httpChecks };
 
