@@ -25,10 +25,11 @@ describe(ID, () => {
   it("a server whose gRPC-Web reply differs fails exactly it; each check runs over its own protocol's target", async (t) => {
     await skipIfMissing(go, (why) => t.skip(why));
     const run = await checkVerdicts([...targets(broken as NonNullable<typeof broken>), "--skip", contractIds, "--seed", "7", "--runs", "10"]);
-    expect(run.failed).toEqual([ID]);
+    // The gating failures: grpc-go's own protocol-profile findings on its gRPC port (gzip, cardinality) do not gate.
+    expect(run.report.checks.filter((c) => c.gating).map((c) => c.id)).toEqual([ID]);
     const cross = run.report.checks.find((c) => c.id === ID);
     // The request and each transport's reply are named, and the replay keeps every RPC target.
-    expect(cross?.message).toMatch(/a body of several words .*grpc OK "contract one operation,"; grpc-web OK "one operation, one contract"/);
+    expect(cross?.message).toMatch(/a body of several words \(request [0-9a-f]+\): grpc OK .*contract one operation.*; grpc-web OK .*one operation, one contract/);
     expect(cross?.replay).toMatch(/--grpc \S+ --connect \S+ --grpc-web \S+/);
     // Nothing skipped for want of a target that was given: connect.* ran over --connect, grpc-web.* over --grpc-web.
     const status = (id: string) => run.report.checks.find((c) => c.id === id)?.status;
