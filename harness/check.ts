@@ -53,6 +53,11 @@ export interface CheckContext {
   contractDir: string;
   /** Present when a gRPC target was given or started; grpc checks are skipped without one. */
   grpc?: GrpcTarget;
+  /**
+   * Every RPC target of the run, one a protocol, grpc first (--grpc, --connect and --grpc-web together; the built-in
+   * reference gives all three): `grpc` is the one the check runs over, chosen among them by its protocols.
+   */
+  rpcTargets?: readonly GrpcTarget[];
   /** Present when an HTTP base URL was given; http checks are skipped without one. */
   http?: HttpTarget;
   /** What the HTTP checks are told about the target: collections, OpenAPI document, API key. */
@@ -95,9 +100,20 @@ export interface CheckDefinition {
    * hand for one protocol's wire rules names that protocol alone; over another it is skipped, saying so.
    */
   protocols?: readonly (Protocol | (string & {}))[];
+  /** "all": the check speaks to every RPC target of the run itself (ctx.rpcTargets), and its replay keeps them all. */
+  rpcTargets?: "one" | "all";
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 
 export const pass = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "pass", message, ...extra });
 export const fail = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "fail", message, ...extra });
 export const skip = (message: string, needs?: string): CheckOutcome => ({ status: "skip", message, ...(needs !== undefined && { needs }) });
+
+/**
+ * The target an RPC check runs over: the first of the run's RPC targets (grpc first, then as given) whose protocol
+ * the check applies to; the first target when none is (the check is then skipped, saying which protocols it needs).
+ */
+export function rpcTargetFor<T extends { protocol: string }>(check: Pick<CheckDefinition, "protocols">, targets: readonly T[]): T | undefined {
+  const applies = check.protocols as readonly string[] | undefined;
+  return targets.find((t) => applies === undefined || applies.includes(t.protocol)) ?? targets[0];
+}

@@ -11,6 +11,8 @@ export interface ReplayArgs {
   seed: number;
   /** fast-check's replay path, for a property check that failed. */
   path?: string;
+  /** The flags of the run's RPC targets the check did not use, left out of its replay line (the one it used is kept). */
+  leaveOut?: readonly string[];
 }
 
 export interface CheckResult {

@@ -132,6 +132,11 @@ export interface RunOptions {
   checks: readonly CheckDefinition[];
   /** The gRPC target; grpc checks are skipped without one. */
   grpc?: GrpcTargetOptions;
+  /**
+   * The run's other RPC targets, each in another protocol (--grpc, --connect and --grpc-web together): opened behind
+   * the run's one budget; an RPC check runs over the first target whose protocol it applies to, grpc first.
+   */
+  rpcPeers?: readonly GrpcTargetOptions[];
   /** Other instances of the same service, reached with the same options. */
   replicas?: readonly string[];
   /** How replicas are judged (see CheckContext.replicaMode). */
@@ -181,6 +186,8 @@ export type ResolvedHttpRun = Readonly<
 export interface SessionOptions {
   contract?: string;
   grpc?: GrpcTargetOptions;
+  /** The run's other RPC targets (RunOptions.rpcPeers). */
+  rpcPeers?: readonly GrpcTargetOptions[];
   replicas?: readonly string[];
   replicaMode?: ReplicaMode;
   http?: HttpRunTarget;
@@ -194,6 +201,7 @@ export interface SessionOptions {
 export type ResolvedSession = Readonly<{
   contractDir: string;
   grpc?: ResolvedGrpcTarget;
+  rpcPeers: readonly ResolvedGrpcTarget[];
   replicas: readonly string[];
   replicaMode?: ReplicaMode;
   http?: ResolvedHttpRun;
@@ -207,12 +215,13 @@ export type ResolvedSession = Readonly<{
 
 /** The run with every option given: what the engine runs by. */
 export type RunConfig = Readonly<
-  Omit<RunOptions, "grpc" | "http"> & {
+  Omit<RunOptions, "grpc" | "http" | "rpcPeers"> & {
     seed: number;
     runs: number;
     concurrency: number;
     checkTimeoutMs: number;
     grpc?: ResolvedGrpcTarget;
+    rpcPeers: readonly ResolvedGrpcTarget[];
     http?: ResolvedHttpRun;
     session: ResolvedSession;
   }
@@ -266,6 +275,7 @@ export function resolveSession(options: SessionOptions): ResolvedSession {
   return Object.freeze({
     contractDir: resolve(options.contract ?? CONTRACT_DIR),
     ...(grpc && { grpc }),
+    rpcPeers: grpc ? (options.rpcPeers ?? []).map(resolveGrpcTarget) : [],
     replicas: options.replicas ?? [],
     ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
     ...(options.http && { http: resolveHttpRun(options.http, grpc) }),
@@ -288,7 +298,7 @@ export function resolveRunConfig(options: RunOptions, randomSeed: () => number):
     runs,
     parallelism: concurrency,
   });
-  const { grpc: _grpc, http: _http, ...rest } = options;
+  const { grpc: _grpc, http: _http, rpcPeers: _peers, ...rest } = options;
   return Object.freeze({
     ...rest,
     seed,
@@ -296,6 +306,7 @@ export function resolveRunConfig(options: RunOptions, randomSeed: () => number):
     concurrency,
     checkTimeoutMs: options.checkTimeoutMs ?? RUN_DEFAULTS.checkTimeoutMs,
     ...(session.grpc && { grpc: session.grpc }),
+    rpcPeers: session.rpcPeers,
     ...(session.http && { http: session.http }),
     session,
   });

@@ -2,7 +2,8 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { CheckDefinition, CheckOutcome, Profile } from "./check.js";
+import { rpcTargetFor, type CheckDefinition, type CheckOutcome, type Profile } from "./check.js";
+import { protocolModule } from "./protocols/index.js";
 import { claimAnswering, claimList } from "./claims.js";
 import { ConformanceError } from "./errors.js";
 import { failingCall, grpcurlCommand, recording, type RecordedCall } from "./grpcurl.js";
@@ -13,7 +14,7 @@ import type { CheckResult, ReplayArgs, RunReport, Unjudged, Verdict, Waiver } fr
 import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
 import { openResolvedSession, runCheck, type Session } from "./session.js";
-import { resolveRunConfig, type RunConfig, type RunOptions } from "./run-config.js";
+import { resolveRunConfig, type ResolvedGrpcTarget, type RunConfig, type RunOptions } from "./run-config.js";
 
 export type { RunOptions };
 import { parseHttpBaseUrl } from "./targets/http-base-url.js";
@@ -84,20 +85,32 @@ function judge(
  * protocol's rules on a gRPC run needs nothing: the server need not speak it.
  */
 function protocolNeeded(check: CheckDefinition, options: RunConfig): string | undefined {
-  const spoken = options.grpc?.protocol;
+  const spoken = usedRpcTarget(check, options)?.protocol;
   if (check.area !== "grpc" || !options.grpc || !check.protocols || (check.protocols as readonly string[]).includes(spoken as string)) return undefined;
   return check.protocols.includes("grpc") ? "--grpc" : undefined;
+}
+
+/** The RPC target a check runs over: the first of the run's whose protocol it applies to (rpcTargetFor). */
+function usedRpcTarget(check: CheckDefinition, options: RunConfig): ResolvedGrpcTarget | undefined {
+  return options.grpc && rpcTargetFor(check, [options.grpc, ...options.rpcPeers]);
+}
+
+/** The flags of the RPC targets a check did not use, for its replay line to leave out; none for a check that uses them all. */
+function unusedRpcFlags(check: CheckDefinition, options: RunConfig): string[] {
+  if (check.rpcTargets === "all" || !options.grpc || options.rpcPeers.length === 0) return [];
+  const used = check.area === "grpc" ? usedRpcTarget(check, options) : undefined;
+  return [options.grpc, ...options.rpcPeers].filter((t) => t !== used).flatMap((t) => protocolModule(t.protocol)?.cli.flag ?? []);
 }
 
 /**
  * For a failed RPC check: the grpcurl command that sends the request that shows it (failingCall). Not for a property
  * check, whose calls include shrinking steps: its counterexample and replay path say what failed.
  */
-function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undefined, options: RunOptions, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "grpcurl"> {
+function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undefined, used: ResolvedGrpcTarget | undefined, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "grpcurl"> {
   if ((outcome.status !== "fail" && outcome.status !== "error") || outcome.path !== undefined || outcome.counterexample !== undefined) return {};
   const last = failingCall(calls ?? []);
-  if (!last || !options.grpc) return {};
-  const line = grpcurlCommand(last, options.grpc, contractDir, METADATA_PLACEHOLDER);
+  if (!last || !used) return {};
+  const line = grpcurlCommand(last, used, contractDir, METADATA_PLACEHOLDER);
   return line !== undefined ? { grpcurl: redact(line) } : {};
 }
 
@@ -263,7 +276,10 @@ function targetOf(config: RunConfig): RunReport["target"] {
 function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }) {
   const calls = new Map<string, RecordedCall[]>();
   const contextFor = (c: CheckDefinition) => {
-    const ctx = session.context();
+    const opened = session.context();
+    // With several RPC targets, the check runs over the first whose protocol it applies to.
+    const chosen = c.area === "grpc" && opened.rpcTargets ? rpcTargetFor(c, opened.rpcTargets) : undefined;
+    const ctx = chosen ? { ...opened, grpc: chosen } : opened;
     if (c.area !== "grpc" || !ctx.grpc) return ctx;
     const mine: RecordedCall[] = [];
     calls.set(c.id, mine);
@@ -301,7 +317,8 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
   const { status, note, stale } = expectedOutcome(check, outcome, j);
   const needs = outcome.status === "skip" ? (outcome.needs ?? protocolNeeded(check, config)) : undefined;
   const claim = needs !== undefined ? claimAnswering(config.claims, needs) : undefined;
-  const replayArgs: ReplayArgs = { only: check.id, seed: config.seed, ...(outcome.path !== undefined && { path: outcome.path }) };
+  const leaveOut = unusedRpcFlags(check, config);
+  const replayArgs: ReplayArgs = { only: check.id, seed: config.seed, ...(outcome.path !== undefined && { path: outcome.path }), ...(leaveOut.length > 0 && { leaveOut }) };
   return {
     id: check.id,
     title: check.title,
@@ -318,7 +335,7 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
     ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
     ...(outcome.details && { details: outcome.details.map(redact) }),
     ...(note !== undefined && { note }),
-    ...grpcurlOf(outcome, j.calls.get(check.id), config, j.contractDir, redact),
+    ...grpcurlOf(outcome, j.calls.get(check.id), usedRpcTarget(check, config), j.contractDir, redact),
     ...(j.traceFiles.has(check.id) && { trace: j.traceFiles.get(check.id) as string }),
     ...(needs !== undefined && { needs }),
     ...(claim !== undefined && { claim }),

@@ -35,13 +35,15 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
     for (const r of options.replicas) await probeReachable({ ...g, address: r }, "--replica");
   }
   if (h) for (const url of [h.baseUrl, ...h.replicas]) await probeHttpReachable(url, h.timeoutMs);
-  const rpc = g ? await openRpcTargets(g, options.replicas) : undefined;
+  const peers = g ? options.rpcPeers : [];
+  for (const p of peers) if (!p.inMemory) await probeReachable(p);
+  const rpc = g ? await openRpcTargets(g, options.replicas, peers) : undefined;
   const http = h ? await openHttpTargets(h, rpc?.grpc.budget).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
   const memo = new Map<string, Promise<unknown>>();
   return {
     context: () => ({
       contractDir: options.contractDir,
-      ...(rpc && { grpc: rpc.grpc }),
+      ...(rpc && { grpc: rpc.grpc, rpcTargets: [rpc.grpc, ...rpc.peers] }),
       ...(http && { http: http.http, httpConfig: http.httpConfig }),
       replicas: rpc?.replicas ?? [],
       ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
@@ -60,8 +62,8 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
   };
 }
 
-/** The RPC target and its replicas, behind one budget, once each speaks its protocol and takes our credentials. */
-async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly string[]) {
+/** The RPC targets and the replicas, behind one budget, once each speaks its protocol and takes our credentials. */
+async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly string[], peerTargets: readonly ResolvedGrpcTarget[]) {
   // A target that accepts connections but never speaks HTTP/2 is exit 3 before any check runs, with the reason.
   await assertSpeaksGrpc(g);
   for (const r of replicaAddresses) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
@@ -69,14 +71,33 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
   // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
   await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
   const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }));
+  const peers = await openPeers(peerTargets, grpc.budget).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
   return {
     grpc,
     replicas,
+    peers,
     async close() {
       await grpc.close();
-      for (const r of replicas) await r.close();
+      for (const r of [...replicas, ...peers]) await r.close();
     },
   };
+}
+
+/** The run's other RPC targets (another protocol each), behind the first one's budget, each probed as the first is. */
+async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBudget): Promise<GrpcTarget[]> {
+  const opened: GrpcTarget[] = [];
+  try {
+    for (const t of targets) {
+      await assertSpeaksGrpc(t);
+      const peer = openGrpcTarget({ ...t, budget });
+      opened.push(peer);
+      await probeCredentials(peer, t);
+    }
+    return opened;
+  } catch (err) {
+    for (const p of opened) await p.close();
+    throw err;
+  }
 }
 
 /** The HTTP target and its replicas, behind the run's one budget, once the key is where the target wants it. */
@@ -175,6 +196,7 @@ function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink): Check
     ...ctx,
     signal,
     ...(ctx.grpc && { grpc: guard(ctx.grpc) }),
+    ...(ctx.rpcTargets && { rpcTargets: ctx.rpcTargets.map(guard) }),
     replicas: ctx.replicas.map(guard),
     ...(ctx.http && { http: guard(ctx.http) }),
     ...(ctx.httpConfig && { httpConfig: { ...ctx.httpConfig, ...(ctx.httpConfig.replicas && { replicas: ctx.httpConfig.replicas.map(guard) }) } }),

@@ -37,6 +37,7 @@ import { connectUnaryContentType } from "./connect/unary-content-type.js";
 import { grpcWebContentType } from "./grpc-web/content-type.js";
 import { grpcWebTrailersInBody } from "./grpc-web/trailers-in-body.js";
 import { httpChecks } from "./http/index.js";
+import { crossProtocolEquivalent } from "./rpc/cross-protocol-equivalent.js";
 
 /** The golden cases by ID: those that were checks of code keep their place in the order below. */
 const golden = new Map(loadGoldenCases().map(goldenCheck).map((check) => [check.id, check]));
@@ -87,7 +88,7 @@ export const grpcChecks: readonly CheckDefinition[] = [
 ];
 
 /** The wire rules of the protocols beside gRPC: each applies to its own protocol only. */
-export const rpcProtocolChecks: readonly CheckDefinition[] = [connectUnaryContentType, connectErrorJsonShape, connectErrorHttpStatus, connectGet, grpcWebContentType, grpcWebTrailersInBody];
+export const rpcProtocolChecks: readonly CheckDefinition[] = [crossProtocolEquivalent, connectUnaryContentType, connectErrorJsonShape, connectErrorHttpStatus, connectGet, grpcWebContentType, grpcWebTrailersInBody];
 
 export { httpChecks };
 

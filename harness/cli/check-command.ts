@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
 import { catalogue } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
-import { PROTOCOL_NAMES } from "../protocols/index.js";
+import { PROTOCOL_NAMES, type Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { configFileToRead } from "../config/default-file.js";
@@ -147,6 +147,7 @@ const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | un
 async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
   let grpcAddress = rpcTargetsOf(opts)[0]?.address;
   let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, run.apiKey) : undefined;
+  let peers: { protocol: Protocol; address: string }[] = rpcTargetsOf(opts).slice(1);
   let stop: (() => Promise<void>) | undefined;
   if (grpcAddress === undefined && http === undefined) {
     // No target given: check the built-in reference server on both interfaces, with a fresh key so that
@@ -156,12 +157,17 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: builtInKey });
     grpcAddress = server.grpcAddress;
     http = toHttpTarget(opts, server.httpUrl, builtInKey);
+    // It serves Connect and gRPC-Web on its HTTP port: all three RPC targets, so rpc.cross-protocol.equivalent judges.
+    peers = [
+      { protocol: "connect", address: server.httpUrl },
+      { protocol: "grpc-web", address: server.httpUrl },
+    ];
     stop = server.close;
   }
   try {
     const report = await runConformance({
       checks: catalogue,
-      ...toRunOptions(opts, grpcAddress, http, run.metadata),
+      ...toRunOptions(opts, grpcAddress, http, run.metadata, peers),
       ...fromConfig(run.extras),
       ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),
       builtIn: stop !== undefined,

@@ -18,7 +18,6 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
   if (opts.verbose && opts.quiet) throw new ConformanceError("usage", "--verbose and --quiet: one or the other");
   if ((opts.attestation === undefined) !== (opts.signKey === undefined)) throw new ConformanceError("usage", "--attestation and --sign-key go together: the attestation is signed with the key");
   const rpcTargets = rpcTargetsOf(opts);
-  if (rpcTargets.length > 1) throw new ConformanceError("usage", `${rpcTargets.map((t) => t.flag).join(" and ")}: one RPC target a run (each protocol is its own run)`);
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
   for (const t of rpcTargets) PROTOCOLS[t.protocol].endpoint(t.address, t.flag);
   for (const r of opts.replica) parseAddress(r, "--replica");

@@ -57,6 +57,7 @@ export function createReplayRenderer<O>(all: readonly string[], table: OptionTab
       kept.push(...t.raw.map(shellQuote));
     }
   }
-  const base = [`npx example-conformance ${command}`, ...kept].join(" ");
-  return (args) => [base, "--only", shellQuote(args.only), "--seed", String(args.seed), ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : [])].join(" ") + operands;
+  const line = (leaveOut: readonly string[]) => [`npx example-conformance ${command}`, ...kept.filter((_, i) => !leaveOut.includes(kept[i] as string) && !leaveOut.includes(kept[i - 1] as string))].join(" ");
+  const base = line([]);
+  return (args) => [args.leaveOut ? line(args.leaveOut) : base, "--only", shellQuote(args.only), "--seed", String(args.seed), ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : [])].join(" ") + operands;
 }

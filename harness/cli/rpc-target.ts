@@ -1,5 +1,5 @@
-// The RPC target the flags name, read from PROTOCOLS: each protocol's option is its module's CLI flag, and a run
-// has one RPC target whatever the protocol.
+// The RPC targets the flags name, read from PROTOCOLS: each protocol's option is its module's CLI flag, each given
+// at most once; a run may name several (one a protocol), all behind its one budget.
 import { PROTOCOL_NAMES, PROTOCOLS, type Protocol } from "../protocols/index.js";
 import type { CheckCliOptions } from "./check-options.js";
 
@@ -14,7 +14,7 @@ export interface NamedRpcTarget {
   address: string;
 }
 
-/** Every RPC target the flags name, in the map's order (a valid run names at most one: check-usage.ts). */
+/** Every RPC target the flags name, in the map's order: gRPC first, the one a check that applies to all runs over. */
 export function rpcTargetsOf(opts: Pick<CheckCliOptions, "grpc" | "connect" | "grpcWeb">): NamedRpcTarget[] {
   return PROTOCOL_NAMES.flatMap((protocol) => {
     const address = opts[optionKey(protocol)];

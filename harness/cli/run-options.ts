@@ -4,6 +4,7 @@ import type { GrpcTargetOptions, HttpRunTarget, RunOptions } from "../run-config
 import { parseApiKeyPlacement, type ApiKeyPlacement } from "../targets/http-target.js";
 import type { CheckCliOptions } from "./check-options.js";
 import { parseMetadata } from "./metadata.js";
+import type { Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
 
 /** The HTTP target as the flags describe it. */
@@ -32,31 +33,25 @@ function reportFolder(opts: CheckCliOptions): string {
   return report !== undefined ? dirname(report) : ".";
 }
 
-export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefined, http?: HttpRunTarget, metadata: Record<string, string> = parseMetadata(opts.metadata)): Omit<RunOptions, "checks"> {
+/**
+ * The run's RPC targets as RunOptions: the first (gRPC when given) and the others, with the same options each; the
+ * built-in reference adds its Connect and gRPC-Web URL (`peers`).
+ */
+export function toRunOptions(
+  opts: CheckCliOptions,
+  grpcAddress: string | undefined,
+  http?: HttpRunTarget,
+  metadata: Record<string, string> = parseMetadata(opts.metadata),
+  peers: readonly { protocol: Protocol; address: string }[] = rpcTargetsOf(opts).slice(1),
+): Omit<RunOptions, "checks"> {
   // gRPC is the default protocol, left unsaid so that the report reads as before.
   const named = rpcTargetsOf(opts)[0]?.protocol;
-  const protocol = named === "grpc" ? undefined : named;
-  const grpc: GrpcTargetOptions | undefined = grpcAddress
-    ? {
-        address: grpcAddress,
-        ...(protocol && { protocol }),
-        ...(opts.tls && {
-          tls: {
-            ...(opts.ca !== undefined && { caFile: opts.ca }),
-            ...(opts.cert !== undefined && { certFile: opts.cert }),
-            ...(opts.key !== undefined && { keyFile: opts.key }),
-          },
-        }),
-        ...(opts.authority !== undefined && { authority: opts.authority }),
-        metadata,
-        timeoutMs: opts.timeout,
-        ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
-        ...(opts.rate !== undefined && { rate: opts.rate }),
-      }
-    : undefined;
+  const grpc = grpcAddress !== undefined ? rpcTarget(opts, grpcAddress, named === "grpc" ? undefined : named, metadata) : undefined;
+  const rpcPeers = grpc ? peers.map((p) => rpcTarget(opts, p.address, p.protocol, metadata)) : [];
   return {
     ...(opts.contract !== undefined && { contract: opts.contract }),
     ...(grpc && { grpc }),
+    ...(rpcPeers.length > 0 && { rpcPeers }),
     replicas: opts.replica,
     ...(opts.replicaMode !== undefined && { replicaMode: opts.replicaMode }),
     ...(http && { http }),
@@ -70,5 +65,25 @@ export function toRunOptions(opts: CheckCliOptions, grpcAddress: string | undefi
     profiles: opts.profile === "protocol" ? ["contract", "protocol"] : ["contract"],
     ...(opts.expectFailures !== undefined && { expectFailures: opts.expectFailures }),
     ...(opts.trace !== undefined && { trace: { dir: opts.trace, linkFrom: reportFolder(opts) } }),
+  };
+}
+
+/** One RPC target with the run's TLS, authority, metadata, timeout and budget options. */
+function rpcTarget(opts: CheckCliOptions, address: string, protocol: Protocol | undefined, metadata: Record<string, string>): GrpcTargetOptions {
+  return {
+        address,
+        ...(protocol && { protocol }),
+        ...(opts.tls && {
+          tls: {
+            ...(opts.ca !== undefined && { caFile: opts.ca }),
+            ...(opts.cert !== undefined && { certFile: opts.cert }),
+            ...(opts.key !== undefined && { keyFile: opts.key }),
+          },
+        }),
+        ...(opts.authority !== undefined && { authority: opts.authority }),
+        metadata,
+        timeoutMs: opts.timeout,
+        ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
+        ...(opts.rate !== undefined && { rate: opts.rate }),
   };
 }

@@ -15,8 +15,8 @@ describe("the RPC target of a run", () => {
     expect(toRunOptions(grpc, "127.0.0.1:50051").grpc).not.toHaveProperty("protocol");
   });
 
-  it("is one a run: two protocols' flags are a usage error naming both", () => {
-    expect(() => checkUsage(parseCheckArgs(["--grpc", "127.0.0.1:1", "--connect", "http://127.0.0.1:2"]))).toThrow("--grpc and --connect: one RPC target a run");
+  it("combines: several protocols' flags name several targets of one run", () => {
+    expect(() => checkUsage(parseCheckArgs(["--grpc", "127.0.0.1:1", "--connect", "http://127.0.0.1:2", "--grpc-web", "http://127.0.0.1:2"]))).not.toThrow();
   });
 
   it("is checked by its protocol's address rules, naming the flag", () => {

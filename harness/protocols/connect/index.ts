@@ -9,7 +9,7 @@ export { CONNECT_CODES, fromConnect } from "./codec.js";
 
 export const connectProtocol: ProtocolModule = {
   name: "connect",
-  cli: { flag: "--connect", value: "url", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  cli: { flag: "--connect", value: "url", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (with or instead of --grpc: the RPC flags combine)" },
   needsHttp2Handshake: false,
   endpoint: (address, flag) => parseRpcUrl(address, flag),
   createTransport: (setup) =>

@@ -9,7 +9,7 @@ export { frame, fromGrpcWeb, parseFrames, parseTrailerBlock } from "./codec.js";
 
 export const grpcWebProtocol: ProtocolModule = {
   name: "grpc-web",
-  cli: { flag: "--grpc-web", value: "url", description: "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  cli: { flag: "--grpc-web", value: "url", description: "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (with or instead of --grpc: the RPC flags combine)" },
   needsHttp2Handshake: false,
   endpoint: (address, flag) => parseRpcUrl(address, flag),
   createTransport: (setup) =>
