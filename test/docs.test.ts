@@ -23,7 +23,9 @@ describe("docs/checks.md", () => {
   it("has unique, stable-looking check IDs", () => {
     const ids = catalogue.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const id of ids) expect(id).toMatch(/^(contract|grpc|connect|grpc-web|http)\.[a-z0-9-]+(\.[a-z0-9-]+)*$/);
+    for (const id of ids) expect(id).toMatch(/^(contract|grpc|connect|grpc-web|http|rpc)\.[a-z0-9-]+(\.[a-z0-9-]+)*$/);
+    // check-client's checks, spelled the same way.
+    for (const { id } of clientChecks) expect(id).toMatch(/^client\.[a-z0-9-]+(\.[a-z0-9-]+)*$/);
   });
 });
 

@@ -6,7 +6,7 @@ import { carriesKey } from "../../harness/client/_internals/api-key.js";
 import { failWith, type ClientCheck } from "./_internals/client-check.js";
 
 export const apiKeyEachRequest: ClientCheck = {
-  id: "client.api_key.each_request",
+  id: "client.api-key.each-request",
   title: "sends the API key it holds with each request, Hello included",
   severity: "MUST",
   spec: "part 5 (a client holding the key must send it together with each data request)",

@@ -3,7 +3,7 @@ import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
 
 export const emptyReply: ClientCheck = {
-  id: "client.empty_reply",
+  id: "client.empty-reply",
   title: "succeeds when the reply is the empty Message (body the proto3 default)",
   severity: "MUST",
   spec: "part 2 (body: proto3 semantics, optional, defaults to the empty string)",

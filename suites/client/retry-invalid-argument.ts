@@ -4,7 +4,7 @@ import { pass, skip } from "../../harness/check.js";
 import { failWith, hellos, type ClientCheck } from "./_internals/client-check.js";
 
 export const retryInvalidArgument: ClientCheck = {
-  id: "client.retry.invalid_argument",
+  id: "client.retry.invalid-argument",
   title: "does not retry an INVALID_ARGUMENT call in a loop",
   severity: "MUST",
   spec: "part 7 (4xx: the client's request was wrong)",

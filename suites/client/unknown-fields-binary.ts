@@ -5,7 +5,7 @@ import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
 
 export const unknownFieldsBinary: ClientCheck = {
-  id: "client.unknown_fields.binary",
+  id: "client.unknown-fields.binary",
   title: "succeeds when a binary reply carries fields it does not know",
   severity: "MUST",
   spec: "part 9 (client and server upgraded independently), proto3 unknown fields",

@@ -5,7 +5,7 @@ import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
 
 export const unknownFieldsJson: ClientCheck = {
-  id: "client.unknown_fields.json",
+  id: "client.unknown-fields.json",
   title: "succeeds when a JSON reply carries a member it does not know (ignore unknown fields)",
   severity: "SHOULD",
   spec: "part 9 (client and server upgraded independently); proto3 JSON mapping (ignoring unknown fields is a parser option)",

@@ -30,7 +30,7 @@ describe.concurrent("check-client: the HTTP port's other paths", () => {
       expect(report.verdict).toBe("conformant");
       expect(code).toBe(0);
       // What the key check judged: one Hello, or a Hello and three resource requests, each carrying the key.
-      const keyCheck = report.checks.find((c) => c.id === "client.api_key.each_request");
+      const keyCheck = report.checks.find((c) => c.id === "client.api-key.each-request");
       expect(keyCheck?.message).toBe(`each of ${client.name.includes("/messages") ? 4 : 1} request(s) carried the API key`);
     });
   }
@@ -70,7 +70,7 @@ describe.concurrent("check-client: the configuration file", () => {
     const { code, report, stdout, stderr } = await judge(CURL, ["--config", file], { CLIENT_KEY: KEY });
     expect(stderr.split("\n").filter(Boolean)).toEqual([`example-conformance: warning: ${file}: check-client ignores targets, profile, claims (they describe a server under check; a client run starts its own servers)`]);
     expect(report.implementation).toEqual({ name: "shell-client", version: "1.0" });
-    expect(report.checks.find((c) => c.id === "client.api_key.each_request")?.status).toBe("pass");
+    expect(report.checks.find((c) => c.id === "client.api-key.each-request")?.status).toBe("pass");
     expect(report.checks.map((c) => c.id)).not.toContain("client.deadline");
     expect(report.claims).toEqual([]);
     expect(report.verdict).toBe("conformant");
@@ -80,10 +80,10 @@ describe.concurrent("check-client: the configuration file", () => {
 
   it("its expected failures waive a client check's failure: exit 0, conformant with waivers", { timeout: 60_000 }, async () => {
     const file = join(mkdtempSync(join(tmpdir(), "check-client-waiver-")), "example-conformance.yaml");
-    writeFileSync(file, ["expected-failures:", "  - check: client.api_key.each_request", "    reason: the key is sent from version 2 on", ""].join("\n"));
+    writeFileSync(file, ["expected-failures:", "  - check: client.api-key.each-request", "    reason: the key is sent from version 2 on", ""].join("\n"));
     const { code, report } = await judge(CURL_NO_KEY, ["--config", file, "--api-key", KEY]);
-    expect(report.checks.filter((c) => c.status !== "pass" && c.status !== "skip").map((c) => [c.id, c.status])).toEqual([["client.api_key.each_request", "expected-fail"]]);
-    expect(report.waivers).toEqual([{ id: "client.api_key.each_request", pattern: "client.api_key.each_request", reason: "the key is sent from version 2 on" }]);
+    expect(report.checks.filter((c) => c.status !== "pass" && c.status !== "skip").map((c) => [c.id, c.status])).toEqual([["client.api-key.each-request", "expected-fail"]]);
+    expect(report.waivers).toEqual([{ id: "client.api-key.each-request", pattern: "client.api-key.each-request", reason: "the key is sent from version 2 on" }]);
     expect(report.verdict).toBe("conformant with waivers");
     expect(code).toBe(0);
   });

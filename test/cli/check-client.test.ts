@@ -68,14 +68,14 @@ describe("check-client: the run itself", () => {
   it("without --api-key the key's check goes unjudged and the verdict says partial", { timeout: 60_000 }, async () => {
     const run = await runCliProcess(["check-client", "--reporter", "json", "--", ...(await correctClients[2]!.command())]);
     const report = JSON.parse(run.stdout) as RunReport;
-    expect(report.unjudged.map((u) => [u.id, u.needs])).toContainEqual(["client.api_key.each_request", "--api-key"]);
+    expect(report.unjudged.map((u) => [u.id, u.needs])).toContainEqual(["client.api-key.each-request", "--api-key"]);
     expect(report.verdict).toBe("partial");
   });
 
   it("--list lists every client check and scenario", async () => {
     const run = await runCliProcess(["check-client", "--list"]);
     expect(run.code).toBe(0);
-    for (const id of ["client.hello.succeeds", "client.requests.valid", "client.unknown_fields.binary", "client.unknown_fields.json", "client.empty_reply", "client.retry.unavailable", "client.retry.invalid_argument", "client.deadline", "client.api_key.each_request"]) {
+    for (const id of ["client.hello.succeeds", "client.requests.valid", "client.unknown-fields.binary", "client.unknown-fields.json", "client.empty-reply", "client.retry.unavailable", "client.retry.invalid-argument", "client.deadline", "client.api-key.each-request"]) {
       expect(run.stdout).toContain(id);
     }
   });
