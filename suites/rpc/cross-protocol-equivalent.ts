@@ -1,8 +1,12 @@
 // rpc.cross-protocol.equivalent (MUST): one operation, one contract (part 1). A server reached over several RPC
 // protocols (gRPC, Connect, gRPC-Web) serves or refuses the same request alike on each, and serves equivalent
-// replies: the same decoded Message. Two refusals with different codes are said in the result, not judged (see run). What the specification leaves open (the reply's meaning, the error codes, the messages'
-// text) may be any choice, but one choice: the transport is not part of the operation. A reply that varies by
-// itself (a clock, an instance id) is found by asking the first transport twice; then only the codes are compared.
+// replies: the same decoded Message. What the specification leaves open (the reply's meaning, the error codes, the
+// messages' text) may be any choice, but one choice: the transport is not part of the operation. Two refusals with
+// different codes are said in the result, not judged: libraries legally differ in the code of a refusal (an
+// undecodable request is INVALID_ARGUMENT from one and INTERNAL from another; a key checked before routing answers
+// an unknown method UNAUTHENTICATED), and a server may put a different library behind each protocol. A reply that
+// varies by itself (a clock, an instance id) is found by asking the first transport twice; then only the codes are
+// compared.
 import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { statusText, type GrpcTarget, type UnaryResult } from "../../harness/targets/grpc-target.js";
