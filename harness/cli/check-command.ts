@@ -2,7 +2,7 @@
 // check-options.ts's table, their rules check-usage.ts's, what they ask the runner for run-options.ts's.
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
-import { catalogue } from "./catalogue.js";
+import { catalogue, pathWords } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
 import { PROTOCOL_NAMES, type Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
@@ -79,6 +79,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
       checks: catalogue,
+      pathWords,
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
@@ -168,6 +169,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   try {
     const report = await runConformance({
       checks: catalogue,
+      pathWords,
       ...toRunOptions(opts, grpcAddress, http, run.metadata, peers),
       ...fromConfig(run.extras),
       ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),
