@@ -1,7 +1,7 @@
 // The RPC targets the flags name, read from PROTOCOLS: each protocol's option is its module's CLI flag, each given
 // at most once; a run may name several (one a protocol), all behind its one budget. The option rows are built from
 // the map too, so a protocol's flag needs no line here or in the option tables.
-import { protocolModules, type Protocol, type ProtocolModule } from "../protocols/index.js";
+import { PROTOCOLS, protocolModules, type Protocol, type ProtocolModule } from "../protocols/index.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
 import type { OptionSpec } from "./option-table.js";
 
@@ -17,6 +17,11 @@ export type RpcTargetOptions = { [K in RpcOptionKey]?: string };
 /** The options key of a protocol's flag, as commander names it: --grpc-web is grpcWeb. */
 export function optionKey(module: Pick<ProtocolModule, "cli">): string {
   return module.cli.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The options key of a built-in protocol, typed: its flag is --NAME (test/harness/rpc-target.test.ts holds it). */
+export function builtInOptionKey(protocol: Protocol): RpcOptionKey {
+  return optionKey(PROTOCOLS[protocol]) as RpcOptionKey;
 }
 
 /** One protocol's option row: its flag, the kind of value it takes, its text; replayed without credentials. */

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { parseCheckArgs } from "../../harness/cli/check-options.js";
 import { checkUsage } from "../../harness/cli/check-usage.js";
-import { optionKey, rpcOptionRows, rpcTargetsOf } from "../../harness/cli/rpc-target.js";
-import { PROTOCOLS } from "../../harness/protocols/index.js";
+import { builtInOptionKey, optionKey, rpcOptionRows, rpcTargetsOf } from "../../harness/cli/rpc-target.js";
+import { PROTOCOL_NAMES, PROTOCOLS } from "../../harness/protocols/index.js";
 import { toRunOptions } from "../../harness/cli/run-options.js";
 
 describe("the RPC target of a run", () => {
@@ -12,6 +12,7 @@ describe("the RPC target of a run", () => {
     // RpcTargetOptions types the built-in keys from the names: each flag must be --NAME for that type to hold.
     for (const [name, m] of Object.entries(PROTOCOLS)) expect(m.cli.flag).toBe(`--${name}`);
     expect(Object.values(PROTOCOLS).map(optionKey)).toEqual(["grpc", "connect", "grpcWeb"]);
+    expect(PROTOCOL_NAMES.map(builtInOptionKey)).toEqual(["grpc", "connect", "grpcWeb"]);
     expect(Object.entries(rpcOptionRows()).map(([key, row]) => [key, row.flags])).toEqual([
       ["grpc", "--grpc <address>"],
       ["connect", "--connect <url>"],
