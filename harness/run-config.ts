@@ -14,7 +14,7 @@ import { isLocal } from "./targets/address.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { TlsOptions } from "./targets/connection.js";
 import { endpointOf as httpEndpointOf, parseHttpBaseUrl } from "./targets/http-base-url.js";
-import type { ApiKeyPlacement } from "./targets/http-target.js";
+import type { ApiKeyPlacement, PathWords } from "./targets/http-target.js";
 import type { InMemoryClient } from "./targets/in-memory-client.js";
 import { endpointOf } from "./targets/rpc-endpoint.js";
 
@@ -97,9 +97,9 @@ export interface HttpRunTarget {
   replicas?: readonly string[];
   /** Query parameters that filter a collection, as the user names them. */
   filters?: readonly string[];
-  /** Words that name an action in a path; default the CRUD verbs and HTTP method names. */
+  /** Words that name an action in a path, replacing the lexicon's verbs (RunOptions.pathWords). */
   verbs?: readonly string[];
-  /** Words the verb rule lets through: nouns of this interface spelled like verbs. */
+  /** Words the verb rule lets through, beside the lexicon's: nouns of this interface spelled like verbs. */
   allowWords?: readonly string[];
   /** Bound on one request; default the gRPC timeout, or 5 s. */
   timeoutMs?: number;
@@ -130,6 +130,11 @@ export interface RunOptions {
   reporters?: readonly Reporter[];
   /** The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the catalogue). */
   checks: readonly CheckDefinition[];
+  /**
+   * The path rules' verb lexicon, given beside the checks (the CLI and the package's runConformance give the
+   * catalogue's). The run has no list of its own: without it, the path rules that tell verbs from nouns err.
+   */
+  pathWords?: PathWords;
   /** The gRPC target; grpc checks are skipped without one. */
   grpc?: GrpcTargetOptions;
   /**
@@ -179,7 +184,7 @@ export type ResolvedHttpTarget = Readonly<HttpTargetOptions & Required<Pick<Http
 /** The HTTP target of a run with every option given. */
 export type ResolvedHttpRun = Readonly<
   HttpRunTarget &
-    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & { maxDiscoveryRequests: number }
+    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & { maxDiscoveryRequests: number; words?: PathWords }
 >;
 
 /** What a session is opened with. */
@@ -191,6 +196,8 @@ export interface SessionOptions {
   replicas?: readonly string[];
   replicaMode?: ReplicaMode;
   http?: HttpRunTarget;
+  /** The path rules' verb lexicon (RunOptions.pathWords). */
+  pathWords?: PathWords;
   seed: number;
   runs: number;
   path?: string;
@@ -254,7 +261,7 @@ export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarge
 }
 
 /** The HTTP target of a run; its timeout is the RPC target's when it names none. */
-export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | undefined): ResolvedHttpRun {
+export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | undefined, pathWords?: PathWords): ResolvedHttpRun {
   const apiKeyHeader = h.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader;
   const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs });
   return Object.freeze({
@@ -267,6 +274,15 @@ export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | unde
     maxCalls: target.maxCalls,
     rate: target.rate,
     maxDiscoveryRequests: RUN_DEFAULTS.maxDiscoveryRequests,
+    ...(pathWords && { words: resolvePathWords(pathWords, h) }),
+  });
+}
+
+/** The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns. */
+function resolvePathWords(given: PathWords, h: Pick<HttpRunTarget, "verbs" | "allowWords">): PathWords {
+  return Object.freeze({
+    verbs: h.verbs !== undefined && h.verbs.length > 0 ? h.verbs : given.verbs,
+    allowed: [...given.allowed, ...(h.allowWords ?? [])],
   });
 }
 
@@ -278,7 +294,7 @@ export function resolveSession(options: SessionOptions): ResolvedSession {
     rpcPeers: grpc ? (options.rpcPeers ?? []).map(resolveGrpcTarget) : [],
     replicas: options.replicas ?? [],
     ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
-    ...(options.http && { http: resolveHttpRun(options.http, grpc) }),
+    ...(options.http && { http: resolveHttpRun(options.http, grpc, options.pathWords) }),
     seed: options.seed,
     runs: options.runs,
     ...(options.path !== undefined && { path: options.path }),

@@ -114,8 +114,7 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
     ...(h.filters !== undefined && h.filters.length > 0 && { filters: h.filters }),
     ...(httpReplicas.length > 0 && { replicas: httpReplicas }),
     maxDiscoveryRequests: h.maxDiscoveryRequests,
-    ...(h.verbs !== undefined && h.verbs.length > 0 && { verbs: h.verbs }),
-    ...(h.allowWords !== undefined && h.allowWords.length > 0 && { allowWords: h.allowWords }),
+    ...(h.words && { words: h.words }),
     ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
     ...(h.openapi !== undefined && { openapi: h.openapi }),
   };

@@ -4,7 +4,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../contract/paths.js";
+import { runCheck } from "../harness/session.js";
 import { resolveGrpcTarget, resolveRunConfig, RUN_DEFAULTS } from "../harness/run-config.js";
+import { catalogue } from "../suites/index.js";
+import { httpContext } from "./helpers/http-context.js";
 import { productFiles } from "./architecture-source.js";
 
 const RESOLVER = "harness/run-config.ts";
@@ -49,5 +52,34 @@ describe("defaults", () => {
     expect(resolveGrpcTarget({ address: "example.com:443" }).rate).toBe(RUN_DEFAULTS.remoteRate);
     const given = resolveRunConfig({ checks: [], grpc: { address: "127.0.0.1:1", timeoutMs: 700 }, http: { baseUrl: "http://127.0.0.1:2" } }, () => 1);
     expect(given.http?.timeoutMs).toBe(700);
+  });
+});
+
+describe("the path rules' verb lexicon", () => {
+  const NAMES = ["DEFAULT_VERBS", "DEFAULT_ALLOWED_WORDS"];
+  const RULES = "suites/http/_internals/path-rules.ts";
+
+  it("is passed in: the catalogue defines it, the CLI hands it over and shows it, the rules name it nowhere else", () => {
+    const users = files.filter((f) => NAMES.some((n) => new RegExp(`\\b${n}\\b`).test(text.get(f) as string)));
+    expect(users.sort()).toEqual(["harness/cli/catalogue.ts", "harness/cli/check-options.ts", RULES]);
+    // In the rules' file each list is named once, where it is defined: no fallback to it.
+    for (const n of NAMES) expect([n, (text.get(RULES) as string).match(new RegExp(`\\b${n}\\b`, "g"))?.length]).toEqual([n, 1]);
+  });
+
+  it("resolves into the run configuration: --verbs replaces the given verbs, --allow-word adds to the given nouns", () => {
+    const http = { baseUrl: "http://127.0.0.1:2", verbs: ["archive"], allowWords: ["publish"] };
+    const config = resolveRunConfig({ checks: [], http, pathWords: { verbs: ["make"], allowed: ["options"] } }, () => 1);
+    expect(config.http?.words).toEqual({ verbs: ["archive"], allowed: ["options", "publish"] });
+    expect(resolveRunConfig({ checks: [], http: { baseUrl: http.baseUrl }, pathWords: { verbs: ["make"], allowed: [] } }, () => 1).http?.words).toEqual({ verbs: ["make"], allowed: [] });
+    expect(resolveRunConfig({ checks: [], http }, () => 1).http).not.toHaveProperty("words");
+  });
+
+  it("given to no run, leaves a path rule unjudged with its reason instead of a list of its own", async () => {
+    const nouns = catalogue.find((c) => c.id === "http.paths.nouns");
+    const ctx = httpContext("http://127.0.0.1:9");
+    const { words: _words, ...bare } = ctx.httpConfig ?? ({} as never);
+    // Port 9 is never asked: the rule stops before its first request.
+    const outcome = await runCheck(nouns as NonNullable<typeof nouns>, { ...ctx, httpConfig: bare }, 5_000);
+    expect(outcome).toMatchObject({ status: "error", message: expect.stringContaining("no verb lexicon") });
   });
 });

@@ -3,12 +3,12 @@
 import { replayFromOptions, type RunReport } from "../report.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance as runEngine } from "../runner.js";
-import { catalogue } from "../../suites/index.js";
+import { catalogue, pathWords } from "../cli/catalogue.js";
 
 export { catalogue };
 export { clientCatalogue, clientChecks } from "../../suites/client/index.js";
 
-/** The engine's options, with the checks optional (default the whole catalogue). */
+/** The engine's options, with the checks optional (default the whole catalogue, with its verb lexicon). */
 export type ApiRunOptions = Omit<RunOptions, "checks"> & { checks?: RunOptions["checks"] };
 
 /**
@@ -18,5 +18,6 @@ export type ApiRunOptions = Omit<RunOptions, "checks"> & { checks?: RunOptions["
  */
 export function runConformance(options: ApiRunOptions = {}): Promise<RunReport> {
   const replay = options.replayCommand ?? replayFromOptions(options);
-  return runEngine({ ...options, checks: options.checks ?? catalogue, ...(replay !== undefined && { replayCommand: replay }) });
+  // The catalogue's lexicon goes with it, as the CLI gives it; a caller's own pathWords replace it.
+  return runEngine({ ...options, checks: options.checks ?? catalogue, pathWords: options.pathWords ?? pathWords, ...(replay !== undefined && { replayCommand: replay }) });
 }

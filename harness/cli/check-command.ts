@@ -2,7 +2,7 @@
 // check-options.ts's table, their rules check-usage.ts's, what they ask the runner for run-options.ts's.
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
-import { catalogue } from "./catalogue.js";
+import { catalogue, pathWords } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
 import { PROTOCOL_NAMES, type Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
@@ -16,7 +16,8 @@ import type { Reporter } from "../report.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance } from "../runner.js";
 import { createBaselineGate } from "../diff/baseline-gate.js";
-import { CHECK_TABLE, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
+import { checkTable, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
+import type { OptionTable } from "./option-table.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
 import type { CliIo } from "./io.js";
 import { collectMetadata } from "./metadata.js";
@@ -78,6 +79,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
     const report = await runConformance({
       checks: catalogue,
+      pathWords,
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
@@ -103,7 +105,7 @@ function listChecks(io: CliIo): void {
 }
 
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
-function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras): RunContext {
+function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras, table: OptionTable<CheckCliOptions>): RunContext {
   const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
   const streams = {
     stdout: io.stdout,
@@ -114,7 +116,7 @@ function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof c
   };
   return {
     reporters: createReporters(files, streams),
-    replayCommand: createReplayRenderer(argsAfter(argv, "check"), CHECK_TABLE),
+    replayCommand: createReplayRenderer(argsAfter(argv, "check"), table),
     metadata: collectMetadata(opts, io.env),
     apiKey: opts.apiKey ?? envKey,
     extras,
@@ -132,7 +134,7 @@ async function certificateFingerprint(opts: CheckCliOptions, grpcAddress: string
     const parsed = parseAddress(grpcAddress);
     if (parsed.kind === "tcp") return tlsFingerprint({ host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername }, opts.timeout);
   }
-  const url = [opts.connect, opts.grpcWeb, httpUrl].find((u) => u?.startsWith("https://"));
+  const url = [...rpcTargetsOf(opts).map((t) => t.address), httpUrl].find((u) => u?.startsWith("https://"));
   if (url === undefined) return undefined;
   const u = new URL(url);
   return tlsFingerprint({ host: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port || 443), alpn: ["h2", "http/1.1"], ...files, ...servername }, opts.timeout);
@@ -147,7 +149,7 @@ const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | un
 async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
   let grpcAddress = rpcTargetsOf(opts)[0]?.address;
   let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, run.apiKey) : undefined;
-  let peers: { protocol: Protocol; address: string }[] = rpcTargetsOf(opts).slice(1);
+  let peers: { protocol: Protocol | (string & {}); address: string }[] = rpcTargetsOf(opts).slice(1);
   let stop: (() => Promise<void>) | undefined;
   if (grpcAddress === undefined && http === undefined) {
     // No target given: check the built-in reference server on both interfaces, with a fresh key so that
@@ -167,6 +169,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   try {
     const report = await runConformance({
       checks: catalogue,
+      pathWords,
       ...toRunOptions(opts, grpcAddress, http, run.metadata, peers),
       ...fromConfig(run.extras),
       ...(await fingerprintOption(opts, grpcAddress, http?.baseUrl)),
@@ -186,7 +189,9 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
   const command = program
     .command("check")
     .description("check a server (default: the built-in reference server) and the contract against the specification");
-  for (const o of toOptions(CHECK_TABLE)) command.addOption(o);
+  // Built now, from the protocol map as it stands: a protocol registered before the program is built has its flag.
+  const table = checkTable();
+  for (const o of toOptions(table)) command.addOption(o);
   command.action(async (given: CheckCliOptions) => {
     if (given.list) return listChecks(io);
     const { opts, extras } = await configured(given, command, io.env);
@@ -197,7 +202,7 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     let attestation: ReportFile | undefined;
     try {
       if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
-      const run = prepareRun(opts, io, files, argv, extras);
+      const run = prepareRun(opts, io, files, argv, extras, table);
       if (attestation && signKey) run.reporters.push(createAttestationReporter(attestation, signKey));
       if (gate) run.reporters.push(gate.reporter);
       const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;

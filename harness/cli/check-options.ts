@@ -5,20 +5,18 @@ import { FAIL_ON, type FailOn } from "../diff/compare-runs.js";
 import { ConformanceError } from "../errors.js";
 import { REPORTER_NAMES } from "../reporters/index.js";
 import { RUN_DEFAULTS } from "../run-config.js";
-import { PROTOCOLS } from "../protocols/index.js";
 import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "./catalogue.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
+import { rpcOptionRows, type RpcTargetOptions } from "./rpc-target.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
 import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./reporter-option.js";
 
 /** The port an image serves gRPC on when --grpc-port does not say: gRPC's customary 50051. */
 export const DEFAULT_IMAGE_GRPC_PORT = 50051;
 
-export interface CheckCliOptions {
+/** The options of `check`: the RPC targets' keys come from PROTOCOLS (a registered protocol's too, untyped). */
+export interface CheckCliOptions extends RpcTargetOptions {
   config?: string;
-  grpc?: string;
-  connect?: string;
-  grpcWeb?: string;
   replica: string[];
   replicaMode: "stateless" | "equal";
   http?: string;
@@ -77,12 +75,19 @@ const reportFile = (key: keyof typeof REPORT_FILE_FLAGS, what: string) => ({
   replay: "leave-out" as const,
 });
 
-/** Every option of `check`, in the order --help shows them. */
-export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
-  config: { flags: "--config <file>", description: `a configuration file: implementation, targets, credentials by environment variable name, claims, expected failures, profile and selection; flags override it (default ./${DEFAULT_CONFIG_FILE} when present)` },
-  grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path (without --grpc and --http: start the reference server)"),
-  connect: { flags: `${PROTOCOLS.connect.cli.flag} <url>`, description: PROTOCOLS.connect.cli.description, replay: withoutCredentials },
-  grpcWeb: { flags: `${PROTOCOLS["grpc-web"].cli.flag} <url>`, description: PROTOCOLS["grpc-web"].cli.description, replay: withoutCredentials },
+/**
+ * Every option of `check`, in the order --help shows them, with one row for each protocol in the map as it stands
+ * when called: a protocol registered before the command is built gets its flag.
+ */
+export function checkTable(): OptionTable<CheckCliOptions> {
+  const rpcRows = rpcOptionRows((m) => (m.name === "grpc" ? `${m.cli.description} (with no RPC flag and no --http: check the built-in reference server)` : m.cli.description));
+  return { config: CONFIG_ROW, ...(rpcRows as OptionTable<RpcTargetOptions>), ...CHECK_ROWS };
+}
+
+const CONFIG_ROW = { flags: "--config <file>", description: `a configuration file: implementation, targets, credentials by environment variable name, claims, expected failures, profile and selection; flags override it (default ./${DEFAULT_CONFIG_FILE} when present)` };
+
+/** The options of `check` after its config and RPC target rows. */
+const CHECK_ROWS: Omit<OptionTable<CheckCliOptions>, "config" | keyof RpcTargetOptions> = {
   replica: { flags: "--replica <address>", description: "another instance of the same service, for cross-replica statelessness (repeatable)", parse: repeat, default: [], replay: withoutCredentials },
   replicaMode: { flags: "--replica-mode <mode>", description: "stateless: history on one instance changes no other's replies; equal: every instance gives the same reply", choices: ["stateless", "equal"], default: "stateless" },
   http: { flags: "--http <url>", description: "HTTP target: the base URL of its resource interface, http://host:port[/prefix]", replay: withoutCredentials },
@@ -141,6 +146,9 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
   list: { flags: "--list", description: "print every check with its ID, severity, profile and spec section, and exit", replay: "leave-out" },
 };
 
+/** The table of the built-in protocols, as the map stands when this module loads (commands build theirs with checkTable). */
+export const CHECK_TABLE: OptionTable<CheckCliOptions> = checkTable();
+
 /**
  * argv (what follows `check`) to typed options, as the command reads them; a parse error is a usage error
  * with commander's one line. Runs nothing and touches nothing: usage rules that read files or the environment
@@ -148,7 +156,7 @@ export const CHECK_TABLE: OptionTable<CheckCliOptions> = {
  */
 export function parseCheckArgs(argv: readonly string[]): CheckCliOptions {
   const command = new Command("check").exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
-  for (const o of toOptions(CHECK_TABLE)) command.addOption(o);
+  for (const o of toOptions(checkTable())) command.addOption(o);
   try {
     command.parse([...argv], { from: "user" });
   } catch (err) {

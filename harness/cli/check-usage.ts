@@ -1,7 +1,7 @@
 // The usage rules of `check` that no single option can enforce alone, found before any server starts or any target
 // is touched; each broken rule is one line naming the flags.
 import { ConformanceError } from "../errors.js";
-import { PROTOCOLS } from "../protocols/index.js";
+import { protocolModule, protocolModules } from "../protocols/index.js";
 import { parseAddress } from "../targets/address.js";
 import { parseHttpBaseUrl } from "../targets/http-base-url.js";
 import { parseApiKeyPlacement } from "../targets/http-target.js";
@@ -19,7 +19,7 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
   if ((opts.attestation === undefined) !== (opts.signKey === undefined)) throw new ConformanceError("usage", "--attestation and --sign-key go together: the attestation is signed with the key");
   const rpcTargets = rpcTargetsOf(opts);
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
-  for (const t of rpcTargets) PROTOCOLS[t.protocol].endpoint(t.address, t.flag);
+  for (const t of rpcTargets) protocolModule(t.protocol)?.endpoint(t.address, t.flag);
   for (const r of opts.replica) parseAddress(r, "--replica");
   collectMetadata(opts, env);
   if (opts.http !== undefined && hasCredentials(opts.http)) {
@@ -42,8 +42,8 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
   }
   if (opts.http !== undefined) parseHttpBaseUrl(opts.http);
   if (opts.image !== undefined) {
-    if (opts.grpc !== undefined || opts.http !== undefined || opts.connect !== undefined || opts.grpcWeb !== undefined) {
-      throw new ConformanceError("usage", "--image starts its own target: leave out --grpc, --connect, --grpc-web and --http");
+    if (rpcTargets.length > 0 || opts.http !== undefined) {
+      throw new ConformanceError("usage", `--image starts its own target: leave out ${protocolModules().map((m) => m.cli.flag).join(", ")} and --http`);
     }
     if (opts.replica.length > 0) throw new ConformanceError("usage", "--replica needs --grpc, not --image");
     parseEnv(opts.env);

@@ -18,14 +18,14 @@ import { forTerminal as t } from "../reporters/_internals/neutralise.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
 import type { CliIo } from "./io.js";
 import { durationSpec, integerSpec, shared, toOptions, type OptionTable } from "./option-table.js";
+import { PROTOCOL_NAMES, PROTOCOLS } from "../protocols/index.js";
+import { builtInOptionKey, rpcOptionRow, type RpcTargetOptions } from "./rpc-target.js";
 
 /** TLS and credentials, named and parsed as check names them. */
 type TransportCliOptions = Pick<CheckCliOptions, "tls" | "ca" | "cert" | "key" | "authority" | "metadata" | "metadataFromEnv" | "metadataFile" | "apiKey" | "apiKeyIn">;
 
-interface LoadCliOptions extends TransportCliOptions {
-  grpc?: string;
-  connect?: string;
-  grpcWeb?: string;
+/** The options of `load`: its RPC targets are the built-in protocols' flags (it drives only those). */
+interface LoadCliOptions extends TransportCliOptions, RpcTargetOptions {
   http?: string;
   collection?: string;
   mix?: Mix;
@@ -71,8 +71,8 @@ async function resolveSlo(opts: { slo?: string; config?: string }): Promise<SloT
 /** Every option of `load`, in the order --help shows them. */
 const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path"),
-  connect: { flags: "--connect <url>", description: "a target spoken to in the Connect protocol over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
-  grpcWeb: { flags: "--grpc-web <url>", description: "a target spoken to in gRPC-Web over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)" },
+  connect: rpcOptionRow(PROTOCOLS.connect, "a target spoken to in the Connect protocol over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)"),
+  grpcWeb: rpcOptionRow(PROTOCOLS["grpc-web"], "a target spoken to in gRPC-Web over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] (instead of --grpc)"),
   http: { flags: "--http <url>", description: "an HTTP resource interface, http://host:port: a mix of operations on messages the run creates (and deletes at its end) instead of Hello" },
   collection: { flags: "--collection <path>", description: "with --http: the collection the messages are created in (default /messages)" },
   mix: {
@@ -189,14 +189,9 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
   addMergeCommand(command, io, setExit);
   command
     .action(async (opts: LoadCliOptions) => {
-      const named = (
-        [
-          ["grpc", opts.grpc],
-          ["connect", opts.connect],
-          ["grpc-web", opts.grpcWeb],
-          ["http", opts.http],
-        ] as const
-      ).filter((t): t is readonly ["grpc" | "connect" | "grpc-web" | "http", string] => t[1] !== undefined);
+      const named = [...PROTOCOL_NAMES.map((p) => [p, opts[builtInOptionKey(p)]] as const), ["http", opts.http] as const].filter(
+        (t): t is readonly [(typeof PROTOCOL_NAMES)[number] | "http", string] => t[1] !== undefined,
+      );
       const [target, ...more] = named;
       if (!target) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS, --connect URL, --grpc-web URL or --http URL");
       if (more.length > 0) throw new ConformanceError("usage", `load: one target a run: --${target[0]} and --${more[0]?.[0]} were both given`);

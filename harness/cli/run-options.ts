@@ -42,7 +42,7 @@ export function toRunOptions(
   grpcAddress: string | undefined,
   http?: HttpRunTarget,
   metadata: Record<string, string> = parseMetadata(opts.metadata),
-  peers: readonly { protocol: Protocol; address: string }[] = rpcTargetsOf(opts).slice(1),
+  peers: readonly { protocol: Protocol | (string & {}); address: string }[] = rpcTargetsOf(opts).slice(1),
 ): Omit<RunOptions, "checks"> {
   // gRPC is the default protocol, left unsaid so that the report reads as before.
   const named = rpcTargetsOf(opts)[0]?.protocol;
@@ -69,7 +69,7 @@ export function toRunOptions(
 }
 
 /** One RPC target with the run's TLS, authority, metadata, timeout and budget options. */
-function rpcTarget(opts: CheckCliOptions, address: string, protocol: Protocol | undefined, metadata: Record<string, string>): GrpcTargetOptions {
+function rpcTarget(opts: CheckCliOptions, address: string, protocol: Protocol | (string & {}) | undefined, metadata: Record<string, string>): GrpcTargetOptions {
   return {
         address,
         ...(protocol && { protocol }),

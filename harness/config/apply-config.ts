@@ -5,6 +5,8 @@ import type { Claims } from "../claims.js";
 import { ConformanceError } from "../errors.js";
 import { configExpectations, type Expectation } from "../expectations.js";
 import type { CheckCliOptions } from "../cli/check-options.js";
+import { optionKey } from "../cli/rpc-target.js";
+import { protocolModules } from "../protocols/index.js";
 import type { ConformanceConfig, Implementation } from "./config-file.js";
 
 /** What the file adds to a run beyond the flags: who is certified, what it claims, what it expects to fail. */
@@ -29,7 +31,7 @@ export function applyConfig(
   const out: CheckCliOptions = { ...opts };
   const t = config.targets ?? {};
   // One RPC target a run: a flag naming any of them replaces the file's, whichever protocol it names.
-  const rpcGiven = given("grpc") || given("connect") || given("grpcWeb");
+  const rpcGiven = protocolModules().some((m) => given(optionKey(m) as keyof CheckCliOptions));
   if (!rpcGiven) {
     if (t.grpc !== undefined) out.grpc = t.grpc;
     if (t.connect !== undefined) out.connect = t.connect;

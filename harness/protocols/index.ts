@@ -26,6 +26,11 @@ export function registerProtocol(module: ProtocolModule): () => void {
   return () => void registered.delete(module.name);
 }
 
+/** Every protocol module, built-in ones first in the map's order, then the registered ones: the CLI's rows read this. */
+export function protocolModules(): readonly ProtocolModule[] {
+  return [...Object.values(PROTOCOLS), ...registered.values()];
+}
+
 /** The module of a protocol name; undefined when no protocol has that name. */
 export function protocolModule(name: string): ProtocolModule | undefined {
   return (PROTOCOLS as Readonly<Record<string, ProtocolModule>>)[name] ?? registered.get(name);

@@ -78,10 +78,17 @@ export interface HttpConfig {
   replicas?: readonly HttpTarget[];
   /** Bound on the requests discovery may make. */
   maxDiscoveryRequests: number;
-  /** Words that name an action in a path (§4.2 rule 3); default the CRUD verbs and HTTP method names. */
-  verbs?: readonly string[];
-  /** Words the verb rule lets through: nouns of this interface that are spelled like verbs. */
-  allowWords?: readonly string[];
+  /** The path rules' verb lexicon as the run resolved it (--verbs, --allow-word over the words it was given). */
+  words?: PathWords;
+}
+
+/**
+ * The verb lexicon of the path rules (§4.2 rule 3): the words that name an action and the nouns spelled like verbs
+ * that the rule lets through. Given to the engine beside its checks, by whoever gives the checks.
+ */
+export interface PathWords {
+  readonly verbs: readonly string[];
+  readonly allowed: readonly string[];
 }
 
 export interface HttpTarget {

@@ -1,10 +1,14 @@
 // A protocol registered from this file alone: the binary Message POSTed as a plain HTTP body, the status in a header,
 // served by a few lines below. The whole catalogue runs over it: what it can judge passes on a correct server and
-// fails on a broken one; the checks of gRPC's own wire skip, saying so. Adding a protocol needs no harness edit.
+// fails on a broken one; the checks of gRPC's own wire skip, saying so. Adding a protocol needs no harness edit:
+// its CLI flag (--plain, from the module's cli row) is parsed, shown in --help, replayed and run by `check` too.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
+import { parseCheckArgs } from "../../harness/cli/check-options.js";
+import { main } from "../../harness/cli/main.js";
+import { rpcTargetsOf } from "../../harness/cli/rpc-target.js";
 import { createHttpExchange } from "../../harness/protocols/http-exchange.js";
 import { registerProtocol, type ProtocolModule } from "../../harness/protocols/index.js";
 import { runConformance } from "../../harness/runner.js";
@@ -63,7 +67,17 @@ let goodUrl = "";
 let countingUrl = "";
 let unregister = () => undefined as void;
 
+/** The CLI in this process, its output kept. */
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false, env: {} });
+  return { code, stdout, stderr };
+}
+
 beforeAll(async () => {
+  // Before registration the CLI has no such flag: what follows is the registration's doing.
+  expect(() => parseCheckArgs(["--plain", "http://127.0.0.1:1"])).toThrow(/unknown option '--plain'/);
   unregister = registerProtocol(plain);
   [goodUrl, countingUrl] = [await listen(good), await listen(counting)];
 });
@@ -92,5 +106,36 @@ describe("a protocol registered from a test file", () => {
 
   it("refuses a protocol name that is not registered, as a usage error", async () => {
     await expect(runConformance({ checks: catalogue, grpc: { address: goodUrl, protocol: "nope" }, only: ["grpc.unary.single-response"], seed: 1 })).rejects.toThrow(/no protocol named nope/);
+  });
+});
+
+describe("the CLI of a protocol registered from a test file", () => {
+  it("parses its flag from the module's row and names it as the run's RPC target", () => {
+    const opts = parseCheckArgs(["--plain", "http://127.0.0.1:9", "--grpc", "127.0.0.1:1"]);
+    expect(rpcTargetsOf(opts)).toEqual([
+      { protocol: "grpc", flag: "--grpc", address: "127.0.0.1:1" },
+      { protocol: "plain", flag: "--plain", address: "http://127.0.0.1:9" },
+    ]);
+  });
+
+  it("shows the flag in check --help with the module's text", async () => {
+    const { code, stdout } = await cli(["check", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/--plain <url>\s+a target spoken to in plain HTTP bodies/);
+  });
+
+  it("runs `check --plain URL` through the CLI's own option path: passes a correct server, fails a broken one with a replay naming the flag", async () => {
+    const good = await cli(["check", "--plain", goodUrl, "--only", "grpc.unary.*,grpc.stateless.*", "--seed", "4", "--runs", "10", "--reporter", "json"]);
+    expect(good.stderr).toBe("");
+    const goodReport = JSON.parse(good.stdout) as { checks: { id: string; status: string }[] };
+    expect(goodReport.checks.filter((c) => c.status === "pass").length).toBeGreaterThan(0);
+    expect(goodReport.checks.filter((c) => c.status === "fail" || c.status === "error")).toEqual([]);
+    expect(good.code).toBe(0);
+
+    const broken = await cli(["check", "--plain", countingUrl, "--only", "grpc.stateless.history-independent", "--seed", "4", "--runs", "10", "--reporter", "json"]);
+    expect(broken.code).toBe(1);
+    const failed = (JSON.parse(broken.stdout) as { checks: { id: string; status: string; replay?: string }[] }).checks.find((c) => c.id === "grpc.stateless.history-independent");
+    expect(failed?.status).toBe("fail");
+    expect(failed?.replay).toContain(`--plain ${countingUrl}`);
   });
 });

@@ -1,5 +1,6 @@
 // Runs HTTP checks against a base URL the way a run does: one target, one memo, the checks in catalogue order.
 import type { CheckContext, CheckDefinition, CheckOutcome } from "../../harness/check.js";
+import { pathWords } from "../../harness/cli/catalogue.js";
 import { runCheck } from "../../harness/session.js";
 import { createHttpTarget } from "../../harness/targets/create-http-target.js";
 import type { HttpConfig } from "../../harness/targets/http-target.js";
@@ -19,6 +20,8 @@ export function httpContext(baseUrl: string, options: HttpRunOptions = {}): Chec
     apiKeyHeader: "X-API-Key",
     apiKeyIn: { in: "header", name: "X-API-Key" },
     maxDiscoveryRequests: 50,
+    // The catalogue's verb lexicon, as the CLI gives it to a run.
+    words: pathWords,
     ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
     ...(options.openapi !== undefined && { openapi: options.openapi }),
   };

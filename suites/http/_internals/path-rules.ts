@@ -13,10 +13,10 @@ export interface PathShape {
 }
 
 export interface PathWordOptions {
-  /** Words that name an action; default DEFAULT_VERBS. */
-  verbs?: readonly string[];
-  /** Words that look like verbs but are nouns in this interface; added to DEFAULT_ALLOWED_WORDS. */
-  allow?: readonly string[];
+  /** Words that name an action: the run's, as it was given them (the CLI gives the list below unless --verbs). */
+  verbs: readonly string[];
+  /** Words that look like verbs but are nouns in this interface: the run's (the CLI gives the list below and --allow-word). */
+  allow: readonly string[];
   /**
    * Static prefixes the collections are mounted under ("/api", "/v1"): versioning and mounting are not shown
    * (part 9), so the levels before a collection are not judged as a hierarchy.
@@ -82,8 +82,8 @@ export function wordsOf(name: string): string[] {
 }
 
 function verbsOf(options: PathWordOptions): (word: string) => boolean {
-  const verbs = new Set((options.verbs ?? DEFAULT_VERBS).map((v) => v.toLowerCase()));
-  const allowed = new Set([...DEFAULT_ALLOWED_WORDS, ...(options.allow ?? [])].map((v) => v.toLowerCase()));
+  const verbs = new Set(options.verbs.map((v) => v.toLowerCase()));
+  const allowed = new Set(options.allow.map((v) => v.toLowerCase()));
   const lexicon = options.lexicon;
   // An allowed noun is allowed in the plural too ("commit", "/commits").
   return (word) => !allowed.has(word) && (verbs.has(word) || (lexicon !== undefined && !allowed.has(pluralize.singular(word)) && lexicon.isVerbOnly(word)));
@@ -96,7 +96,7 @@ function namesAnAction(seg: Segment, options: PathWordOptions): boolean {
 }
 
 /** Rules 1 and 3: no word of a name is a verb or an HTTP method name. */
-export function verbProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
+export function verbProblem(shape: PathShape, options: PathWordOptions): string | undefined {
   const isVerb = verbsOf(options);
   const found: string[] = [];
   for (const seg of literals(shape)) {
@@ -109,7 +109,7 @@ export function verbProblem(shape: PathShape, options: PathWordOptions = {}): st
  * Rule 2: a name followed by an id, or a path that lists items, names a collection (plural); the last name of a
  * document is singular. Names whose role is not known are not judged. Uncountable nouns are both.
  */
-export function pluralProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
+export function pluralProblem(shape: PathShape, options: PathWordOptions): string | undefined {
   const segs = segmentsOf(shape);
   const problems: string[] = [];
   segs.forEach((seg, i) => {
@@ -150,7 +150,7 @@ export function extensionProblem(shape: PathShape): string | undefined {
  * Rules 4, 9 and 10: levels alternate between a name and an id, /<resource>/<id>/<related>/<id>...: a path
  * opens with a name, and neither two ids nor two names follow each other.
  */
-export function hierarchyProblem(shape: PathShape, options: PathWordOptions = {}): string | undefined {
+export function hierarchyProblem(shape: PathShape, options: PathWordOptions): string | undefined {
   if (shape.path.includes("//")) return "an empty level (two slashes in a row)";
   const mount = (options.mounts ?? []).filter((m) => m !== "" && m !== "/" && (shape.path === m || shape.path.startsWith(`${m}/`))).sort((a, b) => b.length - a.length)[0];
   let segs = segmentsOf(shape);

@@ -12,11 +12,14 @@ const TEMPLATES_SHOWN = 50;
 /** A rule that tells verbs from nouns is given the English lexicon (loaded on its first use, then kept). */
 export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined, needs: { lexicon?: boolean } = {}): CheckDefinition {
   return httpCheck(spec, async (p) => {
+    // The verb lexicon is the run's, given beside the checks: a run given none cannot tell verbs from nouns.
+    const given = p.config.words;
+    if (given === undefined) throw new Error("the run was given no verb lexicon for the path rules (pathWords beside the checks)");
     const found = await discovery(p.ctx);
     const words: PathWordOptions = {
       ...(needs.lexicon === true && { lexicon: await loadLexicon() }),
-      ...(p.config.verbs !== undefined && { verbs: p.config.verbs }),
-      ...(p.config.allowWords !== undefined && { allow: p.config.allowWords }),
+      verbs: given.verbs,
+      allow: given.allowed,
       mounts: p.config.collections.map((c) => c.replace(/\/[^/]*$/, "")).filter((m) => m !== ""),
     };
     const reported = new Set<string>();

@@ -14,6 +14,9 @@ import {
 } from "../../../suites/http/_internals/path-rules.js";
 import { idSegmentsOf } from "../../../suites/http/_internals/discovery.js";
 import { pathCases, wordCases, type RuleName } from "./path-rules.testdata.js";
+import { resolvedWords } from "./path-words.js";
+
+const words = resolvedWords();
 
 const rules: Record<RuleName, (shape: PathShape, options: PathWordOptions) => string | undefined> = {
   lowercase: lowercaseProblem,
@@ -27,7 +30,7 @@ const rules: Record<RuleName, (shape: PathShape, options: PathWordOptions) => st
 
 describe.each(pathCases)("$shape.path ($why)", ({ shape, mounts, breaks }) => {
   it(`breaks [${breaks.join(", ")}] and nothing else`, () => {
-    const broken = (Object.keys(rules) as RuleName[]).filter((r) => rules[r](shape, { ...(mounts && { mounts }) }) !== undefined);
+    const broken = (Object.keys(rules) as RuleName[]).filter((r) => rules[r](shape, { ...words, ...(mounts && { mounts }) }) !== undefined);
     expect(broken.sort()).toEqual([...breaks].sort());
   });
 });
@@ -35,7 +38,7 @@ describe.each(pathCases)("$shape.path ($why)", ({ shape, mounts, breaks }) => {
 describe("the verb list and the allow-list", () => {
   it.each(wordCases)("$path: $why", ({ path, verbs, allow, breaks }) => {
     const shape: PathShape = { path, idSegments: idSegmentsOf(path, new Set(["1"])), kind: "unknown" };
-    const problem = verbProblem(shape, { ...(verbs && { verbs }), ...(allow && { allow }) });
+    const problem = verbProblem(shape, resolvedWords({ ...(verbs && { verbs }), ...(allow && { allow }) }));
     expect(problem !== undefined).toBe(breaks);
   });
 });
@@ -46,8 +49,8 @@ describe("reports", () => {
   });
 
   it("names the offending word", () => {
-    expect(verbProblem({ path: "/messages/1/show", idSegments: [1], kind: "unknown" })).toBe('the path names an action: "show"');
-    expect(pluralProblem({ path: "/message/1", idSegments: [1], kind: "document" })).toBe('collection "message" is not a plural noun (messages?)');
+    expect(verbProblem({ path: "/messages/1/show", idSegments: [1], kind: "unknown" }, words)).toBe('the path names an action: "show"');
+    expect(pluralProblem({ path: "/message/1", idSegments: [1], kind: "document" }, words)).toBe('collection "message" is not a plural noun (messages?)');
   });
 });
 
