@@ -15,7 +15,7 @@ import { createReporters } from "../reporters/index.js";
 import { runConformance } from "../runner.js";
 import { CHECK_TABLE, parseCheckArgs, type CheckCliOptions } from "./check-options.js";
 import type { CliIo } from "./io.js";
-import { durationSpec, shared, toOptions, type OptionTable } from "./option-table.js";
+import { durationSpec, givenOn, shared, toOptions, type OptionTable } from "./option-table.js";
 import { createReplayRenderer } from "./replay.js";
 import { chooseReporters, openReporterFiles } from "./reporter-option.js";
 
@@ -77,10 +77,7 @@ async function configured(opts: CheckClientCliOptions, command: Command, io: Cli
   const env = io.env;
   const file = configFileToRead(opts.config);
   if (file === undefined) return { opts, extras: { expectations: [] } };
-  const given = (key: keyof CheckCliOptions) => {
-    const source = command.getOptionValueSource(key);
-    return source !== undefined && source !== "default";
-  };
+  const given = givenOn(command);
   const { loadConfigFile } = await import("../config/config-file.js");
   // check's defaults under this command's options: the file fills what neither gave, and a client run reads back
   // only the options it has.

@@ -21,7 +21,7 @@ import type { OptionTable } from "./option-table.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
 import type { CliIo } from "./io.js";
 import { collectMetadata } from "./metadata.js";
-import { toOptions } from "./option-table.js";
+import { givenOn, toOptions } from "./option-table.js";
 import { createReplayRenderer } from "./replay.js";
 import { chooseReporters, openReporterFiles } from "./reporter-option.js";
 import { toHttpTarget, toRunOptions } from "./run-options.js";
@@ -49,10 +49,7 @@ function fromConfig(extras: ConfigExtras): Pick<RunOptions, "implementation" | "
 async function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): Promise<{ opts: CheckCliOptions; extras: ConfigExtras }> {
   const file = configFileToRead(opts.config);
   if (file === undefined) return { opts, extras: { expectations: [] } };
-  const given = (key: keyof CheckCliOptions) => {
-    const source = command.getOptionValueSource(key);
-    return source !== undefined && source !== "default";
-  };
+  const given = givenOn(command);
   // Its parser and schema validator are loaded only when there is a file to read: a run without one never needs them.
   const { loadConfigFile } = await import("../config/config-file.js");
   return applyConfig(opts, loadConfigFile(file), given, env, catalogue);

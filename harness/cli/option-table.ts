@@ -1,6 +1,6 @@
 // Options as data: one typed table per command, keyed by the option's name in the parsed options, from which the
 // command's --help, its parser and its replay lines are all made. The options check, load and serve share are here.
-import { InvalidArgumentError, Option } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { METADATA_PLACEHOLDER } from "../runner.js";
 import { API_KEY_PLACEHOLDER } from "../targets/http-curl.js";
 import { RUN_DEFAULTS } from "../run-config.js";
@@ -115,3 +115,11 @@ export const shared = {
   } satisfies OptionSpec<string[]>,
   metadataFile: { flags: "--metadata-file <file>", description: "read key=value metadata lines from this file (repeatable)", parse: repeat, default: [] } satisfies OptionSpec<string[]>,
 } as const;
+
+/** Whether the user gave an option (flag or environment), not its default: what a configuration file may not override. */
+export function givenOn(command: Command): (key: string) => boolean {
+  return (key) => {
+    const source = command.getOptionValueSource(key);
+    return source !== undefined && source !== "default";
+  };
+}

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { openSession } from "../../harness/session.js";
 import { parseApiKeyPlacement } from "../../harness/targets/http-target.js";
 import { describeChecks, envSeed } from "../_internals/as-vitest.js";
+import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "./_internals/path-rules.js";
 import { httpChecks } from "../index.js";
 
 const baseUrl = process.env.EXAMPLE_HTTP_TARGET;
@@ -30,6 +31,7 @@ describeChecks(`HTTP conformance of ${baseUrl ?? "the built-in reference server"
     ...(header !== undefined && { apiKeyHeader: header }),
     ...(apiKeyIn !== undefined && { apiKeyIn }),
   };
-  const session = await openSession({ http, seed: envSeed(), runs: 1 });
+  // The catalogue's verb lexicon, as the CLI hands it to a run.
+  const session = await openSession({ http, seed: envSeed(), runs: 1, pathWords: { verbs: DEFAULT_VERBS, allowed: DEFAULT_ALLOWED_WORDS } });
   return { session, ...(stop && { stop }) };
 });

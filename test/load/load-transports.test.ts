@@ -114,8 +114,9 @@ describe("load --http", () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
     expect(report.mix).toEqual({ create: 1, read: 1, list: 0, update: 0, delete: 0 });
-    // Half creates, half reads (the first call of each slot creates).
-    expect(report.resources?.created).toBeGreaterThanOrEqual(Math.floor(report.requests / 2) - 2);
+    // Half creates, half reads (the first call of each slot creates), until a slot holds its 64 messages: past that a
+    // create deletes one of them instead, so at least the 2 slots' 64 each (a quiet machine gets there in 300 ms).
+    expect(report.resources?.created).toBeGreaterThanOrEqual(Math.min(Math.floor(report.requests / 2) - 2, 2 * 64));
     expect(plain.size()).toBe(0);
   });
 
