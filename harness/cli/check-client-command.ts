@@ -17,7 +17,7 @@ import { CHECK_TABLE, parseCheckArgs, type CheckCliOptions } from "./check-optio
 import type { CliIo } from "./io.js";
 import { durationSpec, givenOn, shared, toOptions, type OptionTable } from "./option-table.js";
 import { createReplayRenderer } from "./replay.js";
-import { chooseReporters, openReporterFiles } from "./reporter-option.js";
+import { chooseReporters, openReporterFiles, reporterStreams } from "./reporter-option.js";
 
 /** check's options that mean the same for a client run, and the bound on one run of the client. */
 export type CheckClientCliOptions = Pick<
@@ -111,13 +111,7 @@ export function addCheckClientCommand(program: Command, io: CliIo, setExit: (cod
     const apiKey = opts.apiKey ?? envKey;
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     try {
-      const streams = {
-        stdout: io.stdout,
-        stderr: io.stderr,
-        color: io.isTty && !io.env.NO_COLOR,
-        ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }),
-        verbosity: opts.quiet ? ("quiet" as const) : opts.verbose ? ("verbose" as const) : ("normal" as const),
-      };
+      const streams = reporterStreams(io, opts);
       const at = argv.indexOf("check-client");
       // The key is the client's to send, never ours to print: not in the command line the report names, nor in a
       // replay line (a client's own arguments may carry it), nor in any result (the runner's redactor has it).

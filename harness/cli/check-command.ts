@@ -23,7 +23,7 @@ import type { CliIo } from "./io.js";
 import { collectMetadata } from "./metadata.js";
 import { givenOn, toOptions } from "./option-table.js";
 import { createReplayRenderer } from "./replay.js";
-import { chooseReporters, openReporterFiles } from "./reporter-option.js";
+import { chooseReporters, openReporterFiles, reporterStreams } from "./reporter-option.js";
 import { toHttpTarget, toRunOptions } from "./run-options.js";
 
 /** What every run of `check` shares, whichever target it checks. */
@@ -104,13 +104,7 @@ function listChecks(io: CliIo): void {
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
 function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras, table: OptionTable<CheckCliOptions>): RunContext {
   const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
-  const streams = {
-    stdout: io.stdout,
-    stderr: io.stderr,
-    color: io.isTty && !io.env.NO_COLOR,
-    ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }),
-    verbosity: opts.quiet ? ("quiet" as const) : opts.verbose ? ("verbose" as const) : ("normal" as const),
-  };
+  const streams = reporterStreams(io, opts);
   return {
     reporters: createReporters(files, streams),
     replayCommand: createReplayRenderer(argsAfter(argv, "check"), table),

@@ -1,7 +1,8 @@
 // --reporter NAME[=FILE] and its aliases (--report-json FILE, ...): which reporters a run gets and where each writes.
 import { InvalidArgumentError } from "commander";
 import { ConformanceError } from "../errors.js";
-import { isReporterName, openReportFile, REPORTER_NAMES, REPORTERS, type ReporterName, type ReportFile } from "../reporters/index.js";
+import { isReporterName, openReportFile, REPORTER_NAMES, REPORTERS, type ReporterName, type ReporterStreams, type ReportFile } from "../reporters/index.js";
+import type { CliIo } from "./io.js";
 
 /** One reporter the user asked for: its name, and the file it writes when one was given. */
 export interface ReporterRequest {
@@ -66,4 +67,15 @@ export async function openReporterFiles(chosen: readonly ReporterRequest[]): Pro
     throw err;
   }
   return opened;
+}
+
+/** Where the reporters write, and how much the console says: from the command's streams, environment and flags. */
+export function reporterStreams(io: CliIo, flags: { quiet?: boolean; verbose?: boolean }): ReporterStreams {
+  return {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    color: io.isTty && !io.env.NO_COLOR,
+    ...(io.env.GITHUB_STEP_SUMMARY !== undefined && { stepSummary: io.env.GITHUB_STEP_SUMMARY }),
+    verbosity: flags.quiet ? "quiet" : flags.verbose ? "verbose" : "normal",
+  };
 }
