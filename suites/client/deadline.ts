@@ -2,7 +2,7 @@
 // that a slow server can stop working for it: the scenario holds the first reply past a reasonable deadline.
 import { pass, skip } from "../../harness/check.js";
 import { headerValue } from "../../harness/client/recorded-request.js";
-import { failWith, hellos, type ClientCheck } from "./_internals/client-check.js";
+import { failWith, hellos, NO_HELLO, type ClientCheck } from "./_internals/client-check.js";
 
 const DEADLINE_HEADER = { grpc: "grpc-timeout", "grpc-web": "grpc-timeout", connect: "connect-timeout-ms", http: "" } as const;
 
@@ -14,7 +14,7 @@ export const deadline: ClientCheck = {
   scenario: "slow-first",
   judge(run) {
     const calls = hellos(run);
-    if (calls.length === 0) return skip("the client made no Hello call: nothing to judge (client.hello.succeeds judges that)");
+    if (calls.length === 0) return skip(NO_HELLO);
     const without = calls.find((r) => headerValue(r, DEADLINE_HEADER[r.protocol]) === undefined);
     if (without !== undefined) return failWith(`the Hello call carries no deadline (${DEADLINE_HEADER[without.protocol]} absent), so a slow server holds the client as long as it likes`, run, without);
     const first = calls[0] as (typeof calls)[number];

@@ -1,6 +1,6 @@
 // The empty Message (body "", sent as no bytes at all in the binary encoding, {} in JSON) is a legal reply.
 import { copesWith } from "./_internals/copes.js";
-import type { ClientCheck } from "./_internals/client-check.js";
+import { NO_HELLO, type ClientCheck } from "./_internals/client-check.js";
 
 export const emptyReply: ClientCheck = {
   id: "client.empty-reply",
@@ -8,5 +8,5 @@ export const emptyReply: ClientCheck = {
   severity: "MUST",
   spec: "part 2 (body: proto3 semantics, optional, defaults to the empty string)",
   scenario: "empty-reply",
-  judge: (run) => copesWith(run, "the empty Message (body \"\")", () => true, "the client made no Hello call: nothing to judge (client.hello.succeeds judges that)"),
+  judge: (run) => copesWith(run, "the empty Message (body \"\")", () => true, NO_HELLO),
 };

@@ -1,7 +1,7 @@
 // INVALID_ARGUMENT (HTTP 400 over Connect) says the request was wrong (part 7: 4xx): sending it again cannot help,
 // so it MUST NOT be retried in a loop. The client's usual Hello calls (all succeeding) plus one are allowed.
 import { pass, skip } from "../../harness/check.js";
-import { failWith, hellos, type ClientCheck } from "./_internals/client-check.js";
+import { failWith, hellos, NO_HELLO, type ClientCheck } from "./_internals/client-check.js";
 
 export const retryInvalidArgument: ClientCheck = {
   id: "client.retry.invalid-argument",
@@ -11,7 +11,7 @@ export const retryInvalidArgument: ClientCheck = {
   scenario: "invalid-argument",
   async judge(run, scenarios) {
     const calls = hellos(run);
-    if (calls.length === 0) return skip("the client made no Hello call: nothing to judge (client.hello.succeeds judges that)");
+    if (calls.length === 0) return skip(NO_HELLO);
     const usual = hellos(await scenarios("usual")).length;
     const allowed = Math.max(usual, 1) + 1;
     if (calls.length > allowed) {

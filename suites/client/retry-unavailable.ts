@@ -5,7 +5,7 @@
 // waits random(0, initialBackoff), so a correct client retries within a few milliseconds in some runs). The retry's
 // gap, from the UNAVAILABLE answer's writing to the retry's arrival, is said in the message, never judged.
 import { pass, skip } from "../../harness/check.js";
-import { failWith, hellos, type ClientCheck } from "./_internals/client-check.js";
+import { failWith, hellos, NO_HELLO, type ClientCheck } from "./_internals/client-check.js";
 
 /** Retries beyond the client's usual Hello calls that still count as bounded. */
 export const MAX_RETRIES = 3;
@@ -18,7 +18,7 @@ export const retryUnavailable: ClientCheck = {
   scenario: "unavailable-once",
   async judge(run, scenarios) {
     const calls = hellos(run);
-    if (calls.length === 0) return skip("the client made no Hello call: nothing to judge (client.hello.succeeds judges that)");
+    if (calls.length === 0) return skip(NO_HELLO);
     const usual = hellos(await scenarios("usual")).length;
     const allowed = Math.max(usual, 1) + MAX_RETRIES;
     if (run.received > allowed && calls.length > allowed) {

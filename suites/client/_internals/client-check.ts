@@ -21,6 +21,9 @@ export interface ClientCheck {
 
 export const hellos = (run: ScenarioRun): RecordedRequest[] => run.requests.filter(isHello);
 
+/** Why a check of how a client copes skips when the client called nothing: another check judges that. */
+export const NO_HELLO = "the client made no Hello call: nothing to judge (client.hello.succeeds judges that)";
+
 /** How the client ended, in words: "exited 0", "exited 1", "was killed by SIGSEGV", "hung: killed after 10 s". */
 export function endWords(run: ScenarioRun): string {
   const c = run.client;
