@@ -77,6 +77,12 @@ export interface GuardOptions {
    * default limits.
    */
   ledger?: OwedLedger;
+  /**
+   * Request bytes a client may send on a stream, and on a connection, before the server takes them: the HTTP/2
+   * receive windows (SETTINGS_INITIAL_WINDOW_SIZE, and the session's own window). Default HTTP/2's 65,535 (see
+   * receiveWindowFor).
+   */
+  receiveWindowBytes?: number;
   /** Called with a short reason for each refused connection, shed call, reset stream and stream or session error. */
   onEvent?: (event: string, detail: string) => void;
 }
@@ -91,6 +97,21 @@ export interface GuardHandle {
 
 const ENHANCE_YOUR_CALM = 0x0b;
 export const DEFAULT_MAX_HEADER_LIST_BYTES = 16 * 1024;
+/** HTTP/2's initial window (RFC 9113 §6.9.2), and the largest a window may be (§6.9.1). */
+const HTTP2_DEFAULT_WINDOW = 65_535;
+const HTTP2_MAX_WINDOW = 2 ** 31 - 1;
+
+/**
+ * The receive window for a server whose largest request message is `maxReceiveMessageBytes`: room for that message
+ * and its 5-byte prefix, so that any request the server would accept arrives in one round trip (with HTTP/2's
+ * 64 KiB, a 2 MiB request took 32 round trips through a 50 ms link; grpc-go grows its window by BDP estimation to
+ * the same end). It bounds nothing new: grpc-js reads every admitted call's message as it comes, up to the receive
+ * limit, whatever the window, so a connection's window only lets the bytes it would read anyway come sooner. Bytes
+ * the server has not yet read (a stream before the guard judges it) are at most one window per connection.
+ */
+export function receiveWindowFor(maxReceiveMessageBytes: number): number {
+  return Math.min(HTTP2_MAX_WINDOW, Math.max(HTTP2_DEFAULT_WINDOW, maxReceiveMessageBytes + 5));
+}
 
 /** Counts a session's calls in flight and its ping strikes, and sends it away when it abuses pings. */
 function policePings(session: http2.ServerHttp2Session, options: GuardOptions, inFlight: () => number): void {
@@ -346,6 +367,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   const protection = options.protection ?? defaultLimits();
   const shedder = createShedder(protection);
   const maxHeaderListBytes = options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES;
+  const receiveWindow = Math.min(HTTP2_MAX_WINDOW, Math.max(HTTP2_DEFAULT_WINDOW, options.receiveWindowBytes ?? HTTP2_DEFAULT_WINDOW));
   const ledger = options.ledger ?? createOwedLedger();
   const owing: Owing = { ledger, event };
   // Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every stream's
@@ -360,7 +382,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   for (const h2 of servers.keys()) {
     capConnections(h2, protection, (reason) => event("connection refused", reason));
     // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
-    h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes });
+    h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes, initialWindowSize: receiveWindow });
     h2.on("session", (session: http2.ServerHttp2Session) => {
       const book: SessionBook = { n: 0, streams: new Set(), account: ledger.open(), owing };
       books.set(session, book);
@@ -371,6 +393,8 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       // A session error (a protocol violation, nghttp2 refusing a flood of resets) ends that session only.
       session.on("error", (err: Error) => event("session error", errorName(err)));
       policePings(session, options, () => book.n);
+      // The stream windows come in SETTINGS; the connection's own window is raised by a WINDOW_UPDATE on stream 0.
+      if (receiveWindow > HTTP2_DEFAULT_WINDOW) session.setLocalWindowSize(receiveWindow);
     });
     const handlers = h2.listeners("stream") as StreamListener[];
     h2.removeAllListeners("stream");

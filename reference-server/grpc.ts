@@ -7,7 +7,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-
 import * as protoLoader from "@grpc/proto-loader";
 import { CONTRACT_FILE } from "../contract/paths.js";
 import { decodeMessage, encodeMessage } from "../contract/message.js";
-import { DEFAULT_MAX_HEADER_LIST_BYTES, guardGrpcServer } from "./grpc-guard.js";
+import { DEFAULT_MAX_HEADER_LIST_BYTES, guardGrpcServer, receiveWindowFor } from "./grpc-guard.js";
 import { defaultLimits, validateLimits, type ProtectionLimits } from "./protection.js";
 import { helloReply } from "./hello.js";
 import type { OwedLedger } from "./owed.js";
@@ -189,6 +189,7 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
       maxPingStrikes: limits["grpc.http2.max_ping_strikes"],
       protection: validateLimits({ ...defaultLimits(), ...options.protection }),
       maxHeaderListBytes: options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES,
+      receiveWindowBytes: receiveWindowFor(options.maxReceiveMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES),
       ...(options.ledger !== undefined && { ledger: options.ledger }),
       // What an attacker sends is not logged, only what the server did about it.
       onEvent: (what, detail) => log.debug({ msg: what, detail }),

@@ -14,7 +14,7 @@ import type { PageBounds } from "./page.js";
 import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
 import { createLogger, type LogLevel, type LogOptions } from "../logger.js";
 import { DEFAULT_MAX_RECEIVE_BYTES } from "../grpc.js";
-import { HELLO_RPC_PATH, registerConnectRpc } from "./connect-rpc.js";
+import { HELLO_RPC_PATH, registerConnectRpc, warmConnectRpc } from "./connect-rpc.js";
 
 export type HttpLogLevel = LogLevel;
 
@@ -217,11 +217,11 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
     }
     done();
   });
-  app.addHook("onResponse", async (request, reply) => {
-    log.debug({ msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
-  });
+  const warmed = logRequests(app, log);
 
   try {
+    await warmConnectRpc(app);
+    warmed();
     await app.listen({ host, port });
   } catch (err) {
     await app.close();
@@ -250,6 +250,17 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
       }
       log.info({ msg: "http stopped" });
     },
+  };
+}
+
+/** One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get none. */
+function logRequests(app: FastifyInstance, log: ReturnType<typeof createLogger>): () => void {
+  let warming = true;
+  app.addHook("onResponse", async (request, reply) => {
+    if (!warming) log.debug({ msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+  });
+  return () => {
+    warming = false;
   };
 }
 
