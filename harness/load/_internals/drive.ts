@@ -6,12 +6,12 @@ import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
 import type { ParsedAddress } from "../../targets/address.js";
 import { HELLO_PATH } from "../../targets/grpc-target.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
-import { decodeFrames } from "../../protocols/grpc/index.js";
+import { rawGrpcCaller } from "./raw-grpc-caller.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
 import { httpRpcCall, httpRpcRequest, openAgent, type HttpRpcLoadProtocol, type HttpRpcRequest, type HttpWire } from "./http-rpc-call.js";
 
 export type { CallResult } from "./call-result.js";
-import type { CallResult } from "./call-result.js";
+import { grpcResult as result, type CallResult } from "./call-result.js";
 
 /**
  * One HTTP/2 connection that sends Hello calls as raw gRPC requests. A load generator must cost far less per call
@@ -86,24 +86,6 @@ function onClose(this: SlotStream): void {
   slot.stream = undefined;
   slot.done = undefined;
   done?.(result(slot, this.rstCode));
-}
-
-function result(slot: Slot, rstCode: number | undefined): CallResult {
-  if (slot.status === undefined) {
-    return slot.timedOut
-      ? { code: Status.DEADLINE_EXCEEDED, details: `no status within ${slot.timeoutMs} ms`, answered: false }
-      : { code: Status.UNAVAILABLE, details: `stream closed without grpc-status (HTTP/2 code ${rstCode ?? 0})`, answered: false };
-  }
-  const first = slot.first;
-  let reply: Buffer | undefined;
-  if (first !== undefined && slot.more === undefined && first.length >= 5 && first[0] === 0 && first.readUInt32BE(1) === first.length - 5) {
-    // One uncompressed message in one chunk: node:http2 gives each chunk its own memory, so a view will do.
-    reply = first.subarray(5);
-  } else if (first !== undefined) {
-    const { frames } = decodeFrames(slot.more ? Buffer.concat([first, ...slot.more]) : first);
-    if (frames.length === 1) reply = Buffer.from((frames[0] as { data: Uint8Array }).data);
-  }
-  return reply ? { code: slot.status, details: slot.details, reply, answered: true } : { code: slot.status, details: slot.details, answered: true };
 }
 
 /** Starts one call on the slot; `done` gets its result when its stream closes. */
@@ -183,6 +165,11 @@ interface Caller {
 }
 
 function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
+  if (process.env.LOAD_WIRE === "raw") {
+    const raw = rawGrpcCaller(spec.address, spec.connections, spec.concurrency, spec.timeoutMs);
+    const bodies = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+    return { call: (w, i) => raw.call(w, bodies[i] as Buffer), sweep: raw.sweep, close: raw.close };
+  }
   const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
   const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
   const slots = Array.from({ length: spec.concurrency }, () => newSlot(spec.timeoutMs));
