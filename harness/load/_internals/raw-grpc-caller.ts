@@ -2,7 +2,7 @@
 // of its call's stream, and one sweep that cancels the calls past their deadline instead of a timer per call.
 import type { ParsedAddress } from "../../targets/address.js";
 import { HELLO_PATH } from "../../targets/grpc-target.js";
-import { grpcResult, type CallResult, type GrpcCallState } from "./call-result.js";
+import { grpcMessage, grpcResult, type CallResult, type GrpcCallState } from "./call-result.js";
 import { RawH2Connection, type RawStreamSink } from "./raw-h2.js";
 
 class RawSlot implements RawStreamSink, GrpcCallState {
@@ -38,7 +38,7 @@ class RawSlot implements RawStreamSink, GrpcCallState {
   headers(status: string | undefined, message: string | undefined): void {
     if (status === undefined) return;
     this.status = Number(status);
-    this.details = message === undefined || !message.includes("%") ? (message ?? "") : safeDecode(message);
+    this.details = grpcMessage(message);
   }
 
   data(chunk: Buffer): void {
@@ -59,14 +59,6 @@ class RawSlot implements RawStreamSink, GrpcCallState {
     if (this.stream === undefined || this.connection === undefined) return;
     this.timedOut = true;
     this.connection.cancel(this.stream);
-  }
-}
-
-function safeDecode(message: string): string {
-  try {
-    return decodeURIComponent(message);
-  } catch {
-    return message;
   }
 }
 

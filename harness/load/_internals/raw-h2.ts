@@ -22,6 +22,10 @@ const PROTOCOL_ERROR = 0x1;
 const FLOW_CONTROL_ERROR = 0x3;
 const FRAME_SIZE_ERROR = 0x6;
 const COMPRESSION_ERROR = 0x9;
+const ENHANCE_YOUR_CALM = 0xb;
+/** PING and SETTINGS frames answered between two writes, and bytes the server may leave unread, at most. */
+const MAX_CONTROL_REPLIES = 1000;
+const MAX_UNREAD = 16 * 1024 * 1024;
 
 /** The largest frame we accept: HTTP/2's default SETTINGS_MAX_FRAME_SIZE, which we never raise. */
 const MAX_FRAME = 16_384;
@@ -50,6 +54,8 @@ class ConnectionError extends Error {
 }
 
 interface Stream {
+  /** 0 while queued. */
+  id: number;
   sink: RawStreamSink;
   received: number;
   /** The body not yet sent, waiting for the server's flow-control window. */
@@ -86,6 +92,10 @@ const CLIENT_SETTINGS = (() => {
   return frame(Type.SETTINGS, 0, 0, p);
 })();
 
+/** The :authority of a call to address. */
+export const authorityOf = (address: ParsedAddress): string =>
+  address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
+
 /** One connection's calls: at most the server's SETTINGS_MAX_CONCURRENT_STREAMS open, the rest queued in order. */
 export class RawH2Connection {
   private readonly socket: net.Socket;
@@ -97,6 +107,8 @@ export class RawH2Connection {
   private readonly templates = new Map<Buffer, Buffer>();
   private out: Buffer[] = [];
   private flushing = false;
+  /** Replies owed to the server's PING and SETTINGS frames since the last write: bounded, against a flood. */
+  private controlReplies = 0;
   private pending: Buffer | undefined;
   /** A header block that has not ended yet (HEADERS without END_HEADERS): its stream, flags and fragments. */
   private partial: { stream: number; endStream: boolean; parts: Buffer[]; size: number } | undefined;
@@ -110,8 +122,7 @@ export class RawH2Connection {
   private goawayLast = MAX_STREAM_ID;
 
   constructor(address: ParsedAddress, path: string) {
-    const authority = address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
-    this.block = unaryRequestBlock(path, authority);
+    this.block = unaryRequestBlock(path, authorityOf(address));
     this.socket = address.kind === "unix" ? net.connect(address.path) : net.connect({ host: address.host, port: address.port, noDelay: true });
     this.socket.on("data", (chunk: Buffer) => this.onBytes(chunk));
     this.socket.on("error", (err) => this.fail(`connection error: ${err.message}`));
@@ -121,9 +132,11 @@ export class RawH2Connection {
 
   /** Starts a call; its sink hears of it from here on (at once, if no call can start). */
   request(body: Buffer, sink: RawStreamSink): Stream {
-    const s: Stream = { sink, received: 0, held: body, sendWindow: 0 };
+    const s: Stream = { id: 0, sink, received: 0, held: body, sendWindow: 0 };
     if (this.closed !== undefined) {
-      sink.close(undefined, this.closed);
+      // Told in the next turn, not now: a driver whose every call fails at once still lets timers and signals run.
+      const reason = this.closed;
+      setImmediate(() => sink.close(undefined, reason));
       return s;
     }
     if (this.streams.size >= this.peerMaxStreams) this.queued.push(s);
@@ -135,11 +148,9 @@ export class RawH2Connection {
   cancel(s: Stream): void {
     const q = this.queued.indexOf(s);
     if (q >= 0) this.queued.splice(q, 1);
-    for (const [id, t] of this.streams) {
-      if (t !== s) continue;
-      this.streams.delete(id);
-      this.send(frame(Type.RST_STREAM, 0, id, u32(H2_CANCEL)));
-      break;
+    if (s.id !== 0 && this.streams.get(s.id) === s) {
+      this.streams.delete(s.id);
+      this.send(frame(Type.RST_STREAM, 0, s.id, u32(H2_CANCEL)));
     }
     s.sink.close(H2_CANCEL);
     this.drainQueue();
@@ -158,6 +169,7 @@ export class RawH2Connection {
     const id = this.nextId;
     this.nextId += 2;
     const body = s.held as Buffer;
+    s.id = id;
     this.streams.set(id, s);
     s.sendWindow = this.peerInitialWindow;
     let template = this.templates.get(body);
@@ -209,9 +221,16 @@ export class RawH2Connection {
     this.flushing = true;
     setImmediate(() => {
       this.flushing = false;
+      this.controlReplies = 0;
       const out = this.out;
       this.out = [];
-      if (!this.socket.destroyed) this.socket.write(out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out));
+      if (this.socket.destroyed) return;
+      this.socket.write(out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out));
+      // A server that reads nothing while it makes us answer: what we owe it stays bounded.
+      if (this.socket.writableLength > MAX_UNREAD) {
+        this.fail(`connection error: the server left ${this.socket.writableLength} bytes unread`);
+        this.socket.destroy();
+      }
     });
   }
 
@@ -261,7 +280,10 @@ export class RawH2Connection {
         return this.onSettings(flags, stream, payload);
       case Type.PING:
         if (payload.length !== 8 || stream !== 0) throw new ConnectionError(FRAME_SIZE_ERROR, "PING not 8 bytes on stream 0");
-        if ((flags & ACK) === 0) this.send(frame(Type.PING, ACK, 0, Buffer.from(payload)));
+        if ((flags & ACK) === 0) {
+          this.owe();
+          this.send(frame(Type.PING, ACK, 0, Buffer.from(payload)));
+        }
         return;
       case Type.GOAWAY:
         if (payload.length < 8) throw new ConnectionError(FRAME_SIZE_ERROR, "GOAWAY under 8 bytes");
@@ -348,9 +370,14 @@ export class RawH2Connection {
         this.peerInitialWindow = value;
       }
     }
+    this.owe();
     this.send(frame(Type.SETTINGS, ACK, 0, Buffer.alloc(0)));
     this.releaseHeld();
     this.drainQueue();
+  }
+
+  private owe(): void {
+    if (++this.controlReplies > MAX_CONTROL_REPLIES) throw new ConnectionError(ENHANCE_YOUR_CALM, `over ${MAX_CONTROL_REPLIES} PING or SETTINGS frames in one read`);
   }
 
   private onWindowUpdate(stream: number, payload: Buffer): void {
