@@ -21,6 +21,7 @@ export const H2_CANCEL = 0x8;
 const PROTOCOL_ERROR = 0x1;
 const FLOW_CONTROL_ERROR = 0x3;
 const FRAME_SIZE_ERROR = 0x6;
+const REFUSED_STREAM = 0x7;
 const COMPRESSION_ERROR = 0x9;
 const ENHANCE_YOUR_CALM = 0xb;
 /** PING and SETTINGS frames answered between two writes, and bytes the server may leave unread, at most. */
@@ -57,6 +58,9 @@ interface Stream {
   /** 0 while queued. */
   id: number;
   sink: RawStreamSink;
+  body: Buffer;
+  /** A header block came: the server processed the call, which can no longer be sent again. */
+  headed: boolean;
   received: number;
   /** The body not yet sent, waiting for the server's flow-control window. */
   held: Buffer | undefined;
@@ -132,7 +136,7 @@ export class RawH2Connection {
 
   /** Starts a call; its sink hears of it from here on (at once, if no call can start). */
   request(body: Buffer, sink: RawStreamSink): Stream {
-    const s: Stream = { id: 0, sink, received: 0, held: body, sendWindow: 0 };
+    const s: Stream = { id: 0, sink, body, headed: false, received: 0, held: body, sendWindow: 0 };
     if (this.closed !== undefined) {
       // Told in the next turn, not now: a driver whose every call fails at once still lets timers and signals run.
       const reason = this.closed;
@@ -156,9 +160,14 @@ export class RawH2Connection {
     this.drainQueue();
   }
 
+  /** Fails what is still open, writes what is queued (a CANCEL, say) and a GOAWAY, then closes the socket. */
   destroy(): void {
     this.fail("connection closed by the client");
-    this.socket.destroy();
+    if (this.socket.destroyed) return;
+    this.out.push(frame(Type.GOAWAY, 0, 0, Buffer.alloc(8)));
+    this.socket.end(Buffer.concat(this.out));
+    this.out = [];
+    this.socket.destroySoon();
   }
 
   private open(s: Stream): void {
@@ -168,7 +177,8 @@ export class RawH2Connection {
     }
     const id = this.nextId;
     this.nextId += 2;
-    const body = s.held as Buffer;
+    const body = s.body;
+    s.held = body;
     s.id = id;
     this.streams.set(id, s);
     s.sendWindow = this.peerInitialWindow;
@@ -353,6 +363,7 @@ export class RawH2Connection {
     const fields = this.hpack.read(p.parts.length === 1 ? (p.parts[0] as Buffer) : Buffer.concat(p.parts));
     const s = this.streams.get(p.stream);
     if (s === undefined) return;
+    s.headed = true;
     s.sink.headers(fields.status, fields.message);
     if (p.endStream) this.end(p.stream, undefined);
   }
@@ -407,7 +418,12 @@ export class RawH2Connection {
     const s = this.streams.get(id);
     if (s === undefined) return;
     this.streams.delete(id);
-    s.sink.close(rstCode);
+    if (rstCode === REFUSED_STREAM && !s.headed && s.received === 0) {
+      // Refused before the server processed it (over its stream limit before its SETTINGS came): sent again, as
+      // grpc-go does, until the call's deadline.
+      s.id = 0;
+      this.queued.push(s);
+    } else s.sink.close(rstCode);
     this.drainQueue();
   }
 
