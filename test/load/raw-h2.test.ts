@@ -3,8 +3,11 @@
 // that splits, pads and withholds flow-control window), and its bounds against servers that send what no server
 // should (a frame over 16 KiB, a header block that decodes past 64 KiB, a push, a PING flood, DATA past the window,
 // GOAWAY, RST_STREAM): each call ends, failed with the reason, and none of them is counted as answered.
+import { mkdtempSync, rmSync } from "node:fs";
 import http2 from "node:http2";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { implementations, type RunningImplementation } from "../../fixtures/implementations/index.js";
@@ -115,6 +118,31 @@ describe("the raw HTTP/2 client's framing", () => {
       expect(most).toBe(1);
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("speaks over a Unix socket (unix:///path), with localhost as the authority", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "raw-h2-"));
+    const path = join(dir, "s.sock");
+    const server = http2.createServer();
+    let authority: string | undefined;
+    server.on("stream", (stream, headers) => {
+      authority = headers[":authority"];
+      stream.resume();
+      stream.on("end", () => {
+        stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+        stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+        stream.end(REPLY);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const [r] = await callsOn(`unix://${path}`, 1);
+      expect(r).toMatchObject({ code: 0, answered: true });
+      expect(authority).toBe("localhost");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
