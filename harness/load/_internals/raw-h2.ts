@@ -27,6 +27,7 @@ const ENHANCE_YOUR_CALM = 0xb;
 /** PING and SETTINGS frames answered between two writes, and bytes the server may leave unread, at most. */
 const MAX_CONTROL_REPLIES = 1000;
 const MAX_UNREAD = 16 * 1024 * 1024;
+const CLOSE_GRACE_MS = 1000;
 
 /** The largest frame we accept: HTTP/2's default SETTINGS_MAX_FRAME_SIZE, which we never raise. */
 const MAX_FRAME = 16_384;
@@ -168,6 +169,8 @@ export class RawH2Connection {
     this.socket.end(Buffer.concat(this.out));
     this.out = [];
     this.socket.destroySoon();
+    // A server that reads nothing would hold the socket open past the run: closed a second later whatever it reads.
+    setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref();
   }
 
   private open(s: Stream): void {
