@@ -43,9 +43,9 @@ export interface LoadOptions {
   /** Bound on one call. */
   timeoutMs?: number;
   /**
-   * Threads that drive calls, each with its share of the concurrency, connections and rate (default 1). Node's
-   * HTTP/2 client costs about 100 µs of CPU a call, so one thread tops out near 10,000 calls a second; more threads
-   * use more cores. Needs the compiled harness (dist/).
+   * Threads that drive calls, each with its share of the concurrency, connections and rate (default 1). gRPC goes
+   * through a raw HTTP/2 client of about 10 µs of CPU a call (node:http2's costs 70-80), so one thread drives
+   * grpc-go on a core of its own; more threads use more cores. Needs the compiled harness (dist/).
    */
   threads?: number;
   /** Stops the run early (Ctrl-C), keeping what was measured. */

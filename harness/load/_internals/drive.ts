@@ -1,155 +1,15 @@
-// The load loop itself: calls kept in flight on raw HTTP/2 connections until a deadline, counted and timed. It runs
+// The load loop itself: calls kept in flight until a deadline, counted and timed. It runs
 // in the CLI's thread, or in each worker thread of a --threads run.
-import http2 from "node:http2";
-import net from "node:net";
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
 import type { ParsedAddress } from "../../targets/address.js";
-import { HELLO_PATH } from "../../targets/grpc-target.js";
 import { Status, statusName } from "../../targets/grpc-target.js";
-import { decodeFrames } from "../../protocols/grpc/index.js";
+import { call, openConnection } from "./h2-rest-call.js";
+import { rawGrpcCaller } from "./raw-grpc-caller.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
 import { httpRpcCall, httpRpcRequest, openAgent, type HttpRpcLoadProtocol, type HttpRpcRequest, type HttpWire } from "./http-rpc-call.js";
 
 export type { CallResult } from "./call-result.js";
 import type { CallResult } from "./call-result.js";
-
-/**
- * One HTTP/2 connection that sends Hello calls as raw gRPC requests. A load generator must cost far less per call
- * than the server it measures; grpc-js's client costs about as much as its server, so it would measure itself.
- */
-export function openConnection(address: ParsedAddress): http2.ClientHttp2Session {
-  const authority = address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
-  const session = http2.connect(`http://${authority}`, {
-    ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
-    // As many streams as the server allows; the run's concurrency is the bound.
-    peerMaxConcurrentStreams: 1000,
-  });
-  session.on("error", () => undefined);
-  return session;
-}
-
-const HEADERS = { ":method": "POST", ":path": HELLO_PATH, "content-type": "application/grpc", te: "trailers" };
-
-const SLOT = Symbol("load call");
-
-/**
- * One call's state. A driver keeps one per call it has in flight and reuses it call after call, and the stream's
- * listeners are shared functions that find it on the stream: a load generator must cost far less per call than the
- * server it measures, and closures, a timer and a decoded frame list made for every call cost the CPU and the
- * garbage collection of a few thousand calls a second (seen with --cpu-prof against grpc-go).
- */
-interface Slot {
-  timeoutMs: number;
-  /** When a call in flight is cancelled (performance.now() time), by the driver's sweep. */
-  deadline: number;
-  stream: http2.ClientHttp2Stream | undefined;
-  status: number | undefined;
-  details: string;
-  /** The reply's bytes: nearly always one chunk. */
-  first: Buffer | undefined;
-  more: Buffer[] | undefined;
-  timedOut: boolean;
-  done: ((r: CallResult) => void) | undefined;
-}
-
-type SlotStream = http2.ClientHttp2Stream & { [SLOT]: Slot };
-
-const newSlot = (timeoutMs: number): Slot => ({ timeoutMs, deadline: 0, stream: undefined, status: undefined, details: "", first: undefined, more: undefined, timedOut: false, done: undefined });
-
-function onStatus(this: SlotStream, h: http2.IncomingHttpHeaders): void {
-  if (h["grpc-status"] === undefined) return;
-  const slot = this[SLOT];
-  slot.status = Number(h["grpc-status"]);
-  const message = String(h["grpc-message"] ?? "");
-  if (message === "" || !message.includes("%")) {
-    slot.details = message;
-    return;
-  }
-  try {
-    slot.details = decodeURIComponent(message);
-  } catch {
-    slot.details = message;
-  }
-}
-
-function onData(this: SlotStream, chunk: Buffer): void {
-  const slot = this[SLOT];
-  if (slot.first === undefined) slot.first = chunk;
-  else (slot.more ??= []).push(chunk);
-}
-
-const ignore = (): void => undefined;
-
-function onClose(this: SlotStream): void {
-  const slot = this[SLOT];
-  const done = slot.done;
-  slot.stream = undefined;
-  slot.done = undefined;
-  done?.(result(slot, this.rstCode));
-}
-
-function result(slot: Slot, rstCode: number | undefined): CallResult {
-  if (slot.status === undefined) {
-    return slot.timedOut
-      ? { code: Status.DEADLINE_EXCEEDED, details: `no status within ${slot.timeoutMs} ms`, answered: false }
-      : { code: Status.UNAVAILABLE, details: `stream closed without grpc-status (HTTP/2 code ${rstCode ?? 0})`, answered: false };
-  }
-  const first = slot.first;
-  let reply: Buffer | undefined;
-  if (first !== undefined && slot.more === undefined && first.length >= 5 && first[0] === 0 && first.readUInt32BE(1) === first.length - 5) {
-    // One uncompressed message in one chunk: node:http2 gives each chunk its own memory, so a view will do.
-    reply = first.subarray(5);
-  } else if (first !== undefined) {
-    const { frames } = decodeFrames(slot.more ? Buffer.concat([first, ...slot.more]) : first);
-    if (frames.length === 1) reply = Buffer.from((frames[0] as { data: Uint8Array }).data);
-  }
-  return reply ? { code: slot.status, details: slot.details, reply, answered: true } : { code: slot.status, details: slot.details, answered: true };
-}
-
-/** Starts one call on the slot; `done` gets its result when its stream closes. */
-function start(session: http2.ClientHttp2Session, framed: Buffer, slot: Slot, done: (r: CallResult) => void): void {
-  slot.status = undefined;
-  slot.details = "";
-  slot.first = undefined;
-  slot.more = undefined;
-  slot.timedOut = false;
-  let stream: http2.ClientHttp2Stream;
-  try {
-    stream = session.request(HEADERS);
-  } catch (err) {
-    done({ code: Status.UNAVAILABLE, details: err instanceof Error ? err.message : String(err), answered: false });
-    return;
-  }
-  (stream as SlotStream)[SLOT] = slot;
-  slot.stream = stream;
-  slot.done = done;
-  slot.deadline = performance.now() + slot.timeoutMs;
-  stream.on("response", onStatus);
-  stream.on("trailers", onStatus);
-  stream.on("data", onData);
-  stream.on("error", ignore);
-  stream.on("close", onClose);
-  stream.end(framed);
-}
-
-function cancel(slot: Slot): void {
-  if (slot.stream === undefined) return;
-  slot.timedOut = true;
-  slot.stream.close(http2.constants.NGHTTP2_CANCEL);
-}
-
-/** One call, bounded by its own timer: for calls made one at a time. */
-export function call(session: http2.ClientHttp2Session, framed: Buffer, timeoutMs: number): Promise<CallResult> {
-  return new Promise((resolve) => {
-    const slot = newSlot(timeoutMs);
-    const timer = setTimeout(() => cancel(slot), timeoutMs);
-    start(session, framed, slot, (r) => {
-      clearTimeout(timer);
-      // Kept past the call (the replies at rest): a copy of its own.
-      resolve(r.reply ? { ...r, reply: Buffer.from(r.reply) } : r);
-    });
-  });
-}
 
 /** A refusal that sheds load: the server said it has no room for the call now, not that the call failed. */
 export const isShed = (r: CallResult): boolean => r.answered && r.code === Status.RESOURCE_EXHAUSTED;
@@ -182,20 +42,11 @@ interface Caller {
   close(): void | Promise<void>;
 }
 
+/** gRPC under load: the raw HTTP/2 client (raw-h2.ts), each distinct request's bytes passed as they are. */
 function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
-  const sessions = Array.from({ length: spec.connections }, () => openConnection(spec.address));
-  const requests = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
-  const slots = Array.from({ length: spec.concurrency }, () => newSlot(spec.timeoutMs));
-  return {
-    call: (w, i) => new Promise<CallResult>((resolve) => start(sessions[w % sessions.length] as http2.ClientHttp2Session, requests[i] as Buffer, slots[w] as Slot, resolve)),
-    // Cancels the calls past their deadline, instead of a timer set and cleared for every call.
-    sweep(now) {
-      for (const slot of slots) if (slot.stream !== undefined && now >= slot.deadline) cancel(slot);
-    },
-    close: () => {
-      for (const s of sessions) s.destroy();
-    },
-  };
+  const raw = rawGrpcCaller(spec.address, spec.connections, spec.concurrency, spec.timeoutMs);
+  const bodies = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
+  return { call: (w, i) => raw.call(w, bodies[i] as Buffer), sweep: raw.sweep, close: raw.close };
 }
 
 function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
