@@ -17,10 +17,10 @@ const RTT_MS = 2 * DELAY_MS;
 /** The issue's targets: at most 100 round trips (5 s) through the proxy. */
 export const ROUND_TRIP_TARGET = 100;
 
-/** A loopback TCP proxy that holds every chunk DELAY_MS each way and counts the client's request bursts. */
+/** A loopback TCP proxy that holds every chunk DELAY_MS each way and counts the client's request bursts and bytes. */
 function countingProxy(targetPort) {
   const sockets = new Set();
-  const counts = { bursts: 0, connections: 0 };
+  const counts = { bursts: 0, connections: 0, bytesUp: 0 };
   const server = net.createServer((client) => {
     counts.connections++;
     const upstream = net.connect(targetPort, "127.0.0.1");
@@ -30,7 +30,8 @@ function countingProxy(targetPort) {
       s.on("error", () => undefined);
     }
     let lastAt = -Infinity;
-    client.on("data", () => {
+    client.on("data", (chunk) => {
+      counts.bytesUp += chunk.length;
       const now = performance.now();
       if (now - lastAt >= RTT_MS / 2) counts.bursts++;
       lastAt = now;
@@ -108,6 +109,8 @@ export async function measureRoundTrips() {
       counted: { roundTrips: sum("roundTrips"), exchanges: sum("exchanges"), bytesSent: sum("bytesSent") },
       bursts: { grpc: grpc.counts.bursts, http: http.counts.bursts, total: grpc.counts.bursts + http.counts.bursts },
       connections: { grpc: grpc.counts.connections, http: http.counts.connections },
+      // Bytes the client sent through the proxies (what a probe that uploads more than its question needs shows in).
+      bytesUp: grpc.counts.bytesUp + http.counts.bytesUp,
       failed: checks.filter((c) => c.status === "fail" && c.gating).map((c) => c.id),
       perCheck,
     };
@@ -123,7 +126,7 @@ export function roundTripRows(r) {
   const met = r.roundTripsByTime <= ROUND_TRIP_TARGET && r.exitCode === 0 ? "**met**" : "**not met**";
   return {
     rows: [
-      `| default \`check --grpc --http\` through the 50 ms round-trip proxy | ${(r.wallMs / 1000).toFixed(1)} s = ${r.roundTripsByTime} round trips by time (the run itself ${(r.runMs / 1000).toFixed(1)} s); ${r.bursts.total} request bursts at the proxy (gRPC ${r.bursts.grpc}, HTTP ${r.bursts.http}) over ${r.connections.grpc + r.connections.http} connections; exit ${r.exitCode}${r.failed.length ? `: ${r.failed.join(", ")}` : ""} |`,
+      `| default \`check --grpc --http\` through the 50 ms round-trip proxy | ${(r.wallMs / 1000).toFixed(1)} s = ${r.roundTripsByTime} round trips by time (the run itself ${(r.runMs / 1000).toFixed(1)} s); ${r.bursts.total} request bursts at the proxy (gRPC ${r.bursts.grpc}, HTTP ${r.bursts.http}) over ${r.connections.grpc + r.connections.http} connections, ${(r.bytesUp / 1024 / 1024).toFixed(1)} MiB sent through them; exit ${r.exitCode}${r.failed.length ? `: ${r.failed.join(", ")}` : ""} |`,
       `| round trips the report counts, summed over the checks (each check's waves of calls, as if run one by one) | ${r.counted.roundTrips} round trips, ${r.counted.exchanges} exchanges, ${(r.counted.bytesSent / 1024 / 1024).toFixed(1)} MiB sent |`,
       `| the checks that cost the most round trips (time / 50 ms, side by side; counted in brackets) | ${r.perCheck.slice(0, 10).map((c) => `${c.id} ${c.roundTrips} (${c.counted?.roundTrips ?? "-"})`).join(", ")} |`,
     ],
