@@ -5,7 +5,10 @@
 export interface CheckTraffic {
   /** Calls and requests the check made: gRPC calls (grpc-js or hand-built), Connect, gRPC-Web and HTTP requests. */
   exchanges: number;
-  /** Request bytes it sent: messages as framed on the wire (5-byte prefix each) or request bodies; no headers. */
+  /**
+   * Request bytes it handed its calls: messages as framed on the wire (5-byte prefix each) or request bodies; no
+   * headers. A body the server refused before reading it counts whole, though only a window of it went out.
+   */
   bytesSent: number;
   /** Sequential waves: how many times its count of exchanges in flight went from 0 to 1 (pipelined ones share one). */
   roundTrips: number;
