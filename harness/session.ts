@@ -1,5 +1,6 @@
 // Opens what checks need for one run: the targets behind one budget, and the context each check receives. It takes
 // the session's resolved options (harness/run-config.ts) and defaults nothing.
+import { setMaxListeners } from "node:events";
 import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { resolveSession, type ResolvedGrpcTarget, type ResolvedHttpRun, type ResolvedSession, type SessionOptions } from "./run-config.js";
@@ -142,6 +143,9 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
   }
   if (check.area === "http" && !ctx.http) return { status: "skip", message: "no HTTP target (--http URL)" };
   const controller = new AbortController();
+  // Each call in flight listens on the check's signal until it ends: a check's own calls and those of a probe it
+  // started (the receive limit's sizes) go side by side, each side within --concurrency.
+  setMaxListeners(Math.max(16, 4 * ctx.parallelism), controller.signal);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckOutcome>((resolvePromise) => {
     timer = setTimeout(() => {

@@ -47,6 +47,21 @@ describe("each check's traffic", () => {
   }, 120_000);
 });
 
+describe("a check whose calls go beside those of the probe it started", () => {
+  it("runs without a listener-leak warning on its signal (each call listens on it until it ends)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const report = await runConformance({ grpc: { address: reference.grpcAddress }, only: ["grpc.strings.unicode", "grpc.limits.large-message"], seed: 7, runs: 30 });
+      expect(report.checks.map((c) => c.status)).toEqual(["pass", "pass"]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w === "MaxListenersExceededWarning")).toEqual([]);
+  }, 60_000);
+});
+
 describe("a traffic counter", () => {
   it("counts one round trip for calls in flight together and one more for each wave after", async () => {
     const c = createTrafficCounter();
