@@ -29,7 +29,7 @@ export interface CheckResult {
   /** Whether this result fails the run (a MUST failure in a gating profile, or any failure under --strict). */
   gating: boolean;
   durationMs: number;
-  /** What it sent its targets: exchanges, request bytes, round trips (harness/traffic.ts); absent for a contract check. */
+  /** What it sent its targets: exchanges, request bytes, round trips (harness/traffic.ts); absent for a contract or client check. */
   traffic?: CheckTraffic;
   /** What replays this check alone, as data. */
   replayArgs: ReplayArgs;

@@ -295,7 +295,8 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
   const traffic = new Map<string, TrafficCounter>();
   const runChecked = (c: CheckDefinition, sink?: TraceSink) => {
     const counter = createTrafficCounter();
-    if (c.area !== "contract") traffic.set(c.id, counter);
+    // Only checks of a target's areas: a contract check reads files, a client check runs servers of its own.
+    if (c.area === "grpc" || c.area === "http") traffic.set(c.id, counter);
     return runCheck(c, contextFor(c), config.checkTimeoutMs, sink, counter);
   };
   const runOne = (c: CheckDefinition) =>
