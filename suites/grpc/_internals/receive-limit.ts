@@ -119,10 +119,14 @@ export function allowedSoFar(answers: readonly (SizeAnswer | undefined)[], bound
 /**
  * The largest body, in UTF-8 bytes, a check may send: under the target's limit and the check's own bound. It
  * resolves as soon as the sizes that decide it have answered (a check that sends 64 KiB waits on no 2 MiB upload),
- * with the value the whole probe gives (test/suites/grpc/receive-limit.test.ts holds that over answers in any order).
+ * with the value the whole probe gives (test/suites/grpc/receive-limit.test.ts holds that over answers in any order);
+ * under --concurrency 1, once the whole probe has.
  */
 export async function bodyBytesAllowed(ctx: CheckContext, bound: number): Promise<number> {
   const { sizes, whole } = await probe(ctx);
+  // One at a time (--concurrency 1): the check's own calls go out only once the probe has ended, not beside it, so
+  // that an input that brings the target down (a body with NUL, say) comes after every size has been answered.
+  if (ctx.parallelism <= 1) return allowedOnceAll(await whole, bound);
   const answers: (SizeAnswer | undefined)[] = sizes.map(() => undefined);
   return new Promise<number>((resolve, reject) => {
     const decide = () => {

@@ -92,3 +92,32 @@ describe("grpc.strings.unicode against a target whose large bodies are slow", ()
     expect(report.checks[1]?.message).toMatch(/no receive limit up to 4 MiB/);
   });
 });
+
+describe("grpc.strings.unicode under --concurrency 1", () => {
+  it("sends its own bodies only once every size of the probe has been answered", async () => {
+    const events: string[] = [];
+    const largest = PROBE_SIZES.at(-1) as number;
+    const report = await runConformance({
+      grpc: {
+        address: "memory:in-order",
+        inMemory: createInMemoryClient(({ message }) => {
+          const d = decodeMessage(message);
+          if (!d.ok) return { code: Status.INVALID_ARGUMENT, details: d.reason };
+          const probe = d.message.body.length >= 1024 && /^x+$/.test(d.message.body);
+          events.push(probe ? `size ${d.message.body.length}` : "own");
+          return { message: encodeMessage(d.message.body) };
+        }),
+      },
+      only: ["grpc.strings.unicode"],
+      seed: 3,
+      runs: 5,
+      concurrency: 1,
+    });
+    expect(report.checks[0]?.status).toBe("pass");
+    // The session's own probe of the target may call before the check: the check's calls are those after its probe began.
+    const firstSize = events.findIndex((e) => e.startsWith("size"));
+    const firstOwn = events.findIndex((e, i) => i > firstSize && e === "own");
+    expect(firstSize).toBeGreaterThanOrEqual(0);
+    expect(firstOwn).toBeGreaterThan(events.indexOf(`size ${largest}`));
+  });
+});
