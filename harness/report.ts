@@ -1,6 +1,7 @@
 // The results of a run as data: what reporters read and runConformance returns.
 import type { Area, CheckOutcome, Profile, Severity } from "./check.js";
 import { shellQuote } from "./_internals/shell-quote.js";
+import type { CheckTraffic } from "./traffic.js";
 import { placementFlag, type ApiKeyPlacement } from "./targets/http-target.js";
 
 export type CheckStatus = CheckOutcome["status"] | "expected-fail";
@@ -28,6 +29,8 @@ export interface CheckResult {
   /** Whether this result fails the run (a MUST failure in a gating profile, or any failure under --strict). */
   gating: boolean;
   durationMs: number;
+  /** What it sent its targets: exchanges, request bytes, round trips (harness/traffic.ts); absent for a contract or client check. */
+  traffic?: CheckTraffic;
   /** What replays this check alone, as data. */
   replayArgs: ReplayArgs;
   /** The command line that replays this check alone, when the caller gave RunOptions.replayCommand. */

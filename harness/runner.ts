@@ -22,6 +22,7 @@ import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { createTraceWriter, type TraceWriter } from "./trace/trace-writer.js";
 import type { TraceSink } from "./trace/exchange-record.js";
+import { createTrafficCounter, type TrafficCounter } from "./traffic.js";
 
 export const METADATA_PLACEHOLDER = "<METADATA_VALUE>";
 /** Shorter values are not taken for secrets: replacing every "1" of a report would hide what it says. */
@@ -186,7 +187,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
   const results: CheckResult[] = [];
-  const { started, calls, traceFiles } = startChecks(checks, session, config, tracer && { tracer, contractDir, redact });
+  const { started, calls, traceFiles, traffic } = startChecks(checks, session, config, tracer && { tracer, contractDir, redact });
   const judged: Judged = { config, expectations, startedAt, calls, traceFiles, contractDir, redact };
   try {
     for (const check of checks) {
@@ -198,6 +199,11 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     }
   } finally {
     await session.close();
+  }
+  // Read at the end: a memoised probe's calls count for the check that started it, which may finish before they do.
+  for (const r of results) {
+    const t = traffic.get(r.id);
+    if (t) r.traffic = { ...t.traffic };
   }
   const report: RunReport = {
     ...(config.implementation && { implementation: config.implementation }),
@@ -271,7 +277,7 @@ function targetOf(config: RunConfig): RunReport["target"] {
 /**
  * Starts every check: contract checks read files and run buf, never the target, so they start now, beside the
  * target's checks, which run side by side within --concurrency as each declares it may. Each RPC check's unary calls
- * are remembered, so that its failure can name the grpcurl command that repeats it.
+ * are remembered, so that its failure can name the grpcurl command that repeats it, and its traffic counted.
  */
 function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }) {
   const calls = new Map<string, RecordedCall[]>();
@@ -286,7 +292,13 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
   const traceFiles = new Map<string, string>();
-  const runChecked = (c: CheckDefinition, sink?: TraceSink) => runCheck(c, contextFor(c), config.checkTimeoutMs, sink);
+  const traffic = new Map<string, TrafficCounter>();
+  const runChecked = (c: CheckDefinition, sink?: TraceSink) => {
+    const counter = createTrafficCounter();
+    // Only checks of a target's areas: a contract check reads files, a client check runs servers of its own.
+    if (c.area === "grpc" || c.area === "http") traffic.set(c.id, counter);
+    return runCheck(c, contextFor(c), config.checkTimeoutMs, sink, counter);
+  };
   const runOne = (c: CheckDefinition) =>
     timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), traceFiles, config, traced.contractDir, traced.redact) : runChecked(c)));
   const contract = checks.filter((c) => c.area === "contract");
@@ -297,7 +309,7 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
   ]);
   // Awaited in order, results reported in catalogue order; until then a rejection (a usage error) must not count as unhandled.
   for (const p of started.values()) p.catch(() => undefined);
-  return { started, calls, traceFiles };
+  return { started, calls, traceFiles, traffic };
 }
 
 /** What turning an outcome into a result reads: the run, its expected failures, its recorded calls, its redactor. */

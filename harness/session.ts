@@ -1,9 +1,11 @@
 // Opens what checks need for one run: the targets behind one budget, and the context each check receives. It takes
 // the session's resolved options (harness/run-config.ts) and defaults nothing.
+import { setMaxListeners } from "node:events";
 import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { resolveSession, type ResolvedGrpcTarget, type ResolvedHttpRun, type ResolvedSession, type SessionOptions } from "./run-config.js";
 import type { TraceSink } from "./trace/exchange-record.js";
+import { requestBytes, type TrafficCounter } from "./traffic.js";
 import type { CallBudget } from "./targets/budget.js";
 import { openGrpcTarget } from "./targets/create-grpc-target.js";
 import { openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
@@ -133,7 +135,7 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
  * Runs one check with a bound on its time; what it throws becomes an error outcome, never a pass, except a
  * usage or configuration error, which is the user's to fix and is thrown on.
  */
-export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number, trace?: TraceSink): Promise<CheckOutcome> {
+export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number, trace?: TraceSink, counter?: TrafficCounter): Promise<CheckOutcome> {
   if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" };
   const spoken = ctx.grpc?.protocol;
   if (check.area === "grpc" && spoken !== undefined && check.protocols && !(check.protocols as readonly string[]).includes(spoken)) {
@@ -141,6 +143,9 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
   }
   if (check.area === "http" && !ctx.http) return { status: "skip", message: "no HTTP target (--http URL)" };
   const controller = new AbortController();
+  // Each call in flight listens on the check's signal until it ends: a check's own calls and those of a probe it
+  // started (the receive limit's sizes) go side by side, each side within --concurrency.
+  setMaxListeners(Math.max(16, 4 * ctx.parallelism), controller.signal);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckOutcome>((resolvePromise) => {
     timer = setTimeout(() => {
@@ -149,7 +154,7 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
     }, timeoutMs);
   });
   try {
-    return await Promise.race([check.run(bound(ctx, controller.signal, trace)), timeout]);
+    return await Promise.race([check.run(bound(ctx, controller.signal, trace, counter)), timeout]);
   } catch (reason) {
     const err = ConformanceError.from(reason);
     // A bad input of the user's (an OpenAPI document that does not parse, say) ends the run: exit 2, one line; so
@@ -171,9 +176,10 @@ class CheckTimeUp extends Error {
 
 /**
  * The context a check runs with: its targets refuse new calls once `signal` is aborted (the check's time is up), and
- * the RPC calls under way are cancelled then, so that nothing keeps calling the target after the check ended.
+ * the RPC calls under way are cancelled then, so that nothing keeps calling the target after the check ended. Every
+ * call passes `counter`, which counts the check's exchanges, bytes and round trips (harness/traffic.ts).
  */
-function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink): CheckContext {
+function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink, counter?: TrafficCounter): CheckContext {
   const guard = <T extends object>(target: T): T =>
     new Proxy(target, {
       get(t, key, receiver) {
@@ -187,7 +193,9 @@ function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink): Check
           // With --trace, every call of the check reports its exchange to the check's sink.
           if (trace && (key === "raw" || key === "request" || key === "exchange")) args[0] = { ...(args[0] as object), trace };
           if (trace && key === "unary") args[1] = { ...(args[1] as object), trace };
-          return (value as (...a: unknown[]) => unknown).apply(t, args);
+          const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+          // Each call counts for the check whose context made it (a memoised probe's for the check that started it).
+          return counter ? counter.around(requestBytes(String(key), args), call) : call();
         };
       },
     });

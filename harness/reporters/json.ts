@@ -18,6 +18,7 @@ export function toJson(report: RunReport): string {
     ...(r.grpcurl !== undefined && { grpcurl: r.grpcurl }),
     ...(r.trace !== undefined && { trace: r.trace }),
     durationMs: r.durationMs,
+    ...(r.traffic && { traffic: r.traffic }),
     ...(r.counterexample !== undefined && { counterexample: r.counterexample }),
     ...(r.details && { details: r.details }),
     ...(r.note && { note: r.note }),

@@ -1,5 +1,6 @@
 // The ordinary client: unary calls through grpc-js with pass-through (de)serializers, so checks see raw bytes.
 import * as grpc from "@grpc/grpc-js";
+import type { Socket } from "node:net";
 import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "../../targets/grpc-target.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
@@ -20,6 +21,35 @@ function toRecord(md: grpc.Metadata | undefined): Record<string, string[]> {
   return out;
 }
 
+/** One default HTTP/2 window: a request body past it may still be going out when the server has answered. */
+const ONE_WINDOW = 65_535;
+
+/**
+ * The channel's credentials, seeing the sockets its connections run on, so that a channel of one call can stop
+ * sending the rest of a body the server refused before reading it (grpc-js ends the stream, but its queued DATA
+ * still goes out through the server's window). Every method is the credentials' own.
+ */
+function seeingSockets(credentials: grpc.ChannelCredentials, sockets: Set<Socket>): grpc.ChannelCredentials {
+  type Connector = { connect(socket: Socket): Promise<{ socket: Socket }> };
+  type WithConnector = { _createSecureConnector(...args: unknown[]): Connector };
+  return new Proxy(credentials, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver) as unknown;
+      if (key !== "_createSecureConnector" || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const connector = (value as WithConnector["_createSecureConnector"]).apply(target, args);
+        const connect = connector.connect.bind(connector);
+        connector.connect = async (socket) => {
+          const result = await connect(socket);
+          sockets.add(result.socket);
+          return result;
+        };
+        return connector;
+      };
+    },
+  });
+}
+
 export class GrpcJsClient {
   #shared: grpc.Client | undefined;
   readonly #options: ConnectionOptions;
@@ -30,7 +60,7 @@ export class GrpcJsClient {
     this.#tls = tls;
   }
 
-  #newClient(fresh = false): grpc.Client {
+  #newClient(fresh = false, sockets?: Set<Socket>): grpc.Client {
     const opts: grpc.ChannelOptions = {
       // grpc-js shares connections between channels with equal options; a fresh channel must not.
       ...(fresh && { "grpc.use_local_subchannel_pool": 1 }),
@@ -44,7 +74,8 @@ export class GrpcJsClient {
       "grpc.default_authority": this.#options.authority ?? defaultAuthority(this.#options.address),
     };
     if (this.#options.authority !== undefined) opts["grpc.ssl_target_name_override"] = this.#options.authority.replace(/:\d+$/, "");
-    return new grpc.Client(this.#options.address.grpcTarget, channelCredentials(this.#tls), opts);
+    const credentials = channelCredentials(this.#tls);
+    return new grpc.Client(this.#options.address.grpcTarget, sockets ? seeingSockets(credentials, sockets) : credentials, opts);
   }
 
   #client(): grpc.Client {
@@ -54,7 +85,8 @@ export class GrpcJsClient {
 
   unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const fresh = options.channel === "fresh";
-    const client = fresh ? this.#newClient(true) : this.#client();
+    const sockets = new Set<Socket>();
+    const client = fresh ? this.#newClient(true, sockets) : this.#client();
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
     for (const [k, v] of Object.entries(options.metadata ?? {}) as [string, MetadataValue][]) {
@@ -84,6 +116,9 @@ export class GrpcJsClient {
         setImmediate(() => {
           options.signal?.removeEventListener("abort", cancel);
           if (fresh) client.close();
+          // Refused with its body still going out, a channel of one call stops sending it (RFC 9113 8.1): the
+          // connection is dropped, as grpc-js offers no way to reset its stream once it has the status.
+          if (fresh && status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW) for (const s of sockets) s.destroy();
           const result = {
             code: status.code,
             details: status.details,

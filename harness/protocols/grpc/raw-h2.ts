@@ -168,6 +168,14 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       }
       chunks.push(chunk);
     });
+    // RFC 9113 8.1: a server may answer before the request is complete. Once it has ended its side (trailers or
+    // END_STREAM), the rest of the body answers no question: the stream is cancelled, so that no more is sent.
+    let answeredEarly = false;
+    stream.on("end", () => {
+      if (stream.writableFinished || result.httpStatus === undefined) return;
+      answeredEarly = true;
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+    });
     let streamError: NodeJS.ErrnoException | undefined;
     stream.on("error", (err: NodeJS.ErrnoException) => {
       // The close event that follows carries the reset code.
@@ -175,7 +183,8 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
     });
     stream.on("close", () => {
       const code = stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
-      const endedCleanly = code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined;
+      // A stream the server had ended before it was cancelled here ended as the server ended it.
+      const endedCleanly = answeredEarly || (code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined);
       if (endedCleanly) return finish();
       // A connection that went away (the process died, say) also closes its streams with a code, Node's own: that is
       // no reset the server sent, and no answer.

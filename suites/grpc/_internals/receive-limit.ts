@@ -37,16 +37,28 @@ export interface ReceiveLimit {
 const kib = (n: number) => (n % (KiB * KiB) === 0 ? `${n / KiB / KiB} MiB` : n % KiB === 0 ? `${n / KiB} KiB` : `${n} bytes`);
 export { kib as sizeText };
 
+/** The probe under way: each size's answer as it comes, and the whole once every size has answered. */
+interface Probe {
+  sizes: readonly Promise<SizeAnswer>[];
+  whole: Promise<ReceiveLimit>;
+}
+
 /**
  * Sends bodies from 1 KiB to 4 MiB and records each answer (once a run). Every size is tried, even past the first
  * refusal, so that a refusal below a size the target then serves shows: that is no limit.
  */
-export function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
-  let memo = ctx.memo.get("receive-limit") as Promise<ReceiveLimit> | undefined;
+export async function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
+  return (await probe(ctx)).whole;
+}
+
+function probe(ctx: CheckContext): Promise<Probe> {
+  let memo = ctx.memo.get("receive-limit") as Promise<Probe> | undefined;
   if (!memo) {
     // Each size is its own question, asked side by side (within --concurrency) on a connection of its own: over a
     // slow link one connection's flow-control window would make the large bodies wait on each other. A size whose
     // own connection got no answer at all (a legal cap on connections, say) is asked again on the run's connection.
+    // A body the target refuses at its length prefix costs a round trip, not its upload: the call ends when the
+    // server ends the stream (harness/protocols/grpc/raw-h2.ts, grpc-js).
     const ask = async (size: number, channel: "fresh" | "shared"): Promise<SizeAnswer | undefined> => {
       const result = await hello(ctx, encodeMessage("x".repeat(size)), { channel });
       if (channel === "fresh" && droppedBeforeAnswer(result)) return undefined;
@@ -54,30 +66,76 @@ export function receiveLimit(ctx: CheckContext): Promise<ReceiveLimit> {
       return reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason };
     };
     const turn = createLimiter(ctx.parallelism);
-    memo = Promise.all(PROBE_SIZES.map((size) => turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)))).then(async (answers) => {
-      const firstRefused = answers.find((a) => !a.served);
-      // A refusal other than RESOURCE_EXHAUSTED (a dropped connection, say) is a limit only if the target is still
-      // there: one that died (on another check's input, say) has no limit to report.
-      // A target that served no size has nothing to tell apart (the checks judge that on their own).
-      const gone = firstRefused && !isLimitRefusal(firstRefused) && answers.some((a) => a.served) ? await stillServing(ctx) : undefined;
-      if (firstRefused && gone) {
-        throw new ConformanceError("unreachable", `no receive limit can be told: a ${kib(firstRefused.size)} body got ${firstRefused.reason}, and ${gone}`);
-      }
-      const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
-      const summary = firstRefused
-        ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
-        : `no receive limit up to ${kib(PROBE_BOUND)}`;
-      return { answers, largestServed, ...(firstRefused && { firstRefused }), summary };
-    });
+    const sizes = PROBE_SIZES.map((size) => turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)));
+    const whole = Promise.all(sizes).then((answers) => judge(ctx, answers));
+    // A check that reads only bodyBytesAllowed may never await the whole: its failure is still its awaiters'.
+    whole.catch(() => undefined);
+    // Held in a promise, as every memo is; it never rejects (its parts do, to those who await them).
+    memo = Promise.resolve({ sizes, whole });
     ctx.memo.set("receive-limit", memo);
   }
   return memo;
 }
 
-/** The largest body, in UTF-8 bytes, a check may send: under the target's limit and the check's own bound. */
-export async function bodyBytesAllowed(ctx: CheckContext, bound: number): Promise<number> {
-  const limit = await receiveLimit(ctx);
+/** The limit the answers show, once all are in. */
+async function judge(ctx: CheckContext, answers: SizeAnswer[]): Promise<ReceiveLimit> {
+  const firstRefused = answers.find((a) => !a.served);
+  // A refusal other than RESOURCE_EXHAUSTED (a dropped connection, say) is a limit only if the target is still
+  // there: one that died (on another check's input, say) has no limit to report.
+  // A target that served no size has nothing to tell apart (the checks judge that on their own).
+  const gone = firstRefused && !isLimitRefusal(firstRefused) && answers.some((a) => a.served) ? await stillServing(ctx) : undefined;
+  if (firstRefused && gone) {
+    throw new ConformanceError("unreachable", `no receive limit can be told: a ${kib(firstRefused.size)} body got ${firstRefused.reason}, and ${gone}`);
+  }
+  const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
+  const summary = firstRefused
+    ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
+    : `no receive limit up to ${kib(PROBE_BOUND)}`;
+  return { answers, largestServed, ...(firstRefused && { firstRefused }), summary };
+}
+
+/** bodyBytesAllowed's answer from the whole probe. */
+export function allowedOnceAll(limit: ReceiveLimit, bound: number): number {
   return limit.firstRefused ? Math.min(bound, limit.largestServed) : bound;
+}
+
+/**
+ * What bodyBytesAllowed answers from the sizes answered so far (`answers[i]` for PROBE_SIZES[i], undefined while
+ * unanswered): a number once the smaller sizes decide it, whatever the larger ones will say; "whole" where only
+ * the whole probe can (a refusal that is no RESOURCE_EXHAUSTED: the target may have died); undefined while open.
+ */
+export function allowedSoFar(answers: readonly (SizeAnswer | undefined)[], bound: number): number | "whole" | undefined {
+  for (let i = 0; i < PROBE_SIZES.length; i++) {
+    const a = answers[i];
+    if (a === undefined) return undefined;
+    // The first size refused: every smaller one was served, so the limit lies just under it.
+    if (!a.served) return isLimitRefusal(a) ? Math.min(bound, i > 0 ? (PROBE_SIZES[i - 1] as number) : 0) : "whole";
+    // Served at or past the bound: no later answer can lower the bound.
+    if (a.size >= bound) return bound;
+  }
+  return bound;
+}
+
+/**
+ * The largest body, in UTF-8 bytes, a check may send: under the target's limit and the check's own bound. It
+ * resolves as soon as the sizes that decide it have answered (a check that sends 64 KiB waits on no 2 MiB upload),
+ * with the value the whole probe gives (test/suites/grpc/receive-limit.test.ts holds that over answers in any order);
+ * under --concurrency 1, once the whole probe has.
+ */
+export async function bodyBytesAllowed(ctx: CheckContext, bound: number): Promise<number> {
+  const { sizes, whole } = await probe(ctx);
+  // One at a time (--concurrency 1): the check's own calls go out only once the probe has ended, not beside it, so
+  // that an input that brings the target down (a body with NUL, say) comes after every size has been answered.
+  if (ctx.parallelism <= 1) return allowedOnceAll(await whole, bound);
+  const answers: (SizeAnswer | undefined)[] = sizes.map(() => undefined);
+  return new Promise<number>((resolve, reject) => {
+    const decide = () => {
+      const v = allowedSoFar(answers, bound);
+      if (v === "whole") whole.then((limit) => resolve(allowedOnceAll(limit, bound)), reject);
+      else if (v !== undefined) resolve(v);
+    };
+    sizes.forEach((p, i) => p.then((a) => ((answers[i] = a), decide()), reject));
+  });
 }
 
 export const isLimitRefusal = (a: SizeAnswer): boolean => a.code === Status.RESOURCE_EXHAUSTED;
