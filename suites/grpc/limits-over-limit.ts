@@ -28,6 +28,7 @@ export const limitsOverLimit: CheckDefinition = {
     const size = limit.firstRefused?.size ?? PROBE_BOUND + 1024 * 1024;
     if (limit.largestServed === 0) return skip(`no body was served, so no limit can be told apart (${limit.summary})`);
     const first = limit.firstRefused;
+    if (!first && limit.unanswered.length > 0) return skip(`no limit seen, and some sizes got no answer in time, so none is known to pass: ${limit.summary}`);
     if (first && limit.answers.some((a) => a.served && a.size > first.size)) {
       return skip(`the refusal at ${sizeText(first.size)} is no limit, since larger bodies were served (grpc.limits.large-message reports it)`);
     }

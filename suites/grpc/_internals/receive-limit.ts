@@ -30,6 +30,8 @@ export interface ReceiveLimit {
   largestServed: number;
   /** The first body refused, when one was: the limit lies between largestServed and it. */
   firstRefused?: SizeAnswer;
+  /** Sizes not answered within the run's timeout: neither served nor refused (see limitFrom). */
+  unanswered: number[];
   /** One line for reports: the limit found, or that none was under the bound. */
   summary: string;
 }
@@ -79,7 +81,8 @@ function probe(ctx: CheckContext): Promise<Probe> {
 
 /** The limit the answers show, once all are in. */
 async function judge(ctx: CheckContext, answers: SizeAnswer[]): Promise<ReceiveLimit> {
-  const firstRefused = answers.find((a) => !a.served);
+  const limit = limitFrom(answers);
+  const firstRefused = limit.firstRefused;
   // A refusal other than RESOURCE_EXHAUSTED (a dropped connection, say) is a limit only if the target is still
   // there: one that died (on another check's input, say) has no limit to report.
   // A target that served no size has nothing to tell apart (the checks judge that on their own).
@@ -87,12 +90,29 @@ async function judge(ctx: CheckContext, answers: SizeAnswer[]): Promise<ReceiveL
   if (firstRefused && gone) {
     throw new ConformanceError("unreachable", `no receive limit can be told: a ${kib(firstRefused.size)} body got ${firstRefused.reason}, and ${gone}`);
   }
+  return limit;
+}
+
+/**
+ * What the answers show, the target still being there. A size not answered within the run's timeout
+ * (DEADLINE_EXCEEDED: a slow upload through a small window on a busy link, say) is no refusal: it is named in the
+ * summary and read as neither served nor a limit, so that a slow answer is never taken for a limit below a size the
+ * target then serves.
+ */
+export function limitFrom(answers: SizeAnswer[]): ReceiveLimit {
+  const firstRefused = answers.find((a) => !a.served && !timedOut(a));
   const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
-  const summary = firstRefused
+  const unanswered = answers.filter(timedOut).map((a) => a.size);
+  const slow = unanswered.map(kib);
+  const found = firstRefused
     ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
     : `no receive limit up to ${kib(PROBE_BOUND)}`;
-  return { answers, largestServed, ...(firstRefused && { firstRefused }), summary };
+  const summary = slow.length > 0 ? `${found}; no answer within the timeout for ${slow.join(", ")} (not read as a limit)` : found;
+  return { answers, largestServed, ...(firstRefused && { firstRefused }), unanswered, summary };
 }
+
+/** The target did not answer this size within the run's timeout. */
+const timedOut = (a: SizeAnswer): boolean => !a.served && a.code === Status.DEADLINE_EXCEEDED;
 
 /** bodyBytesAllowed's answer from the whole probe. */
 export function allowedOnceAll(limit: ReceiveLimit, bound: number): number {

@@ -6,19 +6,16 @@ import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { createInMemoryClient } from "../../../harness/targets/in-memory-client.js";
 import { Status } from "../../../harness/targets/grpc-target.js";
-import { allowedOnceAll, allowedSoFar, PROBE_SIZES, type ReceiveLimit, type SizeAnswer } from "../../../suites/grpc/_internals/receive-limit.js";
+import { allowedOnceAll, allowedSoFar, limitFrom, PROBE_SIZES, type SizeAnswer } from "../../../suites/grpc/_internals/receive-limit.js";
 
 /** What the whole probe makes of all answers (its judge, less the still-serving question, which needs a target). */
-function whole(answers: SizeAnswer[]): ReceiveLimit {
-  const firstRefused = answers.find((a) => !a.served);
-  const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
-  return { answers, largestServed, ...(firstRefused && { firstRefused }), summary: "" };
-}
+const whole = limitFrom;
 
-const answerArb = fc.array(fc.constantFrom("served", "exhausted", "internal"), { minLength: PROBE_SIZES.length, maxLength: PROBE_SIZES.length }).map((kinds) =>
+const CODES = { exhausted: Status.RESOURCE_EXHAUSTED, internal: Status.INTERNAL, slow: Status.DEADLINE_EXCEEDED } as const;
+const answerArb = fc.array(fc.constantFrom("served", "exhausted", "internal", "slow"), { minLength: PROBE_SIZES.length, maxLength: PROBE_SIZES.length }).map((kinds) =>
   kinds.map((k, i): SizeAnswer => {
     const size = PROBE_SIZES[i] as number;
-    return k === "served" ? { size, served: true } : { size, served: false, code: k === "exhausted" ? Status.RESOURCE_EXHAUSTED : Status.INTERNAL, reason: k };
+    return k === "served" ? { size, served: true } : { size, served: false, code: CODES[k], reason: k };
   }),
 );
 
@@ -47,6 +44,22 @@ describe("bodyBytesAllowed's early answer", () => {
     // 1, 16, 60 and 120 KiB answered; 250 KiB and up still open.
     expect(allowedSoFar([...served.slice(0, 4), ...served.slice(4).map(() => undefined)], 64 * 1024)).toBe(64 * 1024);
     expect(allowedSoFar([...served.slice(0, 3), undefined, ...served.slice(4)], 64 * 1024)).toBeUndefined();
+  });
+});
+
+describe("the whole probe's limit", () => {
+  const at = (code: number | undefined) => (size: number): SizeAnswer => (code === undefined ? { size, served: true } : { size, served: false, code, reason: `code ${code}` });
+  it("reads a size not answered within the timeout as no limit, and names it", () => {
+    const answers = PROBE_SIZES.map((size) => at(size === 1024 * 1024 ? Status.DEADLINE_EXCEEDED : size === 4 * 1024 * 1024 ? Status.RESOURCE_EXHAUSTED : undefined)(size));
+    const limit = limitFrom(answers);
+    expect(limit.firstRefused?.size).toBe(4 * 1024 * 1024);
+    expect(limit.largestServed).toBe(2 * 1024 * 1024);
+    expect(limit.unanswered).toEqual([1024 * 1024]);
+    expect(limit.summary).toBe("receive limit between 2 MiB (served) and 4 MiB (code 8); no answer within the timeout for 1 MiB (not read as a limit)");
+  });
+  it("reads any other refusal as the limit", () => {
+    const limit = limitFrom(PROBE_SIZES.map((size) => at(size >= 1024 * 1024 ? Status.RESOURCE_EXHAUSTED : undefined)(size)));
+    expect(limit.summary).toBe("receive limit between 500 KiB (served) and 1 MiB (code 8)");
   });
 });
 
