@@ -17,6 +17,7 @@ import { FLAG, FRAME, frame, grpcRequestHeaders, rawH2, SETTING } from "../helpe
 const HELLO = "/example.exampleService/Hello";
 let server: grpc.Server;
 let conn: ConnectionOptions;
+let guardedPort: number;
 
 beforeAll(async () => {
   server = new grpc.Server();
@@ -29,6 +30,7 @@ beforeAll(async () => {
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
   guardGrpcServer(server, { paths: new Set([HELLO]), unaryPaths: new Set([HELLO]) });
+  guardedPort = port;
   conn = { address: parseAddress(`127.0.0.1:${port}`), display: "", metadata: {}, timeoutMs: 3000 };
 });
 afterAll(() => server.forceShutdown());
@@ -70,6 +72,58 @@ describe("grpc guard", () => {
   it("refuses a unary call with no request message with UNIMPLEMENTED", async () => {
     const res = await send({ body: [] });
     expect(res.trailers["grpc-status"]).toEqual(["12"]);
+  });
+
+  it("refuses a unary call whose stream ends in an empty DATA frame, before grpc-js sees it", async () => {
+    // Not END_STREAM on the headers (the case above) but on a DATA frame of no bytes: the guard sees the end pushed.
+    const session = http2.connect(`http://127.0.0.1:${guardedPort}`);
+    session.on("error", () => undefined);
+    try {
+      const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+      let trailers: http2.IncomingHttpHeaders = {};
+      req.once("response", (h) => (trailers = h));
+      req.once("trailers", (t) => (trailers = t));
+      req.resume();
+      const closed = new Promise((resolve) => {
+        req.once("close", resolve);
+        setTimeout(resolve, 5000).unref();
+      });
+      req.end();
+      await closed;
+      expect(trailers["grpc-status"]).toBe("12");
+      expect(trailers["grpc-message"]).toBe("a unary call needs exactly one request message, got none");
+    } finally {
+      session.destroy();
+    }
+  });
+
+  it("hands grpc-js a request whose first bytes come one DATA frame at a time, untouched", async () => {
+    // The guard takes a unary call's first bytes as node:http2 pushes them (fewer than the prefix's five are held
+    // until the rest come) and pushes them on: each byte of the prefix in a frame of its own, then the message.
+    const framed = Buffer.from(encodeFrames([message()]));
+    const session = http2.connect(`http://127.0.0.1:${guardedPort}`);
+    session.on("error", () => undefined);
+    try {
+      const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+      const reply: Buffer[] = [];
+      req.on("data", (c: Buffer) => reply.push(c));
+      let trailers: http2.IncomingHttpHeaders = {};
+      req.once("trailers", (t) => (trailers = t));
+      const closed = new Promise((resolve) => {
+        req.once("close", resolve);
+        setTimeout(resolve, 5000).unref();
+      });
+      for (let i = 0; i < 5; i++) {
+        await new Promise<void>((resolve) => req.write(framed.subarray(i, i + 1), () => resolve()));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      req.end(framed.subarray(5));
+      await closed;
+      expect(trailers["grpc-status"]).toBe("0");
+      expect(Buffer.concat(reply).equals(framed)).toBe(true);
+    } finally {
+      session.destroy();
+    }
   });
 
   it("still lets grpc-js answer a non-gRPC content-type with 415", async () => {
