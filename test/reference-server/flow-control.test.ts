@@ -184,7 +184,9 @@ async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Pr
   console.log(`windows at 0 for ${attackMs / 1000} s: ${calls.length} calls of 1 MiB, ${resets.length} reset, ${refused.length} refused, ${halfSent.length} never sent whole; RSS ${mib(before)} before, ${mib(peak)} at most; ${answers.length} bystander rounds, slowest Hello ${worst} ms`);
   expect(s.child.exitCode, s.stderr()).toBe(null);
   // Answered and served, never shed: they owe nothing, whatever the attacker holds.
-  expect(answers.length).toBeGreaterThan(10);
+  // Every round ends within BYSTANDER_MS (a slower one is no "0" below) and 250 ms: as many rounds as that allows
+  // however loaded the machine, and at least one, so that the bystanders were there during the attack.
+  expect(answers.length).toBeGreaterThanOrEqual(Math.max(1, Math.floor(attackMs / (BYSTANDER_MS + 250))));
   expect(answers.filter((a) => a.grpc !== "0" || a.http !== "200")).toEqual([]);
   // The watermark counts heap and external memory; RSS adds code, stacks and the allocator's slack.
   expect(peak).toBeLessThan((768 + 128) * 1024 * 1024);
