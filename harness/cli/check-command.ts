@@ -145,9 +145,9 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   if (grpcAddress === undefined && http === undefined) {
     // No target given: check the built-in reference server on both interfaces, with a fresh key so that
     // the API-key check runs too.
-    const { startBuiltInServer } = await import("./built-in-server.js");
+    const { startReferenceServer } = await import("../../reference-server/start.js");
     const builtInKey = randomBytes(18).toString("base64url");
-    const server = await startBuiltInServer(builtInKey);
+    const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: builtInKey });
     grpcAddress = server.grpcAddress;
     http = toHttpTarget(opts, server.httpUrl, builtInKey);
     // It serves Connect and gRPC-Web on its HTTP port: all three RPC targets, so rpc.cross-protocol.equivalent judges.
