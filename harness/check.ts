@@ -22,11 +22,16 @@ export type { Protocol };
  * - "shared" (the default): beside any other check;
  * - "serial": one at a time with the other serial checks of its area, in catalogue order (HTTP checks that create,
  *   change and read resources of one space), beside the rest;
- * - "alone": before the others, one at a time, with nothing else in flight. For checks that compare replies over
- *   time or count calls: what other checks send (data they store, which may legally change a reply; calls of their
- *   own) would change what they see.
+ * - "alone": before the others, one at a time, with nothing else in flight. For checks that compare replies and
+ *   call the targets directly (not through the gate below): what other checks send (data they store, which may
+ *   legally change a reply; calls of their own) would change what they see.
+ * - "history": after the "alone" checks and before the rest, beside the other "history" checks only (each sends
+ *   bodies of its own, and nothing a legal server is sent changes its reply to another's new request). For the
+ *   checks that compare replies over time or count calls through suites/grpc/_internals/calls.ts: a probe among
+ *   them whose question is what came between two of its calls (counting calls, sampling a reply, a leak) takes the
+ *   target to itself for that moment (suites/grpc/_internals/exclusive.ts). With --concurrency 1, one at a time.
  */
-export type Sharing = "shared" | "serial" | "alone";
+export type Sharing = "shared" | "serial" | "alone" | "history";
 
 export type OutcomeStatus = "pass" | "fail" | "skip" | "error";
 

@@ -9,8 +9,9 @@ export const statelessDeterministic: CheckDefinition = {
   area: "grpc",
   profile: "contract",
   spec: "§1.2 (stateless server)",
-  // Compares replies over time: data other checks store may legally change a reply, so nothing runs beside it.
-  sharing: "alone",
+  // Compares replies over time: data other checks store may legally change a reply, so only the other history
+  // checks run beside it, each with bodies of its own (harness/check.ts, Sharing).
+  sharing: "history",
   async run(ctx) {
     const profile = await variationProfile(ctx);
     if (!profile.compared) return skip(profile.evidence);

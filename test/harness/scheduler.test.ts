@@ -1,5 +1,5 @@
 // The scheduler: a bound on checks in flight, serial checks one at a time within their area, alone checks first with
-// nothing beside them, results in the order given.
+// nothing beside them, history checks next beside each other only, results in the order given.
 import { describe, expect, it } from "vitest";
 import type { Area, Sharing } from "../../harness/check.js";
 import { createLimiter } from "../../harness/limiter.js";
@@ -63,12 +63,31 @@ describe("schedule", () => {
   });
 
   it("runs alone checks first, one at a time, with nothing beside them", async () => {
-    const items = [grpc("g1"), grpc("s1", "alone"), http("h1"), grpc("s2", "alone"), grpc("g2")];
+    const items = [grpc("g1"), grpc("s1", "alone"), http("h1"), grpc("s2", "alone"), grpc("g2"), grpc("y1", "history")];
     const { events, overlaps, results } = await trace(items, 8);
     expect(events.slice(0, 4)).toEqual(["start s1", "end s1", "start s2", "end s2"]);
     expect(overlaps.get("s1")).toBeUndefined();
     expect(overlaps.get("s2")).toBeUndefined();
-    expect(results).toEqual(["g1", "s1", "h1", "s2", "g2"]);
+    expect(results).toEqual(["g1", "s1", "h1", "s2", "g2", "y1"]);
+  });
+
+  it("runs history checks after the alone ones, side by side with each other only, before the rest", async () => {
+    const items = [grpc("g1"), grpc("y1", "history"), http("h1"), grpc("y2", "history"), grpc("s1", "alone"), grpc("y3", "history")];
+    const { events, overlaps, results } = await trace(items, 8);
+    expect(events.slice(0, 2)).toEqual(["start s1", "end s1"]);
+    expect(events.slice(2, 5).sort()).toEqual(["start y1", "start y2", "start y3"]);
+    expect(events.slice(5, 8).sort()).toEqual(["end y1", "end y2", "end y3"]);
+    for (const y of ["y1", "y2", "y3"]) expect([...(overlaps.get(y) ?? [])].sort()).toEqual(["y1", "y2", "y3"].filter((o) => o !== y));
+    expect(results).toEqual(["g1", "y1", "h1", "y2", "s1", "y3"]);
+  });
+
+  it("keeps history checks within the limit, one at a time with a limit of 1", async () => {
+    const items = [grpc("y1", "history"), grpc("y2", "history"), grpc("y3", "history"), grpc("g1")];
+    const { events, peak } = await trace(items, 2);
+    expect(peak).toBe(2);
+    expect(events.indexOf("start g1")).toBeGreaterThan(Math.max(...["y1", "y2", "y3"].map((s) => events.indexOf(`end ${s}`))));
+    const serial = await trace(items, 1);
+    expect(serial.events).toEqual(["start y1", "end y1", "start y2", "end y2", "start y3", "end y3", "start g1", "end g1"]);
   });
 
   it("goes on past a check that rejects, and hands the rejection to its caller", async () => {

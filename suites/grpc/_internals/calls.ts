@@ -1,6 +1,7 @@
 // What grpc checks share: calling Hello, judging a reply's shape, and knowing whether the reply varies by itself.
 import type { CheckContext } from "../../../harness/check.js";
 import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../contract/message.js";
+import { gated } from "./exclusive.js";
 import { statusText, type GrpcTarget, type UnaryCallOptions, type UnaryResult } from "../../../harness/targets/grpc-target.js";
 
 export function target(ctx: CheckContext): GrpcTarget {
@@ -43,7 +44,7 @@ export function journal(ctx: CheckContext): JournalEntry[] {
 const journals = new WeakMap<object, JournalEntry[]>();
 
 export async function hello(ctx: CheckContext, request: Uint8Array, options?: UnaryCallOptions): Promise<UnaryResult> {
-  const result = await target(ctx).unary(request, options);
+  const result = await gated(ctx, () => target(ctx).unary(request, options));
   const entries = journal(ctx);
   if (entries.length < JOURNAL_SIZE && !options?.metadata && !options?.path && request.length <= 256 && result.code === 0 && result.response) {
     const asked = decodeMessage(request);

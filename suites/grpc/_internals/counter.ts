@@ -2,6 +2,7 @@
 // found whatever ids, tokens or timestamps stand beside them.
 import type { CheckContext } from "../../../harness/check.js";
 import { helloReply } from "./calls.js";
+import { exclusively } from "./exclusive.js";
 import { maskSegments } from "./variation.js";
 
 /**
@@ -29,7 +30,12 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * A counter of all calls moves by exactly K + 1; a counter of R's own calls by exactly 1 each time; a clock moves
  * with the pause instead. Returns the evidence when some number in the reply tracks the calls made.
  */
-export async function findCallCounter(ctx: CheckContext, request = "counter-probe"): Promise<string | undefined> {
+export function findCallCounter(ctx: CheckContext, request = "counter-probe"): Promise<string | undefined> {
+  // "K other calls" means K: no call of another check may come between.
+  return exclusively(ctx, () => countCalls(ctx, request));
+}
+
+async function countCalls(ctx: CheckContext, request: string): Promise<string | undefined> {
   const trials: { k: number; pauseMs: number }[] = [
     { k: 0, pauseMs: 60 },
     { k: 9, pauseMs: 0 },

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { CheckContext } from "../../../harness/check.js";
 import { helloReply, show } from "./calls.js";
+import { callsStarted, exclusively } from "./exclusive.js";
 
 /** Time between samples of the same request that a clock in whole seconds cannot sit still through. */
 export const TICK_MS = 1100;
@@ -85,10 +86,16 @@ async function sample(ctx: CheckContext, request: string): Promise<Sample | stri
 }
 
 /**
- * Asks a request no one has sent before, on fresh connections: three times at once, and twice more after a pause
- * a clock in whole seconds cannot sit through. Five calls.
+ * Asks a request no one has sent before, on fresh connections: three times, and twice more after a pause a clock in
+ * whole seconds cannot sit through. Five calls. With `overlap`, other checks' calls may go on meanwhile, the pause
+ * above all: nothing a legal server is sent changes its reply to a new request only this probe sends (a legal
+ * reply may change only with stored data, and the checks that may run beside this probe, the history checks, send
+ * Hello calls only, which store nothing: that is what they judge). A server that keeps state may be disturbed by
+ * them, though, so that a defect would show as another: when replies differed at all and another call came between
+ * the first sample and the last, the profile is measured again, pause included, with the target to itself. Replies
+ * that stayed the same need no second look: calls beside them cannot make replies that vary look the same.
  */
-async function measure(ctx: CheckContext): Promise<VariationProfile> {
+async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationProfile> {
   const request = `variation-probe-${randomBytes(6).toString("hex")}`;
   const samples: Sample[] = [];
   const take = async (n: number): Promise<string | undefined> => {
@@ -99,11 +106,15 @@ async function measure(ctx: CheckContext): Promise<VariationProfile> {
     }
     return undefined;
   };
+  const startedBefore = callsStarted(ctx);
   let failed = await take(3);
+  if (overlap) answeredFirst.get(ctx.memo)?.(failed === undefined);
   if (failed) return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
   await pause(TICK_MS, ctx.signal);
   failed = await take(2);
   if (failed) return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
+  const othersBetween = callsStarted(ctx) - startedBefore - samples.length;
+  if (overlap && othersBetween > 0 && new Set(samples.map((s) => s.body)).size > 1) return exclusively(ctx, () => measure(ctx, false));
   const bodies = samples.map((s) => s.body);
   const distinct = [...new Set(bodies)];
   const seen = `${show(request)} on fresh connections, ${samples.length} times over ${Math.round(samples.at(-1)!.atMs - samples[0]!.atMs)} ms, got ${distinct.map(show).join(", ")}`;
@@ -133,15 +144,35 @@ async function measure(ctx: CheckContext): Promise<VariationProfile> {
 
 /**
  * The target's variation profile, measured once a run: five calls of a new request on fresh connections, the last
- * two after a pause of TICK_MS, since a clock in whole seconds sits still through any number of quick calls.
+ * two after a pause of TICK_MS, since a clock in whole seconds sits still through any number of quick calls. Other
+ * checks' calls may go on beside it (see measure): a reply that varied while they did is measured again, alone.
  */
 export function variationProfile(ctx: CheckContext): Promise<VariationProfile> {
   let memo = ctx.memo.get("variation") as Promise<VariationProfile> | undefined;
   if (!memo) {
-    memo = measure(ctx);
+    ctx.memo.set("variation-answered", new Promise<boolean>((resolve) => answeredFirst.set(ctx.memo, resolve)));
+    memo = measure(ctx, true);
+    memo.then(
+      () => answeredFirst.get(ctx.memo)?.(false),
+      () => answeredFirst.get(ctx.memo)?.(false),
+    );
     ctx.memo.set("variation", memo);
   }
   return memo;
+}
+
+/** Settles the run's "did the probe's first samples get replies" question; later calls do nothing. */
+const answeredFirst = new WeakMap<object, (answered: boolean) => void>();
+
+/**
+ * Runs a history check's body beside the other history checks once the variation probe's first samples got
+ * replies; a target that did not answer them has each body run with the target to itself, one after another in the
+ * order they asked, as before they ran side by side, so that which check meets its silence first does not change.
+ */
+export async function besideOthers<T>(ctx: CheckContext, body: () => Promise<T>): Promise<T> {
+  void variationProfile(ctx).catch(() => undefined);
+  const answered = await (ctx.memo.get("variation-answered") as Promise<boolean>);
+  return answered ? body() : exclusively(ctx, body);
 }
 
 /** Whether replies a and b to the same request differ by more than what varies by itself. */
