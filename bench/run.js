@@ -274,6 +274,9 @@ if (!GRPC_ONLY) targets.push(`| default \`check\` through the 50 ms round-trip p
 if (!GRPC_ONLY) {
   targets.push(
     `| default \`check\` locally no slower than one check at a time (\`--concurrency 1\`, ${(check.oneAtATime.medianMs / 1000).toFixed(2)} s in this run) | ${(check.medianMs / 1000).toFixed(2)} s | ${met(check.medianMs <= check.oneAtATime.medianMs)} |`,
+    // Issue 29's target. A floor stands under it: the clock probe of the history checks takes its samples 1.1 s apart
+    // (a clock in whole seconds must be seen to tick), and process start comes before it.
+    `| default \`check\` of the built-in reference locally under 1 s | ${(check.medianMs / 1000).toFixed(2)} s (the history checks' clock probe alone spans 1.1 s) | ${met(check.medianMs < 1000)} |`,
   );
 }
 if (q.referenceToPlain) {
@@ -341,7 +344,7 @@ const lines = [
   ...targets,
 ];
 // Round trips through the 50 ms proxy, by time and by request bursts, and per check (bench/round-trips.js).
-if (!GRPC_ONLY) { const { measureRoundTrips, roundTripRows } = await import("./round-trips.js"); results.roundTrips = await measureRoundTrips(); const t = roundTripRows(results.roundTrips); lines.splice(lines.indexOf(""), 0, ...t.rows); lines.push(t.target); }
+if (!GRPC_ONLY) { const { measureRoundTrips, roundTripRows } = await import("./round-trips.js"); results.roundTrips = await measureRoundTrips(); const t = roundTripRows(results.roundTrips); lines.splice(lines.indexOf("|---|---|") + 1, 0, ...t.rows); lines.push(t.target); }
 results.table = lines.join("\n");
 // A partial run does not replace the whole run's figures.
 writeFileSync(GRPC_ONLY ? join(tmp, "results.json") : join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -123,7 +123,11 @@ describe("a target that completes the HTTP/2 handshake and never answers a call"
       expect(report.exitCode).toBe(1);
       const errored = report.checks.filter((c) => c.status === "error");
       expect(errored.length).toBeGreaterThan(10);
-      expect(errored.at(-1)?.message).toMatch(/stopped answering: 3 calls in a row got no answer within 300 ms/);
+      // The guard trips at 3 silent calls in a row; calls side by side may all time out at once, so the count it names
+      // may be higher, never lower.
+      const silentCalls = /stopped answering: (\d+) calls in a row got no answer within 300 ms/.exec(errored.at(-1)?.message ?? "");
+      expect(silentCalls, errored.at(-1)?.message).not.toBeNull();
+      expect(Number(silentCalls?.[1])).toBeGreaterThanOrEqual(3);
       expect(report.checks.filter((c) => c.status === "pass")).toEqual([]);
     } finally {
       for (const s of sessions) s.destroy();
