@@ -25,6 +25,14 @@ function toRecord(md: grpc.Metadata | undefined): Record<string, string[]> {
 const ONE_WINDOW = 65_535;
 
 /**
+ * The receive window the client grants, per stream and per connection: room for gRPC's usual largest message (4 MiB
+ * and its 5-byte prefix), so a large reply (an echo of the receive-limit probe's bodies, say) comes in one round
+ * trip rather than one per 64 KiB (32 for 2 MiB through a 50 ms link). It holds no more than the client reads anyway:
+ * grpc-js takes each reply as it comes, up to MAX_REPLY_BYTES, whatever the window.
+ */
+const RECEIVE_WINDOW = 4 * 1024 * 1024 + 5;
+
+/**
  * The channel's credentials, seeing the sockets its connections run on, so that a channel of one call can stop
  * sending the rest of a body the server refused before reading it (grpc-js ends the stream, but its queued DATA
  * still goes out through the server's window). Every method is the credentials' own.
@@ -68,6 +76,7 @@ export class GrpcJsClient {
       // grpc-js inflates a compressed reply only up to this: calls side by side cannot hold more than their share.
       "grpc.max_receive_message_length": MAX_REPLY_BYTES,
       "grpc.max_send_message_length": 64 * 1024 * 1024,
+      "grpc-node.flow_control_window": RECEIVE_WINDOW,
       // A check must see one attempt, not a retried one.
       "grpc.enable_retries": 0,
       "grpc.enable_channelz": 0,
