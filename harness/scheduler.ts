@@ -17,7 +17,8 @@ const settled = (p: Promise<unknown>): Promise<void> =>
  * Starts `run` for every item and returns its promises in the order given, in three phases:
  * 1. "alone" items, one at a time with nothing beside them;
  * 2. "history" items, side by side with each other (at most `limit` at once) and nothing else;
- * 3. the rest, at most `limit` at once, "serial" items one after another within their area.
+ * 3. the rest, at most `limit` at once, "serial" items one after another within their area, each going ahead of the
+ *    shared items waiting (with a limit above 1), since a lane's checks cannot overlap one another.
  * Each phase starts when every item of the one before has settled. A rejection is the caller's to handle through
  * the promise returned for that item; it never stops the others.
  */
@@ -42,6 +43,7 @@ export function schedule<C extends Schedulable, T>(items: readonly C[], limit: n
     history.push(settled(p));
   }
   before = Promise.all([afterAlone, ...history]).then(() => undefined);
+  if (limit > 1) runLanes(items, early, before, turn, run);
   const lanes = new Map<Area, Promise<void>>();
   return items.map((item) => {
     const mine = early.get(item);
@@ -51,4 +53,38 @@ export function schedule<C extends Schedulable, T>(items: readonly C[], limit: n
     if (item.sharing === "serial") lanes.set(item.area, settled(p));
     return p;
   });
+}
+
+/**
+ * With room for more than one: each area's "serial" items as one task that holds one place from its first item to
+ * its last and goes ahead of the shared items waiting. A lane cannot overlap itself, so it is the run's long pole
+ * (the HTTP checks through a slow link); one after another, each of its items waiting for a place again behind the
+ * shared ones would add up. Each item's promise goes into `early`, settled as that item ends.
+ */
+function runLanes<C extends Schedulable, T>(
+  items: readonly C[],
+  early: Map<C, Promise<T>>,
+  before: Promise<void>,
+  turn: ReturnType<typeof createLimiter>,
+  run: (item: C) => Promise<T>,
+): void {
+  const lanes = new Map<Area, C[]>();
+  for (const item of items) if (item.sharing === "serial" && !early.has(item)) lanes.set(item.area, [...(lanes.get(item.area) ?? []), item]);
+  for (const lane of lanes.values()) {
+    const ends = lane.map(() => {
+      let settle!: { resolve: (v: T) => void; reject: (e: unknown) => void };
+      const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+      return { promise, ...settle };
+    });
+    lane.forEach((item, i) => early.set(item, ends[i]!.promise));
+    // The lane's task never rejects: each item's outcome goes to its own promise.
+    void before.then(() =>
+      turn(
+        async () => {
+          for (const [i, item] of lane.entries()) await Promise.resolve().then(() => run(item)).then(ends[i]!.resolve, ends[i]!.reject);
+        },
+        { first: true },
+      ),
+    );
+  }
 }

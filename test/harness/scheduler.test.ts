@@ -52,6 +52,15 @@ describe("schedule", () => {
     expect(events).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
   });
 
+  it("starts a lane's next serial check ahead of shared checks waiting for room (a lane cannot overlap itself)", async () => {
+    const items = [http("h1"), ...Array.from({ length: 6 }, (_, i) => grpc(`g${i}`)), http("h2"), http("h3")];
+    const { events } = await trace(items, 2);
+    // The lane holds its place from h1 to h3: each of its checks starts as the one before ends, ahead of g1..g5.
+    expect(events[events.indexOf("end h1") + 1]).toBe("start h2");
+    expect(events[events.indexOf("end h2") + 1]).toBe("start h3");
+    expect(events.indexOf("start h1")).toBeLessThan(events.indexOf("start g1"));
+  });
+
   it("runs serial checks of one area one after another, in order, beside the others", async () => {
     const items = [http("h1"), grpc("g1"), http("h2"), grpc("g2"), http("h3")];
     const { events, overlaps } = await trace(items, 8);
