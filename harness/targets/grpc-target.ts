@@ -32,6 +32,16 @@ export const statusName = (code: number): string =>
 export const statusText = (code: number, details = ""): string =>
   `${code} ${statusName(code)}${details ? `: ${details}` : ""}`;
 
+/** grpc-message as sent, percent-decoded (gRPC's PROTOCOL-HTTP2.md); as sent where it does not decode. */
+export function grpcMessage(message: string | undefined): string {
+  if (message === undefined || !message.includes("%")) return message ?? "";
+  try {
+    return decodeURIComponent(message);
+  } catch {
+    return message;
+  }
+}
+
 export type MetadataValue = string | Uint8Array;
 
 export interface UnaryCallOptions {

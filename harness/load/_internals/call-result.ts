@@ -13,16 +13,6 @@ export interface CallResult {
   label?: string;
 }
 
-/** grpc-message as sent, percent-decoded (as sent where it does not decode). */
-export function grpcMessage(message: string | undefined): string {
-  if (message === undefined || !message.includes("%")) return message ?? "";
-  try {
-    return decodeURIComponent(message);
-  } catch {
-    return message;
-  }
-}
-
 /** What a gRPC call's transport gathered: its status, its reply's bytes as they came, and how it ended. */
 export interface GrpcCallState {
   timeoutMs: number;

@@ -3,8 +3,8 @@
 import http2 from "node:http2";
 import net from "node:net";
 import type { ParsedAddress } from "../../targets/address.js";
-import { HELLO_PATH, Status } from "../../targets/grpc-target.js";
-import { grpcMessage, grpcResult as result, type CallResult } from "./call-result.js";
+import { grpcMessage, HELLO_PATH, Status } from "../../targets/grpc-target.js";
+import { grpcResult as result, type CallResult } from "./call-result.js";
 import { authorityOf } from "./raw-h2.js";
 
 /** One node:http2 connection for Hello calls made one at a time. */

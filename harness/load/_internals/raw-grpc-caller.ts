@@ -1,8 +1,8 @@
 // `load --grpc`'s caller on the raw HTTP/2 client: one slot per call in flight, reused call after call, each the sink
 // of its call's stream, and one sweep that cancels the calls past their deadline instead of a timer per call.
 import type { ParsedAddress } from "../../targets/address.js";
-import { HELLO_PATH } from "../../targets/grpc-target.js";
-import { grpcMessage, grpcResult, type CallResult, type GrpcCallState } from "./call-result.js";
+import { grpcMessage, HELLO_PATH } from "../../targets/grpc-target.js";
+import { grpcResult, type CallResult, type GrpcCallState } from "./call-result.js";
 import { RawH2Connection, type RawStreamSink } from "./raw-h2.js";
 
 class RawSlot implements RawStreamSink, GrpcCallState {

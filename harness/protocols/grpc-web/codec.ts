@@ -1,5 +1,5 @@
 // gRPC-Web's wire rules (grpc/grpc PROTOCOL-WEB.md): length-prefixed frames, the trailer frame, and how a reply reads.
-import { Status, type UnaryResult } from "../../targets/grpc-target.js";
+import { grpcMessage, Status, type UnaryResult } from "../../targets/grpc-target.js";
 import type { PlainResponse } from "../http-exchange.js";
 import { codeForHttpStatus, failed, inflatedBody } from "../http-rpc.js";
 
@@ -37,14 +37,6 @@ export function parseTrailerBlock(data: Uint8Array): Record<string, string[]> {
   return out;
 }
 
-const percentDecode = (s: string): string => {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-};
-
 /** gRPC-Web: messages and then a trailer frame in the body; a trailers-only answer puts grpc-status in the headers. */
 export async function fromGrpcWeb(res: PlainResponse, deadline: number): Promise<UnaryResult> {
   const early = failed(res, deadline);
@@ -60,7 +52,7 @@ export async function fromGrpcWeb(res: PlainResponse, deadline: number): Promise
     return { code, details: res.status === 200 ? "no grpc-status in the trailers or headers" : `HTTP ${res.status}`, headers: res.headers, trailers };
   }
   const code = /^\d+$/.test(raw) ? Number(raw) : Status.UNKNOWN;
-  const details = percentDecode(statusSource["grpc-message"]?.[0] ?? "");
+  const details = grpcMessage(statusSource["grpc-message"]?.[0]);
   if (code === Status.OK && data.length !== 1) {
     return { code: Status.INTERNAL, details: `${data.length} response messages for a unary call`, headers: res.headers, trailers };
   }
