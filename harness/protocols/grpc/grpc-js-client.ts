@@ -94,7 +94,8 @@ export class GrpcJsClient {
 
   unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const fresh = options.channel === "fresh";
-    const sockets = new Set<Socket>();
+    // Only a channel of its own can be dropped when refused early (below); the shared one is never.
+    const sockets = fresh ? new Set<Socket>() : undefined;
     const client = fresh ? this.#newClient(true, sockets) : this.#client();
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
@@ -127,7 +128,7 @@ export class GrpcJsClient {
           if (fresh) client.close();
           // Refused with its body still going out, a channel of one call stops sending it (RFC 9113 8.1): the
           // connection is dropped, as grpc-js offers no way to reset its stream once it has the status.
-          if (fresh && status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW) for (const s of sockets) s.destroy();
+          if (sockets && status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW) for (const s of sockets) s.destroy();
           const result = {
             code: status.code,
             details: status.details,
