@@ -111,8 +111,11 @@ const HTTP2_MAX_WINDOW = 2 ** 31 - 1;
  * the server has not yet read (a stream before the guard judges it) are at most one window per connection.
  */
 export function receiveWindowFor(maxReceiveMessageBytes: number): number {
-  return Math.min(HTTP2_MAX_WINDOW, Math.max(HTTP2_DEFAULT_WINDOW, maxReceiveMessageBytes + 5));
+  return windowWithinBounds(maxReceiveMessageBytes + 5);
 }
+
+/** A receive window HTTP/2 allows, and never below its default. */
+const windowWithinBounds = (bytes: number): number => Math.min(HTTP2_MAX_WINDOW, Math.max(HTTP2_DEFAULT_WINDOW, bytes));
 
 /** Counts a session's calls in flight and its ping strikes, and sends it away when it abuses pings. */
 function policePings(session: http2.ServerHttp2Session, options: GuardOptions, inFlight: () => number): void {
@@ -389,7 +392,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   const protection = options.protection ?? defaultLimits();
   const shedder = createShedder(protection);
   const maxHeaderListBytes = options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES;
-  const receiveWindow = Math.min(HTTP2_MAX_WINDOW, Math.max(HTTP2_DEFAULT_WINDOW, options.receiveWindowBytes ?? HTTP2_DEFAULT_WINDOW));
+  const receiveWindow = windowWithinBounds(options.receiveWindowBytes ?? HTTP2_DEFAULT_WINDOW);
   const ledger = options.ledger ?? createOwedLedger();
   const owing: Owing = { ledger, event };
   // Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every stream's
