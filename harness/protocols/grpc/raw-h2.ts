@@ -186,10 +186,11 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       // A stream the server had ended before it was cancelled here ended as the server ended it.
       const endedCleanly = answeredEarly || (code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined);
       if (endedCleanly) return finish();
-      // A connection that went away (the process died, say) also closes its streams with a code, Node's own: that is
-      // no reset the server sent, and no answer.
-      if (session.destroyed && streamError && streamError.code !== "ERR_HTTP2_STREAM_ERROR") {
-        return finish({ kind: "connection", message: `the connection closed under the call (${streamError.code ?? streamError.message})` });
+      // A connection that went away (the process died, say) also closes its streams with a code, Node's own (CANCEL,
+      // often with no error at all): that is no reset the server sent, and no answer. A RST_STREAM the server sent
+      // closes the stream while its session lives.
+      if (session.destroyed && streamError?.code !== "ERR_HTTP2_STREAM_ERROR") {
+        return finish({ kind: "connection", message: `the connection closed under the call (${streamError?.code ?? streamError?.message ?? "no reset was received"})` });
       }
       finish({ kind: "reset", http2Code: code });
     });
