@@ -15,8 +15,6 @@ const ALONE = [
   "test/reference-server/page-bytes.test.ts",
   "test/reference-server/grpc-guard.test.ts",
   "test/harness/hostile-bombs.test.ts",
-  // Which input a dead server is blamed for comes from which calls went silent first, side by side.
-  "test/suites/grpc/crash-cause.test.ts",
 ];
 
 /** Test files at once in the first group: most wait on child processes and sockets, not on the two cores. */

@@ -46,6 +46,11 @@ export interface CheckOutcome {
   /** Extra lines worth reading: evidence, the curl or grpcurl command that reproduces it. */
   details?: string[];
   /**
+   * For a check ended because the target stopped answering: the requests it had been sent and never answered when it
+   * went silent, likeliest first (harness/targets/guards.ts); the report names each with what replays it.
+   */
+  suspects?: readonly (Uint8Array | undefined)[];
+  /**
    * For a skip: the flag that would let the check judge, when what it lacked is something the user can give
    * (`--replica`, `--api-key`). A gating check skipped so makes the run "partial", never "conformant"; a skip without
    * it (the target's own legal behaviour) does not.

@@ -17,6 +17,7 @@ import { openResolvedSession, runCheck, type Session } from "./session.js";
 import { resolveRunConfig, type ResolvedGrpcTarget, type RunConfig, type RunOptions } from "./run-config.js";
 
 export type { RunOptions };
+import { describeSent } from "./targets/guards.js";
 import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
@@ -113,6 +114,23 @@ function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undef
   if (!last || !used) return {};
   const line = grpcurlCommand(last, used, contractDir, METADATA_PLACEHOLDER);
   return line !== undefined ? { grpcurl: redact(line) } : {};
+}
+
+/** Suspects listed in a result's details at most; the rest are counted. */
+const SUSPECTS_LISTED = 64;
+
+/**
+ * For a check ended because the target stopped answering: each request it never answered before it went silent,
+ * likeliest first, with the grpcurl line that sends it alone where grpcurl can say it as it was sent.
+ */
+function suspectLines(suspects: CheckOutcome["suspects"], used: ResolvedGrpcTarget | undefined, contractDir: string): string[] {
+  if (!suspects || suspects.length === 0) return [];
+  const lines = suspects.slice(0, SUSPECTS_LISTED).map((request, i) => {
+    const line = request && used && grpcurlCommand({ request, options: {}, answered: false }, used, contractDir, METADATA_PLACEHOLDER);
+    return `${i + 1}. ${describeSent(request)}: ${line ? `grpcurl: ${line}` : "no grpcurl line sends it as it was sent (hand-built, or over 4 KiB); the check's replay sends it"}`;
+  });
+  const more = suspects.length > SUSPECTS_LISTED ? [`and ${suspects.length - SUSPECTS_LISTED} more`] : [];
+  return [`requests the target never answered before it went silent, likeliest first (${suspects.length}):`, ...lines, ...more];
 }
 
 /** Whether a check's interface was given to the run (the "area in scope" rule, written once). */
@@ -345,7 +363,7 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
     replayArgs,
     ...(config.replayCommand && { replay: config.replayCommand(replayArgs) }),
     ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
-    ...(outcome.details && { details: outcome.details.map(redact) }),
+    ...((outcome.details || outcome.suspects) && { details: [...(outcome.details ?? []), ...suspectLines(outcome.suspects, usedRpcTarget(check, config), j.contractDir)].map(redact) }),
     ...(note !== undefined && { note }),
     ...grpcurlOf(outcome, j.calls.get(check.id), usedRpcTarget(check, config), j.contractDir, redact),
     ...(j.traceFiles.has(check.id) && { trace: j.traceFiles.get(check.id) as string }),

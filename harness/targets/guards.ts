@@ -9,12 +9,19 @@ import { droppedBeforeAnswer, HELLO_PATH, Status, type UnaryCallOptions, type Un
 export type UnaryCall = (request: Uint8Array, options?: UnaryCallOptions) => Promise<UnaryResult>;
 export type Interceptor = (next: UnaryCall) => UnaryCall;
 
-/** Calls in a row with no complete answer within the timeout, after which the target counts as no longer answering. */
+/** Calls with no complete answer that the target has not outlived, after which it counts as no longer answering. */
 export const SILENT_CALLS_LIMIT = 3;
 /** Times a call refused or dropped beside other calls is sent again, one call at a time. */
 const CROWDED_RETRIES = 3;
-/** Requests named when the target stopped answering with several under way; the rest are counted. */
+/** Requests named in the line that ends the run; every one is in the error's suspects (the report's details). */
 const SUSPECTS_SHOWN = 8;
+/** Silent calls remembered at most: the guard asks whether the target lives long before this many pile up. */
+const SILENT_KEPT = 1024;
+/**
+ * RFC 9113 6.9.2: the bytes a client may send on a new stream before the server grants more. A request within it (with
+ * gRPC's 5-byte prefix) was delivered whole once sent; a larger one may have been held back by the server's window.
+ */
+const INITIAL_WINDOW = 65_535;
 
 export interface SilenceGuardOptions {
   /** The address as the user gave it, for the line that ends the run. */
@@ -34,10 +41,28 @@ export interface SilenceGuard {
 }
 
 /**
- * A target that stopped answering would make every later check wait out its timeout. After a few silent calls in a
- * row, a request it answered before is sent again on a new connection: answered, the silence was those inputs' (a
- * hang on a specific input) and checks go on; unanswered, the rest fail at once, naming the input after which it
- * stopped.
+ * The target stopped answering: every call from now on fails with this. `suspects` are the requests it was sent and
+ * never answered before it went silent, likeliest first: one of them may be what stopped it.
+ */
+export class TargetStopped extends ConformanceError {
+  override name = "TargetStopped";
+  constructor(
+    message: string,
+    readonly suspects: readonly (Uint8Array | undefined)[],
+  ) {
+    super("unreachable", message);
+  }
+}
+
+/**
+ * A target that stopped answering would make every later check wait out its timeout. After a few silent calls, a
+ * request it answered before is sent again on a new connection: answered, the silence was those inputs' (a hang on a
+ * specific input) and checks go on; unanswered, the rest fail at once, naming the inputs after which it stopped.
+ *
+ * Which inputs is read from evidence, not from which call happened to come back first: every call is kept in a
+ * ledger with when it started and ended, and a silence is cleared only by an answer to a call begun after it
+ * ended (a reply the target sent before it died can arrive after another connection dropped, and says nothing of
+ * what came after). The suspects are the requests sent before the first silence still standing that got no answer.
  */
 export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
   const state = newSilenceState();
@@ -45,19 +70,17 @@ export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
   const guard: SilenceGuard = {
     async run(request, call, wasSilent) {
       await checkDead(state, options, stillAlive);
-      const mine = { request };
-      const startedMs = performance.now();
+      const mine: Call = { request, startMs: performance.now(), endMs: Infinity };
       state.underWay.add(mine);
       let result: Awaited<ReturnType<typeof call>>;
       try {
         result = await call();
       } finally {
         state.underWay.delete(mine);
-        state.ended.push({ request, atMs: performance.now() });
-        if (state.ended.length > 16) state.ended.shift();
+        mine.endMs = performance.now();
       }
-      if (wasSilent(result)) await noteSilent(state, options, stillAlive, request, result, startedMs);
-      else noteAnswered(state, request, result);
+      if (wasSilent(result)) await noteSilent(state, options, stillAlive, mine, result);
+      else noteAnswered(state, mine, result);
       return result;
     },
     intercept: (next) => (request, callOptions) => {
@@ -75,20 +98,24 @@ export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
   return guard;
 }
 
-interface SilenceState {
-  silent: number;
-  /** The requests under way when the first of the silent calls came back: one of them may be what stopped the target. */
-  firstSilent: (Uint8Array | undefined)[];
-  underWay: Set<{ request: Uint8Array | undefined }>;
-  /** Small requests the target served (their bytes), the last few hundred. */
-  answered: Set<string>;
-  /** The last calls that ended, and when: one that ended while the first silent call was under way is a suspect too. */
-  ended: { request: Uint8Array | undefined; atMs: number }[];
-  knownGood: Uint8Array | undefined;
-  dead: string | undefined;
+/** One call the guard saw: its request, and when it started and ended (Infinity while under way). */
+interface Call {
+  request: Uint8Array | undefined;
+  startMs: number;
+  endMs: number;
 }
 
-const newSilenceState = (): SilenceState => ({ silent: 0, firstSilent: [], underWay: new Set(), answered: new Set(), ended: [], knownGood: undefined, dead: undefined });
+interface SilenceState {
+  /** Silent calls the target has not been seen to outlive, in the order they ended. */
+  silent: Call[];
+  underWay: Set<Call>;
+  /** Small requests the target served (their bytes), the last few hundred. */
+  answered: Set<string>;
+  knownGood: Uint8Array | undefined;
+  dead: TargetStopped | undefined;
+}
+
+const newSilenceState = (): SilenceState => ({ silent: [], underWay: new Set(), answered: new Set(), knownGood: undefined, dead: undefined });
 
 const answeredKey = (r: Uint8Array | undefined) => (r === undefined || r.length > 1024 ? "" : hex(r));
 
@@ -96,52 +123,73 @@ const answeredKey = (r: Uint8Array | undefined) => (r === undefined || r.length 
 const refused = (r: unknown): boolean =>
   typeof r === "object" && r !== null && "details" in r && typeof r.details === "string" && "code" in r && r.code === Status.UNAVAILABLE && r.details.includes("ECONNREFUSED");
 
+/** The target answered at `atMs` (or later): every silence that had ended by then, it outlived. */
+function outlived(state: SilenceState, atMs: number): void {
+  state.silent = state.silent.filter((c) => c.endMs > atMs);
+}
+
 async function checkDead(state: SilenceState, options: SilenceGuardOptions, stillAlive: () => Promise<boolean>): Promise<void> {
-  if (state.dead === undefined && state.silent >= SILENT_CALLS_LIMIT) {
-    if (await stillAlive()) state.silent = 0;
-    else if (state.knownGood) state.dead = `${options.address} stopped answering after ${describeSuspects(state.firstSilent)}: ${state.silent} calls in a row from it on got no answer (none within ${options.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`;
-    else state.dead = `${options.address} stopped answering: ${state.silent} calls in a row got no answer within ${options.timeoutMs} ms, and it has answered none`;
+  if (state.dead === undefined && state.silent.length >= SILENT_CALLS_LIMIT) {
+    const askedMs = performance.now();
+    const count = state.silent.length;
+    if (await stillAlive()) outlived(state, askedMs);
+    else if (state.knownGood) {
+      state.dead = stopped(state, options, (named) => `stopped answering after ${named}: ${count} calls from it on got no answer (none within ${options.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`);
+    } else state.dead = new TargetStopped(`${options.address} stopped answering: ${count} calls in a row got no answer within ${options.timeoutMs} ms, and it has answered none`, []);
   }
-  if (state.dead !== undefined) throw new ConformanceError("unreachable", state.dead);
+  if (state.dead !== undefined) throw state.dead;
 }
 
-async function noteSilent(state: SilenceState, options: SilenceGuardOptions, stillAlive: () => Promise<boolean>, request: Uint8Array | undefined, result: unknown, startedMs: number): Promise<void> {
-  // Calls side by side go silent together when the target dies: which of them killed it cannot be told, so every
-  // request then under way is named, this one first. A request the target had answered before is the least likely
-  // cause: those come last.
-  if (state.silent++ === 0) {
-    const justEnded = state.ended.filter((e) => e.request !== request && e.atMs >= startedMs).map((e) => e.request);
-    const suspects = [request, ...[...state.underWay].map((u) => u.request), ...justEnded];
-    const before = (r: Uint8Array | undefined) => state.answered.has(answeredKey(r));
-    state.firstSilent = [...suspects.filter((r) => !before(r)), ...suspects.filter(before)];
-  }
+async function noteSilent(state: SilenceState, options: SilenceGuardOptions, stillAlive: () => Promise<boolean>, call: Call, result: unknown): Promise<void> {
+  state.silent.push(call);
+  if (state.silent.length > SILENT_KEPT) state.silent.shift();
   // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
-  if (refused(result) && !(await stillAlive())) {
-    state.dead = `${options.address} stopped answering after ${describeSuspects(state.firstSilent)}: connections are refused, and a request it answered before got no answer`;
-    // The refusal says nothing of this call's own input: its check is told why instead, once the target had
-    // answered before (a first call to a target that never listened gets its own result).
-    if (state.knownGood) throw new ConformanceError("unreachable", state.dead);
+  if (state.dead === undefined && refused(result) && !(await stillAlive())) {
+    state.dead = stopped(state, options, (named) => `stopped answering after ${named}: connections are refused, and a request it answered before got no answer`);
   }
+  // The refusal says nothing of this call's own input: its check is told why instead, once the target had answered
+  // before (a first call to a target that never listened gets its own result).
+  if (state.dead !== undefined && state.knownGood) throw state.dead;
 }
 
-function noteAnswered(state: SilenceState, request: Uint8Array | undefined, result: unknown): void {
-  state.silent = 0;
+function noteAnswered(state: SilenceState, call: Call, result: unknown): void {
+  // An answer to a call begun after a silence ended shows the target lived on after it; one begun before shows nothing.
+  outlived(state, call.startMs);
   // Served, not merely answered: a reset the dying target sent is no alibi.
   const served = typeof result === "object" && result !== null && "code" in result && result.code === Status.OK;
-  if (served && answeredKey(request) !== "") state.answered.add(answeredKey(request));
+  if (served && answeredKey(call.request) !== "") state.answered.add(answeredKey(call.request));
   if (state.answered.size > 256) state.answered.delete(state.answered.values().next().value as string);
 }
 
-function describeSuspects(requests: readonly (Uint8Array | undefined)[]): string {
-  const distinct = [...new Map(requests.map((r) => [r === undefined ? "" : hex(r), r])).values()];
-  if (distinct.length <= 1) return describeRequest(distinct[0]);
-  const shown = distinct.slice(0, SUSPECTS_SHOWN).map(describeRequest).join("; ");
-  const more = distinct.length > SUSPECTS_SHOWN ? `; and ${distinct.length - SUSPECTS_SHOWN} more` : "";
-  return `one of the ${distinct.length} requests under way when it went silent (${shown}${more})`;
+/** The end of the run's waiting on this target: the message, with the suspects named in it, and the suspects whole. */
+function stopped(state: SilenceState, options: SilenceGuardOptions, says: (named: string) => string): TargetStopped {
+  const suspects = suspectsOf(state);
+  return new TargetStopped(`${options.address} ${says(describeSuspects(suspects))}`, suspects);
+}
+
+/**
+ * What may have stopped the target: the requests sent before the first silence it did not outlive that it never
+ * answered (those that went silent, and those still under way), distinct, likeliest first. A request it had served
+ * before is the least likely cause; one too large to have been delivered whole without the server's leave comes after
+ * one that was; nearer the moment it went silent comes before further from it.
+ */
+export function suspectsOf(state: Pick<SilenceState, "silent" | "underWay" | "answered">): (Uint8Array | undefined)[] {
+  const firstSign = Math.min(...state.silent.map((c) => c.endMs));
+  const calls = [...state.silent, ...state.underWay].filter((c) => c.startMs <= firstSign);
+  const rank = (c: Call) => (state.answered.has(answeredKey(c.request)) ? 2 : c.request !== undefined && c.request.length + 5 > INITIAL_WINDOW ? 1 : 0);
+  calls.sort((a, b) => rank(a) - rank(b) || b.startMs - a.startMs);
+  return [...new Map(calls.map((c) => [c.request === undefined ? "" : hex(c.request), c.request])).values()];
+}
+
+function describeSuspects(distinct: readonly (Uint8Array | undefined)[]): string {
+  if (distinct.length <= 1) return describeSent(distinct[0]);
+  const shown = distinct.slice(0, SUSPECTS_SHOWN).map(describeSent).join("; ");
+  const more = distinct.length > SUSPECTS_SHOWN ? `; and ${distinct.length - SUSPECTS_SHOWN} more, each in the details` : "";
+  return `one of the ${distinct.length} requests it had not answered when it went silent, likeliest first (${shown}${more})`;
 }
 
 /** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's. */
-function describeRequest(request: Uint8Array | undefined): string {
+export function describeSent(request: Uint8Array | undefined): string {
   if (!request) return "a hand-built request";
   const decoded = decodeMessage(request);
   if (!decoded.ok) return `the request bytes ${hex(request.subarray(0, 32))}${request.length > 32 ? "..." : ""}`;

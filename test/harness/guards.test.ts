@@ -2,7 +2,7 @@
 // were in flight, and the silence guard ends the waiting on a target that stopped answering, naming the input.
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
-import { createSilenceGuard, withCrowdingGuard, type UnaryCall } from "../../harness/targets/guards.js";
+import { createSilenceGuard, TargetStopped, withCrowdingGuard, type UnaryCall } from "../../harness/targets/guards.js";
 import { Status, type UnaryResult } from "../../harness/targets/grpc-target.js";
 
 const ok = (): UnaryResult => ({ code: Status.OK, details: "", response: new Uint8Array(), headers: {}, trailers: {} });
@@ -61,5 +61,112 @@ describe("the silence guard", () => {
     guard.served(good, undefined, await call(good));
     for (let i = 0; i < 4; i++) await call(new Uint8Array(60));
     expect((await call(good)).code).toBe(Status.OK);
+  });
+});
+
+/** A call whose result the test gives when it chooses: the order calls end in is the test's. */
+function controlled() {
+  const pending = new Map<string, (r: UnaryResult) => void>();
+  /** Results given before the guard passed the call on (it asks first whether the target is gone). */
+  const early = new Map<string, UnaryResult>();
+  const key = (request: Uint8Array) => Buffer.from(request).toString("hex");
+  const next: UnaryCall = (request) => {
+    const given = early.get(key(request));
+    early.delete(key(request));
+    return given ? Promise.resolve(given) : new Promise((resolve) => pending.set(key(request), resolve));
+  };
+  const end = (request: Uint8Array, r: UnaryResult) => {
+    const resolve = pending.get(key(request));
+    pending.delete(key(request));
+    if (resolve) resolve(r);
+    else early.set(key(request), r);
+  };
+  return { next, end };
+}
+
+/** A guard over `controlled` calls whose target has served "known good" `times` times; `dead` says what resend gets. */
+async function guarded(resend: () => UnaryResult, times = 1) {
+  const target = controlled();
+  const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => resend() });
+  const call = guard.intercept(target.next);
+  const good = encodeMessage("known good");
+  for (let i = 0; i < times; i++) {
+    const served = call(good);
+    target.end(good, ok());
+    guard.served(good, undefined, await served);
+  }
+  /** One call that ends with `result` once it is under way. */
+  const ended = async (request: Uint8Array, result: UnaryResult) => {
+    const c = call(request);
+    target.end(request, result);
+    return c;
+  };
+  return { call, end: target.end, good, ended };
+}
+
+describe("the silence guard's suspects, read from evidence", () => {
+  const dropped = status(Status.UNAVAILABLE, {});
+  const text = (r: Uint8Array | undefined) => Buffer.from(r as Uint8Array).toString();
+
+  it("names the input that went silent first though a reply sent before the target died came after it, and a new call went silent after that", async () => {
+    let dead = false;
+    const { call, end } = await guarded(() => (dead ? dropped : ok()));
+    const [late, killer, beside] = [encodeMessage("late"), encodeMessage("killer"), encodeMessage("beside")];
+    const calls = [late, killer, beside].map((r) => call(r));
+    await tick();
+    dead = true;
+    end(killer, dropped);
+    await calls[1];
+    // The target's reply to a call begun before it died arrives after the killer's connection dropped.
+    end(late, ok());
+    await calls[0];
+    // A call begun after the first silence, on a new connection, goes silent: the guard named only what was under
+    // way then, and the killer had ended.
+    const after = encodeMessage("after");
+    const afterCall = call(after);
+    end(after, dropped);
+    end(beside, dropped);
+    await Promise.all([afterCall, calls[2]]);
+    const err = await call(encodeMessage("next")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TargetStopped);
+    const stopped = err as TargetStopped;
+    expect(stopped.message).toMatch(/"killer"/);
+    // Sent after the first silence: not what stopped it.
+    expect(stopped.message).not.toMatch(/"after"/);
+    expect(stopped.suspects.map(text)).toEqual([beside, killer].map(text));
+  });
+
+  it("ranks them: never served before first, then those delivered whole, then the latest sent first", async () => {
+    let dead = false;
+    const { call, end, good } = await guarded(() => (dead ? dropped : ok()), 2);
+    // Sent in this order: a body past HTTP/2's initial window, the known-good one again, then two small new ones.
+    const big = encodeMessage("x".repeat(70_000));
+    const sent = [big, good, encodeMessage("a"), encodeMessage("b")];
+    const calls: Promise<UnaryResult>[] = [];
+    for (const r of sent) {
+      calls.push(call(r));
+      await tick();
+    }
+    dead = true;
+    for (const r of sent) end(r, dropped);
+    await Promise.all(calls);
+    const err = (await call(encodeMessage("next")).catch((e: unknown) => e)) as TargetStopped;
+    expect(err.suspects.map((r) => r?.length)).toEqual([sent[3], sent[2], big, good].map((r) => r?.length));
+    expect(err.message).toMatch(/one of the 4 requests it had not answered when it went silent, likeliest first \(the request with body "b"/);
+  });
+
+  it("takes a silence as outlived once a call begun after it is answered: a hang on one input is no death", async () => {
+    let resent = 0;
+    const { ended, good } = await guarded(() => (resent++, ok()));
+    await ended(encodeMessage("hangs"), dropped);
+    await ended(good, ok());
+    for (const body of ["x", "y"]) await ended(encodeMessage(body), dropped);
+    // Two silences since the answer, not three: the target is not asked whether it lives.
+    expect((await ended(good, ok())).code).toBe(Status.OK);
+    expect(resent).toBe(0);
+    // That answer outlived them too; three silences after it, the target is asked, answers, and calls go on.
+    for (const body of ["z1", "z2", "z3"]) await ended(encodeMessage(body), dropped);
+    expect((await ended(good, ok())).code).toBe(Status.OK);
+    expect(resent).toBe(1);
   });
 });

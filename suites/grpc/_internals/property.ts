@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import type { CheckContext, CheckOutcome } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
+import { TargetStopped } from "../../../harness/targets/guards.js";
 import { helloReply } from "./calls.js";
 
 export interface PropertyOptions<T> {
@@ -31,7 +32,7 @@ export async function checkProperty<T>(
   describe: (counterexample: T) => string,
   options: PropertyOptions<T> = {},
 ): Promise<CheckOutcome & { status: "pass" | "fail" | "error" }> {
-  let stopped: { value: T; reason: string } | undefined;
+  let stopped: { value: T; reason: string; err: unknown } | undefined;
   // Only a target that answered before the property can stop answering during it.
   const answeredBefore = await alive(ctx);
   // The whole property, shrinking included, within a bound of its own, so it ends with a verdict.
@@ -52,7 +53,7 @@ export async function checkProperty<T>(
     }
   };
   /** Shrinking against a target that is gone would only find an artefact ("" fails as well as anything). */
-  const goneOutcome = (err: ConformanceError) => ({ status: "error" as const, message: err.message });
+  const goneOutcome = (err: ConformanceError) => ({ status: "error" as const, message: err.message, ...suspectsOf(err) });
   if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
     // Cases do not depend on each other: they are tried side by side first, in the order fast-check would try
     // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
@@ -67,7 +68,7 @@ export async function checkProperty<T>(
     }
     const [index, err] = first;
     if (gone && !answeredBefore) return goneOutcome(gone);
-    if (answeredBefore && !(await alive(ctx))) stopped = { value: cases[index] as T, reason: err instanceof Error ? err.message : String(err) };
+    if (answeredBefore && !(await alive(ctx))) stopped = { value: cases[index] as T, reason: err instanceof Error ? err.message : String(err), err };
   }
   const property = fc.asyncProperty(arbitrary, async (value) => {
     // The server stopped answering: nothing more can be learnt, and each call would wait out its timeout.
@@ -75,7 +76,7 @@ export async function checkProperty<T>(
     const key = fc.stringify(value);
     const err = seen.has(key) ? seen.get(key) : await attempt(value);
     if (err === undefined) return;
-    if (!seen.has(key) && answeredBefore && !(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err) };
+    if (!seen.has(key) && answeredBefore && !(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err), err };
     throw err;
   });
   const details = stopped
@@ -87,6 +88,7 @@ export async function checkProperty<T>(
       message: `the server stopped answering after this input: ${stopped.reason}`,
       counterexample: describe(stopped.value),
       details: [`after it, a known-good request on a new connection got no reply; the input is reported as sent, not shrunk`],
+      ...suspectsOf(stopped.err),
     };
   }
   if (!details) throw new Error("unreachable: a property either stopped or ran");
@@ -156,3 +158,6 @@ async function trySideBySide<T>(
   await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
   return { outcomes };
 }
+
+/** The requests a target that stopped answering never answered, when that is what ended the property. */
+const suspectsOf = (err: unknown): Pick<CheckOutcome, "suspects"> => (err instanceof TargetStopped && err.suspects.length > 0 ? { suspects: err.suspects } : {});
