@@ -1,7 +1,7 @@
 // `serve` on an embedded data directory, in a process of its own and optionally inside a wrapper (a PID
 // namespace as a container has, another user): for the data directory's tests, which kill, stop and restart it.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
@@ -18,18 +18,53 @@ export interface DataDirServe {
 
 const launched: DataDirServe[] = [];
 
+/** A command that runs serve: its words before node, and where the program lies as that command sees it. */
+export interface Wrapper {
+  command: string[];
+  /** Whether node runs as a child of the command (else the command execs it: the same process). */
+  forks: boolean;
+  /** The package's root as the wrapped node sees it; PACKAGE_ROOT when not given. */
+  programRoot?: string;
+}
+
 /** `unshare` with a PID namespace of its own and /proc to match, as a container runs: node is process 1 there. */
-export const IN_PID_NAMESPACE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"];
-/** As nobody (65534), with no supplementary groups; killed with the test's process, as LIFELINE. */
-export const AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--pdeathsig", "SIGKILL"];
+export const IN_PID_NAMESPACE: Wrapper = { command: ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"], forks: true };
+
+/** As nobody (65534), with no supplementary groups, and killed with the test's process. */
+const NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--pdeathsig", "SIGKILL"];
+
+/**
+ * As nobody, with the program where nobody can read it. A checkout under a directory only its owner may enter (a
+ * clone in root's home, or under `mktemp -d`) keeps node from loading it as another user, and the test would
+ * measure where the checkout lies, not the product: so the checkout is bind-mounted, in a mount namespace of the
+ * child's own (gone with it), at a directory anyone may enter. Returns why not where even that cannot serve nobody
+ * (files of the checkout nobody may read): outside CI the test skips with it, in CI it fails.
+ */
+export function asNobody(): Wrapper | { unusable: string } {
+  const at = mkdtempSync(join(tmpdir(), "example-conformance-program-"));
+  chmodSync(at, 0o755);
+  dirs.push(at);
+  const wrapper: Wrapper = {
+    // unshare, sh and setpriv each exec the next: node is the process spawned.
+    command: ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"', "sh", PACKAGE_ROOT, at, ...NOBODY],
+    forks: false,
+    programRoot: at,
+  };
+  const [command, ...rest] = [...wrapper.command, process.execPath, join(at, "bin", "example-conformance.js"), "--version"];
+  const tried = spawnSync(command as string, rest, { encoding: "utf8", timeout: 30_000 });
+  if (tried.status === 0) return wrapper;
+  const why = `the program cannot be run as uid 65534 here, even bind-mounted at ${at}: ${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim().split("\n")[0]}`;
+  if (process.env.CI) throw new Error(why);
+  return { unusable: why };
+}
 
 /** setpriv execs what follows with SIGKILL as its parent-death signal: a serve never outlives the test's process. */
 const LIFELINE = ["setpriv", "--pdeathsig", "SIGKILL"];
 
 /** `serve --data-dir DIR` on free ports, quiet, with `args` after and `wrap` (a command that runs the rest) before. */
-export function serveDataDir(dir: string, args: string[] = [], wrap: string[] = []): DataDirServe {
-  const argv = [process.execPath, `${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
-  const [command, ...rest] = [...(wrap[0] === "setpriv" ? [] : LIFELINE), ...wrap, ...argv] as [string, ...string[]];
+export function serveDataDir(dir: string, args: string[] = [], wrap: Wrapper = { command: [], forks: false }): DataDirServe {
+  const argv = [process.execPath, `${wrap.programRoot ?? PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
+  const [command, ...rest] = [...LIFELINE, ...wrap.command, ...argv] as [string, ...string[]];
   const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"] });
   let err = "";
   let out = "";
@@ -45,8 +80,7 @@ export function serveDataDir(dir: string, args: string[] = [], wrap: string[] = 
     void exited.then(() => resolve(undefined));
   });
   const nodePid = () => {
-    // setpriv execs what it runs: the same process.
-    if (wrap.length === 0 || wrap[0] === "setpriv") return child.pid as number;
+    if (!wrap.forks) return child.pid as number;
     const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/);
     return Number(children[0]);
   };
