@@ -1,4 +1,5 @@
-// A comparison of two runs as text for a terminal or a CI log, and as JSON; target text is shown inert.
+// A comparison of two runs as text for a terminal or a CI log, and as JSON. Everything read from the report files is
+// shown inert, ids included: anyone can write a report file, and the Action's baseline input takes one.
 import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { newGatingFailures, type DiffEntry, type FailOn, type RunDiff } from "./compare-runs.js";
 
@@ -11,7 +12,7 @@ function section(title: string, entries: DiffEntry[], withMessage: boolean): str
   if (entries.length === 0) return [];
   return [
     `${title} (${entries.length}):`,
-    ...entries.map((e) => `  ${gateWord(e)}${e.id}  ${status(e)}${withMessage && e.message !== "" ? `: ${forTerminal(e.message)}` : ""}`),
+    ...entries.map((e) => `  ${gateWord(e)}${forTerminal(e.id)}  ${status(e)}${withMessage && e.message !== "" ? `: ${forTerminal(e.message)}` : ""}`),
   ];
 }
 

@@ -135,3 +135,40 @@ describe("check --baseline FILE --fail-on", () => {
     expect(missing.stderr).toMatch(/^example-conformance: --baseline .*gone\.json: no such file\n$/);
   });
 });
+
+describe("a report file's own text", () => {
+  // A check id that would start a GitHub workflow command on a line of its own, colour the terminal, ring its bell,
+  // return the carriage and reverse the text after it. Anyone can write a report file; the Action's baseline input
+  // takes one.
+  const HOSTILE = "grpc.x\n::error file=a.ts,line=1::forged\u001b[31m\u0007\r\u202eevil";
+  const RAW = /[\u0000-\u0008\u000b-\u001f\u007f\u202e]/;
+
+  function hostileReport(): string {
+    const report = JSON.parse(readFileSync(clean, "utf8")) as RunReport;
+    report.checks.push({ ...(report.checks[0] as RunReport["checks"][number]), id: HOSTILE, status: "fail", gating: true, message: "\u001b]0;title\u0007" });
+    const file = join(dir, "hostile.json");
+    writeFileSync(file, JSON.stringify(report));
+    return file;
+  }
+
+  it("reaches diff's output escaped: no workflow command, no control character, no bidi mark", async () => {
+    const file = hostileReport();
+    for (const args of [
+      [file, clean],
+      [clean, file],
+    ]) {
+      const run = await cli(["diff", ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain("grpc.x\\n::error file=a.ts,line=1::forged\\x1b[31m\\x07\\r\\u202eevil");
+      expect(run.stdout.split("\n").filter((l) => l.startsWith("::"))).toEqual([]);
+      expect(run.stdout).not.toMatch(RAW);
+    }
+  });
+
+  it("reaches check --baseline's output escaped", async () => {
+    const run = await check(join(dir, "b4.json"), "--baseline", hostileReport());
+    expect(run.stdout).toMatch(/^no longer judged \(1\):\n {2}grpc\.x\\n::error/m);
+    expect(run.stdout.split("\n").filter((l) => l.startsWith("::"))).toEqual([]);
+    expect(run.stdout).not.toMatch(RAW);
+  }, 60_000);
+});
