@@ -16,6 +16,7 @@ import fs from "node:fs";
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { fileSystemProblem, takeLease, type Lease } from "./data-dir-lease.js";
+import { DurableNodeFS, durableStartParams, syncTree } from "./durable-nodefs.js";
 import { createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
 import { DataDirError, DEFAULT_STORE_LIMITS, StoreFullError, StoreUnavailableError, type MessageStore, type StoreLimits } from "./store.js";
 
@@ -122,7 +123,11 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
     pidBefore = fs.existsSync(pidFile) ? fs.readFileSync(pidFile) : undefined;
     const { PGlite } = await import("@electric-sql/pglite");
     let died: ((line: string) => void) | undefined;
-    const pglite = await PGlite.create(pgdata, {
+    const fresh = !fs.existsSync(join(pgdata, "PG_VERSION"));
+    // Acknowledged means on disk: PostgreSQL's own syncs reach it (durable-nodefs.ts says why they did not).
+    const pglite = await PGlite.create({
+      fs: new DurableNodeFS(pgdata),
+      startParams: durableStartParams(PGlite.defaultStartParams),
       onStderr: (text) => {
         log.add(text);
         if (FATAL_LINE.test(text)) died?.(text);
@@ -130,6 +135,8 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
       },
       onStdout: () => false,
     });
+    // A new store is written by copying a prepared database in, never synced: it is, once, before the first write.
+    if (fresh) syncTree(pgdata);
     const db = createEngineDatabase(pglite, lease, dataDir, pgdata, limits.minFreeBytes ?? DEFAULT_STORE_LIMITS.minFreeBytes, log);
     died = db.died;
     try {

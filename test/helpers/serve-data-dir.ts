@@ -61,11 +61,17 @@ export function asNobody(): Wrapper | { unusable: string } {
 /** setpriv execs what follows with SIGKILL as its parent-death signal: a serve never outlives the test's process. */
 const LIFELINE = ["setpriv", "--pdeathsig", "SIGKILL"];
 
+/** What node itself is given for a serve: options before the program (`--import` of a shim), and environment. */
+export interface NodeSetting {
+  nodeArgs?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
 /** `serve --data-dir DIR` on free ports, quiet, with `args` after and `wrap` (a command that runs the rest) before. */
-export function serveDataDir(dir: string, args: string[] = [], wrap: Wrapper = { command: [], forks: false }): DataDirServe {
-  const argv = [process.execPath, `${wrap.programRoot ?? PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
+export function serveDataDir(dir: string, args: string[] = [], wrap: Wrapper = { command: [], forks: false }, node: NodeSetting = {}): DataDirServe {
+  const argv = [process.execPath, ...(node.nodeArgs ?? []), `${wrap.programRoot ?? PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
   const [command, ...rest] = [...LIFELINE, ...wrap.command, ...argv] as [string, ...string[]];
-  const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...node.env } });
   let err = "";
   let out = "";
   child.stderr?.on("data", (c: Buffer) => (err += c.toString()));
