@@ -44,10 +44,17 @@ export function ed25519PublicKey(pem: Buffer): KeyObject {
   return key;
 }
 
-/** The key's ID: the SHA-256 of its public key (SPKI DER), hex. */
+/**
+ * The key's ID as securesystemslib (in-toto, TUF) computes it for an ed25519 key: the SHA-256, hex, of the canonical
+ * JSON of its public key dict, {"keytype":"ed25519","keyval":{"public":HEX},"scheme":"ed25519"} (keys sorted, no
+ * spaces; HEX the 32 raw bytes). DSSE makes the keyid an unsigned hint; following the convention lets an in-toto
+ * verifier find the key by it.
+ */
 export function keyId(key: KeyObject): string {
-  const spki = (key.type === "private" ? createPublicKey(key) : key).export({ type: "spki", format: "der" });
-  return createHash("sha256").update(spki).digest("hex");
+  const jwk = (key.type === "private" ? createPublicKey(key) : key).export({ format: "jwk" });
+  const publicHex = Buffer.from(jwk.x ?? "", "base64url").toString("hex");
+  const canonical = `{"keytype":"ed25519","keyval":{"public":"${publicHex}"},"scheme":"ed25519"}`;
+  return createHash("sha256").update(canonical).digest("hex");
 }
 
 export function signEnvelope(payloadType: string, payload: Buffer, key: KeyObject): Envelope {

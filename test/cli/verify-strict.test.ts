@@ -1,12 +1,12 @@
 // `verify` holds only for the envelope exactly as written: a second signature entry, a field that was not written or
 // another payload type is refused (exit 1) naming what differs, each signed with the right key so that only that
 // one difference is left to notice; a private key given as --key is the user's mistake (exit 2, one line).
-import { generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
+import { createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { pae, signEnvelope, type Envelope } from "../../harness/attest/dsse.js";
+import { keyId, pae, signEnvelope, type Envelope } from "../../harness/attest/dsse.js";
 import { IN_TOTO_PAYLOAD_TYPE } from "../../harness/attest/statement.js";
 import { cli } from "../helpers/cli.js";
 
@@ -82,6 +82,15 @@ describe("verify holds only for the envelope exactly as written", () => {
     const v = await verifyFile("keyid.json", { ...good, signatures: [{ keyid: "abc", sig: good.signatures[0]?.sig }] });
     expect(v.code).toBe(1);
     expect(v.stdout).toMatch(/: the signature names key id "abc", not this key's [0-9a-f]{64}\n$/);
+  });
+});
+
+describe("the key id", () => {
+  it("is securesystemslib's for an ed25519 key (RFC 8032's first test key; the id from Debian's securesystemslib 0.26)", () => {
+    const x = Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex").toString("base64url");
+    const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
+    // hashlib.sha256(encode_canonical({"keytype": "ed25519", "scheme": "ed25519", "keyval": {"public": HEX}}).encode())
+    expect(keyId(key)).toBe("74c181c7ad8a0855d4b55e44d2ba87aabdddb196832571f15f92fece332e4916");
   });
 });
 
