@@ -22,17 +22,39 @@ export function ed25519PrivateKey(pem: Buffer): KeyObject {
   return key;
 }
 
-/** A public key from PEM (a private key's public half is taken too); anything but ed25519 is refused. */
+/**
+ * Whether the PEM holds a private key (of any kind, encrypted or not). Node would take a private key's public half
+ * as a public key; `verify --key` refuses it instead: a private key handed to a verifier is a secret out of place.
+ */
+export function isPrivateKeyPem(pem: Buffer): boolean {
+  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem.toString("latin1"))) return true;
+  try {
+    createPrivateKey(pem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A public key from PEM; a private key, or anything but ed25519, is refused. */
 export function ed25519PublicKey(pem: Buffer): KeyObject {
+  if (isPrivateKeyPem(pem)) throw new Error("a private key, where the public key is needed");
   const key = createPublicKey(pem);
   if (key.asymmetricKeyType !== "ed25519") throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
   return key;
 }
 
-/** The key's ID: the SHA-256 of its public key (SPKI DER), hex. */
+/**
+ * The key's ID as securesystemslib (in-toto, TUF) computes it for an ed25519 key: the SHA-256, hex, of the canonical
+ * JSON of its public key dict, {"keytype":"ed25519","keyval":{"public":HEX},"scheme":"ed25519"} (keys sorted, no
+ * spaces; HEX the 32 raw bytes). DSSE makes the keyid an unsigned hint; following the convention lets an in-toto
+ * verifier find the key by it.
+ */
 export function keyId(key: KeyObject): string {
-  const spki = (key.type === "private" ? createPublicKey(key) : key).export({ type: "spki", format: "der" });
-  return createHash("sha256").update(spki).digest("hex");
+  const jwk = (key.type === "private" ? createPublicKey(key) : key).export({ format: "jwk" });
+  const publicHex = Buffer.from(jwk.x ?? "", "base64url").toString("hex");
+  const canonical = `{"keytype":"ed25519","keyval":{"public":"${publicHex}"},"scheme":"ed25519"}`;
+  return createHash("sha256").update(canonical).digest("hex");
 }
 
 export function signEnvelope(payloadType: string, payload: Buffer, key: KeyObject): Envelope {
@@ -40,13 +62,16 @@ export function signEnvelope(payloadType: string, payload: Buffer, key: KeyObjec
   return { payloadType, payload: payload.toString("base64"), signatures: [{ keyid: keyId(key), sig: sig.toString("base64") }] };
 }
 
-/** The payload's bytes when some signature of the envelope verifies with the key; undefined otherwise. */
+/**
+ * The payload's bytes when the envelope has signatures and every one verifies with the key; undefined otherwise.
+ * Every, not some: a second entry nobody checks would be bytes beside the signed statement that pass unseen.
+ */
 export function openEnvelope(envelope: Envelope, key: KeyObject): Buffer | undefined {
   const payload = Buffer.from(envelope.payload, "base64");
   // base64 that does not round-trip was changed (or padded with junk): what was signed is not what is shown.
   if (payload.toString("base64") !== envelope.payload) return undefined;
   const message = pae(envelope.payloadType, payload);
-  const holds = envelope.signatures.some((s) => {
+  const holds = envelope.signatures.length > 0 && envelope.signatures.every((s) => {
     const sig = Buffer.from(s.sig, "base64");
     return sig.toString("base64") === s.sig && verify(null, message, key, sig);
   });

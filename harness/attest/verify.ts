@@ -1,33 +1,55 @@
 // Whether a signed attestation holds: the file must be exactly the envelope this harness writes (so no byte of it can
-// change unnoticed, whitespace and unsigned fields included), signed over DSSE's PAE by the given key, and hold an
-// in-toto test-result Statement.
+// change unnoticed, whitespace, unsigned fields and extra signature entries included), signed over DSSE's PAE by the
+// given key, and hold an in-toto test-result Statement; when it does not, the reason names what differs.
 import type { KeyObject } from "node:crypto";
+import { cut } from "../reporters/_internals/neutralise.js";
 import { keyId, openEnvelope, type Envelope } from "./dsse.js";
 import { IN_TOTO_PAYLOAD_TYPE, STATEMENT_TYPE, TEST_RESULT_TYPE, type Statement } from "./statement.js";
 
 export type Verification = { holds: true; statement: Statement } | { holds: false; why: string };
 
-const exactKeys = (value: object, keys: readonly string[]) => {
-  const own = Object.keys(value);
-  return own.length === keys.length && keys.every((k) => own.includes(k));
-};
+/** A name or value read from the file, bounded and quoted for a one-line reason (the command neutralises it). */
+const named = (text: string) => JSON.stringify(cut(text, 64));
 
-/** The envelope of the text, when the text is exactly the envelope as written; or why it is not. */
-function parseEnvelope(bytes: Buffer): Envelope | string {
+/** What differs between an object's fields and the fields written, or undefined when they are the same. */
+function fieldsDiffer(value: object, written: readonly string[], what: string): string | undefined {
+  const own = Object.keys(value);
+  const extra = own.find((k) => !written.includes(k));
+  if (extra !== undefined) return `${what} has a field that was not written: ${named(extra)}`;
+  const lacking = written.find((k) => !own.includes(k));
+  return lacking === undefined ? undefined : `${what} lacks its ${named(lacking)} field`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * The envelope of the text, when the text is exactly the envelope as written: one signature, by this key's id, no
+ * field that was not written, the in-toto payload type, and the very bytes the harness writes; or what differs.
+ */
+function parseEnvelope(bytes: Buffer, id: string): Envelope | string {
   const text = bytes.toString("utf8");
-  let value: unknown;
+  let e: unknown;
   try {
-    value = JSON.parse(text);
+    e = JSON.parse(text);
   } catch {
     return "not JSON";
   }
-  const e = value as Envelope;
-  if (typeof e !== "object" || e === null || Array.isArray(e) || !exactKeys(e, ["payloadType", "payload", "signatures"])) return "not a DSSE envelope";
-  if (typeof e.payloadType !== "string" || typeof e.payload !== "string" || !Array.isArray(e.signatures)) return "not a DSSE envelope";
-  const sigsOk = e.signatures.every((s: unknown) => typeof s === "object" && s !== null && exactKeys(s, ["keyid", "sig"]) && typeof (s as { keyid: unknown }).keyid === "string" && typeof (s as { sig: unknown }).sig === "string");
-  if (!sigsOk) return "not a DSSE envelope";
+  if (!isObject(e)) return "not a DSSE envelope (not a JSON object)";
+  const differs = fieldsDiffer(e, ["payloadType", "payload", "signatures"], "the envelope");
+  if (differs !== undefined) return differs;
+  if (typeof e.payloadType !== "string") return 'the envelope\'s "payloadType" is not a string';
+  if (e.payloadType !== IN_TOTO_PAYLOAD_TYPE) return `payload type ${named(e.payloadType)}, where ${IN_TOTO_PAYLOAD_TYPE} was written`;
+  if (typeof e.payload !== "string") return 'the envelope\'s "payload" is not a string';
+  if (!Array.isArray(e.signatures)) return 'the envelope\'s "signatures" is not a list';
+  if (e.signatures.length !== 1) return `${e.signatures.length} signatures, where exactly one was written`;
+  const s: unknown = e.signatures[0];
+  if (!isObject(s)) return "the signature is not a JSON object";
+  const sigDiffers = fieldsDiffer(s, ["keyid", "sig"], "the signature");
+  if (sigDiffers !== undefined) return sigDiffers;
+  if (typeof s.keyid !== "string" || typeof s.sig !== "string") return 'the signature\'s "keyid" or "sig" is not a string';
+  if (s.keyid !== id) return `the signature names key id ${named(s.keyid)}, not this key's ${id}`;
   if (!Buffer.from(`${JSON.stringify(e, null, 2)}\n`).equals(bytes)) return "the file is not the envelope as written (bytes were changed outside the signed payload)";
-  return e;
+  return e as unknown as Envelope;
 }
 
 function isStatement(s: unknown): s is Statement {
@@ -40,11 +62,8 @@ function isStatement(s: unknown): s is Statement {
 }
 
 export function verifyAttestation(bytes: Buffer, key: KeyObject): Verification {
-  const envelope = parseEnvelope(bytes);
+  const envelope = parseEnvelope(bytes, keyId(key));
   if (typeof envelope === "string") return { holds: false, why: envelope };
-  if (envelope.payloadType !== IN_TOTO_PAYLOAD_TYPE) return { holds: false, why: `payload type is not ${IN_TOTO_PAYLOAD_TYPE}` };
-  const id = keyId(key);
-  if (!envelope.signatures.every((s) => s.keyid === id)) return { holds: false, why: "a signature names another key" };
   const payload = openEnvelope(envelope, key);
   if (!payload) return { holds: false, why: "no signature verifies with this key: the file was changed, or signed with another key" };
   let statement: unknown;

@@ -2,7 +2,7 @@
 // (exit 1), and what it certifies, printed inertly: every word of it came from the file.
 import { open } from "node:fs/promises";
 import type { Command } from "commander";
-import { ed25519PublicKey } from "../attest/dsse.js";
+import { ed25519PublicKey, isPrivateKeyPem } from "../attest/dsse.js";
 import type { Statement } from "../attest/statement.js";
 import { verifyAttestation } from "../attest/verify.js";
 import { ConformanceError } from "../errors.js";
@@ -73,6 +73,10 @@ export function addVerifyCommand(program: Command, io: CliIo, setExit: (code: nu
     .requiredOption("--key <pub.pem>", "the ed25519 public key (PEM) it must be signed with")
     .action(async (file: string, opts: { key: string }) => {
       const pem = await readBounded(opts.key, "--key ");
+      // The user's mistake, said before anything of the key is used or shown: a verifier takes the public half.
+      if (isPrivateKeyPem(pem)) {
+        throw new ConformanceError("usage", `--key ${opts.key}: a private key; give the public key (make it with: openssl pkey -in ${opts.key} -pubout -out pub.pem)`);
+      }
       let key;
       try {
         key = ed25519PublicKey(pem);
@@ -81,7 +85,7 @@ export function addVerifyCommand(program: Command, io: CliIo, setExit: (code: nu
       }
       const verdict = verifyAttestation(await readBounded(file, ""), key);
       if (!verdict.holds) {
-        io.stdout(`does not hold: ${t(file)}: ${verdict.why}\n`);
+        io.stdout(`does not hold: ${t(file)}: ${t(verdict.why)}\n`);
         setExit(1);
         return;
       }
