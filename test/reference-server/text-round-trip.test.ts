@@ -76,12 +76,6 @@ function expectSame(actual: string, expected: string, where: string): void {
   if (actual !== expected) throw new Error(`${where}: read back ${codePoints(actual) || "(empty)"}, sent ${codePoints(expected) || "(empty)"}`);
 }
 
-interface StoreUnderTest {
-  name: string;
-  /** serve's options that choose it. */
-  args: () => string[];
-}
-
 /** serve as a process of its own, as users run it (the embedded store's lease runs in a worker thread of dist/). */
 async function start(args: string[]): Promise<{ served: Served; httpUrl: string; grpcAddress: string }> {
   const served = await serve(args);
@@ -92,9 +86,35 @@ const bin = postgresBin();
 let pg: TestPostgres | undefined;
 const dirs: string[] = [];
 
+/** Each store by name, with the serve options that open it (PostgreSQL's once its private server is up). */
+const STORES: Array<{ name: string; args: () => Promise<string[]> }> = [
+  { name: "memory", args: async () => ["--store", "memory:"] },
+  {
+    name: "embedded (PGlite, serve --data-dir)",
+    args: async () => {
+      const dir = mkdtempSync(join(tmpdir(), "example-conformance-text-"));
+      dirs.push(dir);
+      return ["--data-dir", dir];
+    },
+  },
+  ...("dir" in bin
+    ? [
+        {
+          name: "PostgreSQL",
+          args: async () => {
+            pg = await startTestPostgres(bin.dir);
+            return ["--store", pg.url];
+          },
+        },
+      ]
+    : []),
+];
+const servers = new Map<string, Awaited<ReturnType<typeof start>>>();
+
+// All at once: PostgreSQL's initdb and the embedded store's are most of this file's time, and they overlap.
 beforeAll(async () => {
-  if ("dir" in bin) pg = await startTestPostgres(bin.dir);
-}, 60_000);
+  await Promise.all(STORES.map(async (store) => servers.set(store.name, await start(await store.args()))));
+}, 120_000);
 
 afterAll(async () => {
   cleanUp();
@@ -102,26 +122,13 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const STORES: StoreUnderTest[] = [
-  { name: "memory", args: () => ["--store", "memory:"] },
-  {
-    name: "embedded (PGlite, serve --data-dir)",
-    args: () => {
-      const dir = mkdtempSync(join(tmpdir(), "example-conformance-text-"));
-      dirs.push(dir);
-      return ["--data-dir", dir];
-    },
-  },
-  ...("dir" in bin ? [{ name: "PostgreSQL", args: () => ["--store", (pg as TestPostgres).url] }] : []),
-];
-
 describe.each(STORES)("text on the $name store", (store) => {
   let server: Awaited<ReturnType<typeof start>>;
   let created = 0;
 
-  beforeAll(async () => {
-    server = await start(store.args());
-  }, 60_000);
+  beforeAll(() => {
+    server = servers.get(store.name)!;
+  });
 
   /** The message's body as each representation shows it, the item's and the filtered collection's. */
   async function expectStored(id: string, body: string, after: string): Promise<void> {
@@ -199,8 +206,9 @@ describe("Hello echoes text exactly", () => {
   let server: Awaited<ReturnType<typeof start>>;
   let client: grpc.Client;
 
-  beforeAll(async () => {
-    server = await start(["--store", "memory:"]);
+  // Hello is the same on every store: the memory store's server answers it.
+  beforeAll(() => {
+    server = servers.get("memory")!;
     client = new grpc.Client(server.grpcAddress, grpc.credentials.createInsecure());
   }, 60_000);
 
