@@ -160,6 +160,12 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
   }
 }
 
+/**
+ * bytea (OID 17 in every PostgreSQL) from its hex text to a Buffer in one call: PGlite's own parser calls parseInt
+ * per byte, slow on the bodies the SQL store reads as bytes (sql-store.ts says why it does).
+ */
+const BYTEA_PARSER = { 17: (hex: string) => Buffer.from(hex.slice(2), "hex") };
+
 /** Emscripten's abort: the engine's WebAssembly ended, and will answer nothing again. */
 const isEngineAbort = (err: unknown) => err instanceof Error && err.name === "RuntimeError";
 
@@ -228,7 +234,7 @@ function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgd
       },
     );
   };
-  const query = async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await pglite.query<R>(sql, [...params])).rows });
+  const query = async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await pglite.query<R>(sql, [...params], { parsers: BYTEA_PARSER })).rows });
   return {
     died,
     opened() {

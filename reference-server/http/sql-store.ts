@@ -71,11 +71,21 @@ export async function migrate(db: SqlDatabase): Promise<void> {
 interface Row {
   seq: string | number;
   id: string;
-  body: string;
+  /** The body's UTF-8 bytes (a Buffer from pg, a Uint8Array from PGlite): see COLUMNS. */
+  body: Uint8Array;
   version: number;
 }
 
-const toMessage = (r: Row): StoredMessage => Object.freeze({ id: r.id, body: r.body, version: Number(r.version) });
+/**
+ * A message's columns, its body read as UTF-8 bytes and decoded here rather than as text by the driver: PGlite's
+ * protocol reader decodes every text field with a TextDecoder left at its default, which drops a leading U+FEFF
+ * as a byte order mark, so a body that began with one was acknowledged and then read back without it.
+ */
+const COLUMNS = "seq, id, convert_to(body, 'UTF8') as body, version";
+/** Keeps a leading U+FEFF (it is text); fatal, though the database holds only valid UTF-8, so nothing is ever read as U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+const toMessage = (r: Row): StoredMessage => Object.freeze({ id: r.id, body: utf8.decode(r.body), version: Number(r.version) });
 
 /** ids are UUIDs in the table: anything else names no message, and must not reach the database as a bad cast. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -86,7 +96,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * at another version than the one required.
  */
 async function lockForWrite(tx: Pick<SqlDatabase, "query">, id: string, ifVersion: number | undefined): Promise<(Row & { bytes: number }) | { missing: true } | { conflict: StoredMessage }> {
-  const { rows } = await tx.query<Row & { bytes: number }>("select seq, id, body, version, bytes from messages where id = $1 for update", [id]);
+  const { rows } = await tx.query<Row & { bytes: number }>(`select ${COLUMNS}, bytes from messages where id = $1 for update`, [id]);
   const existing = rows[0];
   if (existing === undefined) return { missing: true };
   if (ifVersion !== undefined && Number(existing.version) !== ifVersion) return { conflict: toMessage(existing) };
@@ -122,7 +132,7 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
           params.push(filter.body);
           where += " and md5(body) = md5($3) and body = $3";
         }
-        const { rows } = await db.query<Row>(`select seq, id, body, version from messages where ${where} order by seq limit $2`, params);
+        const { rows } = await db.query<Row>(`select ${COLUMNS} from messages where ${where} order by seq limit $2`, params);
         if (rows.length <= page.limit) return { messages: rows.map(toMessage) };
         const shown = rows.slice(0, page.limit);
         return { messages: shown.map(toMessage), next: encodeCursor(Number(shown.at(-1)?.seq)) };
@@ -130,7 +140,7 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
     get: (id) =>
       guard(async () => {
         if (!UUID.test(id)) return undefined;
-        const { rows } = await db.query<Row>("select seq, id, body, version from messages where id = $1", [id]);
+        const { rows } = await db.query<Row>(`select ${COLUMNS} from messages where id = $1`, [id]);
         return rows[0] === undefined ? undefined : toMessage(rows[0]);
       }),
     create: (body) =>
@@ -139,7 +149,7 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
         await db.ensureRoom?.(bytes);
         return db.transaction(async (tx) => {
           await account(tx, 1, bytes);
-          const { rows } = await tx.query<Row>("insert into messages (id, body, bytes) values ($1, $2, $3) returning seq, id, body, version", [randomUUID(), body, bytes]);
+          const { rows } = await tx.query<Row>(`insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`, [randomUUID(), body, bytes]);
           return toMessage(rows[0] as Row);
         });
       }),
@@ -153,7 +163,7 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
           if (!("bytes" in existing)) return existing;
           const bytes = Buffer.byteLength(body);
           await account(tx, 0, bytes - Number(existing.bytes));
-          const updated = await tx.query<Row>("update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning seq, id, body, version", [id, body, bytes]);
+          const updated = await tx.query<Row>(`update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning ${COLUMNS}`, [id, body, bytes]);
           return { ok: toMessage(updated.rows[0] as Row) };
         });
       }),
