@@ -1,13 +1,14 @@
 // Nothing a client starts outlives its run: a child it detaches (setsid) is gone when runClient returns and when
 // check-client ends, in a PID namespace and, forced by EXAMPLE_CONFORMANCE_NO_PID_NAMESPACE=1, in the sweep without one;
 // the client's own exit code, signal and output come through either way.
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
-import { NO_NAMESPACE_ENV, namespaceUnshare } from "../../harness/client/_internals/contain.js";
+import { NO_NAMESPACE_ENV, namespaceUnshare, UNSHARE_FLAGS } from "../../harness/client/_internals/contain.js";
 import { runClient } from "../../harness/client/run-client.js";
 import { runCliProcess } from "../helpers/cli-process.js";
 
@@ -61,11 +62,17 @@ function setup() {
   return { token, pidfile: join(dir, "child.pid") };
 }
 
-/** CI runs as root on Linux with unshare: there the namespace path must be proved, never skipped. */
+/**
+ * The namespace path runs where the product takes it. Not root, not Linux, or a container that refuses the namespace
+ * is a machine where check-client sweeps instead (proved above): a skip, in CI too. A machine where unshare works with
+ * the product's flags but the product's probe says no is a broken probe: a failure.
+ */
 function namespaced(skip: (why: string) => void): void {
   if (namespaceUnshare() !== undefined) return;
-  if (process.env.CI !== undefined) throw new Error("no usable unshare (root, Linux) in CI: the namespace path is unproved");
-  skip("no PID namespace here (not root, not Linux, or unshare refused)");
+  if (process.env[NO_NAMESPACE_ENV] === "1") return skip(`${NO_NAMESPACE_ENV}=1 in the tests' environment refuses the namespace`);
+  const works = process.platform === "linux" && process.getuid?.() === 0 && spawnSync("unshare", [...UNSHARE_FLAGS, "true"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+  if (works) throw new Error("unshare gives a PID namespace here, but check-client's probe refused it");
+  skip("no PID namespace here (not root, not Linux, or unshare refused): check-client sweeps instead");
 }
 
 const paths = [
