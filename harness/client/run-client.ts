@@ -1,9 +1,11 @@
-// Runs the client under test once, as its own process group, bounded in time: at the bound the whole group is
-// killed and the run is "hung", the client's defect. Its stdout and stderr are kept bounded for the report.
+// Runs the client under test once, contained (a PID namespace, else its own session and process group, swept), bounded
+// in time: at the bound it is killed with all it started, and the run is "hung", the client's defect. Its stdout and
+// stderr are kept bounded for the report.
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import type { Readable } from "node:stream";
 import { ConformanceError } from "../errors.js";
+import { findOnPath, isExecutable } from "./_internals/executable.js";
+import { createSweeper, INIT_SCRIPT, namespaceUnshare, UNSHARE_FLAGS } from "./_internals/contain.js";
 
 /** Bytes of stdout and of stderr kept: the last ones, where a failing client says why. */
 export const KEPT_OUTPUT_BYTES = 4096;
@@ -24,6 +26,8 @@ export interface ClientRun {
   /** The last KEPT_OUTPUT_BYTES of each stream, and how many bytes came before them. */
   stdout: string;
   stderr: string;
+  /** Processes of the client's found alive after it ended and killed (outside a PID namespace; inside, none survive). */
+  leftRunning?: readonly number[];
 }
 
 /** The tail of a stream, bounded however much the client writes. */
@@ -56,45 +60,116 @@ const killGroup = (pid: number | undefined) => {
  * error of the run (exit 2), never the client's defect.
  */
 export function resolveCommand(command: string, env: Readonly<Record<string, string | undefined>>): string {
-  const executable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   if (command.includes("/")) {
-    if (executable(command)) return command;
+    if (isExecutable(command)) return command;
     throw new ConformanceError("usage", `client command ${command}: no such executable file (or it is not executable)`);
   }
-  for (const dir of (env.PATH ?? "").split(delimiter)) if (dir !== "" && executable(join(dir, command))) return command;
+  if (findOnPath(command, env.PATH) !== undefined) return command;
   throw new ConformanceError("usage", `client command ${command}: not found on PATH`);
 }
 
+/** How often the descendants of a client outside a namespace are walked while it runs. */
+const WALK_MS = 100;
+/** Bound on the namespace's init starting the client, beyond the client's own. */
+const INIT_START_MS = 10_000;
+/** PIDs named in the warning line; the rest are counted. */
+const NAMED_PIDS = 20;
+
+/** A line on the run's stderr naming what the client left running; PIDs only, since a process names itself. */
+function warnLeftRunning(pids: readonly number[]): void {
+  if (pids.length === 0) return;
+  const named = pids.slice(0, NAMED_PIDS).join(", ") + (pids.length > NAMED_PIDS ? ` and ${pids.length - NAMED_PIDS} more` : "");
+  process.stderr.write(`example-conformance: warning: the client left ${pids.length} process(es) running after its run; killed: PID ${named}\n`);
+}
+
+interface InitMessage {
+  spawned?: true;
+  exit?: [number | null, string | null];
+  error?: string;
+}
+
+const cannotStart = (client: ClientCommand, code: string | undefined) => new ConformanceError("usage", `client command ${client.command}: cannot be started (${code})`);
+
+/**
+ * Runs the client once. Where the machine allows (Linux, root, unshare), in a PID namespace of its own under a small
+ * init that reports the client's own exit, so that every process of the run ends with it; elsewhere as the leader of
+ * its own session and process group, swept at the end (see createSweeper).
+ */
 export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(client.command, [...client.args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true });
+    let t0 = performance.now();
+    const unshare = namespaceUnshare();
+    // The init's environment is empty (NODE_OPTIONS and the like are the client's, not for our init); the client's
+    // own arrives with its command on the init's stdin.
+    const child =
+      unshare === undefined
+        ? spawn(client.command, [...client.args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true })
+        : spawn(unshare, [...UNSHARE_FLAGS, process.execPath, "-e", INIT_SCRIPT], { stdio: ["pipe", "pipe", "pipe", "pipe"], env: {}, detached: true });
     const out = tail();
     const err = tail();
-    child.stdout.on("data", (c: Buffer) => out.add(c));
-    child.stderr.on("data", (c: Buffer) => err.add(c));
+    child.stdout?.on("data", (c: Buffer) => out.add(c));
+    child.stderr?.on("data", (c: Buffer) => err.add(c));
+    const sweeper = unshare === undefined && child.pid !== undefined ? createSweeper(child.pid) : undefined;
+    const leftRunning = new Set<number>();
     let hung = false;
-    const stop = () => killGroup(child.pid);
-    const bound = setTimeout(() => {
+    let settled = false;
+    const stop = () => {
+      killGroup(child.pid);
+      for (const pid of sweeper?.sweep() ?? []) leftRunning.add(pid);
+    };
+    const onBound = () => {
       hung = true;
       stop();
-    }, timeoutMs);
+    };
+    // In a namespace the bound is set again, to timeoutMs, when the init says the client runs: the init's own start (a
+    // node start, slow on a loaded machine) is not the client's time. Until then it may take INIT_START_MS more.
+    let bound = setTimeout(onBound, unshare === undefined ? timeoutMs : timeoutMs + INIT_START_MS);
+    const walk = sweeper !== undefined ? setInterval(() => sweeper.record(), WALK_MS) : undefined;
+    sweeper?.record();
     signal?.addEventListener("abort", stop, { once: true });
-    child.once("error", (e: NodeJS.ErrnoException) => {
+    const ended = () => {
       clearTimeout(bound);
+      clearInterval(walk);
       signal?.removeEventListener("abort", stop);
-      reject(e.code === "ENOENT" || e.code === "EACCES" ? new ConformanceError("usage", `client command ${client.command}: cannot be started (${e.code})`) : e);
-    });
+    };
+    const fail = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      ended();
+      stop();
+      reject(e);
+    };
+    // The init's word on the client: when it started (the bound and the duration count from there, as they did when
+    // the harness started it itself) and how it ended.
+    let status: InitMessage["exit"];
+    if (unshare !== undefined) {
+      child.stdin?.on("error", () => undefined); // An init that died before reading: its exit says the rest.
+      child.stdin?.end(JSON.stringify({ command: client.command, args: client.args, env }));
+      let lines = "";
+      child.stdio[3]?.on("data", (c: Buffer) => {
+        lines += c.toString("utf8");
+        for (let nl = lines.indexOf("\n"); nl >= 0; nl = lines.indexOf("\n")) {
+          let m: InitMessage;
+          try {
+            m = JSON.parse(lines.slice(0, nl)) as InitMessage;
+          } catch {
+            m = {}; // Only our init writes here; a line it did not write says nothing.
+          }
+          lines = lines.slice(nl + 1);
+          if (m.spawned === true && !settled) {
+            t0 = performance.now();
+            clearTimeout(bound);
+            bound = setTimeout(onBound, timeoutMs);
+          }
+          if (m.exit !== undefined) status = m.exit;
+          if (m.error !== undefined) fail(m.error === "ENOENT" || m.error === "EACCES" ? cannotStart(client, m.error) : new ConformanceError("internal", `client command ${client.command}: ${m.error}`));
+        }
+      });
+    }
+    child.once("error", (e: NodeJS.ErrnoException) => fail(e.code === "ENOENT" || e.code === "EACCES" ? cannotStart(client, e.code) : e));
     child.once("exit", (exitCode, exitSignal) => {
-      clearTimeout(bound);
-      signal?.removeEventListener("abort", stop);
+      ended();
+      sweeper?.record();
       const durationMs = Math.round(performance.now() - t0);
       let finished = false;
       const finish = () => {
@@ -103,19 +178,24 @@ export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeout
         clearTimeout(drain);
         // Whatever the client left running goes with it: nothing it started outlives its run.
         stop();
-        resolve({ exitCode, signal: exitSignal, hung, durationMs, stdout: out.text(), stderr: err.text() });
+        if (settled) return;
+        settled = true;
+        const left = [...leftRunning].sort((a, b) => a - b);
+        warnLeftRunning(left);
+        const [code, sig] = status ?? [exitCode, exitSignal];
+        resolve({ exitCode: code, signal: sig, hung, durationMs, stdout: out.text(), stderr: err.text(), ...(left.length > 0 && { leftRunning: left }) });
       };
+      const pipes = [child.stdout, child.stderr, ...(unshare !== undefined ? [child.stdio[3] as Readable | null] : [])];
       const drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        for (const p of pipes) p?.destroy();
         finish();
       }, DRAIN_MS);
-      let open = 2;
+      let open = pipes.length;
       const closed = () => --open === 0 && finish();
-      if (child.stdout.readableEnded || child.stdout.destroyed) closed();
-      else child.stdout.once("close", closed);
-      if (child.stderr.readableEnded || child.stderr.destroyed) closed();
-      else child.stderr.once("close", closed);
+      for (const p of pipes) {
+        if (p === null || p === undefined || p.readableEnded || p.destroyed) closed();
+        else p.once("close", closed);
+      }
     });
   });
 }
