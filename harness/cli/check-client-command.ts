@@ -31,7 +31,7 @@ export const DEFAULT_CLIENT_TIMEOUT_MS = 10_000;
 export const CHECK_CLIENT_TABLE: OptionTable<CheckClientCliOptions> = {
   config: CHECK_TABLE.config,
   apiKey: shared.apiKey("API key handed to the client as EXAMPLE_API_KEY; the api-key scenario's servers then require it on every request (default: $EXAMPLE_API_KEY); never printed"),
-  timeout: durationSpec("--timeout <duration>", "bound on one run of the client; past it its process group is killed and it is reported hung: 500ms, 5s, 1m", DEFAULT_CLIENT_TIMEOUT_MS, "10s"),
+  timeout: durationSpec("--timeout <duration>", "bound on one run of the client; past it the client and every process it started are killed and it is reported hung: 500ms, 5s, 1m", DEFAULT_CLIENT_TIMEOUT_MS, "10s"),
   only: CHECK_TABLE.only,
   skip: CHECK_TABLE.skip,
   seed: CHECK_TABLE.seed,
