@@ -1,7 +1,7 @@
 // Opens the message store a URL names: memory:, pglite:DIR (embedded and durable), or postgres://... (a server shared
 // by replicas). Migrations run before the store is returned; a database that cannot be reached is an error here.
 import { openEmbedded } from "./embedded-store.js";
-import { createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
+import { CommitOutcomeUnknown, createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
 import { createMemoryStore, StoreUnavailableError, type MessageStore, type StoreLimits } from "./store.js";
 
 export interface OpenStoreOptions {
@@ -38,6 +38,7 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Mes
   // An idle connection the server drops (a restart) errors on the pool: without a listener that ends the process.
   pool.on("error", () => undefined);
   const isUnavailable = (err: unknown) => {
+    if (err instanceof CommitOutcomeUnknown) return true;
     const e = err as { code?: unknown; message?: unknown };
     return (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(String(e.message));
   };
@@ -53,11 +54,16 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Mes
       try {
         await client.query("begin");
         const result = await work({ query: async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await client.query(sql, [...params])).rows as R[] }) });
-        await client.query("commit");
+        try {
+          await client.query("commit");
+        } catch (err) {
+          // Sent, and the connection lost before its answer: the server may have committed.
+          throw isUnavailable(err) ? new CommitOutcomeUnknown(err) : err;
+        }
         return result;
       } catch (err) {
         broken = err;
-        await client.query("rollback").catch(() => undefined);
+        if (!(err instanceof CommitOutcomeUnknown)) await client.query("rollback").catch(() => undefined);
         throw err;
       } finally {
         // A connection that failed mid-transaction is not given back to the pool.

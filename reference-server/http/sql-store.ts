@@ -15,6 +15,7 @@ import {
 /** What the store needs of a database: parameterised statements, and a transaction that runs several on one connection. */
 export interface SqlDatabase {
   query<R>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
+  /** Throws CommitOutcomeUnknown when the connection was lost once COMMIT was sent: it may have committed. */
   transaction<T>(work: (tx: Pick<SqlDatabase, "query">) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** Whether an error means the database cannot be reached now (as opposed to a wrong statement). */
@@ -25,6 +26,20 @@ export interface SqlDatabase {
    */
   ensureRoom?(bytes: number): Promise<void>;
 }
+
+/** A transaction whose COMMIT was sent and whose answer was lost with the connection: committed, or not. */
+export class CommitOutcomeUnknown extends Error {
+  override name = "CommitOutcomeUnknown";
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** How long a create whose COMMIT went unanswered goes on asking whether it took (the database restarting, say). */
+const OUTCOME_WAIT_MS = 10_000;
+const OUTCOME_RETRY_MS = 200;
+/** PostgreSQL's unique_violation. */
+const UNIQUE_VIOLATION = "23505";
 
 /**
  * Migrations, applied in order at start and recorded, each once. Safe when replicas start at once: the whole
@@ -147,11 +162,21 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
       guard(async () => {
         const bytes = Buffer.byteLength(body);
         await db.ensureRoom?.(bytes);
-        return db.transaction(async (tx) => {
-          await account(tx, 1, bytes);
-          const { rows } = await tx.query<Row>(`insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`, [randomUUID(), body, bytes]);
-          return toMessage(rows[0] as Row);
-        });
+        // The id is chosen before the transaction, so that a create whose COMMIT went unanswered can be done again
+        // under it: its unique index makes a second insert wait for the first and fail if that one committed.
+        const id = randomUUID();
+        const insert = () =>
+          db.transaction(async (tx) => {
+            await account(tx, 1, bytes);
+            const { rows } = await tx.query<Row>(`insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`, [id, body, bytes]);
+            return toMessage(rows[0] as Row);
+          });
+        try {
+          return await insert();
+        } catch (err) {
+          if (!(err instanceof CommitOutcomeUnknown)) throw err;
+          return settleCreate(db, id, insert, err);
+        }
       }),
     replace: (id, body, ifVersion) =>
       guard(async () => {
@@ -188,4 +213,27 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
     },
     close: () => db.close(),
   };
+}
+
+/**
+ * A create whose COMMIT went unanswered is never answered as failed if it committed (a client that retries as told
+ * would store it twice): it is done again under the same id until the database answers, within OUTCOME_WAIT_MS. A
+ * unique violation on the id says the first one committed (it is read back); success says it had not, and has now.
+ * A database away for longer leaves the outcome unknown: the first error is thrown (503).
+ */
+async function settleCreate(db: SqlDatabase, id: string, insert: () => Promise<StoredMessage>, lost: CommitOutcomeUnknown): Promise<StoredMessage> {
+  const until = performance.now() + OUTCOME_WAIT_MS;
+  for (;;) {
+    try {
+      return await insert();
+    } catch (err) {
+      if ((err as { code?: unknown }).code === UNIQUE_VIOLATION) {
+        const { rows } = await db.query<Row>(`select ${COLUMNS} from messages where id = $1`, [id]);
+        if (rows[0] !== undefined) return toMessage(rows[0]);
+        throw err;
+      }
+      if (!db.isUnavailable(err) || performance.now() + OUTCOME_RETRY_MS > until) throw db.isUnavailable(err) ? lost : err;
+      await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+    }
+  }
 }
