@@ -2,14 +2,15 @@
 // validated against a JSON Schema (ajv); every error names the file, the line and the key.
 import { readFileSync } from "node:fs";
 import { Ajv, type ErrorObject } from "ajv";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { isMap, isScalar, isSeq, type Document } from "yaml";
 import { CLAIM_VALUES, type Claims } from "../claims.js";
 import { ConformanceError } from "../errors.js";
+import { parseConfigYaml } from "./bounded-yaml.js";
 
 /** The file `check` reads when --config is not given and the file is in the working directory. */
 export { DEFAULT_CONFIG_FILE } from "./default-file.js";
 
-/** Files past this are no configuration: refused before parsing. */
+/** Files past this are no configuration: refused before parsing (and within it, bounded-yaml.ts bounds the work). */
 const MAX_CONFIG_BYTES = 1 << 20;
 
 export interface Implementation {
@@ -103,12 +104,9 @@ export function loadConfigFile(file: string): ConformanceConfig {
     throw new ConformanceError("config", `--config ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
   }
   if (raw.length > MAX_CONFIG_BYTES) throw new ConformanceError("config", `--config ${file}: ${raw.length} bytes, more than a configuration needs (at most ${MAX_CONFIG_BYTES})`);
-  const lines = new LineCounter();
-  const doc = parseDocument(raw.toString("utf8"), { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  const at = (offset: number | undefined) => (offset === undefined ? 1 : lines.linePos(offset).line);
-  const yamlError = doc.errors[0];
-  if (yamlError) throw new ConformanceError("config", `${file}:${at(yamlError.pos[0])}: not valid YAML: ${yamlError.message.split("\n")[0]}`);
-  const value: unknown = doc.toJS({ maxAliasCount: 16 }) ?? {};
+  const parsed = parseConfigYaml(raw.toString("utf8"), file);
+  const { doc, at } = parsed;
+  const value: unknown = parsed.value ?? {};
   if (!validate(value)) throw new ConformanceError("config", describe(file, doc, at, validate.errors?.[0]));
   const config = value as Omit<ConformanceConfig, "file" | "expected-failures"> & { "expected-failures"?: Omit<ConfigExpectedFailure, "line">[] };
   const failures = config["expected-failures"]?.map((e, i) => {

@@ -89,6 +89,19 @@ describe("a configuration file", () => {
     expect(`${unknown.stderr}${bad.stderr}${yaml.stderr}`).not.toMatch(/\n\s+at /);
   });
 
+  it("names the line of the first YAML error, exit 2: a duplicate key, an alias with no anchor, a second document", async () => {
+    const duplicate = await cli(["check", "--config", file(`targets:\n  grpc: a:1\n  grpc: b:2\n`)]);
+    expect(duplicate.code).toBe(2);
+    expect(duplicate.stderr).toMatch(/^example-conformance: .*c\d+\.yaml:3: not valid YAML: Map keys must be unique\n$/);
+    // An exit 70 (internal error) before the configuration was read with bounds.
+    const alias = await cli(["check", "--config", file(`implementation:\n  name: x\n  version: *v\n`)]);
+    expect(alias.code).toBe(2);
+    expect(alias.stderr).toMatch(/^example-conformance: .*c\d+\.yaml:3: not valid YAML: alias \*v has no anchor &v before it\n$/);
+    const documents = await cli(["check", "--config", file(`strict: true\n---\nstrict: [\n`)]);
+    expect(documents.code).toBe(2);
+    expect(documents.stderr).toMatch(/^example-conformance: .*c\d+\.yaml:2: not valid YAML: more than one document \(a configuration is one\)\n$/);
+  });
+
   it("names credentials by environment variable: an unset one is a config error naming it, never a value", async () => {
     const config = file(`targets:\n  http: http://127.0.0.1:2\ncredentials:\n  api-key-env: MY_SERVICE_KEY\n`);
     const run = await cli(["check", "--config", config]);
