@@ -96,7 +96,7 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
     s.child.kill("SIGTERM");
     expect((await s.exited).code).toBe(0);
     await restartHolds(dir, ids);
-  }, 90_000);
+  }, 240_000);
 
   it("with no reserve, PostgreSQL's own out-of-space is answered 507, or ends serve 74 with one line: never a 500, never a write acknowledged after", async () => {
     const { dir, s, httpPort, ids, refused, why } = await fillTmpfs(0);
@@ -115,7 +115,7 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
     }
     remount(join(dir, ".."), 400);
     await restartHolds(dir, ids);
-  }, 90_000);
+  }, 240_000);
 
   it("its WAL's disk full (pg_wal on a tmpfs of its own): the engine stops, serve ends 74 with one line naming the cause, and every acknowledged write survives", async () => {
     const dir = onTmpfs(200);
@@ -144,5 +144,5 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
     );
     remount(wal, 100);
     await restartHolds(dir, ids);
-  }, 90_000);
+  }, 240_000);
 });

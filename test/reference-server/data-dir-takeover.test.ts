@@ -22,17 +22,23 @@ describe("a killed holder's lease", () => {
     await first.exited;
 
     const second = serveDataDir(dir);
-    const listed = await listAll((await ports(second)).httpPort);
+    // Its first look at the lease comes once node has started it: on a loaded machine that alone can take longer than
+    // the lease lives, and a lease already stale is taken at once, with nothing to say.
+    const { httpPort: secondPort } = await ports(second);
+    const readyAfter = Date.now() - killedAt;
+    const listed = await listAll(secondPort);
     expect([...listed.keys()].sort()).toEqual([...ids].sort());
     // The new holder writes its holder file as it takes the lease: not before the lease was stale (the last
-    // renewal was at most one interval before the kill), and within the bound and a few watches after.
+    // renewal was at most one interval before the kill), and before it serves.
     const takenAfter = statSync(join(dir, "example-conformance.holder.json")).mtimeMs - killedAt;
     expect(takenAfter).toBeGreaterThanOrEqual(LEASE_STALE_MS - LEASE_RENEW_MS - 500);
-    expect(takenAfter).toBeLessThan(LEASE_STALE_MS + 5_000);
-    const said = lines(second.stderr());
-    expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(new RegExp(`^example-conformance: the data directory ${dir} is leased by example-conformance on host \\S+, process ${first.child.pid} .* which has not renewed it for \\d+ s: waiting up to \\d+ s for the lease to lapse`));
-  }, 90_000);
+    expect(takenAfter).toBeLessThanOrEqual(readyAfter + 50);
+    // A restart that looked while the lease was fresh waited for it, and said so in one line; one that came up after
+    // it was stale (node's own start took that long) took it at once and had nothing to say.
+    const said = second.stderr().split("\n").filter(Boolean);
+    expect(said.length).toBeLessThanOrEqual(1);
+    if (said.length === 1) expect(said[0]).toMatch(new RegExp(`^example-conformance: the data directory ${dir} is leased by example-conformance on host \\S+, process ${first.child.pid} .* which has not renewed it for \\d+ s: waiting up to \\d+ s for the lease to lapse`));
+  }, 180_000);
 
   it("is taken by exactly one of two serves that start together when it lapses", async () => {
     const dir = tempDataDir();

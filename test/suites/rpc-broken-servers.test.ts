@@ -88,7 +88,7 @@ describe.each([...brokenConnectServers, ...brokenGrpcWebServers])("broken $proto
     await skipIfMissing(broken, (why) => t.skip(why));
     const started = await broken.start();
     try {
-      const run = await checkVerdicts([`--${broken.protocol}`, started.httpUrl, "--timeout", "1500ms", "--seed", "11", "--runs", "25", "--strict", "--skip", catalogue.filter((c) => c.id.startsWith("contract.")).map((c) => c.id).join(",")]);
+      const run = await checkVerdicts([`--${broken.protocol}`, started.httpUrl, "--timeout", "5s", "--seed", "11", "--runs", "25", "--strict", "--skip", catalogue.filter((c) => c.id.startsWith("contract.")).map((c) => c.id).join(",")]);
       expect(run.failed).toEqual([...broken.mustFail].sort());
       expect(run.code).toBe(1);
     } finally {
