@@ -10,7 +10,7 @@ import type { CallBudget } from "./targets/budget.js";
 import { openGrpcTarget } from "./targets/create-grpc-target.js";
 import { openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
-import { TargetStopped } from "./targets/guards.js";
+import { suspectsOf } from "./targets/guards.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 import { assertSpeaksGrpc, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
@@ -162,7 +162,7 @@ export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeou
     // does a fault the harness names as its own (a dependency missing): exit 70, never a check's error and exit 1.
     if (err.code === "usage" || err.code === "config") throw err;
     if (err.code === "internal" && reason instanceof ConformanceError) throw err;
-    return { status: "error", message: err.message, ...(reason instanceof TargetStopped && reason.suspects.length > 0 && { suspects: reason.suspects }) };
+    return { status: "error", message: err.message, ...suspectsOf(reason) };
   } finally {
     clearTimeout(timer);
   }

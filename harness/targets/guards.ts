@@ -54,6 +54,10 @@ export class TargetStopped extends ConformanceError {
   }
 }
 
+/** What an outcome says of a call that failed because the target had stopped: its suspects, when there are any. */
+export const suspectsOf = (err: unknown): { suspects?: readonly (Uint8Array | undefined)[] } =>
+  err instanceof TargetStopped && err.suspects.length > 0 ? { suspects: err.suspects } : {};
+
 /**
  * A target that stopped answering would make every later check wait out its timeout. After a few silent calls, a
  * request it answered before is sent again on a new connection: answered, the silence was those inputs' (a hang on a
@@ -163,7 +167,7 @@ function noteAnswered(state: SilenceState, call: Call, result: unknown): void {
 
 /** The end of the run's waiting on this target: the message, with the suspects named in it, and the suspects whole. */
 function stopped(state: SilenceState, options: SilenceGuardOptions, says: (named: string) => string): TargetStopped {
-  const suspects = suspectsOf(state);
+  const suspects = suspectsIn(state);
   return new TargetStopped(`${options.address} ${says(describeSuspects(suspects))}`, suspects);
 }
 
@@ -173,7 +177,7 @@ function stopped(state: SilenceState, options: SilenceGuardOptions, says: (named
  * before is the least likely cause; one too large to have been delivered whole without the server's leave comes after
  * one that was; nearer the moment it went silent comes before further from it.
  */
-export function suspectsOf(state: Pick<SilenceState, "silent" | "underWay" | "answered">): (Uint8Array | undefined)[] {
+function suspectsIn(state: Pick<SilenceState, "silent" | "underWay" | "answered">): (Uint8Array | undefined)[] {
   const firstSign = Math.min(...state.silent.map((c) => c.endMs));
   const calls = [...state.silent, ...state.underWay].filter((c) => c.startMs <= firstSign);
   const rank = (c: Call) => (state.answered.has(answeredKey(c.request)) ? 2 : c.request !== undefined && c.request.length + 5 > INITIAL_WINDOW ? 1 : 0);

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import type { CheckContext, CheckOutcome } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
-import { TargetStopped } from "../../../harness/targets/guards.js";
+import { suspectsOf } from "../../../harness/targets/guards.js";
 import { helloReply } from "./calls.js";
 
 export interface PropertyOptions<T> {
@@ -158,6 +158,3 @@ async function trySideBySide<T>(
   await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
   return { outcomes };
 }
-
-/** The requests a target that stopped answering never answered, when that is what ended the property. */
-const suspectsOf = (err: unknown): Pick<CheckOutcome, "suspects"> => (err instanceof TargetStopped && err.suspects.length > 0 ? { suspects: err.suspects } : {});
