@@ -6,7 +6,7 @@ import { parseAddress } from "./address.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions } from "./connection.js";
 import { createSilenceGuard, withCrowdingGuard } from "./guards.js";
-import type { GrpcTarget, PlainRequest } from "./grpc-target.js";
+import type { GrpcTarget, PlainRequest, RawResponse } from "./grpc-target.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
 
 export { endpointOf };
@@ -74,7 +74,8 @@ function guardedTarget({ address, protocol, transport, budget, timeoutMs, metada
       await budget.take();
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       // A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
-      return silence.run(body, () => raw(request), (r) => r.httpStatus === undefined && (r.failure?.kind === "timeout" || r.failure?.kind === "connection"));
+      const timedOut = (r: RawResponse) => r.httpStatus === undefined && r.failure?.kind === "timeout";
+      return silence.run(body, () => raw(request), (r) => timedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection"), timedOut);
     },
     async close() {
       transport.close();

@@ -1,6 +1,7 @@
 // Guards over any unary transport, as interceptors are in connect-es: each takes the next call and returns one that
-// behaves the same but for what it guards. The silence guard ends the run's waiting on a target that stopped
-// answering; the crowding guard sends again alone a call refused or dropped while others were in flight.
+// behaves the same but for what it guards. The silence guard makes once more a call that got no answer in time and
+// ends the run's waiting on a target that stopped answering; the crowding guard sends again alone a call refused or
+// dropped while others were in flight.
 import { decodeMessage, hex } from "../../contract/message.js";
 import { ConformanceError } from "../errors.js";
 import { createLimiter } from "../limiter.js";
@@ -32,8 +33,11 @@ export interface SilenceGuardOptions {
 }
 
 export interface SilenceGuard {
-  /** Runs one call under the guard: throws "unreachable" once the target is known to have stopped answering. */
-  run<T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean): Promise<T>;
+  /**
+   * Runs one call under the guard: throws "unreachable" once the target is known to have stopped answering. A call
+   * that ran out its time (`timedOut`) while no other silence stands is made once more before anyone sees it.
+   */
+  run<T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean, timedOut?: (result: T) => boolean): Promise<T>;
   /** Wraps unary calls: a call that ran to its deadline, or dropped before any header, got no answer. */
   intercept: Interceptor;
   /** A served call: its request (Hello, small) is what is sent again to ask whether the target still answers. */
@@ -72,13 +76,17 @@ export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
   const state = newSilenceState();
   const stillAlive = async (): Promise<boolean> => state.knownGood !== undefined && (await options.resend(state.knownGood)).code === Status.OK;
   const guard: SilenceGuard = {
-    async run(request, call, wasSilent) {
+    async run(request, call, wasSilent, timedOut) {
       await checkDead(state, options, stillAlive);
       const mine: Call = { request, startMs: performance.now(), endMs: Infinity };
       state.underWay.add(mine);
       let result: Awaited<ReturnType<typeof call>>;
       try {
         result = await call();
+        // No answer in time is, once, a fact about this machine as much as the target (a starved process, a handshake
+        // behind a busy CPU): the same request again, and only a second silence is the target's. Not while another
+        // silence stands, so a target that died costs one timeout more, not one per call.
+        if (timedOut?.(result) === true && state.silent.length === 0 && state.dead === undefined) result = await call();
       } finally {
         state.underWay.delete(mine);
         mine.endMs = performance.now();
@@ -88,12 +96,14 @@ export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
       return result;
     },
     intercept: (next) => (request, callOptions) => {
-      const started = performance.now();
+      let started = 0;
       const deadline = callOptions?.deadlineMs ?? options.timeoutMs;
       // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
-      // connection failed or dropped before any header got none either.
-      const silent = (r: UnaryResult) => (r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline) || droppedBeforeAnswer(r);
-      return guard.run(request, () => next(request, callOptions), silent);
+      // connection failed or dropped before any header got none either. Each attempt is timed from its own start.
+      const timedOut = (r: UnaryResult) => r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline;
+      const silent = (r: UnaryResult) => timedOut(r) || droppedBeforeAnswer(r);
+      const attempt = () => ((started = performance.now()), next(request, callOptions));
+      return guard.run(request, attempt, silent, timedOut);
     },
     served(request, callOptions, result) {
       if (result.code === Status.OK && (callOptions?.path === undefined || callOptions.path === HELLO_PATH) && request.length <= 1024) state.knownGood = request;

@@ -64,6 +64,61 @@ describe("the silence guard", () => {
   });
 });
 
+describe("the silence guard's second attempt", () => {
+  /** A target that answers each request after `delays` ms in turn (the last delay for every attempt after). */
+  const slowThen = (delays: number[]) => {
+    let attempts = 0;
+    const next: UnaryCall = async (_request, options) => {
+      const delay = delays[Math.min(attempts++, delays.length - 1)] as number;
+      const deadline = options?.deadlineMs ?? 100;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(delay, deadline)));
+      return delay >= deadline ? status(Status.DEADLINE_EXCEEDED, {}) : ok();
+    };
+    return { next, attempts: () => attempts };
+  };
+
+  it("makes a call that got no answer in time once more, and gives the check the answer to that", async () => {
+    // A starved machine (the harness's process or the target's) can miss one deadline: the check must not pay for it.
+    const target = slowThen([150, 1]);
+    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
+    const result = await guard.intercept(target.next)(encodeMessage("slow once"));
+    expect([result.code, target.attempts()]).toEqual([Status.OK, 2]);
+  });
+
+  it("gives the check the second silence of a request the target never answers in time, and makes no third", async () => {
+    const target = slowThen([150]);
+    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
+    const result = await guard.intercept(target.next)(encodeMessage("hangs"));
+    expect([result.code, target.attempts()]).toEqual([Status.DEADLINE_EXCEEDED, 2]);
+  });
+
+  it("makes no second attempt of a DEADLINE_EXCEEDED the target sent before the deadline, nor of a dropped connection", async () => {
+    let attempts = 0;
+    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
+    const answered = await guard.intercept(async () => (attempts++, status(Status.DEADLINE_EXCEEDED)))(encodeMessage("a"));
+    const dropped = await guard.intercept(async () => (attempts++, status(Status.UNAVAILABLE, {})))(encodeMessage("b"));
+    expect([answered.code, dropped.code, attempts]).toEqual([Status.DEADLINE_EXCEEDED, Status.UNAVAILABLE, 2]);
+  });
+
+  it("makes none while another silence stands: a target that stopped costs one timeout more, not one per call", async () => {
+    const target = slowThen([150]);
+    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
+    const call = guard.intercept(target.next);
+    await call(encodeMessage("first"));
+    expect(target.attempts()).toBe(2);
+    await call(encodeMessage("second"));
+    expect(target.attempts()).toBe(3);
+  });
+
+  it("makes a hand-built request that got no answer in time once more", async () => {
+    let attempts = 0;
+    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
+    const timedOut = (r: { failure?: string }) => r.failure === "timeout";
+    const result = await guard.run(encodeMessage("raw"), async () => (++attempts === 1 ? { failure: "timeout" } : {}), timedOut, timedOut);
+    expect([result, attempts]).toEqual([{}, 2]);
+  });
+});
+
 /** A call whose result the test gives when it chooses: the order calls end in is the test's. */
 function controlled() {
   const pending = new Map<string, (r: UnaryResult) => void>();

@@ -126,6 +126,28 @@ describe("grpc guard", () => {
     }
   });
 
+  it("serves a call whose HEADERS and whole request arrive in one read, before the stream is handed over", async () => {
+    // node:http2 emits 'stream' a tick after the HEADERS it read: the guard takes the first bytes by replacing the
+    // stream's push in that handler, so DATA read in the same chunk as the HEADERS must still reach it (a busy server
+    // reads them together). Ended with the data, or by an empty DATA frame after it.
+    const framed = Buffer.from(encodeFrames([message()]));
+    for (const ended of ["with the data", "in an empty DATA frame after it"]) {
+      const c = await rawH2(guardedPort);
+      try {
+        const data = ended === "with the data"
+          ? [frame(FRAME.DATA, FLAG.END_STREAM, 1, framed)]
+          : [frame(FRAME.DATA, 0, 1, framed), frame(FRAME.DATA, FLAG.END_STREAM, 1)];
+        await c.write(Buffer.concat([frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)), ...data]));
+        for (let i = 0; i < 100 && c.ended(1) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(c.ended(1), ended).toMatchObject({});
+        expect(c.ended(1)?.rstCode, ended).toBeUndefined();
+        expect(c.data(1).equals(framed), ended).toBe(true);
+      } finally {
+        c.destroy();
+      }
+    }
+  });
+
   it("still lets grpc-js answer a non-gRPC content-type with 415", async () => {
     const res = await send({ headers: { "content-type": "text/plain" }, body: new Uint8Array([1]) });
     expect(res.httpStatus).toBe(415);

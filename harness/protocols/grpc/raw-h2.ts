@@ -114,7 +114,13 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       request.trace?.(() => rawRecord({ method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ kind: "timeout" }), timeoutMs);
+    // The request's own time runs from when it can be sent: a connection (a TLS handshake on a busy machine, say) is
+    // bounded by the run's timeout, and failing that is a connection failure, not a slow answer.
+    let timer = setTimeout(() => finish({ kind: "connection", message: `no connection within ${conn.timeoutMs} ms` }), conn.timeoutMs);
+    session.once("connect", () => {
+      clearTimeout(timer);
+      if (!settled) timer = setTimeout(() => finish({ kind: "timeout" }), timeoutMs);
+    });
     session.on("error", (err: Error) => finish({ kind: "connection", message: err.message }));
     session.on("goaway", (code: number) => {
       if (code !== http2.constants.NGHTTP2_NO_ERROR) finish({ kind: "goaway", http2Code: code });
