@@ -78,6 +78,8 @@ export interface HttpTargetOptions {
   rate?: number;
   /** Shared with other targets of the run, so the budget covers the whole run. */
   budget?: CallBudget;
+  /** For an https:// base URL: the CA to trust instead of the system roots, and a client certificate. */
+  tls?: TlsOptions;
 }
 
 /** The HTTP target of a run: a base URL and what the checks are told about it. */
@@ -106,6 +108,8 @@ export interface HttpRunTarget {
   /** Requests allowed for the run when there is no gRPC target to share a budget with. */
   maxCalls?: number;
   rate?: number;
+  /** For https:// URLs (the target's and its replicas'): the CA to trust, and a client certificate. */
+  tls?: TlsOptions;
 }
 
 export interface RunOptions {

@@ -37,7 +37,7 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
     await probeReachable(g);
     for (const r of options.replicas) await probeReachable({ ...g, address: r }, "--replica");
   }
-  if (h) for (const url of [h.baseUrl, ...h.replicas]) await probeHttpReachable(url, h.timeoutMs);
+  if (h) for (const url of [h.baseUrl, ...h.replicas]) await probeHttpReachable(url, h.timeoutMs, h.tls);
   const peers = g ? options.rpcPeers : [];
   for (const p of peers) if (!p.inMemory) await probeReachable(p);
   const rpc = g ? await openRpcTargets(g, options.replicas, peers) : undefined;
@@ -106,7 +106,7 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
 /** The HTTP target and its replicas, behind the run's one budget, once the key is where the target wants it. */
 async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined) {
   // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
-  const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }) };
+  const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.tls !== undefined && { tls: h.tls }) };
   const primary = openHttpTarget({ baseUrl: h.baseUrl, ...shared, ...(budget && { budget }) });
   // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
   const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }));

@@ -12,8 +12,10 @@ import { rpcTargetsOf } from "./rpc-target.js";
 
 /** Usage errors among the options, found before any server starts or any target is touched. */
 export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, string | undefined>> = {}): void {
-  if ((opts.ca || opts.cert || opts.key) && !opts.tls) {
-    throw new ConformanceError("usage", "--ca, --cert and --key need --tls");
+  // An https:// URL speaks TLS by itself; --tls is for a gRPC address, which has no scheme to say so.
+  const httpsUrl = [opts.http, ...rpcTargetsOf(opts).map((t) => t.address)].some((u) => u?.startsWith("https://") === true);
+  if ((opts.ca || opts.cert || opts.key) && !opts.tls && !httpsUrl) {
+    throw new ConformanceError("usage", "--ca, --cert and --key need --tls or an https:// URL");
   }
   if (opts.verbose && opts.quiet) throw new ConformanceError("usage", "--verbose and --quiet: one or the other");
   if ((opts.attestation === undefined) !== (opts.signKey === undefined)) throw new ConformanceError("usage", "--attestation and --sign-key go together: the attestation is signed with the key");

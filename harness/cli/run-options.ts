@@ -23,6 +23,9 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
     timeoutMs: opts.timeout,
     ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
     ...(opts.rate !== undefined && { rate: opts.rate }),
+    ...(baseUrl.startsWith("https://") && (opts.ca !== undefined || opts.cert !== undefined) && {
+      tls: { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) },
+    }),
   };
 }
 
@@ -73,7 +76,8 @@ function rpcTarget(opts: CheckCliOptions, address: string, protocol: Protocol | 
   return {
         address,
         ...(protocol && { protocol }),
-        ...(opts.tls && {
+        // An https:// URL (--connect, --grpc-web) speaks TLS by itself and takes the run's files without --tls.
+        ...((opts.tls || (address.startsWith("https://") && (opts.ca !== undefined || opts.cert !== undefined))) && {
           tls: {
             ...(opts.ca !== undefined && { caFile: opts.ca }),
             ...(opts.cert !== undefined && { certFile: opts.cert }),

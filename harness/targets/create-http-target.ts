@@ -2,9 +2,11 @@
 // budget, the API key where the run places it. The base URL (http-base-url.ts), the exchange (http-exchange.ts)
 // and the curl line (http-curl.ts) are their own modules.
 import net from "node:net";
+import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
 import { resolveHttpTarget, type HttpTargetOptions, type ResolvedHttpTarget } from "../run-config.js";
 import { CallBudget } from "./budget.js";
+import { loadTls, type TlsMaterial, type TlsOptions } from "./connection.js";
 import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
@@ -25,6 +27,7 @@ export function openHttpTarget(options: ResolvedHttpTarget): HttpTarget & { budg
   const placement: ApiKeyPlacement = options.apiKeyIn;
   const { host } = endpointOf(base);
   const budget = options.budget ?? new CallBudget({ maxCalls: options.maxCalls, rate: options.rate });
+  const material = base.protocol === "https:" && options.tls !== undefined ? loadTls(options.tls) : {};
 
   /** The key a request carries, if any: the run's, or the wrong one a probe asked for. */
   const keyOf = (req: HttpRequest, shown: boolean): string | undefined => {
@@ -67,7 +70,7 @@ export function openHttpTarget(options: ResolvedHttpTarget): HttpTarget & { budg
       }
       const path = pathOf(req);
       await budget.take();
-      const res = await exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs);
+      const res = await exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs, material);
       silent = res.failure?.kind === "timeout" ? silent + 1 : 0;
       return res;
     },
@@ -80,21 +83,47 @@ export function openHttpTarget(options: ResolvedHttpTarget): HttpTarget & { budg
   };
 }
 
-/** Opens one TCP connection to the base URL's host and closes it: exit 3 with the cause when nothing answers. */
-export async function probeHttpReachable(baseUrl: string, timeoutMs: number): Promise<void> {
+/**
+ * Opens one connection to the base URL's host and closes it: over TLS for an https:// URL, with the run's CA and
+ * client certificate, so that a certificate the run does not trust is a set-up problem named once (exit 3, and the
+ * flag that fixes it), never a failure of every check. Exit 3 with the cause when nothing answers.
+ */
+export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tlsOptions?: TlsOptions): Promise<void> {
   const url = parseHttpBaseUrl(baseUrl);
   const { host, port } = endpointOf(url);
+  const material = url.protocol === "https:" ? loadTls(tlsOptions ?? {}) : undefined;
   await new Promise<void>((resolve, reject) => {
-    const socket = net.connect({ host, port });
+    const socket = material !== undefined ? tlsConnect(host, port, material) : net.connect({ host, port });
     const fail = (cause: string) => {
       socket.destroy();
       reject(new ConformanceError("unreachable", `cannot reach ${baseUrl}: ${cause}`));
     };
     socket.setTimeout(timeoutMs, () => fail(`no connection within ${timeoutMs} ms`));
-    socket.once("error", (err: NodeJS.ErrnoException) => fail(err.code ? `${err.code} (${err.message})` : err.message));
-    socket.once("connect", () => {
+    socket.once("error", (err: NodeJS.ErrnoException) => fail(material !== undefined ? tlsFailure(err, tlsOptions) : err.code ? `${err.code} (${err.message})` : err.message));
+    socket.once(material !== undefined ? "secureConnect" : "connect", () => {
       socket.destroy();
       resolve();
     });
   });
+}
+
+function tlsConnect(host: string, port: number, material: TlsMaterial): tls.TLSSocket {
+  return tls.connect({ host, port, ...material, ALPNProtocols: ["http/1.1"], ...(net.isIP(host) === 0 && { servername: host }) });
+}
+
+/** Certificate errors OpenSSL names by code: the run does not trust what the server presented. */
+const UNTRUSTED = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "UNABLE_TO_GET_ISSUER_CERT", "CERT_UNTRUSTED"]);
+
+/** One line for a TLS handshake that failed: what went wrong, in the run's terms, and the flag that fixes it. */
+function tlsFailure(err: NodeJS.ErrnoException, given: TlsOptions | undefined): string {
+  const code = err.code ?? "";
+  if (UNTRUSTED.has(code)) {
+    return given?.caFile !== undefined
+      ? `TLS: its certificate is not signed by the CA in --ca ${given.caFile} (${code})`
+      : `TLS: its certificate is not signed by a CA this machine trusts (${code}); give the CA that signed it with --ca`;
+  }
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") return `TLS: its certificate does not name this host (${code})`;
+  if (code === "CERT_HAS_EXPIRED") return `TLS: its certificate has expired (${code})`;
+  if (code === "ECONNRESET" || code === "EPROTO") return `TLS handshake failed (${code}): does it speak TLS on this port, and does it want a client certificate (--cert, --key)?`;
+  return `TLS handshake failed: ${code ? `${code} ` : ""}(${err.message.split("\n")[0]?.slice(0, 200)})`;
 }

@@ -3,6 +3,7 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import net from "node:net";
+import type { TlsMaterial } from "./connection.js";
 import type { HttpRequest, HttpResponse } from "./http-target.js";
 import { inflate, isIdentity } from "./inflate.js";
 import { httpRecord } from "../trace/records.js";
@@ -19,6 +20,7 @@ export function exchange(
   req: HttpRequest,
   headers: Record<string, string>,
   timeoutMs: number,
+  tls: TlsMaterial = {},
 ): Promise<HttpResponse> {
   const method = req.method.toUpperCase();
   const body = req.body === undefined ? undefined : typeof req.body === "string" ? Buffer.from(req.body, "utf8") : Buffer.from(req.body);
@@ -57,7 +59,8 @@ export function exchange(
         headers,
         // A fresh connection each time, and no cookie jar: no state can ride on the client side.
         agent: false,
-        ...(base.protocol === "https:" && net.isIP(host) === 0 && { servername: host }),
+        // The run's TLS (--ca, --cert, --key) on every connection: a private CA is trusted here as in the probe.
+        ...(base.protocol === "https:" && { ...tls, ...(net.isIP(host) === 0 && { servername: host }) }),
       });
     } catch (err) {
       clearTimeout(timer);

@@ -65,7 +65,7 @@ describe("example-conformance check", () => {
     [["--runs", "0"], /--runs must be between 1 and 100000/],
     [["--metadata", "novalue"], /--metadata novalue: expected key=value/],
     [["--metadata", "grpc-timeout=1S"], /not a custom metadata key/],
-    [["--ca", "x.pem"], /--ca, --cert and --key need --tls/],
+    [["--ca", "x.pem"], /--ca, --cert and --key need --tls or an https:\/\/ URL/],
     [["--replica", "127.0.0.1:2"], /--replica needs --grpc/, "no target"],
     [["--only", "grpc.nope"], /--only grpc.nope: matches no check/],
     [["--profile", "everything"], /--profile.*everything/],
