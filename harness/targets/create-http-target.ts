@@ -11,6 +11,7 @@ import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
+import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import type { ApiKeyPlacement, HttpRequest, HttpTarget } from "./http-target.js";
 
 
@@ -99,7 +100,12 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tls
       reject(new ConformanceError("unreachable", `cannot reach ${baseUrl}: ${cause}`));
     };
     socket.setTimeout(timeoutMs, () => fail(`no connection within ${timeoutMs} ms`));
-    socket.once("error", (err: NodeJS.ErrnoException) => fail(material !== undefined ? tlsFailure(err, tlsOptions) : err.code ? `${err.code} (${err.message})` : err.message));
+    // Once TCP is up, whatever fails is the TLS handshake's (a reset included: a server that wants a certificate).
+    let tcpUp = false;
+    socket.once("connect", () => (tcpUp = true));
+    socket.once("error", (err: NodeJS.ErrnoException) =>
+      fail(material !== undefined && (tcpUp || isTlsError(err)) ? describeTlsFailure(err, tlsOptions, "use http://") : err.code ? `${err.code} (${err.message})` : err.message),
+    );
     socket.once(material !== undefined ? "secureConnect" : "connect", () => {
       socket.destroy();
       resolve();
@@ -109,21 +115,4 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tls
 
 function tlsConnect(host: string, port: number, material: TlsMaterial): tls.TLSSocket {
   return tls.connect({ host, port, ...material, ALPNProtocols: ["http/1.1"], ...(net.isIP(host) === 0 && { servername: host }) });
-}
-
-/** Certificate errors OpenSSL names by code: the run does not trust what the server presented. */
-const UNTRUSTED = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "UNABLE_TO_GET_ISSUER_CERT", "CERT_UNTRUSTED"]);
-
-/** One line for a TLS handshake that failed: what went wrong, in the run's terms, and the flag that fixes it. */
-function tlsFailure(err: NodeJS.ErrnoException, given: TlsOptions | undefined): string {
-  const code = err.code ?? "";
-  if (UNTRUSTED.has(code)) {
-    return given?.caFile !== undefined
-      ? `TLS: its certificate is not signed by the CA in --ca ${given.caFile} (${code})`
-      : `TLS: its certificate is not signed by a CA this machine trusts (${code}); give the CA that signed it with --ca`;
-  }
-  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") return `TLS: its certificate does not name this host (${code})`;
-  if (code === "CERT_HAS_EXPIRED") return `TLS: its certificate has expired (${code})`;
-  if (code === "ECONNRESET" || code === "EPROTO") return `TLS handshake failed (${code}): does it speak TLS on this port, and does it want a client certificate (--cert, --key)?`;
-  return `TLS handshake failed: ${code ? `${code} ` : ""}(${err.message.split("\n")[0]?.slice(0, 200)})`;
 }

@@ -9,15 +9,21 @@ import { resolveGrpcTarget, type GrpcTargetOptions } from "../run-config.js";
 import { parseAddress } from "./address.js";
 import { loadTls, type TlsOptions } from "./connection.js";
 import { Status, statusName, type GrpcTarget } from "./grpc-target.js";
+import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
 
 function servernameOf(options: GrpcTargetOptions, address: ReturnType<typeof parseAddress>): string {
   return (options.authority ?? (address.kind === "tcp" ? address.host : "localhost")).replace(/:\d+$/, "");
 }
 
+/** The run's TLS files for this target, {} for the system roots, undefined for plaintext. */
+function tlsOptionsOf(options: GrpcTargetOptions): TlsOptions | undefined {
+  return options.tls === undefined || options.tls === false ? undefined : options.tls === true ? {} : options.tls;
+}
+
 function tlsMaterialOf(options: GrpcTargetOptions) {
-  const useTls = options.tls !== undefined && options.tls !== false;
-  return useTls ? loadTls(options.tls === true ? {} : (options.tls as TlsOptions)) : undefined;
+  const files = tlsOptionsOf(options);
+  return files !== undefined ? loadTls(files) : undefined;
 }
 
 /**
@@ -29,18 +35,26 @@ export async function probeReachable(options: GrpcTargetOptions, flag?: string):
   const { timeoutMs } = resolveGrpcTarget(options);
   const material = tlsMaterialOf(options);
   const useTls = material !== undefined;
+  // gRPC needs HTTP/2; Connect and gRPC-Web may be served over HTTP/1.1 (a proxy without http2 on its listener), and a
+  // server that speaks only HTTP/1.1 may refuse a handshake that offers h2 alone.
+  const alpn = moduleOf(options.protocol).needsHttp2Handshake ? ["h2"] : ["h2", "http/1.1"];
+  const plaintextFix = options.address.startsWith("https://") ? "use http://" : "leave --tls out";
   await new Promise<void>((resolve, reject) => {
     const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
     const servername = servernameOf(options, address);
     const socket = useTls
-      ? tls.connect({ ...endpoint, ...material, ALPNProtocols: ["h2"], ...(net.isIP(servername) === 0 && { servername }) })
+      ? tls.connect({ ...endpoint, ...material, ALPNProtocols: alpn, ...(net.isIP(servername) === 0 && { servername }) })
       : net.connect(endpoint);
+    let tcpUp = false;
+    socket.once("connect", () => (tcpUp = true));
     const fail = (cause: string) => {
       socket.destroy();
       reject(new ConformanceError("unreachable", `cannot reach ${options.address}: ${cause}`));
     };
     socket.setTimeout(timeoutMs, () => fail(`no connection within ${timeoutMs} ms`));
-    socket.once("error", (err: NodeJS.ErrnoException) => fail(connectError(err, useTls)));
+    socket.once("error", (err: NodeJS.ErrnoException) =>
+      fail(useTls && (tcpUp || isTlsError(err)) ? describeTlsFailure(err, tlsOptionsOf(options), plaintextFix) : connectError(err)),
+    );
     socket.once(useTls ? "secureConnect" : "connect", () => {
       socket.destroy();
       resolve();
@@ -48,14 +62,10 @@ export async function probeReachable(options: GrpcTargetOptions, flag?: string):
   });
 }
 
-/** One line for a failed connection: OpenSSL's messages run over several lines and name source files. */
-function connectError(err: NodeJS.ErrnoException, useTls: boolean): string {
-  if (err.code === "ERR_SSL_WRONG_VERSION_NUMBER" || err.code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
-    return `${err.code}: the TLS handshake got an answer that is not TLS (a plaintext server? then leave --tls out)`;
-  }
-  const first = (err.message.split("\n")[0] ?? "").replace(/:\.\.\/deps\/openssl\S*$/, "").trim();
-  const message = useTls && err.code?.startsWith("ERR_SSL") ? `TLS handshake failed: ${first}` : first;
-  return err.code ? `${err.code} (${message})` : message;
+/** One line for a connection that failed before any TLS. */
+function connectError(err: NodeJS.ErrnoException): string {
+  const first = (err.message.split("\n")[0] ?? "").trim();
+  return err.code ? `${err.code} (${first})` : first;
 }
 
 /**
@@ -66,6 +76,8 @@ function connectError(err: NodeJS.ErrnoException, useTls: boolean): string {
 export async function assertSpeaksGrpc(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
   if (options.inMemory || !moduleOf(options.protocol).needsHttp2Handshake) return;
   const reason = await probeGrpcHandshake(options);
+  // A TLS failure (a client certificate refused after the handshake, in TLS 1.3) is no sign of HTTP/1: say it as TLS.
+  if (reason?.startsWith("TLS: ") === true) throw new ConformanceError("unreachable", `cannot reach ${options.address}: ${reason}`);
   if (reason !== undefined) throw new ConformanceError("unreachable", `${flag} ${options.address} does not speak HTTP/2: ${reason}`);
 }
 
@@ -73,9 +85,14 @@ export async function assertSpeaksGrpc(options: GrpcTargetOptions, flag = "--grp
 export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string | undefined> {
   const address = parseAddress(options.address);
   const material = tlsMaterialOf(options);
+  const files = tlsOptionsOf(options);
   return probeHandshake({
     address,
     ...(material && { tls: material }),
+    ...(files !== undefined && { describeTls: (err: NodeJS.ErrnoException) => describeTlsFailure(err, files, "leave --tls out") }),
+    ...(files?.certFile !== undefined && {
+      closedAfterTls: `TLS: the server closed the connection right after the handshake, before any byte: did it refuse the client certificate in --cert ${files.certFile}? (TLS 1.3 refuses one after the handshake)`,
+    }),
     servername: servernameOf(options, address),
     timeoutMs: resolveGrpcTarget(options).timeoutMs,
   });

@@ -17,11 +17,12 @@ export function selfSignedCert(): { certFile: string; keyFile: string; cert: Buf
  * A TLS terminator on 127.0.0.1 port 0 in front of a plaintext TCP port (as a deployment's proxy would be): each
  * TLS connection is piped to a fresh connection to `port`.
  */
-export async function tlsFront(port: number, cert: { cert: Buffer; key: Buffer }): Promise<{ port: number; close(): Promise<void> }> {
+export async function tlsFront(port: number, cert: { cert: Buffer; key: Buffer }, extra: import("node:tls").TlsOptions = {}): Promise<{ port: number; close(): Promise<void> }> {
   const { createServer } = await import("node:tls");
   const { connect } = await import("node:net");
   const sockets = new Set<import("node:net").Socket>();
-  const server = createServer({ cert: cert.cert, key: cert.key, ALPNProtocols: ["http/1.1"] }, (client) => {
+  // HTTP/1.1 only unless `extra` says otherwise (ALPNProtocols, requestCert for mutual TLS).
+  const server = createServer({ cert: cert.cert, key: cert.key, ALPNProtocols: ["http/1.1"], ...extra }, (client) => {
     const upstream = connect(port, "127.0.0.1");
     for (const s of [client, upstream]) {
       sockets.add(s);

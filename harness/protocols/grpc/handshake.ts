@@ -16,6 +16,13 @@ export interface HandshakeOptions {
   tls?: TlsMaterial;
   servername?: string;
   timeoutMs: number;
+  /** With tls: the line for a TLS error ("TLS: ..."), in the run's terms. */
+  describeTls?: (err: NodeJS.ErrnoException) => string;
+  /**
+   * With tls: the reason when the server closed right after the TLS handshake, before any byte. TLS 1.3 refuses a
+   * client certificate after the handshake, often with no alert the client reads.
+   */
+  closedAfterTls?: string;
 }
 
 /**
@@ -70,9 +77,16 @@ function firstFrame(options: HandshakeOptions): Promise<string | undefined> {
       resolve(reason);
     };
     const timer = setTimeout(() => done(`no HTTP/2 SETTINGS frame within ${timeoutMs} ms${describe(received, options)}`), timeoutMs);
-    socket.on("error", (err) => done(`the HTTP/2 handshake failed: ${err.message}`));
-    socket.on("close", () => done(`the connection closed before the HTTP/2 handshake${describe(received, options)}`));
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      const described = options.tls && options.describeTls && (err.code ?? "").startsWith("ERR_SSL") ? options.describeTls(err) : undefined;
+      done(described ?? `the HTTP/2 handshake failed: ${err.message.split("\n")[0]}`);
+    });
+    socket.on("close", () =>
+      done(options.tls && secured && received.length === 0 && options.closedAfterTls !== undefined ? options.closedAfterTls : `the connection closed before the HTTP/2 handshake${describe(received, options)}`),
+    );
+    let secured = false;
     socket.once(options.tls ? "secureConnect" : "connect", () => {
+      secured = true;
       if (options.tls && (socket as tls.TLSSocket).alpnProtocol !== "h2") {
         done(`TLS did not agree on HTTP/2 by ALPN (got ${JSON.stringify((socket as tls.TLSSocket).alpnProtocol || "none")})`);
         return;
