@@ -4,6 +4,24 @@ import type { TraceSink } from "../trace/exchange-record.js";
 /** The method every check calls unless it asks for another. */
 export const HELLO_PATH = "/example.exampleService/Hello";
 
+/**
+ * The status a gRPC client gives a reply that is not gRPC (no grpc-status), by its HTTP status: grpc/grpc
+ * doc/http-grpc-status-mapping.md. A proxy's error page (502 text/html) is UNAVAILABLE, not a message to parse.
+ */
+export function grpcStatusOfHttp(httpStatus: number): number {
+  const mapped: Record<number, number> = { 400: 13, 401: 16, 403: 7, 404: 12, 429: 14, 502: 14, 503: 14, 504: 14 };
+  return mapped[httpStatus] ?? 2;
+}
+
+/**
+ * Whether a response may carry gRPC messages: HTTP 200 (gRPC's mapping reads any other status as no gRPC reply) and
+ * no text content type (an error page). A wrong but binary content type still carries messages: the content-type
+ * check judges that, and nothing else should fail for it.
+ */
+export function isGrpcReply(httpStatus: number | undefined, headers: Readonly<Record<string, readonly string[]>>): boolean {
+  return httpStatus === 200 && !/^text\//i.test(headers["content-type"]?.[0] ?? "");
+}
+
 /** gRPC status codes (grpc/grpc doc/statuscodes.md). */
 export const Status = {
   OK: 0,

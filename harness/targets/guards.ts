@@ -23,6 +23,8 @@ const SILENT_KEPT = 1024;
  * gRPC's 5-byte prefix) was delivered whole once sent; a larger one may have been held back by the server's window.
  */
 const INITIAL_WINDOW = 65_535;
+/** A client's deadline timer may fire a little before the deadline by the clock read here (timers round to a ms). */
+const DEADLINE_EARLY_MS = 5;
 
 export interface SilenceGuardOptions {
   /** The address as the user gave it, for the line that ends the run. */
@@ -100,7 +102,7 @@ export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
       const deadline = callOptions?.deadlineMs ?? options.timeoutMs;
       // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
       // connection failed or dropped before any header got none either. Each attempt is timed from its own start.
-      const timedOut = (r: UnaryResult) => r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline;
+      const timedOut = (r: UnaryResult) => r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline - DEADLINE_EARLY_MS;
       const silent = (r: UnaryResult) => timedOut(r) || droppedBeforeAnswer(r);
       const attempt = () => ((started = performance.now()), next(request, callOptions));
       return guard.run(request, attempt, silent, timedOut);

@@ -1,6 +1,7 @@
 // grpc.unary.single-response: a unary call gets exactly one response message, then trailers with grpc-status 0.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
+import { isGrpcReply } from "../../harness/targets/grpc-target.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 
@@ -23,7 +24,7 @@ export const unarySingleResponse: CheckDefinition = {
     const contentType = res.headers["content-type"]?.[0] ?? "";
     if (!GRPC_CONTENT_TYPE.test(contentType)) problems.push(`content-type ${JSON.stringify(contentType)} is not application/grpc[+proto]`);
     if (res.frames.length !== 1) problems.push(`${res.frames.length} response messages, not 1`);
-    if (res.leftover > 0) problems.push(`${res.leftover} bytes of a truncated message`);
+    if (res.leftover > 0) problems.push(isGrpcReply(res.httpStatus, res.headers) ? `${res.leftover} bytes of a truncated message` : `a body of ${res.leftover} bytes that is not gRPC`);
     if (res.trailersOnly) problems.push("a trailers-only response, with no message");
     const status = rawStatus(res);
     if (status !== 0) problems.push(status === undefined ? "no single grpc-status trailer" : `grpc-status ${status}, not 0`);

@@ -3,12 +3,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import http2 from "node:http2";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
-import { listenTracked } from "../../fixtures/_internals/listen-tracked.js";
 import { cli } from "../helpers/cli.js";
+import { listenSlowHello } from "../helpers/slow-grpc.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 
 const out = mkdtempSync(join(tmpdir(), "trust-"));
@@ -59,24 +58,7 @@ describe("a replay of a failure that only --timeout makes", () => {
   it("keeps --timeout, so it fails the same way, where the default bound would pass", async () => {
     // Every call is answered after 400 ms: a failure under --timeout 150ms (made twice, as every silence is), none under
     // the default 5s.
-    const server = http2.createServer();
-    server.on("stream", (stream) => {
-      stream.on("error", () => undefined);
-      stream.resume();
-      stream.on("end", () => {
-        const timer = setTimeout(() => {
-          if (stream.destroyed) return;
-          stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
-          stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
-          const body = encodeMessage("hello");
-          const prefix = Buffer.alloc(5);
-          prefix.writeUInt32BE(body.length, 1);
-          stream.end(Buffer.concat([prefix, Buffer.from(body)]));
-        }, 400);
-        stream.on("close", () => clearTimeout(timer));
-      });
-    });
-    const slow = await listenTracked(server);
+    const slow = await listenSlowHello(() => 400);
     try {
       const first = await cli(["check", "--grpc", slow.address, "--only", "grpc.defaults.decodes", "--timeout", "150ms", "--runs", "4", "--seed", "5"]);
       expect(first.code).toBe(1);

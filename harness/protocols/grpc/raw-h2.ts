@@ -5,7 +5,7 @@ import net from "node:net";
 import { SUITE_VERSION } from "../../version.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import type { GrpcFrame, RawRequest, RawResponse } from "../../targets/grpc-target.js";
-import { HELLO_PATH } from "../../targets/grpc-target.js";
+import { HELLO_PATH, isGrpcReply } from "../../targets/grpc-target.js";
 import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
 import { rawRecord } from "../../trace/records.js";
 
@@ -106,7 +106,8 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
       settled = true;
       clearTimeout(timer);
       const body = Buffer.concat(chunks);
-      const { frames, leftover } = decodeFrames(body);
+      // A reply that is not gRPC (a proxy's HTML error page) holds no messages: its bytes are no length prefixes.
+      const { frames, leftover } = isGrpcReply(result.httpStatus, result.headers) ? decodeFrames(body) : { frames: [], leftover: body.length };
       result.frames = frames;
       result.leftover = leftover;
       if (failure) result.failure = failure;
@@ -165,8 +166,9 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
         finish({ kind: "connection", message: `the response body passed ${MAX_BODY} bytes` });
         return;
       }
-      // A message announced past the bound would never be read whole: say so now rather than wait it out.
-      const tooLong = announced(chunk).find((n) => n > MAX_BODY);
+      // A message announced past the bound would never be read whole: say so now rather than wait it out. Only in a
+      // gRPC reply: "<htm" read as a length is 1.7 GB.
+      const tooLong = isGrpcReply(result.httpStatus, result.headers) ? announced(chunk).find((n) => n > MAX_BODY) : undefined;
       if (tooLong !== undefined) {
         chunks.push(chunk);
         finish({ kind: "connection", message: `a response message announced as ${tooLong} bytes, past the ${MAX_BODY} a check reads` });

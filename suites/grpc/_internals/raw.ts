@@ -1,5 +1,6 @@
 // Reading hand-built exchanges: the grpc-status a raw response carries, and a one-line account of it.
-import { statusText, type RawResponse } from "../../../harness/targets/grpc-target.js";
+import { grpcStatusOfHttp, isGrpcReply, statusText, type RawResponse } from "../../../harness/targets/grpc-target.js";
+import { neutralise } from "../../../harness/reporters/_internals/neutralise.js";
 
 /** grpc-status from the trailers (or the single header block of a trailers-only response); undefined when absent. */
 export function rawStatus(res: RawResponse): number | undefined {
@@ -13,6 +14,11 @@ export function describeRaw(res: RawResponse): string {
   if (res.failure?.kind === "timeout") return "no complete answer before the time bound";
   if (res.failure?.kind === "connection") return `connection failed: ${res.failure.message}`;
   const parts: string[] = [];
+  if (res.httpStatus !== undefined && rawStatus(res) === undefined && !isGrpcReply(res.httpStatus, res.headers)) {
+    const type = res.headers["content-type"]?.[0];
+    const said = type === undefined ? "no content type" : `content-type ${neutralise(type.slice(0, 64))}`;
+    return `HTTP ${res.httpStatus} with ${said}: not a gRPC reply (a proxy's error page?), which gRPC clients read as ${statusText(grpcStatusOfHttp(res.httpStatus))}`;
+  }
   if (res.httpStatus !== undefined) parts.push(`HTTP ${res.httpStatus}`);
   const status = rawStatus(res);
   const message = res.trailers["grpc-message"]?.[0];
