@@ -48,7 +48,7 @@ describe("history checks side by side", () => {
       try {
         const port = Number(started.address.split(":").at(-1));
         if (viaProxy) mine = await startLatencyProxy(port, 10);
-        const run = await checkVerdicts(["--grpc", mine?.address ?? started.address, "--only", HISTORY.join(","), "--timeout", "1500ms", "--seed", "11", "--runs", "25", ...args]);
+        const run = await checkVerdicts(["--grpc", mine?.address ?? started.address, "--only", HISTORY.join(","), "--timeout", "3s", "--seed", "11", "--runs", "25", ...args]);
         expect(run.failed, run.report.checks.map((c) => `${c.id}: ${c.status} ${c.message}`).join("\n")).toEqual(subject.expected);
         for (const [id, cause] of Object.entries(subject.because)) {
           if (HISTORY.includes(id)) expect(run.report.checks.find((c) => c.id === id)?.message, id).toMatch(cause);
