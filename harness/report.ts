@@ -117,6 +117,8 @@ export interface RunReport {
   exitCode: 0 | 1;
   /** With --image, when a check failed: the container's last log lines. */
   containerLog?: string[];
+  /** When the target asked the run to slow down (HTTP 429, or 503 with Retry-After): the waits made, and how long. */
+  backpressure?: { waits: number; waitedMs: number };
 }
 
 export interface Reporter {

@@ -237,6 +237,8 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     ...scopeOf(config, target),
     exitCode: results.some((r) => r.gating) ? 1 : 0,
   };
+  const waited = session.backpressure();
+  if (waited.waits > 0) report.backpressure = waited;
   if (report.exitCode !== 0 && config.image) report.containerLog = config.image.logTail().map(redact);
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;

@@ -13,12 +13,15 @@ import type { GrpcTarget } from "./targets/grpc-target.js";
 import { suspectsOf } from "./targets/guards.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
+import type { Backpressure } from "./targets/retry-after.js";
 import { assertSpeaksGrpc, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
 
 export type { SessionOptions };
 
 export interface Session {
   context(): CheckContext;
+  /** The waits the HTTP targets made when asked to slow down (429, 503 with Retry-After). */
+  backpressure(): Backpressure;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
       signal: new AbortController().signal,
       parallelism: options.parallelism,
     }),
+    backpressure: () => ({ ...(http?.backpressure ?? { waits: 0, waitedMs: 0 }) }),
     async close() {
       await rpc?.close();
       await http?.close();
@@ -107,9 +111,10 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
 async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined) {
   // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
   const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.tls !== undefined && { tls: h.tls }) };
-  const primary = openHttpTarget({ baseUrl: h.baseUrl, ...shared, ...(budget && { budget }) });
+  const backpressure: Backpressure = { waits: 0, waitedMs: 0 };
+  const primary = openHttpTarget({ baseUrl: h.baseUrl, ...shared, ...(budget && { budget }) }, backpressure);
   // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
-  const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }));
+  const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }, backpressure));
   const httpConfig: HttpConfig = {
     collections: h.collections,
     apiKeyHeader: h.apiKeyHeader,
@@ -127,9 +132,9 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
     collection: h.collections[0] as string,
     keyGiven: h.apiKey !== undefined,
     placement: h.apiKeyIn,
-    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }),
+    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }, backpressure),
   }).catch(async (err: unknown) => (await close(), Promise.reject(err)));
-  return { http: primary as HttpTarget, httpConfig, close };
+  return { http: primary as HttpTarget, httpConfig, close, backpressure };
 }
 
 /**

@@ -82,6 +82,8 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
     const failed = `${gating} gating failure(s), ${report.checks.filter((r) => isFinding(r) && !r.gating).length} finding(s) that do not gate`;
     w(`\n${failed}; ${rest}${verbosity === "verbose" ? "" : " (--verbose lists every check)"} in ${(report.durationMs / 1000).toFixed(1)} s\n`);
     w(`judged: ${t(scopeWords(report))}; gating: ${gateWords(report)}\n`);
+    const slowed = report.backpressure;
+    if (slowed) w(`waited: the target asked the run to slow down (429, or 503 with Retry-After) ${slowed.waits} time(s), ${(slowed.waitedMs / 1000).toFixed(1)} s in all; each request was sent again after the wait it asked for\n`);
     const identity = [
       report.implementation && `implementation ${report.implementation.name}${report.implementation.version !== undefined ? ` ${report.implementation.version}` : ""}`,
       report.target.imageDigest !== undefined && `image digest ${report.target.imageDigest}`,

@@ -26,7 +26,8 @@ export function toJson(report: RunReport): string {
     ...(r.claim !== undefined && { claim: r.claim }),
   }));
   const containerLog = report.containerLog && { containerLog: report.containerLog };
-  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog };
+  const backpressure = report.backpressure && { backpressure: report.backpressure };
+  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog, ...backpressure };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 

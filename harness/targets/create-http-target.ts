@@ -11,8 +11,9 @@ import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
+import { backpressureWaitMs, MAX_WAITS_PER_REQUEST, type Backpressure } from "./retry-after.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
-import type { ApiKeyPlacement, HttpRequest, HttpTarget } from "./http-target.js";
+import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
 
 
 /** A target from options as given: resolved (harness/run-config.ts), then opened. */
@@ -21,7 +22,7 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
 }
 
 /** A target from resolved options: it defaults nothing. */
-export function openHttpTarget(options: ResolvedHttpTarget): HttpTarget & { budget: CallBudget } {
+export function openHttpTarget(options: ResolvedHttpTarget, backpressure: Backpressure = { waits: 0, waitedMs: 0 }): HttpTarget & { budget: CallBudget } {
   const base = parseHttpBaseUrl(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs;
@@ -70,8 +71,17 @@ export function openHttpTarget(options: ResolvedHttpTarget): HttpTarget & { budg
         throw new ConformanceError("unreachable", `${options.baseUrl} stopped answering: ${silent} requests in a row got no answer within ${timeoutMs} ms`);
       }
       const path = pathOf(req);
-      await budget.take();
-      const res = await exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs, material);
+      let res: HttpResponse;
+      // A target that asks the run to slow down (429, 503 with Retry-After) is waited out, a few times at most.
+      for (let waits = 0; ; waits++) {
+        await budget.take();
+        res = await exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs, material);
+        const wait = waits < MAX_WAITS_PER_REQUEST ? backpressureWaitMs(req.method, res.status, res.headers["retry-after"]?.[0]) : undefined;
+        if (wait === undefined) break;
+        backpressure.waits++;
+        backpressure.waitedMs += wait;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
       silent = res.failure?.kind === "timeout" ? silent + 1 : 0;
       return res;
     },

@@ -1,0 +1,71 @@
+// A deployment that rate-limits (429 with Retry-After, as nginx's limit_req or a gateway answers) is no defect: the
+// run waits as asked and sends again, counts the waits in the report and on the console, and the verdict is the
+// server's. Here the reference's HTTP interface behind a proxy that lets 40 requests a second through.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backpressureWaitMs, retryAfterMs } from "../../../harness/targets/retry-after.js";
+import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
+import { checkVerdicts } from "../../helpers/cli.js";
+
+const PER_SECOND = 40;
+let reference: ReferenceServer;
+let limiter: http.Server;
+let limited = 0;
+
+beforeAll(async () => {
+  reference = await startReferenceServer({ grpcPort: 0, httpPort: 0 });
+  const upstream = new URL(reference.httpUrl);
+  let windowStart = Date.now();
+  let inWindow = 0;
+  limiter = http.createServer((req, res) => {
+    const now = Date.now();
+    if (now - windowStart >= 1000) [windowStart, inWindow] = [now, 0];
+    if (++inWindow > PER_SECOND) {
+      limited++;
+      req.resume();
+      res.writeHead(429, { "retry-after": "1", "content-type": "text/html" }).end("<html>429 Too Many Requests</html>");
+      return;
+    }
+    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.rawHeaders);
+      up.pipe(res);
+    });
+    out.on("error", () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => limiter.listen(0, "127.0.0.1", resolve));
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => limiter.close(() => resolve()));
+  await reference.close();
+});
+
+describe("an HTTP target behind a rate limit", () => {
+  it("is judged as the server it fronts: every HTTP check passes, the waits counted in the report and said on the console", async () => {
+    const url = `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`;
+    const run = await checkVerdicts(["--http", url, "--only", "http.*"]);
+    expect(run.failed, run.stdout).toEqual([]);
+    expect(limited).toBeGreaterThan(0);
+    expect(run.report.backpressure?.waits).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/^waited: the target asked the run to slow down \(429, or 503 with Retry-After\) \d+ time\(s\), [\d.]+ s in all/m);
+  }, 120_000);
+});
+
+describe("what is waited out", () => {
+  it("reads Retry-After as seconds or as an HTTP-date", () => {
+    expect(retryAfterMs("3")).toBe(3000);
+    expect(retryAfterMs(new Date(10_000 + 2000).toUTCString(), 10_000)).toBe(2000);
+    expect(retryAfterMs("soon")).toBeUndefined();
+  });
+
+  it("waits on 429 for any method, on 503 with Retry-After only for a request safe to repeat, and never past 10 s", () => {
+    expect(backpressureWaitMs("POST", 429, undefined)).toBe(1000);
+    expect(backpressureWaitMs("GET", 503, "2")).toBe(2000);
+    // A POST answered 503 may have been stored: sending it again could store it twice.
+    expect(backpressureWaitMs("POST", 503, "2")).toBeUndefined();
+    expect(backpressureWaitMs("GET", 503, undefined)).toBeUndefined();
+    expect(backpressureWaitMs("GET", 429, "3600")).toBeUndefined();
+    expect(backpressureWaitMs("GET", 404, "1")).toBeUndefined();
+  });
+});
