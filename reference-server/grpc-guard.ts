@@ -481,8 +481,11 @@ function countPushes(stream: GuardedStream): void {
 /**
  * Counts a request chunk: a call that is not streamed holds all of its request until it ends; a streamed one, the
  * message under way. The session is judged as a new call would be, on the session as it stands without this stream's
- * request, so it holds at most its share and one request, as with replies (guardedWrite); false when it may not
- * hold this one, whose stream is then reset.
+ * request, so it holds at most its share and one request, as with replies (guardedWrite); and past the process's
+ * budget no request grows, whatever its session owes: else every connection could hold a request of up to the
+ * receive limit (1,000 of 4 MiB) while the budget reads full. A request whole in its first DATA frame, as nearly
+ * every call's is, is not counted, so small calls are served as before. False when the session may not hold this
+ * one, whose stream is then reset.
  */
 function countRequest(stream: GuardedStream, p: Pending, chunk: Buffer): boolean {
   const book = p.book;
@@ -491,12 +494,17 @@ function countRequest(stream: GuardedStream, p: Pending, chunk: Buffer): boolean
   const before = p.held;
   settleHeld(p, p.streamed ? messageUnderWay(p, chunk) : before + chunk.length);
   if (p.held <= before) return true;
-  const refused = refusedWithout(book, p.held);
+  const refused = refusedWithout(book, p.held) ?? pastBudget(book.owing.ledger);
   if (refused === undefined) return true;
   book.owing.event("request refused", refused);
   settleHeld(p, 0);
   stream.close(ENHANCE_YOUR_CALM);
   return false;
+}
+
+function pastBudget(ledger: OwedLedger): string | undefined {
+  const total = ledger.total();
+  return total > ledger.limits.totalBytes ? `the server holds ${total} bytes for its clients, past its budget` : undefined;
 }
 
 /** Sets what the stream's request holds, and the session's account with it. */

@@ -267,6 +267,30 @@ describe("what half-sent requests hold", () => {
     }
   });
 
+  it("past the process's budget, refuses a request that grows even on a connection that owes nothing else, and still serves a small call", async () => {
+    const budget = createOwedLedger({ stallMs: 60_000, totalBytes: 300 * 1024 });
+    const small = await startGrpcServer({ port: 0, log: "silent", ledger: budget, shutdownGraceMs: 500 });
+    const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
+    const [a, b] = await Promise.all([rawH2(small.port), rawH2(small.port)]);
+    try {
+      for (const c of [a, b]) await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
+      expect(await a.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
+      await until(() => budget.total() === request.length - 64);
+      // The second connection owes nothing but this request, which takes the process past 300 KiB: reset as it comes.
+      expect(await b.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toMatch(/sent|ended by the server/);
+      await until(() => b.ended(1) !== undefined);
+      expect(b.ended(1)?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+      expect(a.ended(1)).toBeUndefined();
+      expect(budget.total()).toBe(request.length - 64);
+      const answer = await sendRaw({ ...conn, address: parseAddress(`127.0.0.1:${small.port}`) }, undefined, { body: [message()] });
+      expect(answer.trailers["grpc-status"]).toEqual(["0"]);
+    } finally {
+      a.destroy();
+      b.destroy();
+      await small.close();
+    }
+  });
+
   it("counts a streamed request's message (reflection) while it comes, nothing once it is whole, and leaves the call open between messages", async () => {
     const total0 = ledger.total();
     // ServerReflectionRequest: host (field 1), 20 KiB of it (its length the varint 80 a0 01), and list_services (field
