@@ -12,6 +12,7 @@ const ALONE = [
   "test/reference-server/slow-readers.test.ts",
   "test/reference-server/held-guarantees.test.ts",
   "test/reference-server/flow-control.test.ts",
+  "test/reference-server/half-sent.test.ts",
   "test/reference-server/page-bytes.test.ts",
   "test/reference-server/grpc-guard.test.ts",
   "test/harness/hostile-bombs.test.ts",

@@ -1,7 +1,8 @@
 // Protocol checks grpc-js does not make, done in front of it: :method, unknown paths and encodings answered with
 // proper statuses, the compressed flag on an uncompressed call refused; and the protection grpc-js lacks: every
-// stream's and session's errors handled, connections and calls in flight capped, header blocks bounded, and the
-// replies a connection leaves unread (flow-control windows held shut) counted, bounded and reset.
+// stream's and session's errors handled, connections and calls in flight capped, header blocks bounded, the replies
+// a connection leaves unread (flow-control windows held shut) and the requests it leaves half-sent counted, bounded
+// and reset, and a connection whose streams all stalled sent away.
 import type http2 from "node:http2";
 import { Readable } from "node:stream";
 import type * as grpc from "@grpc/grpc-js";
@@ -58,6 +59,12 @@ export interface GuardOptions {
   /** The unary ones among them: exactly one request message, and its compressed flag is checked. */
   unaryPaths: ReadonlySet<string>;
   /**
+   * The ones whose request is a stream of messages (client-streaming and bidi: reflection), each handed on when it is
+   * whole, so each counts while it comes. On every other path grpc-js keeps the request until the client ends it, so
+   * it counts until then.
+   */
+  streamingRequestPaths?: ReadonlySet<string>;
+  /**
    * Keepalive abuse (gRPC's keepalive.md): pings closer together than this with no call in flight are strikes;
    * past maxPingStrikes the connection gets GOAWAY ENHANCE_YOUR_CALM "too_many_pings". grpc-js's server enforces
    * none of it.
@@ -74,7 +81,9 @@ export interface GuardOptions {
   /**
    * What the server owes clients that do not read (owed.ts): each session is one account. A call on a session the
    * ledger refuses is shed as one past a limit, and a reply to a call admitted before is refused by a reset; a stream
-   * whose unsent reply makes no progress for the ledger's stallMs is reset. Default a ledger of its own with the
+   * whose unsent reply makes no progress for the ledger's stallMs is reset. The bytes of requests admitted and not yet
+   * whole count too (grpc-js keeps them until they are): a request that takes its session past the ledger's limits
+   * is refused by a reset, and one that makes no progress for stallMs is reset. Default a ledger of its own with the
    * default limits.
    */
   ledger?: OwedLedger;
@@ -97,6 +106,8 @@ export interface GuardHandle {
 }
 
 const ENHANCE_YOUR_CALM = 0x0b;
+/** How long a session sent away for stalling may take to close before it is destroyed. */
+const GOAWAY_GRACE_MS = 1000;
 export const DEFAULT_MAX_HEADER_LIST_BYTES = 16 * 1024;
 /** HTTP/2's initial window (RFC 9113 §6.9.2), and the largest a window may be (§6.9.1). */
 const HTTP2_DEFAULT_WINDOW = 65_535;
@@ -140,6 +151,7 @@ const PENDING = Symbol("grpc-guard pending");
 
 /** What the guard keeps for one session: its calls in flight, and what its admitted streams owe. */
 interface SessionBook {
+  session: http2.ServerHttp2Session;
   /** Calls in flight. */
   n: number;
   /** Admitted streams still open: the ones whose replies can be left unread. */
@@ -153,6 +165,11 @@ interface SessionBook {
 interface Owing {
   ledger: OwedLedger;
   event: (what: string, detail: string) => void;
+  /**
+   * performance.now() at the last sweep: when a call began and when its request last came, to within a sweep (at most
+   * 100 ms, against a stall bound of seconds), with no clock read per call.
+   */
+  now: number;
 }
 
 /** A stream the guard holds until it has judged it, and what it needs to hand the stream to grpc-js. */
@@ -177,6 +194,16 @@ interface Pending {
   requestBytes: number;
   /** The first bytes of a unary call, fewer than the five of a message's prefix, until the rest come. */
   head: Buffer | undefined;
+  /** Request bytes received and kept by grpc-js until they are whole (see countRequest), counted in the account. */
+  held: number;
+  /** When request bytes last came, or the call began: the sweep's clock (Owing.now). */
+  heard: number;
+  /** Its request is a stream of messages, each counted while it comes: the path is in streamingRequestPaths. */
+  streamed: boolean;
+  /** Of a streamed request: bytes of the message under way still to come, and how much of its prefix has come. */
+  left: number;
+  prefixAt: number;
+  announced: number;
 }
 
 type GuardedStream = http2.ServerHttp2Stream & { [PENDING]: Pending };
@@ -195,8 +222,9 @@ function onGuardedClose(this: GuardedStream): void {
     p.book.n--;
     if (p.admitted) {
       p.book.streams.delete(this);
-      p.book.account.paid(p.owed);
+      p.book.account.paid(p.owed + p.held);
       p.owed = 0;
+      p.held = 0;
     }
   }
   if (p.admitted) p.shedder.done();
@@ -286,37 +314,83 @@ function guardWrites(stream: GuardedStream): void {
 }
 
 /**
- * What a session's streams hold for their unread replies now, each: the reply bytes unsent (its writable buffer,
- * which node:http2 keeps until the peer's window lets them out, less what of the write under way has left) and,
- * while any are, the request grpc-js keeps with the call. A stream that holds some and made no progress (sent none
- * of its reply) for stallMs is reset ENHANCE_YOUR_CALM, which gRPC clients read as RESOURCE_EXHAUSTED, the
- * bandwidth the client would not take (PROTOCOL-HTTP2.md); its memory is freed with it. Keeps the session's account
- * equal to the sum.
+ * What a session's streams hold now, each: for its unread reply, the reply bytes unsent (its writable buffer, which
+ * node:http2 keeps until the peer's window lets them out, less what of the write under way has left) and, while any
+ * are, the request grpc-js keeps with the call; and the request bytes it holds until they are whole (held). A stream
+ * that made no progress for stallMs, sending none of the reply it holds or receiving none of the request it waits
+ * for, is reset ENHANCE_YOUR_CALM, which gRPC clients read as RESOURCE_EXHAUSTED, the bandwidth the client would not
+ * use (PROTOCOL-HTTP2.md); its memory is freed with it. A session left with nothing but stalled streams is sent away
+ * (see sendAway). Keeps the session's account equal to the sum.
  */
 function measure(book: SessionBook, now: number): void {
   const stallMs = book.owing.ledger.limits.stallMs;
   let owed = 0;
+  let stalled = 0;
+  let live = 0;
   for (const stream of book.streams) {
     const p = stream[PENDING];
-    const unsent = stream.destroyed || stream.closed ? 0 : stream.writableLength - p.taken;
-    if (unsent <= 0) {
+    if (stream.destroyed || stream.closed) {
       p.owed = 0;
+      p.held = 0;
       continue;
     }
-    const o = unsent + REQUEST_COPIES_KEPT * p.requestBytes;
-    if (p.owed === 0 || o < p.owed) p.since = now;
-    if (now - p.since >= stallMs) {
-      book.owing.event("stream reset", `${unsent} bytes of its reply unread for ${Math.round(now - p.since)} ms`);
+    const why = replyStall(stream, p, now, stallMs) ?? requestStall(stream, p, now, stallMs);
+    if (why !== undefined) {
+      book.owing.event("stream reset", why);
       p.owed = 0;
+      p.held = 0;
       stream.close(ENHANCE_YOUR_CALM);
+      stalled++;
       continue;
     }
-    p.owed = o;
-    owed += o;
+    live++;
+    owed += p.owed + p.held;
   }
   const change = owed - book.account.owed();
   if (change > 0) book.account.owe(change);
   else book.account.paid(-change);
+  if (stalled > 0 && live === 0) sendAway(book, stalled);
+}
+
+/** Measures what the stream holds for its unread reply (p.owed); why it stalled, if its reply made no progress for stallMs. */
+function replyStall(stream: GuardedStream, p: Pending, now: number, stallMs: number): string | undefined {
+  const unsent = stream.writableLength - p.taken;
+  if (unsent <= 0) {
+    p.owed = 0;
+    return undefined;
+  }
+  const o = unsent + REQUEST_COPIES_KEPT * p.requestBytes;
+  if (p.owed === 0 || o < p.owed) p.since = now;
+  p.owed = o;
+  return now - p.since >= stallMs ? `${unsent} bytes of its reply unread for ${Math.round(now - p.since)} ms` : undefined;
+}
+
+/**
+ * Why the stream stalled, if it waits for request bytes and none came for stallMs: a message under way on a streamed
+ * request, or on any other call the request's end (a unary call's request held whole but never ended holds the call
+ * as one half-sent does). A stream the guard answered itself and whose client never ends it is reset likewise.
+ */
+function requestStall(stream: GuardedStream, p: Pending, now: number, stallMs: number): string | undefined {
+  const waiting = p.streamed ? p.left > 0 || p.prefixAt > 0 : !readableState(stream).ended;
+  if (!waiting || now - p.heard < stallMs) return undefined;
+  return `its request incomplete (${p.held} bytes held), none of it for ${Math.round(now - p.heard)} ms`;
+}
+
+/**
+ * GOAWAY ENHANCE_YOUR_CALM to a session whose every stream stalled, and the connection closed: a client that sends
+ * nothing and reads nothing holds only what the server keeps for it. close() lets the (already reset) streams end;
+ * a peer that never reads could keep even that from finishing, so the session is destroyed after a grace.
+ */
+function sendAway(book: SessionBook, stalled: number): void {
+  const session = book.session;
+  if (session.closed || session.destroyed) return;
+  book.owing.event("connection sent away", `its ${stalled} streams left all stalled`);
+  // The last stream it took: a client may retry on another connection only the streams after it, never processed.
+  let last = 0;
+  for (const stream of book.streams) last = Math.max(last, stream.id ?? 0);
+  session.goaway(ENHANCE_YOUR_CALM, last, Buffer.from("stalled"));
+  session.close();
+  setTimeout(() => session.destroy(), GOAWAY_GRACE_MS).unref();
 }
 
 /** How often every session's debt is measured and its stalled streams reset: a quarter of the stall bound, at most 100 ms. */
@@ -358,7 +432,11 @@ function firstPush(this: GuardedStream, chunk: Buffer | null): boolean {
   return judgeFirst(this, p, bytes, undefined);
 }
 
-/** Judges a unary call's first bytes (`end` null when the stream ended with them), then pushes them on. */
+/**
+ * Judges a unary call's first bytes (`end` null when the stream ended with them), then pushes them on. A request
+ * that is not whole in them (past one DATA frame, 16 KiB) is counted from here until it ends (countingPush); one that
+ * is, the common call, costs nothing more.
+ */
 function judgeFirst(stream: GuardedStream, p: Pending, bytes: Buffer, end: null | undefined): boolean {
   p.head = undefined;
   restorePush(stream);
@@ -367,10 +445,102 @@ function judgeFirst(stream: GuardedStream, p: Pending, bytes: Buffer, end: null 
   } else {
     if (bytes.length >= 5) p.requestBytes = bytes.readUInt32BE(1);
     forward(stream, p);
+    if (end !== null && bytes.length < 5 + p.requestBytes && !stream.destroyed) {
+      countPushes(stream);
+      return stream.push(bytes);
+    }
   }
   if (stream.destroyed) return false;
   const more = stream.push(bytes);
   return end === null ? stream.push(null) : more;
+}
+
+/**
+ * Every request chunk node:http2 pushes, counted against the session before anyone reads it (countRequest); a chunk
+ * the session may not hold is not pushed, its stream reset. A unary call's counting ends with its request, so node's
+ * own push is put back then; a streamed request is counted while the stream lasts (streamed calls are few: reflection).
+ */
+function countingPush(this: GuardedStream, chunk: Buffer | null): boolean {
+  const p = this[PENDING];
+  if (chunk === null) {
+    // The request ended: grpc-js has it whole, and the reply, when written, counts it (REQUEST_COPIES_KEPT).
+    if (!p.streamed) {
+      settleHeld(p, 0);
+      restorePush(this);
+    }
+    return Readable.prototype.push.call(this, null);
+  }
+  if (!countRequest(this, p, chunk)) return false;
+  return Readable.prototype.push.call(this, chunk);
+}
+
+function countPushes(stream: GuardedStream): void {
+  (stream as unknown as { push: PushMethod }).push = countingPush;
+}
+
+/**
+ * Counts a request chunk: a call that is not streamed holds all of its request until it ends; a streamed one, the
+ * message under way. The session is judged as a new call would be, on the session as it stands without this stream's
+ * request, so it holds at most its share and one request, as with replies (guardedWrite); and past the process's
+ * budget no request grows, whatever its session owes: else every connection could hold a request of up to the
+ * receive limit (1,000 of 4 MiB) while the budget reads full. A request whole in its first DATA frame, as nearly
+ * every call's is, is not counted, so small calls are served as before. False when the session may not hold this
+ * one, whose stream is then reset.
+ */
+function countRequest(stream: GuardedStream, p: Pending, chunk: Buffer): boolean {
+  const book = p.book;
+  if (book === undefined) return true;
+  p.heard = book.owing.now;
+  const before = p.held;
+  settleHeld(p, p.streamed ? messageUnderWay(p, chunk) : before + chunk.length);
+  if (p.held <= before) return true;
+  const refused = refusedWithout(book, p.held) ?? pastBudget(book.owing.ledger);
+  if (refused === undefined) return true;
+  book.owing.event("request refused", refused);
+  settleHeld(p, 0);
+  stream.close(ENHANCE_YOUR_CALM);
+  return false;
+}
+
+function pastBudget(ledger: OwedLedger): string | undefined {
+  const total = ledger.total();
+  return total > ledger.limits.totalBytes ? `the server holds ${total} bytes for its clients, past its budget` : undefined;
+}
+
+/** Sets what the stream's request holds, and the session's account with it. */
+function settleHeld(p: Pending, held: number): void {
+  const account = p.book?.account;
+  if (account !== undefined) {
+    if (held > p.held) account.owe(held - p.held);
+    else account.paid(p.held - held);
+  }
+  p.held = held;
+}
+
+/**
+ * The bytes of a streamed request's message under way once `chunk` has come: its 5-byte prefix (the length in bytes
+ * 1-4, perhaps split across chunks) and what of its body came; 0 between messages, as grpc-js hands each on whole.
+ */
+function messageUnderWay(p: Pending, chunk: Buffer): number {
+  let held = p.held;
+  for (let at = 0; at < chunk.length; ) {
+    if (p.left > 0) {
+      const n = Math.min(p.left, chunk.length - at);
+      p.left -= n;
+      at += n;
+      held = p.left === 0 ? 0 : held + n;
+      continue;
+    }
+    const b = chunk[at++] as number;
+    held++;
+    if (p.prefixAt > 0) p.announced = p.announced * 256 + b;
+    if (++p.prefixAt < 5) continue;
+    p.left = p.announced;
+    p.prefixAt = 0;
+    p.announced = 0;
+    if (p.left === 0) held = 0;
+  }
+  return held;
 }
 
 /** node:stream's own push, put back on the stream: assigned, not deleted (a delete makes the stream a slow dictionary). */
@@ -394,13 +564,15 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   const maxHeaderListBytes = options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES;
   const receiveWindow = windowWithinBounds(options.receiveWindowBytes ?? HTTP2_DEFAULT_WINDOW);
   const ledger = options.ledger ?? createOwedLedger();
-  const owing: Owing = { ledger, event };
+  const owing: Owing = { ledger, event, now: performance.now() };
+  const streamingRequestPaths = options.streamingRequestPaths ?? new Set<string>();
   // Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every stream's
   // start and end cost more, seen under load with --cpu-prof), its streams and its account.
   const books = new Map<http2.ServerHttp2Session, SessionBook>();
   // One sweep for all sessions: what each owes, and which stream stalled. No timer or closure per call.
   const sweep = setInterval(() => {
     const now = performance.now();
+    owing.now = now;
     for (const book of books.values()) if (book.streams.size > 0) measure(book, now);
   }, sweepInterval(ledger.limits.stallMs));
   sweep.unref();
@@ -409,7 +581,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
     // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
     h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes, initialWindowSize: receiveWindow });
     h2.on("session", (session: http2.ServerHttp2Session) => {
-      const book: SessionBook = { n: 0, streams: new Set(), account: ledger.open(), owing };
+      const book: SessionBook = { session, n: 0, streams: new Set(), account: ledger.open(), owing };
       books.set(session, book);
       session.once("close", () => {
         books.delete(session);
@@ -432,7 +604,10 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       const book = session && books.get(session);
       if (book) book.n++;
       // What the shared listeners below need, on the stream itself: closures made per stream cost more.
-      const pending: Pending = { h2, handlers, headers, rest, book, shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined };
+      const pending: Pending = {
+        h2, handlers, headers, rest, book, shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined,
+        held: 0, heard: owing.now, streamed: false, left: 0, prefixAt: 0, announced: 0,
+      };
       stream[PENDING] = pending;
       stream.on("close", onGuardedClose);
       const contentType = headers["content-type"];
@@ -468,7 +643,13 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       if (!SUPPORTED_ENCODINGS.includes(encoding)) {
         return trailersOnly(stream, UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
       }
-      if (!options.unaryPaths.has(path)) return forward(stream, pending);
+      if (!options.unaryPaths.has(path)) {
+        // Streamed calls are few (health's Watch, reflection): each chunk of theirs is counted, at no cost to Hello.
+        pending.streamed = streamingRequestPaths.has(path);
+        forward(stream, pending);
+        if (!stream.destroyed) countPushes(stream);
+        return;
+      }
       pending.identity = encoding === "identity";
       // Headers with END_STREAM: node:http2 ended the stream before handing it over, and nothing more will be pushed.
       if (readableState(stream).ended && stream.readableLength === 0) return noMessage(stream);

@@ -185,6 +185,7 @@ export async function startGrpcServer(options: GrpcServerOptions = {}): Promise<
     guard = guardGrpcServer(server, {
       paths: new Set([...SERVED_PATHS, ...HEALTH_PATHS, ...REFLECTION_PATHS]),
       unaryPaths: new Set([HELLO_PATH, HEALTH_PATHS[0]]),
+      streamingRequestPaths: new Set(REFLECTION_PATHS),
       minPingIntervalWithoutCallsMs: limits["grpc.http2.min_ping_interval_without_data_ms"],
       maxPingStrikes: limits["grpc.http2.max_ping_strikes"],
       protection: validateLimits({ ...defaultLimits(), ...options.protection }),

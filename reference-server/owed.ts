@@ -5,7 +5,9 @@
 // the whole process owes past its budget only connections that owe nothing are given new work.
 //
 // Over HTTP/2 a call whose reply is unread also holds its request (grpc-js keeps it until the call ends), so the
-// gRPC guard counts those bytes too. startReferenceServer makes one ledger and gives it to both interfaces: they share the process's memory.
+// gRPC guard counts those bytes too; and so are the bytes of a request not yet whole (grpc-js keeps them until it
+// is), which a client can leave half-sent as it can leave a reply unread. startReferenceServer makes one ledger and
+// gives it to both interfaces: they share the process's memory.
 
 import { validateLimits } from "./protection.js";
 
@@ -14,7 +16,10 @@ export interface OwedLimits {
   perConnectionBytes: number;
   /** Reply bytes the whole process may owe; past it, only connections that owe nothing are given new work. */
   totalBytes: number;
-  /** A connection (or HTTP/2 stream) that owes bytes and takes none of them for this long is closed (reset). */
+  /**
+   * A connection (or HTTP/2 stream) that owes bytes and takes none of them for this long is closed (reset); so is an
+   * HTTP/2 stream whose request gets no more bytes for this long before it is whole.
+   */
   stallMs: number;
 }
 

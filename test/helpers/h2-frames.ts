@@ -59,6 +59,14 @@ export function grpcRequestHeaders(path: string, authority = "127.0.0.1", extra:
   ]);
 }
 
+/** The error code of the first GOAWAY among the frames a server sent, or undefined when it sent none. */
+export function goawayCode(received: Buffer): number | undefined {
+  for (let at = 0; at + 9 <= received.length; at += 9 + received.readUIntBE(at, 3)) {
+    if (received[at + 3] === FRAME.GOAWAY && at + 17 <= received.length) return received.readUInt32BE(at + 13);
+  }
+  return undefined;
+}
+
 export function rstStream(streamId: number, code: number): Buffer {
   const payload = Buffer.alloc(4);
   payload.writeUInt32BE(code >>> 0);

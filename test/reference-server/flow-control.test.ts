@@ -7,7 +7,7 @@ import { encodeMessage } from "../../contract/message.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { encodeReply } from "../../reference-server/grpc.js";
 import { helloReply } from "../../reference-server/hello.js";
-import { FLAG, FRAME, frame, grpcRequestHeaders, H2_ERROR, rstStream, SETTING, windowUpdate, type RawH2Connection } from "../helpers/h2-frames.js";
+import { FLAG, FRAME, frame, goawayCode, grpcRequestHeaders, H2_ERROR, rstStream, SETTING, windowUpdate, type RawH2Connection } from "../helpers/h2-frames.js";
 import { cleanUp, connectRaw, get, hello, HELLO, mib, rssBytes, serve, sleep, type Served } from "../helpers/serve-process.js";
 
 const windowless: http2.ClientHttp2Session[] = [];
@@ -29,10 +29,12 @@ const SHUT = { settings: [[SETTING.INITIAL_WINDOW_SIZE, 0]] } as const;
 describe("windows held at 0 on the gRPC port", () => {
   it("20 connections sending 1 MiB calls for 8 s and never opening a window: the server stays under its watermark, bystanders are served on both ports, every held call is reset", async () => {
     const s = await serve(["--unread-timeout", "2s"]);
-    const { calls, resets, refused, halfSent } = await attackAndWatch(s, 8000, STALL_MS + 5000);
-    // Every call was refused, or held and then reset: none is left open past the bound. A call whose request the
-    // server stopped taking (no window for it within 5 s) has no reply to hold (counted apart, and bounded, below).
-    expect(calls.filter((k) => !resets.includes(k) && !refused.includes(k) && !halfSent.includes(k)).map((k) => k.c.ended(k.id) ?? "still open")).toEqual([]);
+    const { calls, resets, refused, halfSent, sentAway } = await attackAndWatch(s, 8000, STALL_MS + 5000);
+    // Every call was refused, or held and then reset, or ended with its connection, sent away once every stream on it
+    // had stalled: none is left open past the bound. A call whose request the server stopped taking (no window for
+    // it within 5 s) has no reply to hold (counted apart, and bounded, below).
+    const ended = [...resets, ...refused, ...halfSent, ...sentAway];
+    expect(calls.filter((k) => !ended.includes(k)).map((k) => k.c.ended(k.id) ?? "still open")).toEqual([]);
     expect(resets.length).toBeGreaterThan(0);
   });
 
@@ -65,18 +67,21 @@ describe("windows held at 0 on the gRPC port", () => {
     expect(held.length).toBeLessThanOrEqual(Math.ceil((256 * 1024 * 1024) / (3 * 1024 * 1024)) + 20);
   });
 
-  it("90 streams opened before any request is sent (admitted while the connection owes nothing): at most its share and one reply are held, the other replies are refused by a reset", async () => {
+  it("90 streams opened before any request is sent (admitted while the connection owes nothing): at most its share and one call are held, the others are refused by a reset, as their requests come or their replies", async () => {
     const s = await serve(["--unread-timeout", "60s"]);
     const c = await connectRaw(s.grpcPort, SHUT);
     const ids = Array.from({ length: 90 }, (_, i) => 1 + 2 * i);
     await c.write(...ids.map((id) => frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO))));
     const outcomes = await Promise.all(ids.map((id) => c.sendData(id, request(), { endStream: true, withinMs: 20_000 })));
-    expect(outcomes.filter((o) => o !== "sent")).toEqual([]);
+    // A request that takes the connection past its share while it comes is refused then: its sending ends early.
+    expect(outcomes.filter((o) => o !== "sent" && o !== "ended by the server")).toEqual([]);
     for (let i = 0; i < 100 && ids.filter((id) => c.ended(id) === undefined).length > 6; i++) await sleep(100);
     const held = ids.filter((id) => c.ended(id) === undefined);
     const reset = ids.filter((id) => c.ended(id)?.rstCode === H2_ERROR.ENHANCE_YOUR_CALM);
-    // 16 MiB of share, 3 MiB a call: five fit below it, a sixth takes the connection past it.
-    expect([held.length, reset.length]).toEqual([6, 84]);
+    // 16 MiB of share, 3 MiB a held call: five fit below it, a sixth takes the connection past it. Requests count as
+    // they come, so fewer may be held: the share may be taken by requests still coming when a reply is judged.
+    expect(held.length).toBeLessThanOrEqual(6);
+    expect(held.length + reset.length).toBe(90);
     expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
     expect(s.child.exitCode, s.stderr()).toBe(null);
   });
@@ -142,7 +147,7 @@ describe("a slow reader", () => {
  * margin, every bystander served (never shed) within 5 s, and once the attacker goes, everyone served again within
  * 5 s, its own address too. Returns the calls, and which were reset and which refused.
  */
-async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Promise<{ calls: Call[]; resets: Call[]; refused: Call[]; halfSent: Call[] }> {
+async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Promise<{ calls: Call[]; resets: Call[]; refused: Call[]; halfSent: Call[]; sentAway: Call[] }> {
   const pid = s.child.pid as number;
   expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
   const before = rssBytes(pid);
@@ -164,7 +169,7 @@ async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Pr
   try {
     await Promise.all(attackers.map((c) => attack(c, payload, calls, () => performance.now() - t0 < attackMs)));
     const settled = performance.now();
-    while (calls.some((k) => !k.c.ended(k.id)) && performance.now() - settled < settleMs) await sleep(100);
+    while (calls.some((k) => !k.c.ended(k.id) && !k.c.socket.destroyed) && performance.now() - settled < settleMs) await sleep(100);
   } finally {
     attacking = false;
     await bystanders;
@@ -178,10 +183,12 @@ async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Pr
   // Requests the server stopped granting window to before they were whole: it holds no reply for them (seen on the
   // last call of each attacking connection when the attack runs fast; not a held reply, and not investigated further).
   const halfSent = calls.filter((k) => k.sent === "timed out" && k.c.ended(k.id) === undefined);
+  // Calls open on a connection the server sent away (GOAWAY ENHANCE_YOUR_CALM) and closed: its streams had all stalled.
+  const sentAway = calls.filter((k) => k.c.ended(k.id) === undefined && goawayCode(k.c.received()) === H2_ERROR.ENHANCE_YOUR_CALM && k.c.socket.destroyed);
   // Each such call costs its connection the 5 s the sender waits for window: at most one per connection per 5 s.
   expect(halfSent.length).toBeLessThanOrEqual(attackers.length * Math.ceil(attackMs / 5000));
   const worst = Math.max(...answers.map((a) => a.ms));
-  console.log(`windows at 0 for ${attackMs / 1000} s: ${calls.length} calls of 1 MiB, ${resets.length} reset, ${refused.length} refused, ${halfSent.length} never sent whole; RSS ${mib(before)} before, ${mib(peak)} at most; ${answers.length} bystander rounds, slowest Hello ${worst} ms`);
+  console.log(`windows at 0 for ${attackMs / 1000} s: ${calls.length} calls of 1 MiB, ${resets.length} reset, ${refused.length} refused, ${halfSent.length} never sent whole, ${sentAway.length} ended with their connection; RSS ${mib(before)} before, ${mib(peak)} at most; ${answers.length} bystander rounds, slowest Hello ${worst} ms`);
   expect(s.child.exitCode, s.stderr()).toBe(null);
   // Answered and served, never shed: they owe nothing, whatever the attacker holds.
   // Every round ends within BYSTANDER_MS (a slower one is no "0" below) and 250 ms: as many rounds as that allows
@@ -201,7 +208,7 @@ async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Pr
   }
   expect(served).toBe(true);
   expect(performance.now() - gone).toBeLessThan(BYSTANDER_MS);
-  return { calls, resets, refused, halfSent };
+  return { calls, resets, refused, halfSent, sentAway };
 }
 
 interface Call {

@@ -1,5 +1,5 @@
 // The protocol guard in front of grpc-js: each refusal grpc-js does not make, over a real HTTP/2 connection, and its
-// count of what calls whose replies are left unread hold.
+// count of what calls whose replies are left unread, or whose requests are half-sent, hold.
 import http2 from "node:http2";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -11,8 +11,9 @@ import type { ConnectionOptions } from "../../harness/targets/connection.js";
 import type { RawRequest } from "../../harness/targets/grpc-target.js";
 import { encodeFrames, sendRaw } from "../../harness/protocols/grpc/index.js";
 import { guardGrpcServer, percentEncode } from "../../reference-server/grpc-guard.js";
+import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
 import { createOwedLedger, type OwedLedger } from "../../reference-server/owed.js";
-import { FLAG, FRAME, frame, grpcRequestHeaders, rawH2, SETTING } from "../helpers/h2-frames.js";
+import { FLAG, FRAME, frame, goawayCode, grpcRequestHeaders, H2_ERROR, rawH2, SETTING } from "../helpers/h2-frames.js";
 
 const HELLO = "/example.exampleService/Hello";
 let server: grpc.Server;
@@ -221,6 +222,96 @@ describe("what calls whose replies are left unread hold", () => {
       expect(await c.sendData(1, framed.subarray(2), { endStream: true, withinMs: 5000 })).toBe("sent");
       for (let i = 0; i < 100 && ledger.total() - total0 < perCall; i++) await new Promise((r) => setTimeout(r, 50));
       expect(ledger.total() - total0).toBe(perCall);
+    } finally {
+      c.destroy();
+    }
+  });
+});
+
+describe("what half-sent requests hold", () => {
+  const STALL_MS = 500;
+  let reference: GrpcServerHandle;
+  let port: number;
+  let ledger: OwedLedger;
+  beforeAll(async () => {
+    ledger = createOwedLedger({ stallMs: STALL_MS });
+    reference = await startGrpcServer({ port: 0, log: "silent", ledger, shutdownGraceMs: 500 });
+    port = reference.port;
+  });
+  afterAll(() => reference.close());
+  const until = async (done: () => boolean, ms = 5000) => {
+    for (const t0 = performance.now(); !done() && performance.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 20));
+  };
+  /** Framed: a 5-byte prefix announcing `body`'s length, then `body`. */
+  const framed = (body: Buffer) => Buffer.concat([Buffer.from([0, ...[24, 16, 8, 0].map((s) => (body.length >>> s) & 0xff)]), body]);
+
+  it("counts a unary request's bytes as they come; resets it once none came for stallMs, and sends away the connection it leaves with only stalled streams", async () => {
+    const total0 = ledger.total();
+    const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
+    const c = await rawH2(port, { settings: [[SETTING.INITIAL_WINDOW_SIZE, 0]] });
+    try {
+      await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
+      expect(await c.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
+      const sent = performance.now();
+      await until(() => ledger.total() - total0 === request.length - 64);
+      expect(ledger.total() - total0).toBe(request.length - 64);
+      expect(await c.closed(STALL_MS + 5000)).toBe(true);
+      const end = c.ended(1);
+      expect(end?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+      expect((end?.at ?? 0) - sent).toBeGreaterThanOrEqual(STALL_MS - 100);
+      expect(goawayCode(c.received())).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+      await until(() => ledger.total() === total0);
+      expect(ledger.total()).toBe(total0);
+    } finally {
+      c.destroy();
+    }
+  });
+
+  it("past the process's budget, refuses a request that grows even on a connection that owes nothing else, and still serves a small call", async () => {
+    const budget = createOwedLedger({ stallMs: 60_000, totalBytes: 300 * 1024 });
+    const small = await startGrpcServer({ port: 0, log: "silent", ledger: budget, shutdownGraceMs: 500 });
+    const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
+    const [a, b] = await Promise.all([rawH2(small.port), rawH2(small.port)]);
+    try {
+      for (const c of [a, b]) await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
+      expect(await a.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
+      await until(() => budget.total() === request.length - 64);
+      // The second connection owes nothing but this request, which takes the process past 300 KiB: reset as it comes.
+      expect(await b.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toMatch(/sent|ended by the server/);
+      await until(() => b.ended(1) !== undefined);
+      expect(b.ended(1)?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+      expect(a.ended(1)).toBeUndefined();
+      expect(budget.total()).toBe(request.length - 64);
+      const answer = await sendRaw({ ...conn, address: parseAddress(`127.0.0.1:${small.port}`) }, undefined, { body: [message()] });
+      expect(answer.trailers["grpc-status"]).toEqual(["0"]);
+    } finally {
+      a.destroy();
+      b.destroy();
+      await small.close();
+    }
+  });
+
+  it("counts a streamed request's message (reflection) while it comes, nothing once it is whole, and leaves the call open between messages", async () => {
+    const total0 = ledger.total();
+    // ServerReflectionRequest: host (field 1), 20 KiB of it (its length the varint 80 a0 01), and list_services (field
+    // 7) "*". The reply repeats the request: small enough for the client's 64 KiB window, which it never opens.
+    const host = Buffer.alloc(20 * 1024, 0x61);
+    const body = Buffer.concat([Buffer.from([0x0a, 0x80, 0xa0, 0x01]), host, Buffer.from([0x3a, 0x01, 0x2a])]);
+    const request = framed(body);
+    const c = await rawH2(port);
+    try {
+      await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo")));
+      const half = Math.floor(request.length / 2);
+      expect(await c.sendData(1, request.subarray(0, half), { withinMs: 5000 })).toBe("sent");
+      await until(() => ledger.total() - total0 === half);
+      expect(ledger.total() - total0).toBe(half);
+      expect(await c.sendData(1, request.subarray(half), { withinMs: 5000 })).toBe("sent");
+      await until(() => c.data(1).length > 0 && ledger.total() === total0);
+      expect(c.data(1).length).toBeGreaterThan(0);
+      expect(ledger.total()).toBe(total0);
+      // Waiting for the client's next message is no stall: the call is not reset.
+      await new Promise((r) => setTimeout(r, 2 * STALL_MS + 300));
+      expect(c.ended(1)).toBeUndefined();
     } finally {
       c.destroy();
     }

@@ -1,0 +1,162 @@
+// Requests the server holds before they are whole, against `serve` in its own process with small limits: half-sent
+// requests (all but their last bytes, never ended) on connections whose windows are shut, and whole 1 MiB requests
+// admitted a hundred at a time, with bystanders from 127.0.0.2. The bounds are outcomes (RSS, which streams end and
+// how, who is served), never how fast the machine is; the one clock asserted is the product's "served again within
+// 5 s", with an allowance for a loaded machine.
+import { afterEach, describe, expect, it } from "vitest";
+import { encodeMessage } from "../../contract/message.js";
+import { encodeFrames } from "../../harness/protocols/grpc/index.js";
+import { FLAG, FRAME, frame, goawayCode, grpcRequestHeaders, H2_ERROR, SETTING, type RawH2Connection, type SendOutcome } from "../helpers/h2-frames.js";
+import { cleanUp, connectRaw, get, hello, HELLO, mib, rssBytes, serve, sleep, type Answer, type Served } from "../helpers/serve-process.js";
+
+afterEach(cleanUp);
+
+const MIB = 1024 * 1024;
+/** A Hello request of a little under 1 MiB, framed: within a receive limit of 1 MiB. */
+const REQUEST = Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage("a".repeat(MIB - 16)) }]));
+/** What a half-sent request leaves out: its last bytes, so grpc-js waits for them with the rest held. */
+const LEFT_OUT = 64;
+/** The windows of a client that reads nothing: every stream's initial window 0. */
+const SHUT = { settings: [[SETTING.INITIAL_WINDOW_SIZE, 0]] } as const;
+/** Streams per attacking connection: the server allows 100. */
+const STREAMS = 100;
+/** The product's promise once an attack ends, and what a loaded machine (2 cores, load 10) may add to it. */
+const SERVED_AGAIN_MS = 5000;
+const ALLOWANCE_MS = 3000;
+/** RSS counts code, stacks and the allocator's slack that the watermark (heap and external memory) does not. */
+const RSS_MARGIN = 128 * MIB;
+const STALL_MS = 2000;
+
+describe("half-sent requests on connections whose windows are shut", () => {
+  it("count against the connection's share: RSS stays under the watermark, bystanders are served, the stalled streams are reset, their connections sent away (GOAWAY), and everyone is served once the attacker leaves", async () => {
+    const watermark = 128;
+    const s = await serve(["--max-message-bytes", String(MIB), "--unread-timeout", `${STALL_MS / 1000}s`, "--unread-mib-per-connection", "4", "--unread-mib", "16", "--memory-watermark-mib", String(watermark)]);
+    const watch = watchRss(s);
+    const bystanders = standBy(s);
+    const attackers = await Promise.all(Array.from({ length: 3 }, () => connectRaw(s.grpcPort, SHUT)));
+    const started = performance.now();
+    const outcomes = await Promise.all(attackers.map((c) => halfSend(c, REQUEST.subarray(0, REQUEST.length - LEFT_OUT))));
+    // What the server holds once the attacker has sent all it will: the streams it has not reset. ("sent" says only
+    // that the client wrote every byte: a stream its last bytes took past the share is reset after.)
+    await sleep(300);
+    const held = attackers.map((c) => ids().filter((id) => c.ended(id) === undefined).length);
+    // Every stream ends, reset; every connection is sent away once its streams have all stalled.
+    const closed = await Promise.all(attackers.map((c) => c.closed(STALL_MS + 10_000)));
+    const answers = await bystanders.stop();
+    const peak = watch.stop();
+    const ends = attackers.map((c) => ids().map((id) => c.ended(id)?.rstCode));
+    console.log(`half-sent: ${outcomes.map((o) => count(o, "sent")).join("/")} sent whole but ${LEFT_OUT} bytes per connection, ${held.join("/")} held; RSS ${mib(watch.before)} before, ${mib(peak)} at most; closed after ${Math.round(performance.now() - started)} ms; ${answers.length} bystander rounds, slowest ${Math.max(...answers.map((a) => a.ms))} ms`);
+    expect(s.child.exitCode, s.stderr()).toBe(null);
+    expect(peak).toBeLessThan(watermark * MIB + RSS_MARGIN);
+    // 4 MiB of share, a request a little under 1 MiB: four held, and a fifth that took the connection past it.
+    for (const h of held) expect(h).toBeLessThanOrEqual(5);
+    for (const e of ends) expect(e.filter((code) => code !== H2_ERROR.ENHANCE_YOUR_CALM)).toEqual([]);
+    expect(closed).toEqual(attackers.map(() => true));
+    expect(attackers.map((c) => goawayCode(c.received()))).toEqual(attackers.map(() => H2_ERROR.ENHANCE_YOUR_CALM));
+    expect(answers.filter((a) => a.status !== "0")).toEqual([]);
+    await servedAgainAfter(s, attackers);
+  });
+
+  it("once the attacker leaves, everyone is served within 5 s, though what it left took memory past the watermark", async () => {
+    // The watermark below what the owed limits let four connections hold (16 MiB and a request each): past it while
+    // they hold it, and under it only once the garbage they leave is collected.
+    const watermark = 48;
+    const s = await serve(["--max-message-bytes", String(MIB), "--unread-timeout", "60s", "--memory-watermark-mib", String(watermark)]);
+    const attackers = await Promise.all(Array.from({ length: 4 }, () => connectRaw(s.grpcPort, SHUT)));
+    await Promise.all(attackers.map((c) => halfSend(c, REQUEST.subarray(0, REQUEST.length - LEFT_OUT))));
+    await sleep(300);
+    const during = await hello(s.grpcPort, SERVED_AGAIN_MS);
+    expect(during, "the attack took memory past the watermark: a bystander is shed").toMatchObject({ status: "8" });
+    await servedAgainAfter(s, attackers);
+  });
+});
+
+describe("whole 1 MiB requests, a hundred admitted at once on each connection, replies never read", () => {
+  it("count as they come: RSS stays under the watermark, a connection holds at most its share and one call, the rest are reset, and bystanders are served", async () => {
+    const watermark = 128;
+    const s = await serve(["--max-message-bytes", String(MIB), "--unread-timeout", "60s", "--unread-mib-per-connection", "4", "--unread-mib", "32", "--memory-watermark-mib", String(watermark)]);
+    const watch = watchRss(s);
+    const bystanders = standBy(s);
+    const attackers = await Promise.all(Array.from({ length: 6 }, () => connectRaw(s.grpcPort, SHUT)));
+    const outcomes = await Promise.all(attackers.map((c) => halfSend(c, REQUEST, true)));
+    // The server's sweep counts the replies held within 100 ms; give it a few.
+    await sleep(500);
+    const answers = await bystanders.stop();
+    const peak = watch.stop();
+    const held = attackers.map((c) => ids().filter((id) => c.ended(id) === undefined).length);
+    const reset = attackers.map((c) => ids().filter((id) => c.ended(id)?.rstCode === H2_ERROR.ENHANCE_YOUR_CALM).length);
+    console.log(`whole requests: ${outcomes.map((o) => count(o, "sent")).join("/")} sent whole per connection, ${held.join("/")} held, ${reset.join("/")} reset; RSS ${mib(watch.before)} before, ${mib(peak)} at most`);
+    expect(s.child.exitCode, s.stderr()).toBe(null);
+    expect(peak).toBeLessThan(watermark * MIB + RSS_MARGIN);
+    // Each held call counts its reply and the request grpc-js keeps twice, 3 MiB: one under the share of 4 MiB, and
+    // the one that takes the connection past it.
+    for (const [i, h] of held.entries()) {
+      expect(h).toBeLessThanOrEqual(2);
+      expect(h + (reset[i] as number)).toBe(STREAMS);
+    }
+    expect(answers.filter((a) => a.status !== "0")).toEqual([]);
+    await servedAgainAfter(s, attackers);
+  });
+});
+
+const ids = (): number[] => Array.from({ length: STREAMS }, (_, i) => 1 + 2 * i);
+const count = (outcomes: SendOutcome[], which: SendOutcome): number => outcomes.filter((o) => o === which).length;
+
+/** Opens STREAMS Hello streams on `c` at once, then sends `payload` on every one together (ended when `end`). */
+async function halfSend(c: RawH2Connection, payload: Buffer, end = false): Promise<SendOutcome[]> {
+  await c.write(...ids().map((id) => frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO))));
+  return Promise.all(ids().map((id) => c.sendData(id, payload, { endStream: end, withinMs: 20_000 })));
+}
+
+/** The server's RSS every 100 ms from now: the most, and what it was before. */
+function watchRss(s: Served): { before: number; stop(): number } {
+  const pid = s.child.pid as number;
+  const before = rssBytes(pid);
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, s.child.exitCode === null ? rssBytes(pid) : 0)), 100);
+  return {
+    before,
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** A Hello from 127.0.0.2 every 250 ms, each on a new connection and given 5 s, until stopped: their answers. */
+function standBy(s: Served): { stop(): Promise<Answer[]> } {
+  const answers: Answer[] = [];
+  let going = true;
+  const loop = (async () => {
+    while (going) {
+      answers.push(await hello(s.grpcPort, SERVED_AGAIN_MS));
+      await sleep(250);
+    }
+  })();
+  return {
+    async stop() {
+      going = false;
+      await loop;
+      return answers;
+    },
+  };
+}
+
+/**
+ * Closes the attacker's connections and asserts everyone is served again, its own address too, on both ports,
+ * within the product's 5 s and the allowance: asked again every 100 ms until then.
+ */
+async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promise<void> {
+  for (const c of attackers) c.destroy();
+  const gone = performance.now();
+  let last: string[] = [];
+  while (performance.now() - gone < SERVED_AGAIN_MS + ALLOWANCE_MS) {
+    const [a, b, h] = await Promise.all([hello(s.grpcPort, SERVED_AGAIN_MS, "127.0.0.1"), hello(s.grpcPort, SERVED_AGAIN_MS), get(s.httpPort, "/", SERVED_AGAIN_MS)]);
+    last = [a.status, b.status, h.status];
+    if (last.join() === "0,0,200") break;
+    await sleep(100);
+  }
+  const after = Math.round(performance.now() - gone);
+  console.log(`served again ${after} ms after the attacker left`);
+  expect(last, `answers ${after} ms after the attacker left`).toEqual(["0", "0", "200"]);
+}
