@@ -236,9 +236,8 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     claims: claimList(config.claims),
     ...scopeOf(config, target),
     exitCode: results.some((r) => r.gating) ? 1 : 0,
+    ...(session.backpressure().waits > 0 && { backpressure: session.backpressure() }),
   };
-  const waited = session.backpressure();
-  if (waited.waits > 0) report.backpressure = waited;
   if (report.exitCode !== 0 && config.image) report.containerLog = config.image.logTail().map(redact);
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;

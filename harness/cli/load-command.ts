@@ -161,6 +161,7 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
     ...(r.unsent ? [c.yellow(`unsent       ${r.unsent} calls due before the end never started: every slot was held by a slower call`)] : []),
     `errors       ${counted(r.errors)}`,
     ...(Object.keys(r.shed).length > 0 ? [`shed         ${counted(r.shed)} (refused to shed load, not counted as errors)`] : []),
+    ...(r.reconnections ? [`reconnected  ${r.reconnections} times (the server ended a connection: GOAWAY, or it closed; calls it had not processed were sent again, not counted as errors)`] : []),
     ...(r.mix ? [`mix          ${Object.entries(r.mix).map(([k, n]) => `${t(k)}=${n}`).join(",")} on ${t(r.resources?.collection ?? "")}: ${r.resources?.created ?? 0} messages created, ${r.resources?.leftBehind ? c.red(`${r.resources.leftBehind} could not be deleted`) : "every one deleted at the end"}`] : []),
     r.mix
       ? r.stateless.compared === 0

@@ -27,6 +27,8 @@ export interface LoadReport {
   errors: Record<string, number>;
   /** Calls refused to shed load (RESOURCE_EXHAUSTED; HTTP 429 or 503 with Retry-After), by status: not errors. */
   shed: Record<string, number>;
+  /** Connections opened to replace one the server ended (GOAWAY, a maximum age) or that failed; its unprocessed calls were sent again. Not errors. */
+  reconnections?: number;
   /** Replies under load compared with the reply to the same request at rest. */
   stateless: { distinctRequests: number; compared: number; mismatches: number; example?: string };
   /** Whether the run was stopped early. */
@@ -43,7 +45,7 @@ export interface LoadReport {
 }
 
 /** What a run counted, before its figures are worked out. */
-export type LoadTotals = Pick<LoadReport, "target" | "concurrency" | "connections" | "threads" | "rate" | "unsent" | "requests" | "errors" | "stateless" | "interrupted" | "mergedFrom"> & {
+export type LoadTotals = Pick<LoadReport, "target" | "concurrency" | "connections" | "threads" | "rate" | "unsent" | "requests" | "errors" | "reconnections" | "stateless" | "interrupted" | "mergedFrom"> & {
   /** Unrounded. */
   durationMs: number;
   histogram: Histogram;
@@ -80,6 +82,7 @@ export function buildLoadReport(t: LoadTotals): LoadReport {
     ...(t.corrected && { correctedLatencyMs: latencyFigures(t.corrected) }),
     errors: t.errors,
     shed,
+    ...(t.reconnections !== undefined && t.reconnections > 0 && { reconnections: t.reconnections }),
     stateless: t.stateless,
     interrupted: t.interrupted,
     slo,

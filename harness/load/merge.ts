@@ -28,6 +28,7 @@ const SCHEMA = {
     rate: count,
     unsent: count,
     requests: count,
+    reconnections: count,
     errors: counts,
     shed: counts,
     stateless: {
@@ -44,7 +45,7 @@ const SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<Pick<LoadReport, "target" | "durationMs" | "concurrency" | "connections" | "threads" | "rate" | "unsent" | "requests" | "errors" | "shed" | "stateless" | "interrupted" | "histograms">>(SCHEMA);
+const validate = new Ajv({ allErrors: false, strict: false }).compile<Pick<LoadReport, "target" | "durationMs" | "concurrency" | "connections" | "threads" | "rate" | "unsent" | "requests" | "reconnections" | "errors" | "shed" | "stateless" | "interrupted" | "histograms">>(SCHEMA);
 
 async function readReport(file: string) {
   let size: number;
@@ -89,7 +90,7 @@ export async function mergeLoadReports(files: readonly string[], slo: readonly S
   const shed: Record<string, number> = {};
   const stateless = { distinctRequests: 0, compared: 0, mismatches: 0 } as LoadReport["stateless"];
   const targets = new Set<string>();
-  let totals = { durationMs: 0, concurrency: 0, connections: 0, threads: 0, rate: 0, unsent: 0, requests: 0 };
+  let totals = { durationMs: 0, concurrency: 0, connections: 0, threads: 0, rate: 0, unsent: 0, requests: 0, reconnections: 0 };
   for (const [i, { file, report: r }] of reports.entries()) {
     if (i > 0) {
       histogram.add(decodeHistogram(r.histograms.latency, `load merge ${file}: histograms.latency`));
@@ -104,6 +105,7 @@ export async function mergeLoadReports(files: readonly string[], slo: readonly S
       rate: totals.rate + (r.rate ?? 0),
       unsent: totals.unsent + (r.unsent ?? 0),
       requests: totals.requests + r.requests,
+      reconnections: totals.reconnections + (r.reconnections ?? 0),
     };
     add(errors, r.errors);
     add(shed, r.shed);

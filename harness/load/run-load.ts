@@ -264,7 +264,9 @@ function report(options: LoadOptions, threads: number, results: DriveResult[], a
   let compared = 0;
   let mismatches = 0;
   let example: string | undefined;
+  let reconnections = 0;
   for (const r of results) {
+    reconnections += r.reconnections;
     histogram.add(r.histogram);
     if (r.corrected) corrected?.add(r.corrected);
     done += r.requests;
@@ -287,6 +289,7 @@ function report(options: LoadOptions, threads: number, results: DriveResult[], a
     ...(corrected && { corrected }),
     errors,
     shed,
+    ...(reconnections > 0 && { reconnections }),
     stateless: { distinctRequests: atRest.distinctRequests, compared, mismatches, ...(example !== undefined && { example }) },
     interrupted: options.signal?.aborted === true,
     slo: options.slo ?? [],

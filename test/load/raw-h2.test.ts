@@ -27,6 +27,8 @@ interface Frame {
   flags: number;
   stream: number;
   payload: Buffer;
+  /** Which accepted connection it came on, from 0. */
+  connection: number;
 }
 
 function frame(type: number, flags: number, stream: number, payload: Buffer | number[] = []): Buffer {
@@ -50,7 +52,9 @@ const OK_TRAILERS = literal("grpc-status", "0");
  */
 async function framer(onFrame: (f: Frame, write: (b: Buffer) => void) => void, settings: Buffer = Buffer.alloc(0)) {
   const seen: Frame[] = [];
+  let connections = 0;
   const server = net.createServer((socket) => {
+    const connection = connections++;
     let buf = Buffer.alloc(0);
     let prefaced = false;
     socket.on("error", () => undefined);
@@ -63,7 +67,7 @@ async function framer(onFrame: (f: Frame, write: (b: Buffer) => void) => void, s
         prefaced = true;
       }
       while (buf.length >= 9 && buf.length >= 9 + buf.readUIntBE(0, 3)) {
-        const f = { type: buf[3] as number, flags: buf[4] as number, stream: buf.readUInt32BE(5), payload: buf.subarray(9, 9 + buf.readUIntBE(0, 3)) };
+        const f = { type: buf[3] as number, flags: buf[4] as number, stream: buf.readUInt32BE(5), payload: buf.subarray(9, 9 + buf.readUIntBE(0, 3)), connection };
         buf = buf.subarray(9 + f.payload.length);
         seen.push(f);
         if (f.type === 4 && (f.flags & 1) === 0) socket.write(frame(4, 1, 0));
@@ -223,12 +227,17 @@ describe("the raw HTTP/2 client against a hostile server", () => {
     });
   }
 
-  it("starts no call on a connection the server has sent GOAWAY on", async () => {
+  it("starts no call on a connection the server has sent GOAWAY on: a call it did not process goes on a new one, a few times at most", async () => {
     const server = await framer(onRequest((_id, write) => write(frame(7, 0, 0, [0, 0, 0, 0, 0, 0, 0, 0]))));
     try {
       const results = await within("two calls", 5000, callsOn(server.address, 2));
-      expect(results[1]).toMatchObject({ code: 14, answered: false, details: expect.stringMatching(/^GOAWAY from the server/) });
-      expect(server.seen.filter((f) => f.type === 1)).toHaveLength(1);
+      expect(results[1]).toMatchObject({ code: 14, answered: false, details: expect.stringMatching(/not processed: GOAWAY|^GOAWAY from the server/) });
+      const headers = server.seen.filter((f) => f.type === 1);
+      // One call on each connection, never two: the GOAWAY ended each after its first.
+      expect(new Set(headers.map((f) => f.connection)).size).toBe(headers.length);
+      // Each call sent at most 4 times (once, and 3 times again), then failed with the reason.
+      expect(headers.length).toBeLessThanOrEqual(8);
+      expect(headers.length).toBeGreaterThan(2);
     } finally {
       await server.close();
     }

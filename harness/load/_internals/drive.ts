@@ -43,10 +43,10 @@ interface Caller {
 }
 
 /** gRPC under load: the raw HTTP/2 client (raw-h2.ts), each distinct request's bytes passed as they are. */
-function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void } {
+function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; counts: { reconnections: number } } {
   const raw = rawGrpcCaller(spec.address, spec.connections, spec.concurrency, spec.timeoutMs);
   const bodies = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
-  return { call: (w, i) => raw.call(w, bodies[i] as Buffer), sweep: raw.sweep, close: raw.close };
+  return { call: (w, i) => raw.call(w, bodies[i] as Buffer), sweep: raw.sweep, close: raw.close, counts: raw.counts };
 }
 
 function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
@@ -89,6 +89,8 @@ export interface DriveResult {
   example?: string;
   /** HTTP resources: messages created, and those the run could not delete at its end. */
   resources?: { created: number; leftBehind: number };
+  /** gRPC: connections opened to replace one the server ended (GOAWAY) or that failed. Not errors. */
+  reconnections: number;
 }
 
 /** How often a driver looks for calls past their deadline. */
@@ -108,7 +110,7 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
   const corrected = spec.rate === undefined ? undefined : newHistogram();
-  const result: DriveResult = { histogram, ...(corrected && { corrected }), unsent: 0, elapsedMs: 0, requests: 0, failed: 0, errors: {}, shed: {}, compared: 0, mismatches: 0 };
+  const result: DriveResult = { histogram, ...(corrected && { corrected }), unsent: 0, elapsedMs: 0, requests: 0, failed: 0, errors: {}, shed: {}, compared: 0, mismatches: 0, reconnections: 0 };
   let started = 0;
   const t0 = performance.now();
   const end = t0 + spec.durationMs;
@@ -175,6 +177,7 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
     result.resources = { created: counts.created, leftBehind: counts.leftBehind };
   }
   result.elapsedMs = elapsedMs;
+  result.reconnections = grpc?.counts.reconnections ?? 0;
   if (spec.rate !== undefined && !stopped()) {
     // Calls the schedule put before the end: the first at 0, one every 1/rate s.
     const due = Math.ceil((spec.durationMs * spec.rate) / 1000);

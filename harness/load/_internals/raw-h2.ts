@@ -42,8 +42,11 @@ export interface RawStreamSink {
   /** A header block's grpc-status and grpc-message, if it had them. */
   headers(status: string | undefined, message: string | undefined): void;
   data(chunk: Buffer): void;
-  /** The stream ended: rstCode is the RST_STREAM code, or the reason the connection failed it. */
-  close(rstCode: number | undefined, failure?: string): void;
+  /**
+   * The stream ended: rstCode is the RST_STREAM code, or the reason the connection failed it. `unprocessed`: the
+   * server never saw or never processed it (above a GOAWAY's last stream, or never sent), so it may be sent again.
+   */
+  close(rstCode: number | undefined, failure?: string, unprocessed?: boolean): void;
 }
 
 class ConnectionError extends Error {
@@ -135,13 +138,18 @@ export class RawH2Connection {
     this.send(Buffer.concat([PREFACE, CLIENT_SETTINGS, frame(Type.WINDOW_UPDATE, 0, 0, u32(CONNECTION_WINDOW - 65_535))]));
   }
 
+  /** Whether a new call may start here: no GOAWAY came, and the connection has not failed. */
+  get accepting(): boolean {
+    return this.closed === undefined;
+  }
+
   /** Starts a call; its sink hears of it from here on (at once, if no call can start). */
   request(body: Buffer, sink: RawStreamSink): Stream {
     const s: Stream = { id: 0, sink, body, headed: false, received: 0, held: body, sendWindow: 0 };
     if (this.closed !== undefined) {
       // Told in the next turn, not now: a driver whose every call fails at once still lets timers and signals run.
       const reason = this.closed;
-      setImmediate(() => sink.close(undefined, reason));
+      setImmediate(() => sink.close(undefined, reason, true));
       return s;
     }
     if (this.streams.size >= this.peerMaxStreams) this.queued.push(s);
@@ -412,9 +420,9 @@ export class RawH2Connection {
     for (const [id, s] of this.streams) {
       if (id <= this.goawayLast) continue;
       this.streams.delete(id);
-      s.sink.close(undefined, `not processed: GOAWAY (HTTP/2 code ${code}, last stream ${last})`);
+      s.sink.close(undefined, `not processed: GOAWAY (HTTP/2 code ${code}, last stream ${last})`, true);
     }
-    for (const s of this.queued.splice(0)) s.sink.close(undefined, this.closed);
+    for (const s of this.queued.splice(0)) s.sink.close(undefined, this.closed, true);
   }
 
   private end(id: number, rstCode: number | undefined): void {
@@ -433,8 +441,10 @@ export class RawH2Connection {
   /** No call can start from here on, and every call still open fails with the reason. */
   private fail(reason: string): void {
     this.closed ??= reason;
-    const open = [...this.streams.values(), ...this.queued.splice(0)];
+    const open = [...this.streams.values()];
     this.streams.clear();
+    // Calls still queued were never sent: they may go on another connection. Those open may have been processed.
+    for (const s of this.queued.splice(0)) s.sink.close(undefined, reason, true);
     for (const s of open) s.sink.close(undefined, reason);
   }
 }

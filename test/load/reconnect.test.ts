@@ -1,0 +1,74 @@
+// `load` against a server that ends connections as deployments do (GOAWAY after N calls, as nginx's
+// keepalive_requests; a maximum connection age, as grpc-go's MaxConnectionAge): the connection is replaced, the calls
+// it did not process are sent again, the reconnections are counted, and none of it is an error.
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli } from "../helpers/cli.js";
+import { answerHello } from "../helpers/slow-grpc.js";
+
+/** A Hello server whose every session is ended gracefully (GOAWAY NO_ERROR, calls under way finished) by `endWhen`. */
+async function ending(endWhen: (session: http2.ServerHttp2Session, streams: number) => void): Promise<{ address: string; sessions: () => number; close(): Promise<void> }> {
+  const server = http2.createServer();
+  let sessions = 0;
+  server.on("session", (session) => {
+    sessions++;
+    session.on("error", () => undefined);
+    let streams = 0;
+    session.on("stream", () => endWhen(session, ++streams));
+    endWhen(session, 0);
+  });
+  server.on("stream", (stream) => {
+    stream.on("error", () => undefined);
+    stream.resume();
+    stream.on("end", () => answerHello(stream));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    sessions: () => sessions,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function loadAgainst(address: string) {
+  const json = join(mkdtempSync(join(tmpdir(), "reconnect-")), "load.json");
+  const run = await cli(["load", "--grpc", address, "--duration", "2500ms", "--concurrency", "8", "--connections", "2", "--json", json]);
+  return { run, report: JSON.parse(readFileSync(json, "utf8")) as { requests: number; errors: Record<string, number>; reconnections?: number } };
+}
+
+describe("load against a server that ends connections", () => {
+  it("GOAWAY after every 20 calls: no errors, the connections replaced and counted", async () => {
+    const server = await ending((session, streams) => {
+      if (streams === 20) session.close();
+    });
+    try {
+      const { run, report } = await loadAgainst(server.address);
+      expect(report.errors, run.stdout + run.stderr).toEqual({});
+      expect(run.code).toBe(0);
+      expect(report.requests).toBeGreaterThan(40);
+      expect(report.reconnections).toBeGreaterThan(0);
+      expect(server.sessions()).toBeGreaterThan(2);
+      expect(run.stdout).toMatch(/^reconnected  \d+ times \(the server ended a connection/m);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it("a connection age of 500 ms: no errors, reconnections counted", async () => {
+    const server = await ending((session, streams) => {
+      if (streams === 0) setTimeout(() => session.close(), 500).unref();
+    });
+    try {
+      const { run, report } = await loadAgainst(server.address);
+      expect(report.errors, run.stdout + run.stderr).toEqual({});
+      expect(run.code).toBe(0);
+      expect(report.reconnections).toBeGreaterThanOrEqual(2);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
