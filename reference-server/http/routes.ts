@@ -22,7 +22,7 @@ import {
   rootLinks,
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
-import { encodeMessage, type MessageRepresentation, parseMessage, type Representation, separatorBytes, serialize, serializePage } from "./representation.js";
+import { encode, type Encoded, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
 import { type PageBounds, readPage, ReplyTooLargeError } from "./page.js";
 import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
 
@@ -48,8 +48,6 @@ interface Exchange {
 interface Outcome {
   status: number;
   representation?: Representation;
-  /** A page of the collection, its messages already encoded (and measured) in the negotiated format. */
-  page?: { encoded: readonly string[]; links: readonly Link[] };
   headers?: Readonly<Record<string, string>>;
   /** Links for a response without a body (204), sent only in the Link header. */
   links?: readonly Link[];
@@ -286,24 +284,31 @@ function subjectOf(message: MessageRepresentation): string {
 function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome, maxBytes = Infinity) {
   const representation = outcome.representation;
   // Encoding never shrinks a body, and a string has at least as many UTF-8 bytes as UTF-16 units: a body whose
-  // length alone is past the bound is not encoded at all.
-  if (representation?.kind === "message" && representation.body.length > maxBytes) {
-    throw new ReplyTooLargeError(subjectOf(representation), representation.body.length, maxBytes);
+  // length alone is past the bound is not measured at all.
+  if (representation?.kind === "message" && textLength(representation.body) > maxBytes) {
+    throw new ReplyTooLargeError(subjectOf(representation), textLength(representation.body), maxBytes);
   }
-  const body = outcome.page ? serializePage(format, outcome.page.encoded, outcome.page.links) : representation && serialize(format, representation);
-  if (body !== undefined && representation?.kind === "message" && Buffer.byteLength(body) > maxBytes) {
-    throw new ReplyTooLargeError(subjectOf(representation), Buffer.byteLength(body), maxBytes);
+  const body = representation && encode(format, representation);
+  if (body !== undefined && representation?.kind === "message" && body.bytes > maxBytes) {
+    throw new ReplyTooLargeError(subjectOf(representation), body.bytes, maxBytes);
   }
   reply.code(outcome.status);
   if (outcome.headers) reply.headers(outcome.headers);
-  const links = outcome.page?.links ?? representation?.links ?? outcome.links ?? [];
+  const links = representation?.links ?? outcome.links ?? [];
   const link = linkHeader(links);
   if (link !== undefined) reply.header("link", link);
   if (body === undefined) return reply.send();
   reply.header("content-type", `${MEDIA_TYPES[format]}; charset=utf-8`);
   reply.header("vary", "Accept");
   reply.header("x-content-type-options", "nosniff");
-  return reply.send(body);
+  return sendBody(reply, body);
+}
+
+/** The body with its length; HEAD gets the same Content-Length, and nothing is encoded. */
+function sendBody(reply: FastifyReply, body: Encoded) {
+  reply.header("content-length", String(body.bytes));
+  if (reply.request.method === "HEAD") return reply.send();
+  return reply.send([...body.pieces()].join(""));
 }
 
 /** The root and the collection: the listing (filtered, paged) and creation. */
@@ -328,12 +333,12 @@ function collectionResources(store: MessageStore, options: RoutesOptions): Resou
         const page = await readPage(
           store,
           { filter: body === undefined ? {} : { body }, limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) },
-          (m) => encodeMessage(format, messageRepresentation(m)),
+          (m) => messageBytes(format, messageRepresentation(m)),
           separatorBytes(format),
           options.pageBounds,
         );
         const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
-        return { status: 200, page: { encoded: page.encoded, links: collectionLinks(query.toString(), next) } };
+        return { status: 200, representation: { kind: "messages", messages: page.messages.map(messageRepresentation), links: collectionLinks(query.toString(), next) } };
       },
       POST: async ({ body, bodyFormat }) => {
         const input = parseMessage(bodyFormat, requireBody(body));
