@@ -5,8 +5,9 @@
 // only then the store. So every refusal comes before anything is stored, and an unauthenticated client can
 // neither upload a body nor learn which paths exist.
 import { METHODS, STATUS_CODES } from "node:http";
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import { helloReply } from "../hello.js";
+import { helloReplyParts } from "../hello.js";
 import type { ApiKeyCheck } from "./auth.js";
 import { HttpError } from "./errors.js";
 import {
@@ -22,7 +23,7 @@ import {
   rootLinks,
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
-import { encode, type Encoded, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
+import { encode, type Encoded, MAX_PIECE_BYTES, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
 import { type PageBounds, readPage, ReplyTooLargeError } from "./page.js";
 import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
 
@@ -304,11 +305,25 @@ function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome, maxB
   return sendBody(reply, body);
 }
 
-/** The body with its length; HEAD gets the same Content-Length, and nothing is encoded. */
+/**
+ * The body with its length, made a piece at a time as the client takes it: a reply of one piece is sent as it is,
+ * a longer one is streamed, each piece made only once the socket has taken the ones before (see representation.ts).
+ * HEAD gets the same Content-Length, and nothing is encoded.
+ */
 function sendBody(reply: FastifyReply, body: Encoded) {
   reply.header("content-length", String(body.bytes));
   if (reply.request.method === "HEAD") return reply.send();
-  return reply.send([...body.pieces()].join(""));
+  const pieces = body.pieces();
+  const first = pieces.next();
+  if (first.done === true) return reply.send("");
+  const second = pieces.next();
+  if (second.done === true) return reply.send(first.value);
+  return reply.send(Readable.from(resumed([first.value, second.value], pieces), { objectMode: false, highWaterMark: MAX_PIECE_BYTES }));
+}
+
+function* resumed(taken: readonly string[], rest: Generator<string, void, undefined>): Generator<string, void, undefined> {
+  yield* taken;
+  yield* rest;
 }
 
 /** The root and the collection: the listing (filtered, paged) and creation. */
@@ -390,7 +405,8 @@ function messageResources(store: MessageStore, found: (params: Readonly<Record<s
     methods: {
       GET: async ({ params }) => {
         const message = await found(params);
-        return { status: 200, representation: { kind: "message", body: helloReply(message.body), links: replyLinks(message.id) } };
+        // The greeting and the stored body apart: joined, they would be a copy of the body for every reply in flight.
+        return { status: 200, representation: { kind: "message", body: helloReplyParts(message.body), links: replyLinks(message.id) } };
       },
     },
   },

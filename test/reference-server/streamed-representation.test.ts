@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Link } from "../../reference-server/http/links.js";
 import { encode, MAX_PIECE_BYTES, messageBytes, type Representation, serialize } from "../../reference-server/http/representation.js";
-import { helloReply } from "../../reference-server/hello.js";
+import { helloReply, helloReplyParts } from "../../reference-server/hello.js";
 import { encodeMessage, serializeWhole, type WholeRepresentation } from "../helpers/whole-representation.js";
 
 /** Fixed, so that a failure replays: fast-check prints the seed and path with the counterexample. */
@@ -49,7 +49,7 @@ const dropUndefinedId = <M extends { id: string | undefined }>({ id, ...rest }: 
 const representation: fc.Arbitrary<Pair> = fc.oneof(
   message.map((m) => same({ kind: "message", ...dropUndefinedId(m) })),
   fc.tuple(text, links).map(([body, l]): Pair => [
-    { kind: "message", body: body === "" ? ["Hello"] : ["Hello, ", body], links: l },
+    { kind: "message", body: helloReplyParts(body), links: l },
     { kind: "message", body: helloReply(body), links: l },
   ]),
   fc.tuple(fc.array(message, { maxLength: 4 }), links).map(([ms, l]) => same({ kind: "messages", messages: ms.map(dropUndefinedId), links: l })),
