@@ -23,7 +23,7 @@ import {
   rootLinks,
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
-import { encode, type Encoded, MAX_PIECE_BYTES, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
+import { encode, type Encoded, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
 import { type PageBounds, readPage, ReplyTooLargeError } from "./page.js";
 import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
 
@@ -318,7 +318,8 @@ function sendBody(reply: FastifyReply, body: Encoded) {
   if (first.done === true) return reply.send("");
   const second = pieces.next();
   if (second.done === true) return reply.send(first.value);
-  return reply.send(Readable.from(resumed([first.value, second.value], pieces), { objectMode: false, highWaterMark: MAX_PIECE_BYTES }));
+  // A high-water mark of one byte: the stream holds the next piece only, made when the socket has taken the last.
+  return reply.send(Readable.from(resumed([first.value, second.value], pieces), { objectMode: false, highWaterMark: 1 }));
 }
 
 function* resumed(taken: readonly string[], rest: Generator<string, void, undefined>): Generator<string, void, undefined> {

@@ -16,9 +16,10 @@ const STALL_MS = 1500;
 /** 1 MiB of `&`, less the JSON around it: five times that in XML. */
 const BODY = "&".repeat(MiB - 64);
 /**
- * What one unread connection may hold in the server: the reply stream's buffer and the socket's, each at most a
- * high-water mark and one piece (2 x MAX_PIECE_BYTES each), and the connection's own objects (socket, parser,
- * request, reply; a few KiB), rounded up. Its client, in this process, never reads: what reached it waits in the kernel.
+ * What one unread connection may hold in the server: the reply stream's next piece and the socket's queue (under its
+ * 16 KiB high-water mark and one piece), so under three pieces; four, and 128 KiB for the connection's own objects
+ * (socket, parser, request, reply: a few KiB), leave room. Its client, in this process, never reads: what reached it
+ * waits in the kernel.
  */
 const PER_CONNECTION = 4 * MAX_PIECE_BYTES + 128 * 1024;
 /** What the process may grow by besides the connections: garbage not yet collected, code compiled on first use. */
