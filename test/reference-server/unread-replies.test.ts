@@ -1,10 +1,15 @@
 // HTTP/1.1 replies that clients never read, on the reference server in this process: many connections each GET a
-// message whose XML representation is 5 MiB (the message, its reply or the page that holds it) and read none of it. The server holds a bounded piece of each reply, not
-// the reply, closes each connection once its reply has stalled, and a client from another address is served
-// throughout and gets the whole reply, byte for byte, afterwards.
+// message whose XML representation is 5 MiB (the message, its reply or the page that holds it) and read none of
+// it. The server holds a bounded piece of each reply, not the reply, closes each connection once its reply has
+// stalled, and a client from another address is served throughout and gets the whole reply, byte for byte,
+// afterwards. And the other side of the stall bound, now that a reply is watched from its request's start: a client
+// that reads slowly, or a store that answers slowly, is not taken for a stalled reply.
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
+import { startHttpServer, type HttpServerHandle } from "../../reference-server/http/server.js";
+import { createMemoryStore } from "../../reference-server/http/store.js";
+import { createOwedLedger } from "../../reference-server/owed.js";
 import { MAX_PIECE_BYTES } from "../../reference-server/http/representation.js";
 import { get, heldConnections, mib, post, sleep } from "../helpers/serve-process.js";
 
@@ -28,7 +33,7 @@ const GROWTH_BOUND = ATTACKERS * PER_CONNECTION + SLACK;
 /** How long a bystander may wait for its answer on a loaded machine: a bound on refusal, not on speed. */
 const BYSTANDER_MS = 15_000;
 
-let server: ReferenceServer | undefined;
+let server: ReferenceServer | HttpServerHandle | undefined;
 const attackers: net.Socket[] = [];
 afterEach(async () => {
   for (const socket of attackers.splice(0)) socket.destroy();
@@ -99,6 +104,63 @@ async function watch(port: number, before: { rss: number; counted: number }, don
   }
   return seen;
 }
+
+/**
+ * GETs `path` in XML on a new connection and reads `burst` bytes at a time with a pause of `pauseMs` after each: the
+ * bytes that came (headers and body), and whether the connection closed before the reply was whole.
+ */
+function readSlowly(port: number, path: string, burst: number, pauseMs: number): Promise<{ bytes: number; expected: number; closedEarly: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: "127.0.0.1" });
+    attackers.push(socket);
+    let received = Buffer.alloc(0);
+    let sincePause = 0;
+    let expected = Infinity;
+    socket.on("error", () => undefined);
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf("\r\n\r\n");
+      const length = /content-length: (\d+)/i.exec(received.subarray(0, Math.max(0, end)).toString("latin1"))?.[1];
+      if (end !== -1 && length !== undefined) expected = end + 4 + Number(length);
+      if (received.length >= expected) return resolve({ bytes: received.length, expected, closedEarly: false });
+      sincePause += chunk.length;
+      if (sincePause < burst) return;
+      sincePause = 0;
+      socket.pause();
+      setTimeout(() => socket.resume(), pauseMs);
+    });
+    socket.once("close", () => resolve({ bytes: received.length, expected, closedEarly: received.length < expected }));
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAccept: application/xml\r\n\r\n`);
+  });
+}
+
+describe("a slow reader", () => {
+  it("that takes 128 KiB of a 1.25 MiB XML reply, then pauses 400 ms, again and again, is not taken for a stalled one: it gets the whole reply", async () => {
+    // The stall bound well above the pauses, so that only a reader's progress missed by the server could close it.
+    server = await startReferenceServer({ grpcPort: 0, httpPort: 0, host: "127.0.0.1", owed: { stallMs: 4000 } });
+    const port = portOf(server.httpUrl);
+    const created = await post(port, JSON.stringify({ body: "&".repeat(256 * 1024) }));
+    expect(created.status).toBe(201);
+    const id = (JSON.parse(created.body) as { id: string }).id;
+    const got = await readSlowly(port, `/messages/${id}`, 128 * 1024, 400);
+    expect(got.closedEarly).toBe(false);
+    expect(got.expected).toBeGreaterThan(5 * 256 * 1024);
+    expect(got.bytes).toBe(got.expected);
+  }, 60_000);
+});
+
+describe("a slow store", () => {
+  it("that answers after three times the stall bound is not taken for a stalled reply: nothing is owed while it works, and the reply comes", async () => {
+    const store = createMemoryStore();
+    const message = await store.create("slow");
+    const slow = { ...store, get: async (id: string) => (await sleep(1500), store.get(id)) };
+    const http = await startHttpServer({ port: 0, log: "silent", store: slow, ledger: createOwedLedger({ stallMs: 500 }) });
+    server = http;
+    const got = await get(http.port, `/messages/${message.id}`, BYSTANDER_MS, "127.0.0.1");
+    expect(got.status).toBe("200");
+    expect((JSON.parse(got.body) as { body: string }).body).toBe("slow");
+  });
+});
 
 describe("replies left unread", () => {
   it(`${ATTACKERS} connections that each GET a 5 MiB XML reply (a message, its reply, a page) and never read: the process grows by less than ${ATTACKERS} x ${PER_CONNECTION / 1024} KiB + ${SLACK / MiB} MiB, every stalled connection is closed, and a client from 127.0.0.2 is served during and after, the whole reply exactly`, async () => {
