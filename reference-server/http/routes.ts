@@ -322,6 +322,7 @@ function sendBody(reply: FastifyReply, body: Encoded) {
   return reply.send(Readable.from(resumed([first.value, second.value], pieces), { objectMode: false, highWaterMark: 1 }));
 }
 
+/** The pieces taken to learn whether there was more than one, then the rest, made as they are asked for. */
 function* resumed(taken: readonly string[], rest: Generator<string, void, undefined>): Generator<string, void, undefined> {
   yield* taken;
   yield* rest;
