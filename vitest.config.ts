@@ -10,6 +10,7 @@ const ALONE = [
   "test/reference-server/attack-tools.test.ts",
   "test/reference-server/resilience.test.ts",
   "test/reference-server/slow-readers.test.ts",
+  "test/reference-server/unread-replies.test.ts",
   "test/reference-server/held-guarantees.test.ts",
   "test/reference-server/flow-control.test.ts",
   "test/reference-server/half-sent.test.ts",

@@ -4,5 +4,10 @@
 // The suites never assume it: they judge only the reply's shape and its independence from history.
 
 export function helloReply(body: string): string {
-  return body === "" ? "Hello" : `Hello, ${body}`;
+  return helloReplyParts(body).join("");
+}
+
+/** The reply as the strings it is made of, so that a server can write the body it quotes without copying it. */
+export function helloReplyParts(body: string): readonly string[] {
+  return body === "" ? ["Hello"] : ["Hello, ", body];
 }

@@ -37,6 +37,8 @@ interface Connection {
   /** Bytes counted on the account: the socket's writableLength when last looked at. */
   owed: number;
   watchdog: NodeJS.Timeout | undefined;
+  /** The socket drained since the watchdog last looked: the client took everything queued. */
+  drained: boolean;
 }
 
 /** Requests one connection may have waiting behind the one being served; one more and the connection is closed. */
@@ -61,9 +63,10 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
   const checkMs = Math.max(50, Math.min(1000, Math.floor(stallMs / 4)));
 
   function open(socket: HttpSocket): Connection {
-    const c: Connection = { socket, account: ledger.open(), busy: false, waiting: [], owed: 0, watchdog: undefined };
+    const c: Connection = { socket, account: ledger.open(), busy: false, waiting: [], owed: 0, watchdog: undefined, drained: false };
     connections.set(socket, c);
     socket.on("drain", () => {
+      c.drained = true;
       count(c);
       // Node's own drain listener, registered before this one, resumes a socket it paused; requests still wait here.
       if (c.waiting.length > 0) pause(c);
@@ -80,11 +83,11 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
 
   function dispatch(c: Connection, request: IncomingMessage, response: ServerResponse): void {
     c.busy = true;
-    // The reply is written whole: what the kernel has not taken is owed from here until 'finish'.
-    response.once("prefinish", () => {
-      count(c);
-      if (c.owed > 0) watch(c);
-    });
+    // A large reply is streamed as the client takes it (routes.ts): it owes bytes from its first piece on, long before
+    // it is written whole, and one whose client stops reading is never written whole. So it is watched from here
+    // until 'finish', when the kernel has taken all of it.
+    watch(c);
+    response.once("prefinish", () => count(c));
     response.once("finish", () => {
       stopWatching(c);
       count(c);
@@ -110,20 +113,25 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
     c.owed = now;
   }
 
-  /** Closes the connection when its reply makes no progress for stallMs: neither JS's queue nor libuv's shrinks. */
+  /**
+   * Closes the connection when its reply owes bytes and makes no progress for stallMs: nothing queued was taken
+   * (neither JS's queue nor libuv's shrank, and the socket did not drain). A reply with nothing queued is not stalled:
+   * it is being made, or waits for the store.
+   */
   function watch(c: Connection): void {
     if (c.watchdog !== undefined) return;
     let queued = c.socket.writableLength;
     let inLibuv = c.socket._handle?.writeQueueSize ?? 0;
     let progressAt = performance.now();
+    c.drained = false;
     c.watchdog = setInterval(() => {
       count(c);
       const nowQueued = c.socket.writableLength;
       const nowInLibuv = c.socket._handle?.writeQueueSize ?? 0;
-      if (nowQueued < queued || nowInLibuv < inLibuv) progressAt = performance.now();
+      if (nowQueued === 0 || nowQueued < queued || nowInLibuv < inLibuv || c.drained) progressAt = performance.now();
       queued = nowQueued;
       inLibuv = nowInLibuv;
-      if (nowQueued === 0) return stopWatching(c);
+      c.drained = false;
       if (performance.now() - progressAt >= stallMs) {
         stopWatching(c);
         options.onClose?.(`${nowQueued} bytes of replies unread for ${stallMs} ms`);

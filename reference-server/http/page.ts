@@ -14,9 +14,9 @@ export interface PageBounds {
   hardBytes: number;
 }
 
-/** A page's messages as they will be written, and the cursor of the page after it (absent on the last). */
+/** A page's messages, and the cursor of the page after it (absent on the last). */
 export interface CutPage {
-  encoded: string[];
+  messages: StoredMessage[];
   next?: string;
 }
 
@@ -44,75 +44,67 @@ export interface PageRequest {
 }
 
 /**
- * Reads one page. `encode` gives a message as it appears in the page; `separator` is what stands between two.
- * Reads are sized from the messages seen so far, so a page of large messages never fetches many more than it keeps.
+ * Reads one page. `measure` gives the bytes a message takes in the page, encoded; `separator` is what stands between
+ * two. Reads are sized from the messages seen so far, so a page of large messages never fetches many more than it keeps.
  */
 export async function readPage(
   store: MessageStore,
   request: PageRequest,
-  encode: (message: StoredMessage) => string,
+  measure: (message: StoredMessage) => number,
   separator: number,
   bounds: PageBounds,
 ): Promise<CutPage> {
-  const encoded: string[] = [];
+  const kept: StoredMessage[] = [];
   let bytes = 0;
   let at = request.cursor;
-  // A result read again holds the same messages as before, mostly: each version is encoded and measured once.
-  const encodings = new Map<string, Encoded>();
-  const encodeOnce = (m: StoredMessage): Encoded => {
+  // A result read again holds the same messages as before, mostly: each version is measured once.
+  const sizes = new Map<string, number>();
+  const measureOnce = (m: StoredMessage): number => {
     const key = `${m.id}/${m.version}`;
-    let done = encodings.get(key);
-    if (done === undefined) {
-      const text = encode(m);
-      encodings.set(key, (done = { text, bytes: Buffer.byteLength(text) }));
-    }
-    return done;
+    let size = sizes.get(key);
+    if (size === undefined) sizes.set(key, (size = measure(m)));
+    return size;
   };
   let want = Math.min(request.limit, FIRST_READ);
   for (;;) {
     const got = await store.list(request.filter, { limit: want, ...(at !== undefined && { cursor: at }) });
-    const fitted = fit(got.messages, encoded.length, bytes, encodeOnce, separator, bounds);
+    const fitted = fit(got.messages, kept.length, bytes, measureOnce, separator, bounds);
     if ("tooLarge" in fitted) {
       const past = await store.list(request.filter, { limit: 1, ...(at !== undefined && { cursor: at }) });
       throw new ReplyTooLargeError(`message ${fitted.tooLarge.id}`, fitted.bytes, bounds.hardBytes, past.next);
     }
-    if (fitted.encoded.length < got.messages.length) {
+    if (fitted.count < got.messages.length) {
       // Not the whole result: the page ends before it, or the part that fitted is read again as a whole result.
-      if (fitted.encoded.length === 0) return { encoded, ...(at !== undefined && { next: at }) };
-      want = fitted.encoded.length;
+      if (fitted.count === 0) return { messages: kept, ...(at !== undefined && { next: at }) };
+      want = fitted.count;
       continue;
     }
-    encoded.push(...fitted.encoded);
+    kept.push(...got.messages);
     bytes = fitted.bytes;
-    if (got.next === undefined) return { encoded };
+    if (got.next === undefined) return { messages: kept };
     at = got.next;
-    const left = request.limit - encoded.length;
-    if (left === 0 || bytes >= bounds.softBytes) return { encoded, next: at };
-    const average = bytes / encoded.length;
+    const left = request.limit - kept.length;
+    if (left === 0 || bytes >= bounds.softBytes) return { messages: kept, next: at };
+    const average = bytes / kept.length;
     want = Math.max(1, Math.min(left, Math.floor((bounds.softBytes - bytes) / average) + 1));
   }
 }
 
-interface Encoded {
-  text: string;
-  bytes: number;
-}
+type Fitted = { count: number; bytes: number } | { tooLarge: StoredMessage; bytes: number };
 
-type Fitted = { encoded: string[]; bytes: number } | { tooLarge: StoredMessage; bytes: number };
-
-/** The longest prefix of `messages` that fits after `count` messages of `bytes`, encoded. */
-function fit(messages: readonly StoredMessage[], count: number, bytes: number, encode: (m: StoredMessage) => Encoded, separator: number, bounds: PageBounds): Fitted {
-  const encoded: string[] = [];
+/** How many of `messages`, from the first, fit after `count` messages of `bytes`, encoded. */
+function fit(messages: readonly StoredMessage[], count: number, bytes: number, measure: (m: StoredMessage) => number, separator: number, bounds: PageBounds): Fitted {
+  let fitted = 0;
   for (const message of messages) {
-    const first = count + encoded.length === 0;
+    const first = count + fitted === 0;
     const room = first ? bounds.hardBytes : bounds.softBytes - bytes - separator;
     // Encoding never shrinks a body, and a string has at least as many UTF-8 bytes as UTF-16 units: a body whose
-    // length alone is past the room is not encoded, nor even scanned.
-    if (message.body.length > room) return first ? { tooLarge: message, bytes: message.body.length } : { encoded, bytes };
-    const { text, bytes: size } = encode(message);
-    if (size > room) return first ? { tooLarge: message, bytes: size } : { encoded, bytes };
-    encoded.push(text);
+    // length alone is past the room is not measured, nor even scanned.
+    if (message.body.length > room) return first ? { tooLarge: message, bytes: message.body.length } : { count: fitted, bytes };
+    const size = measure(message);
+    if (size > room) return first ? { tooLarge: message, bytes: size } : { count: fitted, bytes };
+    fitted++;
     bytes += size + (first ? 0 : separator);
   }
-  return { encoded, bytes };
+  return { count: fitted, bytes };
 }

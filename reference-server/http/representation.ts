@@ -1,4 +1,5 @@
-// JSON and XML representations: what every response body looks like, and the strict reading of request bodies.
+// JSON and XML representations: what every response body looks like, encoded a piece at a time as it is written,
+// and the strict reading of request bodies.
 //
 // JSON (the default): a message is {"id", "body", "links"}; the collection {"messages": [...], "links"}; the
 // root {"links"}; the reply {"body", "links"}; an error {"status", "reason", "message", "links"}.
@@ -9,10 +10,17 @@ import { HttpError } from "./errors.js";
 import type { Link } from "./links.js";
 import type { Format } from "./negotiation.js";
 
+/**
+ * Text as one string, or as strings that make it when joined, none of them ending inside a surrogate pair: so a
+ * reply's greeting and the stored body it quotes are written one after the other, and the stored body is never
+ * copied to make a string of the two.
+ */
+export type Text = string | readonly string[];
+
 export interface MessageRepresentation {
   /** Absent on the reply: it is a related document of a message, named by its path, with no id of its own. */
   id?: string;
-  body: string;
+  body: Text;
   links: readonly Link[];
 }
 
@@ -22,26 +30,44 @@ export type Representation =
   | { kind: "messages"; messages: readonly MessageRepresentation[]; links: readonly Link[] }
   | { kind: "error"; status: number; reason: string; message: string; links: readonly Link[] };
 
+/**
+ * A representation encoded lazily: its length in bytes, counted without building it, and its bytes as strings of
+ * at most MAX_PIECE_BYTES each, made one at a time as the reply is written. So a reply its client does not read
+ * holds a piece in the process, not the whole representation (a body of `&` is five times its size in XML).
+ */
+export interface Encoded {
+  bytes: number;
+  pieces(): Generator<string, void, undefined>;
+}
+
+/** Text is escaped this many UTF-16 units at a time. */
+const SLICE_UNITS = 2048;
+/** A piece is handed on once it holds this many UTF-16 units. */
+const PIECE_UNITS = 8192;
+/**
+ * The most UTF-8 bytes one piece takes: what is held when it is handed on (under PIECE_UNITS units, each at most 3
+ * bytes), and one slice escaped (each unit at most 6 bytes: `\u0001` in JSON).
+ */
+export const MAX_PIECE_BYTES = 3 * PIECE_UNITS + 6 * SLICE_UNITS;
+
+export function encode(format: Format, representation: Representation): Encoded {
+  return {
+    bytes: bytesOf(partsOf(format, representation)),
+    pieces: () => piecesOf(partsOf(format, representation)),
+  };
+}
+
+/** The whole representation as one string: for the small ones (an error a socket answers) and for tests. */
 export function serialize(format: Format, representation: Representation): string {
-  if (representation.kind === "messages") {
-    return serializePage(format, representation.messages.map((m) => encodeMessage(format, m)), representation.links);
-  }
-  return format === "json" ? `${JSON.stringify(toJson(representation))}\n` : toXml(representation);
+  return [...encode(format, representation).pieces()].join("");
 }
 
 /**
- * One message of a page as it appears in the page's body, so that a page can be measured, and cut, message by
- * message as it is built (escaping included: `&` is five bytes in XML, a tab two in JSON).
+ * The bytes one message takes in a page, as the page writes it, so that a page can be measured, and cut, message by
+ * message as it is built, escaping included (`&` is five bytes in XML, a tab two in JSON), without encoding it.
  */
-export function encodeMessage(format: Format, message: MessageRepresentation): string {
-  return format === "json" ? JSON.stringify(messageJson(message)) : messageXml(message);
-}
-
-/** A page of the collection from its messages as encodeMessage gave them: the same bytes serialize gives. */
-export function serializePage(format: Format, encoded: readonly string[], links: readonly Link[]): string {
-  return format === "json"
-    ? `{"messages":[${encoded.join(",")}],"links":${JSON.stringify(links)}}\n`
-    : `${XML_DECLARATION}<messages>${encoded.join("")}${linksXml(links)}</messages>\n`;
+export function messageBytes(format: Format, message: MessageRepresentation): number {
+  return bytesOf(messageParts(format, message));
 }
 
 /** Bytes a page's messages take beside their own encodings: JSON's commas between them. */
@@ -49,46 +75,145 @@ export function separatorBytes(format: Format): number {
   return format === "json" ? 1 : 0;
 }
 
-function toJson(r: Exclude<Representation, { kind: "messages" }>): unknown {
+/** The length of a text in UTF-16 units, which its encoding is never shorter than. */
+export function textLength(text: Text): number {
+  return typeof text === "string" ? text.length : text.reduce((n, s) => n + s.length, 0);
+}
+
+/** A run of a representation: text written as it is ("none"), or escaped for a JSON string or XML character data. */
+interface Part {
+  escaping: "none" | Format;
+  text: Text;
+}
+
+const literal = (text: string): Part => ({ escaping: "none", text });
+
+function* partsOf(format: Format, r: Representation): Generator<Part, void, undefined> {
   switch (r.kind) {
-    case "root":
-      return { links: r.links };
     case "message":
-      return messageJson(r);
+      if (format === "xml") yield literal(XML_DECLARATION);
+      yield* messageParts(format, r);
+      return yield literal("\n");
+    case "messages":
+      return yield* pageParts(format, r.messages, r.links);
+    case "root":
+      return yield literal(format === "json" ? `${JSON.stringify({ links: r.links })}\n` : `${XML_DECLARATION}<root>${linksXml(r.links)}</root>\n`);
     case "error":
-      return { status: r.status, reason: r.reason, message: r.message, links: r.links };
+      return yield literal(format === "json" ? `${JSON.stringify({ status: r.status, reason: r.reason, message: r.message, links: r.links })}\n` : errorXml(r));
   }
 }
 
-function messageJson(m: MessageRepresentation): unknown {
-  return m.id === undefined ? { body: m.body, links: m.links } : { id: m.id, body: m.body, links: m.links };
+/** One message: {"id","body","links"} (id absent on the reply), or <message><id/><body/><links/></message>. */
+function* messageParts(format: Format, m: MessageRepresentation): Generator<Part, void, undefined> {
+  if (format === "json") {
+    yield literal(m.id === undefined ? '{"body":"' : `{"id":${JSON.stringify(m.id)},"body":"`);
+    yield { escaping: "json", text: m.body };
+    return yield literal(`","links":${JSON.stringify(m.links)}}`);
+  }
+  yield literal(m.id === undefined ? "<message><body>" : `<message><id>${escapeText(m.id)}</id><body>`);
+  yield { escaping: "xml", text: m.body };
+  yield literal(`</body>${linksXml(m.links)}</message>`);
+}
+
+function* pageParts(format: Format, messages: readonly MessageRepresentation[], links: readonly Link[]): Generator<Part, void, undefined> {
+  yield literal(format === "json" ? '{"messages":[' : `${XML_DECLARATION}<messages>`);
+  for (const [i, message] of messages.entries()) {
+    if (i > 0 && format === "json") yield literal(",");
+    yield* messageParts(format, message);
+  }
+  yield literal(format === "json" ? `],"links":${JSON.stringify(links)}}\n` : `${linksXml(links)}</messages>\n`);
 }
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
-function toXml(r: Exclude<Representation, { kind: "messages" }>): string {
-  switch (r.kind) {
-    case "root":
-      return `${XML_DECLARATION}<root>${linksXml(r.links)}</root>\n`;
-    case "message":
-      return `${XML_DECLARATION}${messageXml(r)}\n`;
-    case "error":
-      return (
-        `${XML_DECLARATION}<error><status>${r.status}</status><reason>${escapeText(r.reason)}</reason>` +
-        `<message>${escapeText(r.message)}</message>${linksXml(r.links)}</error>\n`
-      );
-  }
-}
-
-function messageXml(m: MessageRepresentation): string {
-  const id = m.id === undefined ? "" : `<id>${escapeText(m.id)}</id>`;
-  return `<message>${id}<body>${escapeText(m.body)}</body>${linksXml(m.links)}</message>`;
+function errorXml(r: Extract<Representation, { kind: "error" }>): string {
+  return (
+    `${XML_DECLARATION}<error><status>${r.status}</status><reason>${escapeText(r.reason)}</reason>` +
+    `<message>${escapeText(r.message)}</message>${linksXml(r.links)}</error>\n`
+  );
 }
 
 function linksXml(links: readonly Link[]): string {
   const items = links.map((l) => `<link rel="${escapeAttribute(l.rel)}" href="${escapeAttribute(l.href)}" method="${l.method}"/>`);
   return `<links>${items.join("")}</links>`;
 }
+
+function bytesOf(parts: Iterable<Part>): number {
+  let bytes = 0;
+  for (const part of parts) for (const s of stringsOf(part.text)) bytes += escapedBytes(s, part.escaping);
+  return bytes;
+}
+
+/** The parts' escaped text in pieces of about PIECE_UNITS units: small parts joined, large ones cut. */
+function* piecesOf(parts: Iterable<Part>): Generator<string, void, undefined> {
+  let held = "";
+  for (const part of parts) {
+    for (const slice of slicesOf(part.text)) {
+      held += escape(slice, part.escaping);
+      if (held.length >= PIECE_UNITS) {
+        yield held;
+        held = "";
+      }
+    }
+  }
+  if (held !== "") yield held;
+}
+
+function stringsOf(text: Text): readonly string[] {
+  return typeof text === "string" ? [text] : text;
+}
+
+/**
+ * The text in slices of at most SLICE_UNITS units, never between the two halves of a surrogate pair: escaping works
+ * unit by unit but for such a pair (JSON escapes a lone half), and a piece is turned into UTF-8 on its own.
+ */
+function* slicesOf(text: Text): Generator<string, void, undefined> {
+  for (const s of stringsOf(text)) {
+    for (let at = 0; at < s.length; ) {
+      let end = Math.min(s.length, at + SLICE_UNITS);
+      if (end < s.length && isHighSurrogate(s.charCodeAt(end - 1)) && isLowSurrogate(s.charCodeAt(end))) end--;
+      yield s.slice(at, end);
+      at = end;
+    }
+  }
+}
+
+function escape(text: string, escaping: Part["escaping"]): string {
+  if (escaping === "json") return JSON.stringify(text).slice(1, -1);
+  return escaping === "xml" ? escapeText(text) : text;
+}
+
+/** UTF-8 bytes of one ASCII unit once escaped: in JSON `"` and `\` and the controls, in XML `&`, `<`, `>` and CR. */
+const ASCII_BYTES: Readonly<Record<Part["escaping"], Uint8Array>> = {
+  none: new Uint8Array(128).fill(1),
+  json: new Uint8Array(128).map((_, c) => (c === 0x22 || c === 0x5c || [0x08, 0x09, 0x0a, 0x0c, 0x0d].includes(c) ? 2 : c < 0x20 ? 6 : 1)),
+  xml: new Uint8Array(128).map((_, c) => (c === 0x26 || c === 0x0d ? 5 : c === 0x3c || c === 0x3e ? 4 : 1)),
+};
+
+/**
+ * The UTF-8 bytes of `text` once escaped, counted without escaping it. A lone surrogate is `\udxxx` in JSON (as
+ * JSON.stringify writes it) and U+FFFD, three bytes, anywhere else (as Buffer writes it).
+ */
+function escapedBytes(text: string, escaping: Part["escaping"]): number {
+  const ascii = ASCII_BYTES[escaping];
+  const lone = escaping === "json" ? 6 : 3;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += ascii[c]!;
+    else if (c < 0x800) bytes += 2;
+    else if (!isSurrogate(c)) bytes += 3;
+    else if (isHighSurrogate(c) && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i++;
+    } else bytes += lone;
+  }
+  return bytes;
+}
+
+const isSurrogate = (c: number) => c >= 0xd800 && c <= 0xdfff;
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;
 
 /**
  * Written here rather than with the library's builder so that every character survives a round trip: a reader

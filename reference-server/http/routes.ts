@@ -5,8 +5,9 @@
 // only then the store. So every refusal comes before anything is stored, and an unauthenticated client can
 // neither upload a body nor learn which paths exist.
 import { METHODS, STATUS_CODES } from "node:http";
+import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import { helloReply } from "../hello.js";
+import { helloReplyParts } from "../hello.js";
 import type { ApiKeyCheck } from "./auth.js";
 import { HttpError } from "./errors.js";
 import {
@@ -22,7 +23,7 @@ import {
   rootLinks,
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
-import { encodeMessage, type MessageRepresentation, parseMessage, type Representation, separatorBytes, serialize, serializePage } from "./representation.js";
+import { encode, type Encoded, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
 import { type PageBounds, readPage, ReplyTooLargeError } from "./page.js";
 import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
 
@@ -48,8 +49,6 @@ interface Exchange {
 interface Outcome {
   status: number;
   representation?: Representation;
-  /** A page of the collection, its messages already encoded (and measured) in the negotiated format. */
-  page?: { encoded: readonly string[]; links: readonly Link[] };
   headers?: Readonly<Record<string, string>>;
   /** Links for a response without a body (204), sent only in the Link header. */
   links?: readonly Link[];
@@ -286,24 +285,47 @@ function subjectOf(message: MessageRepresentation): string {
 function sendOutcome(reply: FastifyReply, format: Format, outcome: Outcome, maxBytes = Infinity) {
   const representation = outcome.representation;
   // Encoding never shrinks a body, and a string has at least as many UTF-8 bytes as UTF-16 units: a body whose
-  // length alone is past the bound is not encoded at all.
-  if (representation?.kind === "message" && representation.body.length > maxBytes) {
-    throw new ReplyTooLargeError(subjectOf(representation), representation.body.length, maxBytes);
+  // length alone is past the bound is not measured at all.
+  if (representation?.kind === "message" && textLength(representation.body) > maxBytes) {
+    throw new ReplyTooLargeError(subjectOf(representation), textLength(representation.body), maxBytes);
   }
-  const body = outcome.page ? serializePage(format, outcome.page.encoded, outcome.page.links) : representation && serialize(format, representation);
-  if (body !== undefined && representation?.kind === "message" && Buffer.byteLength(body) > maxBytes) {
-    throw new ReplyTooLargeError(subjectOf(representation), Buffer.byteLength(body), maxBytes);
+  const body = representation && encode(format, representation);
+  if (body !== undefined && representation?.kind === "message" && body.bytes > maxBytes) {
+    throw new ReplyTooLargeError(subjectOf(representation), body.bytes, maxBytes);
   }
   reply.code(outcome.status);
   if (outcome.headers) reply.headers(outcome.headers);
-  const links = outcome.page?.links ?? representation?.links ?? outcome.links ?? [];
+  const links = representation?.links ?? outcome.links ?? [];
   const link = linkHeader(links);
   if (link !== undefined) reply.header("link", link);
   if (body === undefined) return reply.send();
   reply.header("content-type", `${MEDIA_TYPES[format]}; charset=utf-8`);
   reply.header("vary", "Accept");
   reply.header("x-content-type-options", "nosniff");
-  return reply.send(body);
+  return sendBody(reply, body);
+}
+
+/**
+ * The body with its length, made a piece at a time as the client takes it: a reply of one piece is sent as it is,
+ * a longer one is streamed, each piece made only once the socket has taken the ones before (see representation.ts).
+ * HEAD gets the same Content-Length, and nothing is encoded.
+ */
+function sendBody(reply: FastifyReply, body: Encoded) {
+  reply.header("content-length", String(body.bytes));
+  if (reply.request.method === "HEAD") return reply.send();
+  const pieces = body.pieces();
+  const first = pieces.next();
+  if (first.done === true) return reply.send("");
+  const second = pieces.next();
+  if (second.done === true) return reply.send(first.value);
+  // A high-water mark of one byte: the stream holds the next piece only, made when the socket has taken the last.
+  return reply.send(Readable.from(resumed([first.value, second.value], pieces), { objectMode: false, highWaterMark: 1 }));
+}
+
+/** The pieces taken to learn whether there was more than one, then the rest, made as they are asked for. */
+function* resumed(taken: readonly string[], rest: Generator<string, void, undefined>): Generator<string, void, undefined> {
+  yield* taken;
+  yield* rest;
 }
 
 /** The root and the collection: the listing (filtered, paged) and creation. */
@@ -328,12 +350,12 @@ function collectionResources(store: MessageStore, options: RoutesOptions): Resou
         const page = await readPage(
           store,
           { filter: body === undefined ? {} : { body }, limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) },
-          (m) => encodeMessage(format, messageRepresentation(m)),
+          (m) => messageBytes(format, messageRepresentation(m)),
           separatorBytes(format),
           options.pageBounds,
         );
         const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
-        return { status: 200, page: { encoded: page.encoded, links: collectionLinks(query.toString(), next) } };
+        return { status: 200, representation: { kind: "messages", messages: page.messages.map(messageRepresentation), links: collectionLinks(query.toString(), next) } };
       },
       POST: async ({ body, bodyFormat }) => {
         const input = parseMessage(bodyFormat, requireBody(body));
@@ -385,7 +407,8 @@ function messageResources(store: MessageStore, found: (params: Readonly<Record<s
     methods: {
       GET: async ({ params }) => {
         const message = await found(params);
-        return { status: 200, representation: { kind: "message", body: helloReply(message.body), links: replyLinks(message.id) } };
+        // The greeting and the stored body apart: joined, they would be a copy of the body for every reply in flight.
+        return { status: 200, representation: { kind: "message", body: helloReplyParts(message.body), links: replyLinks(message.id) } };
       },
     },
   },

@@ -139,8 +139,8 @@ describe("a page is cut by its encoded bytes", () => {
     };
     const seen: string[] = [];
     for (let cursor: string | undefined, n = 0; n < 100; n++) {
-      const page = await readPage(racing, { filter: {}, limit: 100, ...(cursor !== undefined && { cursor }) }, (m) => JSON.stringify({ body: m.body }), 1, { softBytes: 2000, hardBytes: 100_000 });
-      seen.push(...page.encoded.map((e) => (JSON.parse(e) as { body: string }).body));
+      const page = await readPage(racing, { filter: {}, limit: 100, ...(cursor !== undefined && { cursor }) }, (m) => Buffer.byteLength(JSON.stringify({ body: m.body })), 1, { softBytes: 2000, hardBytes: 100_000 });
+      seen.push(...page.messages.map((m) => m.body));
       if (page.next === undefined) break;
       cursor = page.next;
     }
