@@ -1,5 +1,6 @@
 // What a check is: declared once with a stable ID, a severity, the spec section it enforces, and a run that
 // returns its outcome as data.
+import type { CapabilityLog } from "./capabilities.js";
 import type { Protocol } from "./protocols/index.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
@@ -83,6 +84,8 @@ export interface CheckContext {
   timeoutMs: number;
   /** Facts about the target shared between checks of one run (computed once, on first use). */
   memo: Map<string, Promise<unknown>>;
+  /** What the run learned the target offers, for the report; absent where nothing reports it (a unit test). */
+  capabilities?: CapabilityLog;
   seed: number;
   /** Cases per property. */
   runs: number;

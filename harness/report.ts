@@ -1,4 +1,5 @@
 // The results of a run as data: what reporters read and runConformance returns.
+import type { ResourceCapabilities } from "./capabilities.js";
 import type { Area, CheckOutcome, Profile, Severity } from "./check.js";
 import { shellQuote } from "./_internals/shell-quote.js";
 import type { CheckTraffic } from "./traffic.js";
@@ -119,6 +120,8 @@ export interface RunReport {
   containerLog?: string[];
   /** When the target asked the run to slow down (HTTP 429, or 503 with Retry-After): the waits made, and how long. */
   backpressure?: { waits: number; waitedMs: number };
+  /** What the run learned the target offers, resource by resource, with the evidence (how a collection creates, what it refuses). */
+  capabilities?: ResourceCapabilities[];
 }
 
 export interface Reporter {

@@ -236,11 +236,18 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     claims: claimList(config.claims),
     ...scopeOf(config, target),
     exitCode: results.some((r) => r.gating) ? 1 : 0,
-    ...(session.backpressure().waits > 0 && { backpressure: session.backpressure() }),
+    ...learnedOf(session),
   };
   if (report.exitCode !== 0 && config.image) report.containerLog = config.image.logTail().map(redact);
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;
+}
+
+/** What the run learned of the target beside the verdicts: the waits it was asked for, what each resource offers. */
+function learnedOf(session: Session): Pick<RunReport, "backpressure" | "capabilities"> {
+  const backpressure = session.backpressure();
+  const capabilities = session.capabilities();
+  return { ...(backpressure.waits > 0 && { backpressure }), ...(capabilities.length > 0 && { capabilities }) };
 }
 
 /** What the run covered and how its checks were chosen, as the report records them. */

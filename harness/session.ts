@@ -1,6 +1,7 @@
 // Opens what checks need for one run: the targets behind one budget, and the context each check receives. It takes
 // the session's resolved options (harness/run-config.ts) and defaults nothing.
 import { setMaxListeners } from "node:events";
+import { CapabilityLog, type ResourceCapabilities } from "./capabilities.js";
 import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { resolveSession, type ResolvedGrpcTarget, type ResolvedHttpRun, type ResolvedSession, type SessionOptions } from "./run-config.js";
@@ -22,6 +23,8 @@ export interface Session {
   context(): CheckContext;
   /** The waits the HTTP targets made when asked to slow down (429, 503 with Retry-After). */
   backpressure(): Backpressure;
+  /** What the checks learned the targets offer, resource by resource. */
+  capabilities(): ResourceCapabilities[];
   close(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
   const rpc = g ? await openRpcTargets(g, options.replicas, peers) : undefined;
   const http = h ? await openHttpTargets(h, rpc?.grpc.budget).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
   const memo = new Map<string, Promise<unknown>>();
+  const capabilities = new CapabilityLog();
   return {
     context: () => ({
       contractDir: options.contractDir,
@@ -57,11 +61,13 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
       runs: options.runs,
       timeoutMs: options.timeoutMs,
       memo,
+      capabilities,
       ...(options.path !== undefined && { path: options.path }),
       signal: new AbortController().signal,
       parallelism: options.parallelism,
     }),
     backpressure: () => ({ ...(http?.backpressure ?? { waits: 0, waitedMs: 0 }) }),
+    capabilities: () => capabilities.list(),
     async close() {
       await rpc?.close();
       await http?.close();

@@ -27,7 +27,8 @@ export function toJson(report: RunReport): string {
   }));
   const containerLog = report.containerLog && { containerLog: report.containerLog };
   const backpressure = report.backpressure && { backpressure: report.backpressure };
-  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog, ...backpressure };
+  const capabilities = report.capabilities && { capabilities: report.capabilities };
+  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog, ...backpressure, ...capabilities };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
