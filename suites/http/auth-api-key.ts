@@ -34,10 +34,11 @@ export const authApiKey = httpCheck(
       }
       const created = await p.createOrStop(c);
       const item = created.uri.path;
+      const creation = await p.creationRequest(c);
       const requests: HttpRequest[] = [
         { method: "GET", path: c, headers: { accept: JSON_TYPE } },
         { method: "HEAD", path: c, headers: { accept: JSON_TYPE } },
-        post(c, messageJson(uniqueBody("no-key"))),
+        { ...post(creation.path, messageJson(uniqueBody("no-key"))), method: creation.method },
         { method: "GET", path: item, headers: { accept: JSON_TYPE } },
         { method: "HEAD", path: item, headers: { accept: JSON_TYPE } },
         put(item, messageJson(uniqueBody("no-key"))),
@@ -49,7 +50,7 @@ export const authApiKey = httpCheck(
       for (const req of requests) {
         for (const variant of [{ withoutApiKey: true }, { wrongApiKey: WRONG_KEY }]) {
           const ex = await p.send({ ...req, ...variant });
-          if (req.method === "POST") p.track(c, ex);
+          if (req === requests[2]) p.track(c, ex);
           const how = "wrongApiKey" in variant ? "with a wrong key" : "without the key";
           if (ex.res.status === 401 || ex.res.status === 403) refusals++;
           else p.problem(`${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not enforced there`, ex);
@@ -78,10 +79,10 @@ async function withoutKey(p: Probe): Promise<CheckOutcome | string> {
     const created = await p.create(c);
     if (isRefusal(created.ex)) return refused(created.ex);
     if (created.ex.res.status < 200 || created.ex.res.status >= 300) {
-      p.problem(`creating a message to probe failed: POST ${c} got ${statusLine(created.ex.res)}`, created.ex);
+      p.problem(`creating a message to probe failed: ${created.ex.req.method} ${created.ex.req.path} got ${statusLine(created.ex.res)}`, created.ex);
       return "";
     }
-    if (!created.uri) return skip(`POST ${c} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing says where the message is: nothing to probe without a key`);
+    if (!created.uri) return skip(`${created.ex.req.method} ${created.ex.req.path} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing says where the message is: nothing to probe without a key`);
     const item = created.uri.path;
     for (const req of [{ method: "GET", path: item, headers: { accept: JSON_TYPE } }, put(item, messageJson(uniqueBody("no-key"))), { method: "DELETE", path: item, headers: { accept: JSON_TYPE } }] satisfies HttpRequest[]) {
       const ex = await p.send(req);

@@ -1,4 +1,4 @@
-// http.content-type.415: a POST whose Content-Type is not a representation the server reads gets 415.
+// http.content-type.415: a POST (or a store's creating PUT) whose Content-Type is not a representation the server reads gets 415.
 import { httpCheck, statusLine } from "./_internals/probe.js";
 import { uniqueBody } from "./_internals/representation.js";
 
@@ -12,10 +12,10 @@ export const contentType415 = httpCheck(
   async (p) => {
     const shown: string[] = [];
     for (const c of p.collections) {
-      const ex = await p.sendBody("POST", c, uniqueBody("plain"), "text/plain");
+      const ex = await p.sendCreation(c, uniqueBody("plain"), "text/plain");
       p.track(c, ex);
-      if (ex.res.status === 415) shown.push(`POST ${c} as text/plain → 415`);
-      else p.problem(`POST ${c} with Content-Type: text/plain answered ${statusLine(ex.res)}, not 415 Unsupported Media Type`, ex);
+      if (ex.res.status === 415) shown.push(`${ex.req.method} ${ex.req.path} as text/plain → 415`);
+      else p.problem(`${ex.req.method} ${ex.req.path} with Content-Type: text/plain answered ${statusLine(ex.res)}, not 415 Unsupported Media Type`, ex);
     }
     return shown.join("; ");
   },

@@ -10,12 +10,19 @@ export const deleteThen404 = httpCheck(
   },
   async (p) => {
     const shown: string[] = [];
+    const refused: string[] = [];
     for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       // The listing is read before and after: a paged one is followed within a bound, and a message not found
       // there before the DELETE leaves the listing unjudged rather than failed.
       const before = await p.findListed(c, created.body);
-      const del = await p.send({ method: "DELETE", path: created.uri.path, headers: { accept: "application/json" } });
+      const del = await p.remove(created.uri.path);
+      // A resource that does not offer deletion says so (405 with Allow, 501): nothing to judge there.
+      const notOffered = p.notOffered("delete", del);
+      if (notOffered !== undefined) {
+        refused.push(notOffered);
+        continue;
+      }
       if (del.res.status < 200 || del.res.status >= 300) {
         p.problem(`DELETE ${created.uri.path} answered ${statusLine(del.res)}, not a 2xx`, del);
         continue;
@@ -36,6 +43,7 @@ export const deleteThen404 = httpCheck(
       else if (!after.complete) p.note(`the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence there is not confirmed`);
       else shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);
     }
-    return shown.join("; ");
+    if (shown.length === 0 && refused.length > 0 && p.problems.length === 0) p.skip(`not applicable: no resource reached offers deletion (${refused.join("; ")})`);
+    return [...shown, ...refused.map((r) => `not offered: ${r}`)].join("; ");
   },
 );

@@ -1,6 +1,6 @@
 // http.errors.client-error-class: client mistakes (an unknown id or path, a representation of the wrong shape) get a 4xx.
 import type { HttpRequest } from "../../harness/targets/http-target.js";
-import { httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { httpCheck, type Exchange, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 
 export const errorsClientErrorClass = httpCheck(
@@ -18,17 +18,23 @@ export const errorsClientErrorClass = httpCheck(
         ["a GET of an id that does not exist", { method: "GET", path: missing, headers: { accept: JSON_TYPE } }],
         ["a DELETE of an id that does not exist", { method: "DELETE", path: missing, headers: { accept: JSON_TYPE } }],
         ["a GET of a path that does not exist", { method: "GET", path: `/${uniqueBody("no-such-resource")}`, headers: { accept: JSON_TYPE } }],
-        // §2: body is a string; these are not Message representations.
-        ["a body that is a number", post(c, '{"body": 42}')],
-        ["a JSON array instead of a message", post(c, '["conformance"]')],
+      ];
+      // §2: body is a string; these are not Message representations.
+      const shapes: [string, string][] = [
+        ["a body that is a number", '{"body": 42}'],
+        ["a JSON array instead of a message", '["conformance"]'],
       ];
       await emptyPost(p, c);
-      for (const [what, req] of mistakes) {
-        const ex = await p.send(req);
+      const sent: [string, () => Promise<Exchange>][] = [
+        ...mistakes.map(([what, req]): [string, () => Promise<Exchange>] => [what, () => p.send(req)]),
+        ...shapes.map(([what, body]): [string, () => Promise<Exchange>] => [what, () => p.sendCreation(c, body)]),
+      ];
+      for (const [what, send] of sent) {
+        const ex = await send();
         probes++;
-        if (req.method === "POST") p.track(c, ex);
+        p.track(c, ex);
         const { status } = ex.res;
-        if (status < 400 || status >= 500) p.problem(`${what} (${req.method} ${req.path}) answered ${statusLine(ex.res)}, not a 4xx`, ex);
+        if (status < 400 || status >= 500) p.problem(`${what} (${ex.req.method} ${ex.req.path}) answered ${statusLine(ex.res)}, not a 4xx`, ex);
       }
     }
     return `${probes} client mistakes each got a 4xx`;
@@ -41,14 +47,11 @@ export const errorsClientErrorClass = httpCheck(
  * refuse it (4xx). Only a 5xx, a server error for a request either way legal to answer, is wrong.
  */
 async function emptyPost(p: Probe, c: string): Promise<void> {
-  const ex = await p.send(post(c, ""));
+  const ex = await p.sendCreation(c, "");
   p.track(c, ex);
   const { status } = ex.res;
-  if (status >= 200 && status < 300) p.note(`an empty POST ${c} creates a message (${status})`);
-  else if (status >= 400 && status < 500) p.note(`an empty POST ${c} is refused (${status})`);
-  else p.problem(`an empty POST ${c} answered ${statusLine(ex.res)}: an empty body may create a message (2xx) or be refused (4xx), never a server error`, ex);
-}
-
-function post(path: string, body: string): HttpRequest {
-  return { method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body };
+  const sent = `an empty ${ex.req.method} ${ex.req.path}`;
+  if (status >= 200 && status < 300) p.note(`${sent} creates a message (${status})`);
+  else if (status >= 400 && status < 500) p.note(`${sent} is refused (${status})`);
+  else p.problem(`${sent} answered ${statusLine(ex.res)}: an empty body may create a message (2xx) or be refused (4xx), never a server error`, ex);
 }

@@ -20,12 +20,13 @@ export const errorsMalformed400 = httpCheck(
     const shown: string[] = [];
     for (const c of p.collections) {
       for (const [name, type, text] of MALFORMED) {
-        const ex = await p.sendBody("POST", c, text, type);
+        const ex = await p.sendCreation(c, text, type);
         p.track(c, ex);
         const { status } = ex.res;
-        if (status === 400) shown.push(`POST ${c} with malformed ${name} → 400`);
-        else if (status > 400 && status < 500) shown.push(`POST ${c} with malformed ${name} → ${status}`);
-        else p.problem(`POST ${c} with malformed ${name} answered ${statusLine(ex.res)}, not 400${status >= 500 ? ": the client's mistake is reported as the server's" : ""}`, ex);
+        const sent = `${ex.req.method} ${ex.req.path}`;
+        if (status === 400) shown.push(`${sent} with malformed ${name} → 400`);
+        else if (status > 400 && status < 500) shown.push(`${sent} with malformed ${name} → ${status}`);
+        else p.problem(`${sent} with malformed ${name} answered ${statusLine(ex.res)}, not 400${status >= 500 ? ": the client's mistake is reported as the server's" : ""}`, ex);
       }
     }
     return shown.join("; ");

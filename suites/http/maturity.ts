@@ -2,7 +2,7 @@
 import { fail, pass } from "../../harness/check.js";
 import { linksOf, type FoundLink } from "./_internals/links.js";
 import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
-import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
+import { uniqueBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
 
 const LEVEL_NAMES = ["HTTP used", "individual resources", "HTTP API", "REST API"];
@@ -33,7 +33,7 @@ export const maturity = httpCheck(
     evidence.push(`GET ${c} → ${list.res.status}`);
     // Level 1: each resource has its own URI, named by a noun, with its details in the response body.
     const created = await p.create(c);
-    evidence.push(`POST ${c} → ${created.ex.res.status}`);
+    evidence.push(`${created.ex.req.method} ${created.ex.req.path} → ${created.ex.res.status}`);
     const ok = created.ex.res.status >= 200 && created.ex.res.status < 300;
     if (ok && !created.uri) p.skip(`POST ${c} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing (within its page bound) says where the message is: its level cannot be judged`);
     if (list.res.status !== 200 || !created.uri) {
@@ -51,15 +51,16 @@ export const maturity = httpCheck(
     }
     // Level 2: the method says what to do and the status code says what happened.
     const level2: string[] = [];
-    if (created.ex.res.status !== 201) (level2.push(`a creating POST answered ${statusLine(created.ex.res)}, not 201`), shortBy.push(created.ex));
+    if (created.ex.res.status !== 201) (level2.push(`a creating ${created.ex.req.method} answered ${statusLine(created.ex.res)}, not 201`), shortBy.push(created.ex));
     // The exact code is one whose meaning fits (RFC 9110): 404 or 410 for an absent id, 400 for one that cannot be an id.
     const unknown = await p.get(`${c}/${uniqueBody("no-such-id")}`);
     if (![400, 404, 410].includes(unknown.res.status)) (level2.push(`an unknown id answered ${statusLine(unknown.res)}, not 404 (or 410, or 400 for an id that cannot be one)`), shortBy.push(unknown));
-    const del = await p.send({ method: "DELETE", path: created.uri.path, headers: { accept: JSON_TYPE } });
-    const after = await p.get(created.uri.path);
+    const del = await p.remove(created.uri.path);
+    const [refusedDelete, after] = [p.notOffered("delete", del), await p.get(created.uri.path)];
     evidence.push(`DELETE → ${del.res.status}, then GET → ${after.res.status}`);
     if (after.res.status === 404 || after.res.status === 410) p.deleted(created.uri.path);
-    if (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410)) {
+    // A message that does not offer deletion (405 with Allow, 501) answers with the exact code for that.
+    if (refusedDelete === undefined && (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410))) {
       level2.push(`DELETE answered ${statusLine(del.res)} and a GET afterwards ${statusLine(after.res)}`);
       shortBy.push(del, after);
     }

@@ -23,7 +23,7 @@ export const statusReasonPhrase = httpCheck(
         if (del.res.status >= 200 && del.res.status < 300) p.deleted(created.uri.path);
       }
       seen.push(await p.get(`${c}/${uniqueBody("no-such-id")}`));
-      seen.push(await p.sendBody("POST", c, '{"body": ', JSON_TYPE));
+      seen.push(await p.sendCreation(c, '{"body": ', JSON_TYPE));
     }
     const judged = new Map<number, string>();
     for (const ex of seen) {

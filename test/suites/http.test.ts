@@ -60,6 +60,26 @@ describe("a correct server", () => {
     expect(statusOf(verdicts, "http.create.status-201")?.message).toMatch(/\/messages\/\{id\}\/replies \(.*\) was not exercised: POST \/messages\/[^ ]+\/replies answered 405: read-only/);
   });
 
+  it("passes every HTTP check of a store: POST on the collection answered 405 with Allow, messages created by PUT at an id the client chooses", async () => {
+    server = await startBaseServer({ store: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.create.status-201")?.message).toContain("PUT /messages/");
+  });
+
+  it("judges a resource that does not offer replacement not applicable, naming the 405 and its Allow, and fails nothing", async () => {
+    server = await startBaseServer({ noReplace: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+    expect(statusOf(verdicts, "http.update.put")).toMatchObject({ status: "skip", message: expect.stringMatching(/^not applicable: .*PUT \/messages\/[^ ]+ answered 405 \(Allow: GET, HEAD, DELETE\)/) });
+  });
+
+  it("passes every HTTP check of a server that asks for conditional requests (428 without If-Match), sending its ETag back", async () => {
+    server = await startBaseServer({ conditional: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url);
+    expect(failing(verdicts)).toEqual([]);
+  });
+
   it("passes every HTTP check against the reference server with its key, at level 3", async () => {
     const reference = await startHttpServer({ port: 0, apiKey: "reference-key", log: "silent" });
     server = reference;

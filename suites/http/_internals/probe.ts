@@ -8,6 +8,7 @@ import { reach } from "./reach.js";
 import { BodyPaths, JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
 import type { Exchange } from "./exchange.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
+import { creationOf, notOfferedBy, putAtNewId, type Creation } from "./creation.js";
 
 /** One per run: the run's memo is its key (the memo holds promises; this is read synchronously). */
 const BODY_PATHS = new WeakMap<object, BodyPaths>();
@@ -83,6 +84,26 @@ export class Probe {
     return (this.#reached = out);
   }
 
+  /** A check that walks sequences of operations (the model's) is bounded higher, and says so in its own code. */
+  allowRequests(bound: number): void {
+    this.#bound = Math.max(this.#bound, bound);
+  }
+
+  /** Requests left before the check's bound. */
+  get remaining(): number {
+    return this.#bound - this.#requests;
+  }
+
+  /** The template a path was reached as ("/messages/{id}/notes" for the notes of a message made for the check). */
+  templateOf(path: string): string {
+    for (const r of this.#reached ?? []) {
+      if (r.path === path) return r.template;
+      const rest = path.startsWith(`${r.path}/`) ? path.slice(r.path.length + 1) : undefined;
+      if (rest !== undefined && rest !== "" && !rest.includes("/")) return `${r.template}/{id}`;
+    }
+    return path;
+  }
+
   /** Counts one request against the check's bound, wherever it goes. */
   countRequest(): void {
     if (++this.#requests > this.#bound) throw new Error(`the check needed more than ${this.#bound} requests`);
@@ -121,10 +142,24 @@ export class Probe {
     return this.send({ method, path, headers: { accept: JSON_TYPE, "content-type": contentType }, body, ...extra });
   }
 
-  /** POSTs a message to a collection; what it created is deleted when the check ends. */
+  /**
+   * Creates a message in a collection as the collection creates (learned once per run, creation.ts): POST on it, or,
+   * where POST is not offered (405, 501) and the collection is a store, PUT at an id the client chooses. What it
+   * created is deleted when the check ends. A collection that offers no creation at all ends the check "not
+   * applicable", with the answers that show it.
+   */
   async create(collection: string, body = uniqueBody("create"), extra: Partial<HttpRequest> = {}): Promise<Created> {
+    const learned = await this.#creation(collection);
+    if (learned?.via === "PUT") return this.#createByPut(collection, body, extra);
+    if (learned?.via === "none") this.#noCreation(collection, learned);
     const ex = await this.sendBody("POST", collection, messageJson(body), JSON_TYPE, extra);
+    if (notOfferedBy(ex) !== undefined && learned === undefined) {
+      const how = await this.#creation(collection, ex);
+      if (how?.via === "PUT") return this.#createByPut(collection, body, extra);
+      if (how?.via === "none") this.#noCreation(collection, how);
+    }
     const created = ex.res.status >= 200 && ex.res.status < 300;
+    if (created && learned === undefined) this.ctx.capabilities?.learn(this.templateOf(collection), "create", `by POST (${ex.res.status})`);
     let uri = created ? locate(collection, ex, this.target.baseUrl) : undefined;
     // Location is optional (part 4.2 "may"): a message the answer does not locate is looked for in the listing by
     // the unique body sent, so that it can be probed and deleted at the end.
@@ -133,15 +168,93 @@ export class Probe {
     return { ex, body, ...(uri && { uri }) };
   }
 
+  /**
+   * Sends a request that would create a message in the collection, as the collection creates (POST on it, or PUT at
+   * a new id in a store), for checks that send one with something wrong in it (a type, a malformed body, no key).
+   */
+  async sendCreation(collection: string, body: string, contentType = JSON_TYPE, extra: Partial<HttpRequest> = {}): Promise<Exchange> {
+    const how = await this.#creation(collection);
+    if (how?.via === "PUT") return this.sendBody("PUT", `${collection}/${how.idForm()}`, body, contentType, extra);
+    if (how?.via === "none") this.#noCreation(collection, how);
+    const ex = await this.sendBody("POST", collection, body, contentType, extra);
+    if (how !== undefined || notOfferedBy(ex) === undefined) return ex;
+    const learned = await this.#creation(collection, ex);
+    if (learned?.via === "none") this.#noCreation(collection, learned);
+    return learned?.via === "PUT" ? this.sendBody("PUT", `${collection}/${learned.idForm()}`, body, contentType, extra) : ex;
+  }
+
+  /** The request that creates a message here as the run has learned it does: POST on the collection, or PUT at a new id. */
+  async creationRequest(collection: string): Promise<{ method: string; path: string }> {
+    const how = await this.#creation(collection);
+    return how?.via === "PUT" ? { method: "PUT", path: `${collection}/${how.idForm()}` } : { method: "POST", path: collection };
+  }
+
+  #noCreation(collection: string, how: Creation & { via: "none" }): never {
+    if (!how.defect) this.skip(`not applicable: ${collection} offers no creation (${how.evidence})`);
+    this.problem(`creating a message to probe failed: ${how.evidence}`);
+    throw new StopProbe();
+  }
+
+  /** How the collection creates, once per run for its template; `refused`, a POST it answered 405 or 501, starts the learning. */
+  #creation(collection: string, refused?: Exchange): Promise<Creation | undefined> {
+    return creationOf(this, collection, refused);
+  }
+
+  async #createByPut(collection: string, body: string, extra: Partial<HttpRequest>): Promise<Created> {
+    const { ex, path } = await putAtNewId(this, collection, body, extra);
+    const created = ex.res.status >= 200 && ex.res.status < 300;
+    const uri: Located | undefined = created ? (locate(collection, ex, this.target.baseUrl) ?? { path, how: "the id the client chose (PUT)" }) : undefined;
+    if (uri) this.own(uri.path);
+    return { ex, body, ...(uri && { uri }) };
+  }
+
+  /**
+   * Sends a request that changes a resource (PUT, DELETE) as the server asks: when it answers 428 Precondition
+   * Required (RFC 6585), the resource's validator (ETag, else Last-Modified) is read with a GET and the request sent
+   * again with If-Match (If-Unmodified-Since), as RFC 9110 13.1 has a client do. The server's own validators honoured.
+   */
+  async change(req: HttpRequest): Promise<Exchange> {
+    const first = await this.send(req);
+    if (first.res.status !== 428) return first;
+    const read = await this.get(req.path);
+    const etag = read.res.headers["etag"]?.[0];
+    const modified = read.res.headers["last-modified"]?.[0];
+    if (read.res.status !== 200 || (etag === undefined && modified === undefined)) return first;
+    this.ctx.capabilities?.learn(this.templateOf(req.path), `conditional ${req.method}`, `asked for: ${req.method} without a validator answered 428, sent again with ${etag !== undefined ? "If-Match" : "If-Unmodified-Since"}`);
+    const condition = etag !== undefined ? { "if-match": etag } : { "if-unmodified-since": modified as string };
+    return this.send({ ...req, headers: { ...req.headers, ...condition } });
+  }
+
+  /** PUTs a representation of a message with this body at the path (change(): conditional when the server asks). */
+  replace(path: string, body: string): Promise<Exchange> {
+    return this.change({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(body) });
+  }
+
+  /** DELETEs the resource at the path (change(): conditional when the server asks). */
+  remove(path: string): Promise<Exchange> {
+    return this.change({ method: "DELETE", path, headers: { accept: JSON_TYPE } });
+  }
+
+  /**
+   * An operation the resource does not offer, by its own answer (405, 501): recorded with that evidence in the
+   * run's capabilities and returned in words; undefined when the answer is no refusal.
+   */
+  notOffered(operation: string, ex: Exchange): string | undefined {
+    const evidence = notOfferedBy(ex);
+    if (evidence === undefined) return undefined;
+    this.ctx.capabilities?.learn(this.templateOf(ex.req.path.replace(/[?#].*$/, "")), operation, `not offered: ${evidence}`);
+    return evidence;
+  }
+
   /** Creates a message and insists on a URI for it: the checks that need a document stop here when there is none. */
   async createOrStop(collection: string, body?: string): Promise<Created & { uri: Located }> {
     const created = await this.create(collection, body);
     const { ex, uri } = created;
     if (ex.res.status < 200 || ex.res.status >= 300) {
-      this.problem(`creating a message to probe failed: POST ${collection} got ${statusLine(ex.res)}`, ex);
+      this.problem(`creating a message to probe failed: ${ex.req.method} ${ex.req.path} got ${statusLine(ex.res)}`, ex);
       throw new StopProbe();
     }
-    if (!uri) this.skip(`POST ${collection} answered ${statusLine(ex.res)} with no Location, self link or id, and the message it created was not found in the listing within ${MAX_LISTING_PAGES} pages: nothing to probe it by`);
+    if (!uri) this.skip(`${ex.req.method} ${ex.req.path} answered ${statusLine(ex.res)} with no Location, self link or id, and the message it created was not found in the listing within ${MAX_LISTING_PAGES} pages: nothing to probe it by`);
     return { ...created, uri };
   }
 
@@ -158,7 +271,9 @@ export class Probe {
   track(collection: string, ex: Exchange): void {
     if (ex.res.status < 200 || ex.res.status >= 300) return;
     const uri = locate(collection, ex, this.target.baseUrl);
-    if (uri) this.#created.push(uri.path);
+    if (uri) this.own(uri.path);
+    // A PUT that created at an id the client chose (a store) lives where it was sent.
+    else if (ex.req.method === "PUT") this.own(ex.req.path);
   }
 
   /** Deletes, when the check ends, a resource the check created and found by other means (the listing). */

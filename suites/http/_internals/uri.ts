@@ -68,11 +68,24 @@ export interface Listed {
   last?: Exchange;
 }
 
+/** What reading a listing came to: how many pages, whether it was read to its end, and its last page. */
+export interface ListingRead {
+  pages: number;
+  /** The whole listing was read (or the visitor stopped it): an absence is an answer. */
+  complete: boolean;
+  last?: Exchange;
+}
+
 /**
  * Reads a collection's listing page by page (rel="next" in a Link header or the representation), within
- * MAX_LISTING_PAGES, for the message whose body is the one given.
+ * MAX_LISTING_PAGES, handing each page to `visit` until it says it has what it came for.
  */
-export async function searchListing(get: (path: string) => Promise<Exchange>, collection: string, body: string, baseUrl: string): Promise<Listed> {
+export async function readListing(
+  get: (path: string) => Promise<Exchange>,
+  collection: string,
+  baseUrl: string,
+  visit: (value: unknown, page: string, ex: Exchange) => boolean,
+): Promise<ListingRead> {
   let path: string | undefined = collection;
   const seen = new Set<string>();
   let pages = 0;
@@ -80,18 +93,41 @@ export async function searchListing(get: (path: string) => Promise<Exchange>, co
     seen.add(path);
     const ex = await get(path);
     pages++;
-    if (ex.res.status !== 200) return { present: false, pages, complete: false, last: ex };
+    if (ex.res.status !== 200) return { pages, complete: false, last: ex };
     const rep = representationOf(ex.res);
-    const matches = rep ? objectsWithBody(rep.value, body) : [];
-    if (matches.length > 0) {
-      const found = matches.map((item) => itemUri(collection, item, baseUrl, path as string)).find((l) => l !== undefined);
-      return { present: true, pages, complete: true, ...(found && { found }), last: ex };
-    }
+    if (rep && visit(rep.value, path, ex)) return { pages, complete: true, last: ex };
     const next = linksOf(ex.res).find((l) => l.rel?.toLowerCase() === "next");
     path = next === undefined ? undefined : toTargetPath(next.href, baseUrl, path, true);
-    if (path === undefined) return { present: false, pages, complete: next === undefined, last: ex };
+    if (path === undefined) return { pages, complete: next === undefined, last: ex };
   }
-  return { present: false, pages, complete: false };
+  return { pages, complete: false };
+}
+
+/** Looks for the message whose body is the one given in a collection's listing (readListing's bound). */
+export async function searchListing(get: (path: string) => Promise<Exchange>, collection: string, body: string, baseUrl: string): Promise<Listed> {
+  let found: Located | undefined;
+  let present = false;
+  const read = await readListing(get, collection, baseUrl, (value, page) => {
+    const matches = objectsWithBody(value, body);
+    if (matches.length === 0) return false;
+    present = true;
+    found = matches.map((item) => itemUri(collection, item, baseUrl, page)).find((l) => l !== undefined);
+    return true;
+  });
+  return { present, pages: read.pages, complete: read.complete, ...(found && { found }), ...(read.last && { last: read.last }) };
+}
+
+/**
+ * How many times each of the bodies appears in a collection's whole listing (readListing's bound); `complete`
+ * false when the listing went past the bound or a page failed, so that no count is an answer.
+ */
+export async function countListed(get: (path: string) => Promise<Exchange>, collection: string, bodies: readonly string[], baseUrl: string): Promise<ListingRead & { counts: Map<string, number> }> {
+  const counts = new Map(bodies.map((b) => [b, 0]));
+  const read = await readListing(get, collection, baseUrl, (value) => {
+    for (const body of bodies) counts.set(body, (counts.get(body) ?? 0) + objectsWithBody(value, body).length);
+    return false;
+  });
+  return { ...read, counts };
 }
 
 /** Where a listed item lives: its self link (or only link into the collection), or its id under the collection. */
