@@ -11,6 +11,7 @@ import { getNoPayload } from "./get-no-payload.js";
 import { headMatchesGet } from "./head-matches-get.js";
 import { maturity } from "./maturity.js";
 import { methods405Allow } from "./methods-405-allow.js";
+import { modelStateful } from "./model-stateful.js";
 import { negotiationAccept } from "./negotiation-accept.js";
 import { pathsCaseSensitive } from "./paths-case-sensitive.js";
 import { pathsExtensionNotServed } from "./paths-extension-not-served.js";
@@ -41,6 +42,7 @@ export const httpChecks: readonly CheckDefinition[] = [
   readAfterCreate,
   updatePut,
   deleteThen404,
+  modelStateful,
   headMatchesGet,
   methods405Allow,
   pathsTrailingSlashDistinct,
