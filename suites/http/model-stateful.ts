@@ -270,7 +270,7 @@ async function judge(p: Probe, collection: string): Promise<string | CheckOutcom
   const refused = [...walked.refused];
   const bound = Math.max(2000, p.ctx.timeoutMs * 4);
   const details = await fc.check(
-    fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS }), (cmds) => runSequence(cmds)),
+    fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, size: "max" }), (cmds) => runSequence(cmds)),
     {
       seed: p.ctx.seed,
       numRuns: Math.min(p.ctx.runs, MAX_SEQUENCES),
