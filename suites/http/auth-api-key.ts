@@ -1,7 +1,8 @@
 // http.auth.api-key: with --api-key, every data route and method refuses a request without the key or with a wrong one.
 import { skip, type CheckOutcome } from "../../harness/check.js";
 import type { HttpRequest } from "../../harness/targets/http-target.js";
-import { describePlacement } from "../../harness/targets/http-target.js";
+import { PLACEMENTS_TRIED } from "../../harness/targets/http-credentials.js";
+import { describePlacement, placementFlag, type ApiKeyPlacement } from "../../harness/targets/http-target.js";
 import { discovery } from "./_internals/discovery.js";
 import { templateOf } from "./_internals/path-rules.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
@@ -56,6 +57,8 @@ export const authApiKey = httpCheck(
           else p.problem(`${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not enforced there`, ex);
         }
       }
+      refusals += await wrongKeyElsewhere(p, [c, item]);
+      await optionsWithoutKey(p, [c, item], created.body);
       const still = await p.get(item);
       if (still.res.status !== 200) p.problem(`GET ${item} with the key answered ${statusLine(still.res)} after keyless PUT and DELETE attempts, not 200`, still);
       shown.push(`${refusals} requests to ${c}, a message and its related resources without the key or with a wrong one → 401/403; the key in ${where} → ${withKey.res.status}`);
@@ -109,6 +112,48 @@ async function otherAllowed(p: Probe, paths: readonly string[]): Promise<HttpReq
     }
   }
   return out;
+}
+
+/**
+ * A wrong key in each other placement a key may take (the common ones, and those the OpenAPI document's security
+ * schemes name), none in the configured one, on reads of the collection and of a message: a server that also takes
+ * a key there must check its value. Only a 2xx fails (the data handed over); any refusal or other answer is no data.
+ */
+async function wrongKeyElsewhere(p: Probe, paths: readonly string[]): Promise<number> {
+  const configured = placementFlag(p.config.apiKeyIn).toLowerCase();
+  const declared = (await discovery(p.ctx)).keyPlacements;
+  const elsewhere = new Map<string, ApiKeyPlacement>();
+  for (const placement of [...declared, ...PLACEMENTS_TRIED]) {
+    const flag = placementFlag(placement).toLowerCase();
+    if (flag !== configured) elsewhere.set(flag, placement);
+  }
+  let refusals = 0;
+  for (const path of paths) {
+    for (const placement of elsewhere.values()) {
+      const ex = await p.send(withKeyIn(placement, { method: "GET", path, headers: { accept: JSON_TYPE }, withoutApiKey: true }));
+      if (isRefusal(ex)) refusals++;
+      else if (ex.res.status >= 200 && ex.res.status < 300) {
+        p.problem(`GET ${path} with a wrong key in ${describePlacement(placement)} (and none in ${describePlacement(p.config.apiKeyIn)}) answered ${statusLine(ex.res)}: a key sent there is taken whatever its value`, ex);
+      }
+    }
+  }
+  return refusals;
+}
+
+/** The request with WRONG_KEY in the placement given. */
+function withKeyIn(placement: ApiKeyPlacement, req: HttpRequest): HttpRequest {
+  if (placement.in === "query") return { ...req, path: `${req.path}${req.path.includes("?") ? "&" : "?"}${encodeURIComponent(placement.name)}=${WRONG_KEY}` };
+  return { ...req, headers: { ...req.headers, [placement.name]: placement.scheme !== undefined ? `${placement.scheme} ${WRONG_KEY}` : WRONG_KEY } };
+}
+
+/** OPTIONS without the key may answer a preflight (no data); one that carries a message's body hands data over. */
+async function optionsWithoutKey(p: Probe, paths: readonly string[], body: string): Promise<void> {
+  for (const path of paths) {
+    const ex = await p.send({ method: "OPTIONS", path, headers: { accept: JSON_TYPE }, withoutApiKey: true });
+    if (ex.res.status >= 200 && ex.res.status < 300 && ex.res.text.includes(body)) {
+      p.problem(`OPTIONS ${path} without the key answered ${statusLine(ex.res)} with a message's data in its body: data without the key`, ex);
+    }
+  }
 }
 
 const isRefusal = (ex: Exchange) => ex.res.status === 401 || ex.res.status === 403;

@@ -80,6 +80,12 @@ describe("a correct server", () => {
     expect(failing(verdicts)).toEqual([]);
   });
 
+  it("passes every HTTP check, the API key one included, when OPTIONS answers a preflight without the key (204, Allow, no data)", async () => {
+    server = await startBaseServer({ apiKey: "conformance-key", optionsPreflight: true });
+    const verdicts = await runHttpChecks(httpChecks, server.url, { apiKey: "conformance-key" });
+    expect(notPassing(verdicts)).toEqual([NO_REPLICA]);
+  });
+
   it("passes every HTTP check against the reference server with its key, at level 3", async () => {
     const reference = await startHttpServer({ port: 0, apiKey: "reference-key", log: "silent" });
     server = reference;

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
-import type { HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
+import type { ApiKeyPlacement, HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
 import { configOf } from "./config.js";
 import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
@@ -28,6 +28,8 @@ export interface Discovery {
   notes: string[];
   /** Query parameters the OpenAPI document gives a path's GET: the filters it offers (rule 11). */
   queryParameters: Map<string, string[]>;
+  /** Where the OpenAPI document's security schemes say a key may go (apiKey in a header or query, HTTP bearer). */
+  keyPlacements: ApiKeyPlacement[];
 }
 
 const MEMO_KEY = "http.discovery";
@@ -79,6 +81,7 @@ class Crawl {
   readonly ids = new Set<string>();
   readonly links: Discovery["links"] = [];
   readonly queryParameters = new Map<string, string[]>();
+  keyPlacements: ApiKeyPlacement[] = [];
   readonly notes: string[] = [];
   readonly queue: string[] = [];
   readonly created: string[] = [];
@@ -127,10 +130,12 @@ class Crawl {
     this.add("/", "the root document");
     for (const c of this.config.collections) this.add(c, "a collection to probe", "collection");
     if (this.config.openapi === undefined) return;
-    for (const [path, kind, query] of await openApiPaths(this.config.openapi, this.target, () => this.requests++)) {
+    const document = await openApiPaths(this.config.openapi, this.target, () => this.requests++);
+    for (const [path, kind, query] of document.paths) {
       this.add(path, "the OpenAPI document", kind);
       if (query.length > 0) this.queryParameters.set(path, query);
     }
+    this.keyPlacements = document.keyPlacements;
   }
 
   /** What a response teaches: ids, the items of a listing, and every link, each added to the paths to visit. */
@@ -242,7 +247,7 @@ class Crawl {
         ...(e.status !== undefined && { status: e.status }),
       });
     }
-    return { paths, links: this.links, requests: this.requests, notes: this.notes, queryParameters: this.queryParameters };
+    return { paths, links: this.links, requests: this.requests, notes: this.notes, queryParameters: this.queryParameters, keyPlacements: this.keyPlacements };
   }
 }
 
@@ -284,7 +289,7 @@ export const MAX_OPENAPI_PATHS = 100_000;
 export const MAX_YAML_BYTES = 1024 * 1024;
 
 /** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection. */
-async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<[string, PathShape["kind"], string[]][]> {
+async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<{ paths: [string, PathShape["kind"], string[]][]; keyPlacements: ApiKeyPlacement[] }> {
   const text = await loadDocument(source, target, count);
   let doc: unknown;
   const json = parseJson(text);
@@ -312,10 +317,31 @@ async function openApiPaths(source: string, target: HttpTarget, count: () => voi
     const slash = q.lastIndexOf("/");
     if (slash >= 0 && q.startsWith("{", slash + 1)) withChildParam.add(q.slice(0, slash));
   }
-  return names.map((p) => {
+  const found = names.map((p): [string, PathShape["kind"], string[]] => {
     const kind: PathShape["kind"] = withChildParam.has(p) ? "collection" : /\}$/.test(p) ? "document" : "unknown";
     return [p, kind, queryParametersOf((paths as Record<string, unknown>)[p])];
   });
+  return { paths: found, keyPlacements: keyPlacementsOf(doc) };
+}
+
+/** Security schemes read, at most: a document is the target's text like any other. */
+const MAX_SCHEMES = 16;
+
+/**
+ * Where the document's security schemes put a key (OpenAPI 3 components.securitySchemes, Swagger 2
+ * securityDefinitions): apiKey in a header or the query, and HTTP bearer. A cookie is no placement a request here sets.
+ */
+function keyPlacementsOf(doc: unknown): ApiKeyPlacement[] {
+  const d = doc as { components?: { securitySchemes?: unknown }; securityDefinitions?: unknown } | null;
+  const schemes = d?.components?.securitySchemes ?? d?.securityDefinitions;
+  if (schemes === null || typeof schemes !== "object") return [];
+  const out: ApiKeyPlacement[] = [];
+  for (const scheme of Object.values(schemes as Record<string, unknown>).slice(0, MAX_SCHEMES)) {
+    const s = scheme as { type?: unknown; in?: unknown; name?: unknown; scheme?: unknown } | null;
+    if (s?.type === "apiKey" && typeof s.name === "string" && /^[A-Za-z0-9._~-]{1,64}$/.test(s.name) && (s.in === "header" || s.in === "query")) out.push({ in: s.in, name: s.name });
+    else if (s?.type === "http" && typeof s.scheme === "string" && s.scheme.toLowerCase() === "bearer") out.push({ in: "header", name: "Authorization", scheme: "Bearer" });
+  }
+  return out;
 }
 
 /** The names of the query parameters of a path item's GET (and those the path item gives all its operations). */
