@@ -16,7 +16,7 @@ const MAX_RELATED = 4;
 export const authApiKey = httpCheck(
   {
     id: "http.auth.api-key",
-    title: "every data route and method (every collection found, a message of each, every route found below its messages; GET, HEAD, POST, PUT, DELETE and any other its Allow header names) refuses a request without the API key or with a wrong one (401 or 403); with the key it succeeds",
+    title: "every data route and method (every collection found, a message of each, every route found below its messages; GET, HEAD, POST, PUT, DELETE and any other its Allow header names) refuses a request without the API key or with a wrong one (401 or 403), a wrong key in any other placement (the common ones, those the OpenAPI document declares) hands over no data, nor does OPTIONS without it; with the key it succeeds",
     severity: "MUST",
     spec: "§5 (a client holding the key sends it with each data request)",
   },
