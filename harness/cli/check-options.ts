@@ -142,7 +142,7 @@ const CHECK_ROWS: Omit<OptionTable<CheckCliOptions>, "config" | keyof RpcTargetO
   attestation: { flags: "--attestation <file>", description: "write a signed attestation of the run: an in-toto Statement (test-result predicate) in a DSSE envelope, signed with --sign-key", replay: "leave-out" },
   signKey: { flags: "--sign-key <key.pem>", description: "the ed25519 private key (PEM) that signs --attestation; check it with `example-conformance verify FILE --key PUB.pem`", replay: "leave-out" },
   verbose: { flags: "--verbose", description: "the console lists every check, passing and skipped ones too", replay: "leave-out" },
-  quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict", replay: "leave-out" },
+  quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict, and no progress on stderr (a line every 10 s in a log, redrawn on a terminal)", replay: "leave-out" },
   list: { flags: "--list", description: "print every check with its ID, severity, profile and spec section, and exit", replay: "leave-out" },
 };
 
