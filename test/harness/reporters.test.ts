@@ -312,6 +312,21 @@ describe("verdict kinds", () => {
       /^partial: no gating check failed, but 1 gating check\(s\) were not run \(--only grpc\.defaults\.decodes\)/m,
       /Partial: /,
     ],
+    [
+      "partial",
+      {
+        ...base,
+        verdict: "partial",
+        unjudged: [
+          { id: "http.stateless.replicas", severity: "MUST", why: "needs", needs: "--http-replica", reason: "no other instance given" },
+          { id: "http.level.status", severity: "MUST", why: "skipped", reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by" },
+          { id: "http.delete.gone", severity: "MUST", why: "skipped", reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by" },
+        ],
+      },
+      // Issue 41: the checks the server's own answers left unjudged are counted and named beside the flag the run lacked.
+      /^partial: no gating check failed, but 1 gating check\(s\) could not be judged without --http-replica \(http\.stateless\.replicas\), and 2 more gating check\(s\) could not judge \(http\.level\.status, http\.delete\.gone: each says why\)/m,
+      /Partial: /,
+    ],
   ];
   it.each(cases)("%s: the console, JSON, JUnit and HTML say it, and only a complete run gets the plain banner", (kind, r, line, banner) => {
     let out = "";
