@@ -76,6 +76,21 @@ describe("JUnit reporter", () => {
     expect(cases.filter((c) => "failure" in c)).toHaveLength(1);
     expect(cases.filter((c) => "skipped" in c)).toHaveLength(1);
   });
+
+  it("says a failure's message once, in its message attribute, with the evidence as its text (issue 41)", () => {
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" || name === "testsuite" }).parse(toJunit(report)) as {
+      testsuites: { testsuite: { testcase: { failure?: { "@_message": string; "#text"?: string } }[] }[] };
+    };
+    const failure = doc.testsuites.testsuite.flatMap((s) => s.testcase).find((c) => c.failure !== undefined)?.failure;
+    expect(failure?.["@_message"]).toBe('reply <b>"x"</b> & more');
+    expect(failure?.["#text"]).toMatch(/^counterexample: request "a"\nreplay: npx example-conformance check/);
+    expect(failure?.["#text"]).not.toContain("reply <b>");
+  });
+
+  it("puts the run's totals and time on the root element as on each testsuite", () => {
+    const doc = new XMLParser({ ignoreAttributes: false }).parse(toJunit(report)) as { testsuites: Record<string, string> };
+    expect(doc.testsuites).toMatchObject({ "@_tests": "5", "@_failures": "1", "@_errors": "0", "@_skipped": "1", "@_time": "1.234", "@_timestamp": "2026-01-01T00:00:00.000Z" });
+  });
 });
 
 describe("HTML reporter", () => {
