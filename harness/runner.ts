@@ -384,14 +384,12 @@ function expectedOutcome(check: CheckDefinition, outcome: CheckOutcome, j: Judge
   const expected = expectationFor(check.id, j.expectations);
   if (!expected) return { status: outcome.status, stale: false };
   const listing = listedWords(expected);
-  // An expected failure the list holds to account (the configuration's): expired, or no longer failing, fails the run.
+  // Every list is held to account: an expired entry (the configuration's may expire), or one whose check no longer
+  // fails, fails the run.
   if (expired(expected, j.startedAt) && outcome.status !== "skip") {
     return { status: outcome.status, stale: true, note: `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)` };
   }
   if (outcome.status === "fail" || outcome.status === "error") return { status: "expected-fail", stale: false, note: `expected to fail: ${expected.reason}` };
-  if (outcome.status === "pass") {
-    const stale = expected.mustStillFail === true;
-    return { status: stale ? "fail" : outcome.status, stale, note: `${listing} but passed: remove it from the list` };
-  }
+  if (outcome.status === "pass") return { status: "fail", stale: true, note: `${listing} but passed: remove it from the list` };
   return { status: outcome.status, stale: false };
 }
