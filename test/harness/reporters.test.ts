@@ -105,6 +105,15 @@ describe("HTML reporter", () => {
 });
 
 describe("the HTML certificate", () => {
+  it("says a claimed check is not applicable by claim, declared, not judged, once in its bullet (issue 41)", () => {
+    const reason = "not applicable by claim (replicas: single: declared by the implementation, not judged); no other instance given (--replica ADDRESS)";
+    const html = plain(toHtml({ ...report, claims: ["replicas: single"], unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "claimed", claim: "replicas: single", needs: "--replica", reason }] }));
+    const bullet = /<li><code>grpc\.stateless\.replicas<\/code>.*?<\/li>/s.exec(html)?.[0] ?? "";
+    expect(bullet).toContain("no other instance given");
+    expect(bullet.match(/not applicable by claim/g)).toHaveLength(1);
+    expect(bullet.match(/not judged/g)).toHaveLength(1);
+  });
+
   it("leads with the implementation, the verdict and the scope, then the gating failures, the other findings, and the run's particulars", () => {
     const html = toHtml({ ...report, implementation: { name: "acme-msg", version: "3.1" }, claims: ["replicas: single"], target: { ...report.target, tlsFingerprint: "AB:CD" } });
     const at = (needle: string) => html.indexOf(needle);
