@@ -1,6 +1,7 @@
 // Expected failures: check-ID patterns, each with a reason, whose failures do not fail the run. From an
 // --expect-failures file (`pattern # reason` lines), or from the configuration file's `expected-failures`, whose
-// entries may expire and must still fail (an expired entry, or one whose check passes, fails the run).
+// entries may also expire. Either way an entry must still fail: one whose check passes fails the run, so the list
+// stays true (a stale entry would silently waive the check's next regression).
 import { readFileSync } from "node:fs";
 import type { CheckDefinition } from "./check.js";
 import { ConformanceError } from "./errors.js";
@@ -12,8 +13,6 @@ export interface Expectation {
   line: number;
   /** YYYY-MM-DD: from that day on the entry waives nothing, and the run fails. */
   expires?: string;
-  /** An entry whose check passes fails the run (the configuration's entries), rather than only a note. */
-  mustStillFail?: boolean;
   /** Where it is listed, for messages: a file name. */
   source?: string;
 }
@@ -22,7 +21,7 @@ export interface Expectation {
 export function configExpectations(entries: readonly { check: string; reason: string; expires?: string; line: number }[], file: string, checks: readonly CheckDefinition[]): Expectation[] {
   return entries.map((e) => {
     if (!checks.some((c) => matches(e.check, c.id))) throw new ConformanceError("config", `${file}:${e.line}: expected-failures: ${e.check} matches no check (see --list)`);
-    return { pattern: e.check, reason: e.reason, line: e.line, mustStillFail: true, source: file, ...(e.expires !== undefined && { expires: e.expires }) };
+    return { pattern: e.check, reason: e.reason, line: e.line, source: file, ...(e.expires !== undefined && { expires: e.expires }) };
   });
 }
 

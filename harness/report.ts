@@ -126,7 +126,10 @@ export interface RunReport {
 
 export interface Reporter {
   onRunStart?(info: { total: number; target: RunReport["target"]; seed: number }): void;
+  /** When a check starts running: checks run side by side, so several may be running at once. */
   onCheckStart?(check: { id: string; title: string }): void;
+  /** When a check's outcome is in, as checks end; its result follows in catalogue order (onCheckResult). */
+  onCheckEnd?(check: { id: string; title: string }): void;
   onCheckResult?(result: CheckResult): void;
   onRunEnd?(report: RunReport): void | Promise<void>;
 }

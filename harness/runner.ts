@@ -10,7 +10,7 @@ import { failingCall, grpcurlCommand, recording, type RecordedCall } from "./grp
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
-import type { CheckResult, ReplayArgs, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
+import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
 import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
 import { openResolvedSession, runCheck, type Session } from "./session.js";
@@ -205,11 +205,10 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
   const results: CheckResult[] = [];
-  const { started, calls, traceFiles, traffic } = startChecks(checks, session, config, tracer && { tracer, contractDir, redact });
+  const { started, calls, traceFiles, traffic } = startChecks(checks, session, config, reporters, tracer && { tracer, contractDir, redact });
   const judged: Judged = { config, expectations, startedAt, calls, traceFiles, contractDir, redact };
   try {
     for (const check of checks) {
-      for (const r of reporters) r.onCheckStart?.(check);
       const { outcome, ms } = await (started.get(check.id) as Promise<{ outcome: CheckOutcome; ms: number }>);
       const result = resultOf(check, outcome, ms, judged);
       results.push(result);
@@ -305,7 +304,7 @@ function targetOf(config: RunConfig): RunReport["target"] {
  * target's checks, which run side by side within --concurrency as each declares it may. Each RPC check's unary calls
  * are remembered, so that its failure can name the grpcurl command that repeats it, and its traffic counted.
  */
-function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }) {
+function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, reporters: readonly Reporter[], traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }) {
   const calls = new Map<string, RecordedCall[]>();
   const contextFor = (c: CheckDefinition) => {
     const opened = session.context();
@@ -325,8 +324,15 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
     if (c.area === "grpc" || c.area === "http") traffic.set(c.id, counter);
     return runCheck(c, contextFor(c), config.checkTimeoutMs, sink, counter);
   };
-  const runOne = (c: CheckDefinition) =>
-    timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), traceFiles, config, traced.contractDir, traced.redact) : runChecked(c)));
+  // Reporters hear of a check as it starts and as it ends (side by side, in any order); its result comes in order.
+  const runOne = async (c: CheckDefinition) => {
+    for (const r of reporters) r.onCheckStart?.(c);
+    try {
+      return await timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), traceFiles, config, traced.contractDir, traced.redact) : runChecked(c)));
+    } finally {
+      for (const r of reporters) r.onCheckEnd?.(c);
+    }
+  };
   const contract = checks.filter((c) => c.area === "contract");
   const onTarget = checks.filter((c) => c.area !== "contract");
   const started = new Map([
@@ -385,14 +391,12 @@ function expectedOutcome(check: CheckDefinition, outcome: CheckOutcome, j: Judge
   const expected = expectationFor(check.id, j.expectations);
   if (!expected) return { status: outcome.status, stale: false };
   const listing = listedWords(expected);
-  // An expected failure the list holds to account (the configuration's): expired, or no longer failing, fails the run.
+  // Every list is held to account: an expired entry (the configuration's may expire), or one whose check no longer
+  // fails, fails the run.
   if (expired(expected, j.startedAt) && outcome.status !== "skip") {
     return { status: outcome.status, stale: true, note: `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)` };
   }
   if (outcome.status === "fail" || outcome.status === "error") return { status: "expected-fail", stale: false, note: `expected to fail: ${expected.reason}` };
-  if (outcome.status === "pass") {
-    const stale = expected.mustStillFail === true;
-    return { status: stale ? "fail" : outcome.status, stale, note: `${listing} but passed: remove it from the list` };
-  }
+  if (outcome.status === "pass") return { status: "fail", stale: true, note: `${listing} but passed: remove it from the list` };
   return { status: outcome.status, stale: false };
 }

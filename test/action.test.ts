@@ -194,7 +194,8 @@ describe("action.yml", () => {
   it("passes metadata from a secret to a gRPC target that needs it, through the environment, never a command line", async () => {
     const without = await runAction({ grpc: guarded.address, only: "grpc.unary.*,grpc.defaults.*" });
     expect(without.code, without.log).toBe(5);
-    const run = await runAction({ grpc: guarded.address, metadata: `authorization=${TOKEN}`, only: "grpc.unary.*,grpc.defaults.*" });
+    // A selection is partial by design: accepted here, where what is tested is how the secret is passed.
+    const run = await runAction({ grpc: guarded.address, metadata: `authorization=${TOKEN}`, only: "grpc.unary.*,grpc.defaults.*", require: "partial" });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
     expect(run.argv).toMatch(/--metadata-from-env EXAMPLE_ACTION_METADATA/);
@@ -203,7 +204,7 @@ describe("action.yml", () => {
   }, 120_000);
 
   it("passes an API key from a secret to an HTTP target, through the environment, never a command line", async () => {
-    const run = await runAction({ http: keyed.httpUrl, "api-key": API_KEY, only: "http.auth.api-key,http.create.*,http.read.*" });
+    const run = await runAction({ http: keyed.httpUrl, "api-key": API_KEY, only: "http.auth.api-key,http.create.*,http.read.*", require: "partial" });
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
     expect(report.checks.find((c) => c.id === "http.auth.api-key")?.status).toBe("pass");
@@ -213,7 +214,7 @@ describe("action.yml", () => {
   }, 120_000);
 
   it("speaks TLS with a CA file, and passes skip and strict on", async () => {
-    const run = await runAction({ grpc: tlsServer.grpcAddress, tls: "true", ca: tls.certFile, authority: "localhost", skip: "grpc.limits.*,grpc.stateless.*,contract.*", strict: "true", only: "grpc.*" });
+    const run = await runAction({ grpc: tlsServer.grpcAddress, tls: "true", ca: tls.certFile, authority: "localhost", skip: "grpc.limits.*,grpc.stateless.*,contract.*", strict: "true", only: "grpc.*", require: "partial" });
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
     expect(report.target.tlsFingerprint).toMatch(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/i);
@@ -225,7 +226,7 @@ describe("action.yml", () => {
 
   it("reads a configuration file named by the config input: its target and selection", async () => {
     const config = `targets:\n  grpc: ${reference.grpcAddress}\nonly: [grpc.unary.single-response]\n`;
-    const run = await runAction({ config: "ci/conformance.yaml" }, { workspace: { "ci/conformance.yaml": config } });
+    const run = await runAction({ config: "ci/conformance.yaml", require: "partial" }, { workspace: { "ci/conformance.yaml": config } });
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
     expect(report.target.grpc).toBe(reference.grpcAddress);
@@ -258,15 +259,42 @@ describe("action.yml", () => {
     expect(readFileSync(run.outputs["report-junit"] as string, "utf8")).toMatch(/<testsuites/);
     expect(readFileSync(run.outputs["report-html"] as string, "utf8")).toMatch(/Conformant/);
     expect(run.summary).toMatch(/^### example-conformance: conformant$/m);
+    expect(run.log).not.toContain("::warning title=example-conformance%3A partial");
     // Written once: by the action from the report, not also by the check's own github reporter.
     expect(run.summary.match(/### example-conformance/g)).toHaveLength(1);
   }, 120_000);
 
-  it("says partial, not conformant, for a run that left a gating check unjudged (no replica, no claim): exit 0, the report's verdict", async () => {
+  it("fails the step on a partial run (no replica, no claim) by default, with a warning naming the check not judged and why, and a summary that says so", async () => {
     const run = await runAction({ grpc: reference.grpcAddress });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.verdict).toBe("partial");
+    // The CLI's code: the run itself is exit 0; the step failed for the verdict the action requires.
+    expect(run.outputs["exit-code"]).toBe("0");
+    expect(run.summary).toMatch(/^### example-conformance: partial$/m);
+    const warning = run.log.split("\n").find((l) => l.startsWith("::warning title=example-conformance%3A partial verdict::"));
+    expect(warning, run.log).toBeDefined();
+    expect(warning).toContain("the step fails (require: conformant)");
+    expect(warning).toMatch(/%0Agrpc\.stateless\.replicas: needs --replica to judge: /);
+    expect(run.summary).toContain("**The step failed: the verdict is partial and `require: conformant` asks for every gating check judged.**");
+    expect(run.summary).toMatch(/^- `grpc\.stateless\.replicas`: needs /m);
+  }, 120_000);
+
+  it("passes a partial run with require: partial, still with the warning naming what was not judged", async () => {
+    const run = await runAction({ grpc: reference.grpcAddress, require: "partial", only: "grpc.defaults.*" });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
-    expect(run.summary).toMatch(/^### example-conformance: partial$/m);
+    const warning = run.log.split("\n").find((l) => l.startsWith("::warning title=example-conformance%3A partial verdict::"));
+    expect(warning, run.log).toBeDefined();
+    expect(warning).toContain("accepted (require: partial)");
+    expect(warning).toMatch(/%0Acontract\.shape: not run: not in --only grpc\.defaults\.\*/);
+    expect(run.summary).toContain("**Accepted as partial (`require: partial`): not every gating check was judged.**");
+  }, 120_000);
+
+  it("takes only conformant or partial as require: anything else is exit 2 in one line, before any call", async () => {
+    const wrong = await runAction({ grpc: reference.grpcAddress, require: "mostly" });
+    expect(wrong.code).toBe(2);
+    expect(wrong.outputs.verdict).toBe("usage-error");
+    expect(wrong.log.trim()).toBe("example-conformance: require mostly: expected conformant or partial");
   }, 120_000);
 
   it("fails the step on a server that counts calls, names the failed check in the summary, and keeps its text inert", async () => {
@@ -404,8 +432,10 @@ describe("docs/ci examples, run as written", () => {
   it("GitHub, the conformance job: the action checks the implementation with its secrets, and the reports are the ones uploaded", async () => {
     expect(Object.keys(workflow.on)).toEqual(["pull_request"]);
     const run = await runJob("conformance", { "127.0.0.1:50051": keyed.grpcAddress, "http://127.0.0.1:8080": keyed.httpUrl });
+    // One instance: partial, accepted by the example's require: partial, with the warning that says what was not judged.
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
+    expect(run.log).toMatch(/^::warning title=example-conformance%3A partial verdict::.*accepted \(require: partial\)/m);
     expect(run.outputs["report-json"]).toBe(join(run.work, "reports", "conformance.json"));
     expectSecretKept(run, API_KEY);
     const steps = workflow.jobs.conformance?.steps ?? [];

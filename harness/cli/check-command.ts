@@ -12,6 +12,8 @@ import { createAttestationReporter, loadSigningKey } from "../attest/attestation
 import { tlsFingerprint } from "../attest/tls-fingerprint.js";
 import { parseAddress } from "../targets/address.js";
 import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
+import { createProgressReporter, type ProgressReporter } from "../reporters/progress.js";
+import { ConformanceError } from "../errors.js";
 import type { Reporter } from "../report.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance } from "../runner.js";
@@ -21,7 +23,7 @@ import type { OptionTable } from "./option-table.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
 import type { CliIo } from "./io.js";
 import { collectMetadata } from "./metadata.js";
-import { givenOn, toOptions } from "./option-table.js";
+import { duration, givenOn, toOptions } from "./option-table.js";
 import { createReplayRenderer } from "./replay.js";
 import { chooseReporters, openReporterFiles, reporterStreams } from "./reporter-option.js";
 import { toHttpTarget, toRunOptions } from "./run-options.js";
@@ -101,12 +103,29 @@ function listChecks(io: CliIo): void {
   }
 }
 
+/** The environment variable that shortens the progress interval off a terminal (tests; a log read closely). */
+export const PROGRESS_INTERVAL_ENV = "EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL";
+
+/** Progress on stderr unless --quiet: redrawn on a terminal, else a line every 10 s ($EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL). */
+function progressOf(opts: CheckCliOptions, io: CliIo): ProgressReporter | undefined {
+  if (opts.quiet) return undefined;
+  const given = io.env[PROGRESS_INTERVAL_ENV];
+  let intervalMs: number | undefined;
+  try {
+    if (given !== undefined && given !== "") intervalMs = duration(`$${PROGRESS_INTERVAL_ENV}`)(given);
+  } catch (err) {
+    throw new ConformanceError("usage", (err as Error).message);
+  }
+  return createProgressReporter({ write: io.stderr, live: io.stderrIsTty === true, ...(intervalMs !== undefined && { intervalMs }) });
+}
+
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
-function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras, table: OptionTable<CheckCliOptions>): RunContext {
+function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras, table: OptionTable<CheckCliOptions>, progress: ProgressReporter | undefined): RunContext {
   const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
   const streams = reporterStreams(io, opts);
   return {
-    reporters: createReporters(files, streams),
+    // Progress first: on a terminal its line is cleared before the console writes the results.
+    reporters: [...(progress ? [progress] : []), ...createReporters(files, streams)],
     replayCommand: createReplayRenderer(argsAfter(argv, "check"), table),
     metadata: collectMetadata(opts, io.env),
     apiKey: opts.apiKey ?? envKey,
@@ -189,16 +208,18 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     checkUsage(opts, io.env);
     const signKey = opts.signKey !== undefined ? loadSigningKey(opts.signKey) : undefined;
     const gate = await createBaselineGate(opts.baseline, opts.failOn, documentOnStdout(opts) ? io.stderr : io.stdout);
+    const progress = progressOf(opts, io);
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     let attestation: ReportFile | undefined;
     try {
       if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
-      const run = prepareRun(opts, io, files, argv, extras, table);
+      const run = prepareRun(opts, io, files, argv, extras, table, progress);
       if (attestation && signKey) run.reporters.push(createAttestationReporter(attestation, signKey));
       if (gate) run.reporters.push(gate.reporter);
       const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
       await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, exit) : checkTargets(opts, run, exit));
     } finally {
+      progress?.stop();
       for (const f of files) await f.file?.close();
       await attestation?.close();
     }

@@ -125,7 +125,7 @@ const CHECK_ROWS: Omit<OptionTable<CheckCliOptions>, "config" | keyof RpcTargetO
   path: { flags: "--path <path>", description: "replay path of one failing property case (with --only and --seed)", replay: "renew" },
   profile: { flags: "--profile <profile>", description: "profiles that gate: contract, or protocol too", choices: ["contract", "protocol"], default: "contract" },
   strict: { flags: "--strict", description: "SHOULD failures and protocol checks gate too" },
-  expectFailures: { flags: "--expect-failures <file>", description: "check-ID patterns, each with a # reason, whose failures do not fail the run (the verdict says \"with waivers\")" },
+  expectFailures: { flags: "--expect-failures <file>", description: "check-ID patterns, each with a # reason, whose failures do not fail the run (the verdict says \"with waivers\"); a listed check that passes fails it: remove it from the list" },
   baseline: { flags: "--baseline <file>", description: "an earlier run's JSON report: the run is compared with it when it ends (newly failing, newly passing, still failing, no longer judged)", replay: "leave-out" },
   failOn: { flags: "--fail-on <when>", description: "with --baseline, what exits 1: any gating failure (default), new (only a gating failure the baseline did not have), or none; the verdict and reports stay the run's", choices: FAIL_ON, replay: "leave-out" },
   reporter: {
@@ -142,7 +142,7 @@ const CHECK_ROWS: Omit<OptionTable<CheckCliOptions>, "config" | keyof RpcTargetO
   attestation: { flags: "--attestation <file>", description: "write a signed attestation of the run: an in-toto Statement (test-result predicate) in a DSSE envelope, signed with --sign-key", replay: "leave-out" },
   signKey: { flags: "--sign-key <key.pem>", description: "the ed25519 private key (PEM) that signs --attestation; check it with `example-conformance verify FILE --key PUB.pem`", replay: "leave-out" },
   verbose: { flags: "--verbose", description: "the console lists every check, passing and skipped ones too", replay: "leave-out" },
-  quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict", replay: "leave-out" },
+  quiet: { flags: "--quiet", description: "the console prints only the gating failures and the verdict, and no progress on stderr (a line every 10 s in a log, redrawn on a terminal)", replay: "leave-out" },
   list: { flags: "--list", description: "print every check with its ID, severity, profile and spec section, and exit", replay: "leave-out" },
 };
 

@@ -150,6 +150,16 @@ const counted = (counts: Record<string, number>) => {
   return entries.length === 0 ? "none" : entries.map(([k, n]) => `${t(k)} ${n}`).join(", ");
 };
 
+/** What an --http run left: "12 messages created, every one deleted at the end"; nothing to say of deleting when none was created. */
+function createdWords(resources: LoadReport["resources"], c: ReturnType<typeof pc.createColors>): string {
+  const created = resources?.created ?? 0;
+  if (created === 0) return "no message created, so none to delete";
+  const left = resources?.leftBehind ?? 0;
+  const made = `${created} message${created === 1 ? "" : "s"} created`;
+  if (left > 0) return `${made}, ${c.red(`${left} could not be deleted`)}`;
+  return `${made}, ${created === 1 ? "deleted" : "every one deleted"} at the end`;
+}
+
 export function formatLoadReport(r: LoadReport, color: boolean): string {
   const c = pc.createColors(color);
   const merged = r.mergedFrom ? ` (merged from ${r.mergedFrom.length} runs)` : "";
@@ -162,7 +172,7 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
     `errors       ${counted(r.errors)}`,
     ...(Object.keys(r.shed).length > 0 ? [`shed         ${counted(r.shed)} (refused to shed load, not counted as errors)`] : []),
     ...(r.reconnections ? [`reconnected  ${r.reconnections} times (the server ended a connection: GOAWAY, or it closed; calls it had not processed were sent again, not counted as errors)`] : []),
-    ...(r.mix ? [`mix          ${Object.entries(r.mix).map(([k, n]) => `${t(k)}=${n}`).join(",")} on ${t(r.resources?.collection ?? "")}: ${r.resources?.created ?? 0} messages created, ${r.resources?.leftBehind ? c.red(`${r.resources.leftBehind} could not be deleted`) : "every one deleted at the end"}`] : []),
+    ...(r.mix ? [`mix          ${Object.entries(r.mix).map(([k, n]) => `${t(k)}=${n}`).join(",")} on ${t(r.resources?.collection ?? "")}: ${createdWords(r.resources, c)}`] : []),
     r.mix
       ? r.stateless.compared === 0
         ? c.red("stateless    not judged: no read of a message the run wrote succeeded")
@@ -185,7 +195,9 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
 export function addLoadCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
     .command("load")
-    .description("load a server with Hello calls over gRPC, Connect or gRPC-Web: throughput, latency percentiles, errors, and replies under load equal to replies at rest");
+    .description(
+      "load a server with Hello calls over gRPC, Connect or gRPC-Web, or an HTTP interface (--http) with a mix of operations on messages it creates: throughput, latency percentiles, errors, and replies under load equal to replies at rest; `load merge` combines the reports of runs taken at once",
+    );
   for (const o of toOptions(LOAD_TABLE)) command.addOption(o);
   addMergeCommand(command, io, setExit);
   command

@@ -1,4 +1,5 @@
-// `serve`: runs the reference server until SIGTERM or SIGINT; the first two lines name the bound addresses.
+// `serve`: runs the reference server until SIGTERM, SIGINT or SIGHUP, or until the npx that started it ends; the
+// first two lines name the bound addresses.
 import cluster from "node:cluster";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
@@ -10,6 +11,7 @@ import { DEFAULT_OWED_LIMITS } from "../../reference-server/owed.js";
 import type { DataDirProblem } from "../../reference-server/http/store.js";
 import type { ReferenceServer, ReferenceServerOptions } from "../../reference-server/start.js";
 import { runWorkers, type WorkerListening } from "./serve-workers.js";
+import { npmWrappers, onWrapperGone, type Wrapper } from "./wrapper-watch.js";
 
 interface ServeOptions {
   host: string;
@@ -183,38 +185,48 @@ function exitOnFatal(server: ReferenceServer, io: CliIo): void {
   process.on("unhandledRejection", fatal);
 }
 
-/** Serves until SIGTERM or SIGINT, then lets calls in flight finish. */
-function serveUntilStopped(server: ReferenceServer, io: CliIo, setExit: (code: number) => void): Promise<void> {
+/** The signals that end serve: a CI runner's or `kill`'s SIGTERM, Ctrl-C's SIGINT, a closed terminal's SIGHUP. */
+const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+
+/**
+ * Serves until SIGTERM, SIGINT or SIGHUP, or until the npx (npm) that started it ends, then lets calls in flight
+ * finish; its ports and its data directory are free when it exits.
+ */
+function serveUntilStopped(server: ReferenceServer, io: CliIo, setExit: (code: number) => void, wrappers: readonly Wrapper[]): Promise<void> {
   return new Promise<void>((resolve) => {
     // A worker's channel to the primary would keep it alive after its servers closed.
     const done = () => {
       if (cluster.isWorker) process.disconnect?.();
       resolve();
     };
-    const stop = (signal: NodeJS.Signals) => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      io.stderr(`example-conformance: ${signal}: finishing in-flight calls\n`);
+    let unwatch = () => undefined as void;
+    const stop = (why: string) => {
+      for (const s of STOP_SIGNALS) process.off(s, stop);
+      unwatch();
+      io.stderr(`example-conformance: ${why}: finishing in-flight calls\n`);
       server.close().then(done, (err: unknown) => {
         io.stderr(`example-conformance: shutdown: ${String(err)}\n`);
         setExit(1);
         done();
       });
     };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
+    for (const s of STOP_SIGNALS) process.on(s, stop);
+    // A worker ends with its primary, which watches for itself.
+    if (!cluster.isWorker) unwatch = onWrapperGone(wrappers, () => stop("the npm (npx) that started serve ended"));
   });
 }
 
 export function addServeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
     .command("serve")
-    .description("run the reference server (gRPC and HTTP) until stopped; prints `grpc HOST:PORT` and `http URL` first");
+    .description("run the reference server (gRPC and HTTP) until SIGTERM, SIGINT or SIGHUP, or the end of the npx that started it; prints `grpc HOST:PORT` and `http URL` first");
   for (const o of toOptions(SERVE_TABLE)) command.addOption(o);
   command.action(async (opts: ServeOptions) => {
+    // Found first: an npx killed while the server starts is then seen gone, not missed.
+    const wrappers = cluster.isWorker ? [] : npmWrappers(io.env);
     const store = storeOf(opts, io.env);
     if (opts.workers > 1 && cluster.isPrimary) {
-      setExit(await runWorkers(opts.workers, io, opts.shutdownGrace));
+      setExit(await runWorkers(opts.workers, io, opts.shutdownGrace, wrappers));
       return;
     }
     const server = await startServer(serverOptions(opts, store, opts.apiKey ?? io.env.EXAMPLE_API_KEY), io, setExit);
@@ -227,6 +239,6 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
     exitOnFatal(server, io);
     if (cluster.isWorker) process.send?.({ grpcAddress: server.grpcAddress, httpUrl: server.httpUrl } satisfies WorkerListening);
     else io.stdout(`grpc ${server.grpcAddress}\nhttp ${server.httpUrl}\n`);
-    await serveUntilStopped(server, io, setExit);
+    await serveUntilStopped(server, io, setExit, wrappers);
   });
 }

@@ -1,8 +1,10 @@
 // `serve --workers N`: N processes of the reference server sharing its two ports (node:cluster hands each new
 // connection to one of them), so a machine's cores are used. The primary serves nothing itself: it starts the
-// workers, prints the addresses once all listen, replaces a worker that dies, and on SIGTERM stops them all.
+// workers, prints the addresses once all listen, replaces a worker that dies, and on SIGTERM (SIGINT, SIGHUP, or the
+// end of the npx that started it) stops them all.
 import cluster, { type Worker } from "node:cluster";
 import type { CliIo } from "./io.js";
+import { onWrapperGone, type Wrapper } from "./wrapper-watch.js";
 
 /** What a worker sends the primary once it listens. */
 export interface WorkerListening {
@@ -18,7 +20,7 @@ export function isWorkerListening(m: unknown): m is WorkerListening {
 }
 
 /** Runs the primary until every worker has stopped; resolves with the exit code. */
-export function runWorkers(count: number, io: CliIo, graceMs: number): Promise<number> {
+export function runWorkers(count: number, io: CliIo, graceMs: number, wrappers: readonly Wrapper[] = []): Promise<number> {
   return new Promise((resolve) => {
     const live = new Set<Worker>();
     const listening = new Set<Worker>();
@@ -30,8 +32,8 @@ export function runWorkers(count: number, io: CliIo, graceMs: number): Promise<n
     const finish = () => {
       if (live.size > 0) return;
       clearTimeout(backstop);
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.off(s, onSignal);
+      unwatch();
       resolve(exitCode);
     };
     const stopAll = () => {
@@ -43,13 +45,13 @@ export function runWorkers(count: number, io: CliIo, graceMs: number): Promise<n
       }, graceMs + 5000);
       finish();
     };
-    const onSignal = (signal: NodeJS.Signals) => {
+    const onSignal = (signal: string) => {
       if (stopping) return;
       io.stderr(`example-conformance: ${signal}: stopping ${live.size} workers\n`);
       stopAll();
     };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
+    for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(s, onSignal);
+    const unwatch = onWrapperGone(wrappers, () => onSignal("the npm (npx) that started serve ended"));
 
     const fork = () => {
       const started = Date.now();

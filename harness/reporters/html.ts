@@ -120,11 +120,14 @@ function waived(report: RunReport): string {
   return section("waived", `Waived failures (${report.waivers.length})`, list(items, ""));
 }
 
+/** A claimed check's reason begins by saying the claim (the result's message does): the bullet says it once. */
+const CLAIM_PREFIX = /^not applicable by claim \([^)]*\); /;
+
 function unjudged(report: RunReport): string {
   if (report.unjudged.length === 0) return "";
   const items = report.unjudged.map(
     (u) =>
-      `<code>${words(u.id)}</code> [${u.severity}] ${UNJUDGED_WORDS[u.why]}${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${words(u.needs)}</code>)` : ""}${u.claim !== undefined ? ` (claim <code>${words(u.claim)}</code>, declared, not judged)` : ""}: ${words(u.reason)}`,
+      `<code>${words(u.id)}</code> [${u.severity}] ${UNJUDGED_WORDS[u.why]}${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${words(u.needs)}</code>)` : ""}${u.claim !== undefined ? ` (claim <code>${words(u.claim)}</code>, declared, not judged)` : ""}: ${words(u.why === "claimed" ? u.reason.replace(CLAIM_PREFIX, "") : u.reason)}`,
   );
   return section("unjudged", `Gating checks not judged (${report.unjudged.length})`, list(items, ""));
 }

@@ -12,6 +12,7 @@ import { brokenHttpServers } from "../../fixtures/broken-servers/http/index.js";
 import type { StartedHttpServer } from "../../fixtures/broken-servers/http/types.js";
 import { quietWhenClosed } from "../../harness/cli/io.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
+import { withoutProgress } from "../helpers/cli.js";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "closed-pipe-"));
@@ -39,7 +40,7 @@ async function piped(args: string[], reader: string): Promise<{ out: string; cod
 }
 
 const quiet = (r: { code: number; stderr: string }, code: number) => {
-  expect(r.stderr).toBe("");
+  expect(withoutProgress(r.stderr)).toBe("");
   expect([code, 141]).toContain(r.code);
 };
 

@@ -11,6 +11,7 @@ import { startHostileGrpcText, startHostileHttpText } from "../../fixtures/hosti
 import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js";
 import type { RunReport } from "../../harness/report.js";
 import { runCliProcess, type CliProcessRun } from "../helpers/cli-process.js";
+import { withoutProgress } from "../helpers/cli.js";
 
 let grpc: TrackedServer;
 let http: TrackedServer & { url: string };
@@ -42,7 +43,7 @@ describe("check against targets whose every text channel is hostile", () => {
   it("ends with the real verdict: exit 1 and the last line its own summary", () => {
     expect(run.signal).toBeNull();
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe("");
+    expect(withoutProgress(run.stderr)).toBe("");
     const report = JSON.parse(readFileSync(files.json, "utf8")) as RunReport;
     const gating = report.checks.filter((c) => c.gating).length;
     expect(gating).toBeGreaterThan(5);

@@ -76,6 +76,21 @@ describe("JUnit reporter", () => {
     expect(cases.filter((c) => "failure" in c)).toHaveLength(1);
     expect(cases.filter((c) => "skipped" in c)).toHaveLength(1);
   });
+
+  it("says a failure's message once, in its message attribute, with the evidence as its text (issue 41)", () => {
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" || name === "testsuite" }).parse(toJunit(report)) as {
+      testsuites: { testsuite: { testcase: { failure?: { "@_message": string; "#text"?: string } }[] }[] };
+    };
+    const failure = doc.testsuites.testsuite.flatMap((s) => s.testcase).find((c) => c.failure !== undefined)?.failure;
+    expect(failure?.["@_message"]).toBe('reply <b>"x"</b> & more');
+    expect(failure?.["#text"]).toMatch(/^counterexample: request "a"\nreplay: npx example-conformance check/);
+    expect(failure?.["#text"]).not.toContain("reply <b>");
+  });
+
+  it("puts the run's totals and time on the root element as on each testsuite", () => {
+    const doc = new XMLParser({ ignoreAttributes: false }).parse(toJunit(report)) as { testsuites: Record<string, string> };
+    expect(doc.testsuites).toMatchObject({ "@_tests": "5", "@_failures": "1", "@_errors": "0", "@_skipped": "1", "@_time": "1.234", "@_timestamp": "2026-01-01T00:00:00.000Z" });
+  });
 });
 
 describe("HTML reporter", () => {
@@ -90,6 +105,15 @@ describe("HTML reporter", () => {
 });
 
 describe("the HTML certificate", () => {
+  it("says a claimed check is not applicable by claim, declared, not judged, once in its bullet (issue 41)", () => {
+    const reason = "not applicable by claim (replicas: single: declared by the implementation, not judged); no other instance given (--replica ADDRESS)";
+    const html = plain(toHtml({ ...report, claims: ["replicas: single"], unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "claimed", claim: "replicas: single", needs: "--replica", reason }] }));
+    const bullet = /<li><code>grpc\.stateless\.replicas<\/code>.*?<\/li>/s.exec(html)?.[0] ?? "";
+    expect(bullet).toContain("no other instance given");
+    expect(bullet.match(/not applicable by claim/g)).toHaveLength(1);
+    expect(bullet.match(/not judged/g)).toHaveLength(1);
+  });
+
   it("leads with the implementation, the verdict and the scope, then the gating failures, the other findings, and the run's particulars", () => {
     const html = toHtml({ ...report, implementation: { name: "acme-msg", version: "3.1" }, claims: ["replicas: single"], target: { ...report.target, tlsFingerprint: "AB:CD" } });
     const at = (needle: string) => html.indexOf(needle);
@@ -310,6 +334,21 @@ describe("verdict kinds", () => {
       "partial",
       { ...base, verdict: "partial", selection: { ...base.selection, only: ["grpc.defaults.decodes"] }, unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "selection", reason: "not in --only grpc.defaults.decodes" }] },
       /^partial: no gating check failed, but 1 gating check\(s\) were not run \(--only grpc\.defaults\.decodes\)/m,
+      /Partial: /,
+    ],
+    [
+      "partial",
+      {
+        ...base,
+        verdict: "partial",
+        unjudged: [
+          { id: "http.stateless.replicas", severity: "MUST", why: "needs", needs: "--http-replica", reason: "no other instance given" },
+          { id: "http.level.status", severity: "MUST", why: "skipped", reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by" },
+          { id: "http.delete.gone", severity: "MUST", why: "skipped", reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by" },
+        ],
+      },
+      // Issue 41: the checks the server's own answers left unjudged are counted and named beside the flag the run lacked.
+      /^partial: no gating check failed, but 1 gating check\(s\) could not be judged without --http-replica \(http\.stateless\.replicas\), and 2 more gating check\(s\) could not judge \(http\.level\.status, http\.delete\.gone: each says why\)/m,
       /Partial: /,
     ],
   ];

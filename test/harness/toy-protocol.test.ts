@@ -15,6 +15,7 @@ import { runConformance } from "../../harness/runner.js";
 import { parseRpcUrl } from "../../harness/targets/address.js";
 import { HELLO_PATH, Status } from "../../harness/targets/grpc-target.js";
 import { catalogue } from "../../suites/index.js";
+import { withoutProgress } from "../helpers/cli.js";
 
 /** The toy protocol's client: POST the message's bytes, read the reply's bytes and its x-status header. */
 const plain: ProtocolModule = {
@@ -126,7 +127,7 @@ describe("the CLI of a protocol registered from a test file", () => {
 
   it("runs `check --plain URL` through the CLI's own option path: passes a correct server, fails a broken one with a replay naming the flag", async () => {
     const good = await cli(["check", "--plain", goodUrl, "--only", "grpc.unary.*,grpc.stateless.*", "--seed", "4", "--runs", "10", "--reporter", "json"]);
-    expect(good.stderr).toBe("");
+    expect(withoutProgress(good.stderr)).toBe("");
     const goodReport = JSON.parse(good.stdout) as { checks: { id: string; status: string }[] };
     expect(goodReport.checks.filter((c) => c.status === "pass").length).toBeGreaterThan(0);
     expect(goodReport.checks.filter((c) => c.status === "fail" || c.status === "error")).toEqual([]);

@@ -18,6 +18,7 @@ import { createTraceWriter } from "../../harness/trace/trace-writer.js";
 import { frame } from "../../harness/protocols/grpc-web/index.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import { runCliProcess } from "../helpers/cli-process.js";
+import { withoutProgress } from "../helpers/cli.js";
 
 interface Har {
   log: {
@@ -45,7 +46,7 @@ describe("check --trace DIR of a broken HTTP server (POST answers 200)", () => {
     const json = join(tmp, "http.json");
     // The trace folder is named relative to the report's folder (tmp), as the HTML report links it.
     const run = await runCliProcess(["check", "--http", server.url, "--seed", "1", "--trace", dir, "--report-json", json], { EXAMPLE_API_KEY: SECRET });
-    expect(run.stderr).toBe("");
+    expect(withoutProgress(run.stderr)).toBe("");
     expect(run.code).toBe(1);
     report = readReport(json);
   }, 60_000);

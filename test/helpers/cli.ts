@@ -36,3 +36,6 @@ export async function checkVerdicts(args: string[]): Promise<CliRun & { report: 
     rmSync(dirname(file), { recursive: true, force: true });
   }
 }
+
+/** stderr without check's progress lines (one every 10 s off a terminal), which a slow or loaded machine adds to a long run. */
+export const withoutProgress = (stderr: string): string => stderr.replace(/^example-conformance: progress: .*\n/gm, "");

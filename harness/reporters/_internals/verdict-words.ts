@@ -28,14 +28,18 @@ export function verdictReason(report: RunReport): string {
   const gating = report.checks.filter((r) => r.gating).length;
   const notRun = report.unjudged.filter((u) => u.why === "selection").length;
   const needed = report.unjudged.filter((u) => u.why === "needs");
+  const couldNot = report.unjudged.filter((u) => u.why === "skipped");
   switch (report.verdict) {
     case "not conformant":
       return `${gating} gating check(s) failed`;
     case "partial":
       if (report.checks.every((c) => c.status === "skip")) return "no check could judge anything";
+      // Every gating check left unjudged is counted, those that could not judge for another reason (the server's own
+      // answers, most often) too: a partial verdict that named only the flag it lacked hid them.
       return `no gating check failed, but ${[
         notRun > 0 && `${notRun} gating check(s) were not run (${selectionWords(report)})`,
         needed.length > 0 && `${needed.length} gating check(s) could not be judged without ${neededWords(needed)}`,
+        couldNot.length > 0 && `${couldNot.length} more gating check(s) could not judge (${couldNot.map((u) => u.id).join(", ")}: each says why)`,
       ]
         .filter(Boolean)
         .join(", and ")}`;
