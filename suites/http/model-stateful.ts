@@ -46,6 +46,29 @@ const nth = <T>(items: Iterable<T>, index: number): T | undefined => {
   const all = [...items];
   return all.length === 0 ? undefined : all[index % all.length];
 };
+/**
+ * A path in the collection at an id no one handed out, in the form of the server's own ids when the sequence holds
+ * one (its last four characters changed, each digit to a digit, each letter to one of its case), so that a server that refuses ids of another form
+ * (400) is asked about an id it could have given; a UUID otherwise.
+ */
+function unknownPath(m: Model, collection: string): string {
+  const known = [...m.live.keys(), ...m.gone];
+  const sample = known[0]?.slice(collection.length + 1);
+  const pick = (chars: string) => chars[Math.floor(Math.random() * chars.length)] as string;
+  for (let attempt = 0; sample !== undefined && sample !== "" && !sample.includes("/") && attempt < 8; attempt++) {
+    // A number gets six more digits: past every id a counter has handed out, and still a number.
+    if (/^[0-9]+$/.test(sample)) return `${collection}/${sample}${String(Math.floor(Math.random() * 900_000) + 100_000)}`;
+    // Otherwise only the last four characters change: a prefix (a ULID's time, "msg:") keeps the id in the server's form.
+    const chars = [...decodeURIComponent(sample)];
+    const id = chars
+      .map((ch, i) => (i < chars.length - 4 ? ch : /[0-9]/.test(ch) ? pick("0123456789") : /[a-z]/.test(ch) ? pick("abcdefghijklmnopqrstuvwxyz") : /[A-Z]/.test(ch) ? pick("ABCDEFGHIJKLMNOPQRSTUVWXYZ") : ch))
+      .join("");
+    const path = `${collection}/${encodeURIComponent(id)}`;
+    if (!known.includes(path)) return path;
+  }
+  return `${collection}/${randomUUID()}`;
+}
+
 const ok = (ex: Exchange) => ex.res.status >= 200 && ex.res.status < 300;
 const usable = (m: Model) => m.halted === undefined && m.p.remaining > RESERVE;
 
@@ -116,7 +139,7 @@ class Replace implements Command {
 class ReplaceUnknown implements Command {
   check = (m: Model) => usable(m) && !m.refused.has("replace");
   async run(m: Model, r: Real): Promise<void> {
-    const path = `${r.collection}/${randomUUID()}`;
+    const path = unknownPath(m, r.collection);
     const body = uniqueBody("model-put-new");
     const ex = await step(m, r, `replace unknown ${path}`, m.p.replace(path, body));
     if (ex.res.status >= 500) throw new ModelFailure(`PUT ${path}, an id no one handed out, answered ${statusLine(ex.res)}: a server error`);
@@ -162,7 +185,7 @@ class ReadGone implements Command {
 class ReadUnknown implements Command {
   check = usable;
   async run(m: Model, r: Real): Promise<void> {
-    const path = `${r.collection}/${randomUUID()}`;
+    const path = unknownPath(m, r.collection);
     const ex = await step(m, r, `read unknown ${path}`, m.p.get(path));
     if (ex.res.status < 400 || ex.res.status >= 500) throw new ModelFailure(`GET ${path}, an id no one handed out, answered ${statusLine(ex.res)}, not a 4xx (404)`);
   }

@@ -25,13 +25,13 @@ export const statelessReplicas = httpCheck(
           continue;
         }
         const replacement = uniqueBody("replica");
-        const put = await on(p, replica, { method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(replacement) });
+        const put = await p.change({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(replacement) }, replica);
         const back = await p.get(path);
         if (put.res.status < 200 || put.res.status >= 300 || p.bodyOf(back.res, replacement) !== replacement) {
           p.problem(`PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} then shows ${JSON.stringify(p.bodyOf(back.res))}, not the replacement`, back);
           continue;
         }
-        const del = await on(p, replica, { method: "DELETE", path, headers: { accept: JSON_TYPE } });
+        const del = await p.change({ method: "DELETE", path, headers: { accept: JSON_TYPE } }, replica);
         const after = await p.get(path);
         if (after.res.status === 404 || after.res.status === 410) p.deleted(path);
         if (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410)) {
@@ -46,7 +46,4 @@ export const statelessReplicas = httpCheck(
 );
 
 /** One exchange with a replica, counted in the check's bound like the rest. */
-async function on(p: Probe, replica: HttpTarget, req: Parameters<HttpTarget["request"]>[0]): Promise<Exchange> {
-  p.countRequest();
-  return { req, res: await replica.request(req), on: replica };
-}
+const on = (p: Probe, replica: HttpTarget, req: Parameters<HttpTarget["request"]>[0]): Promise<Exchange> => p.sendOn(replica, req);

@@ -213,16 +213,23 @@ export class Probe {
    * Required (RFC 6585), the resource's validator (ETag, else Last-Modified) is read with a GET and the request sent
    * again with If-Match (If-Unmodified-Since), as RFC 9110 13.1 has a client do. The server's own validators honoured.
    */
-  async change(req: HttpRequest): Promise<Exchange> {
-    const first = await this.send(req);
+  async change(req: HttpRequest, on?: HttpTarget): Promise<Exchange> {
+    const send = (r: HttpRequest) => (on ? this.sendOn(on, r) : this.send(r));
+    const first = await send(req);
     if (first.res.status !== 428) return first;
-    const read = await this.get(req.path);
+    const read = await send({ method: "GET", path: req.path, headers: { accept: JSON_TYPE } });
     const etag = read.res.headers["etag"]?.[0];
     const modified = read.res.headers["last-modified"]?.[0];
     if (read.res.status !== 200 || (etag === undefined && modified === undefined)) return first;
     this.ctx.capabilities?.learn(this.templateOf(req.path), `conditional ${req.method}`, `asked for: ${req.method} without a validator answered 428, sent again with ${etag !== undefined ? "If-Match" : "If-Unmodified-Since"}`);
     const condition = etag !== undefined ? { "if-match": etag } : { "if-unmodified-since": modified as string };
-    return this.send({ ...req, headers: { ...req.headers, ...condition } });
+    return send({ ...req, headers: { ...req.headers, ...condition } });
+  }
+
+  /** One exchange with another instance of the target (a replica), counted in the check's bound like the rest. */
+  async sendOn(target: HttpTarget, req: HttpRequest): Promise<Exchange> {
+    this.countRequest();
+    return { req, res: await target.request(req), on: target };
   }
 
   /** PUTs a representation of a message with this body at the path (change(): conditional when the server asks). */
