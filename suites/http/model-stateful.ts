@@ -72,7 +72,7 @@ function unknownPath(m: Model, collection: string): string {
 const ok = (ex: Exchange) => ex.res.status >= 200 && ex.res.status < 300;
 const usable = (m: Model) => m.halted === undefined && m.p.remaining > RESERVE;
 
-async function step(m: Model, r: Real, what: string, send: Promise<Exchange>): Promise<Exchange> {
+async function step(r: Real, what: string, send: Promise<Exchange>): Promise<Exchange> {
   const ex = await send;
   r.steps.push({ what, ex });
   return ex;
@@ -99,7 +99,7 @@ class Read implements Command {
   check = (m: Model) => usable(m) && m.live.size > 0;
   async run(m: Model, r: Real): Promise<void> {
     const [path, body] = nth(m.live, this.index) as [string, string];
-    const ex = await step(m, r, `read ${path}`, m.p.get(path));
+    const ex = await step(r, `read ${path}`, m.p.get(path));
     const shown = ex.res.status === 200 ? m.p.bodyOf(ex.res, body) : undefined;
     if (ex.res.status !== 200 || shown !== body) {
       throw new ModelFailure(`GET ${path} answered ${ex.res.status === 200 ? `with ${shownBody(shown)}` : statusLine(ex.res)}, where the message holds ${JSON.stringify(body)}`);
@@ -113,7 +113,7 @@ class Head implements Command {
   check = (m: Model) => usable(m) && m.live.size > 0 && !m.refused.has("head");
   async run(m: Model, r: Real): Promise<void> {
     const [path] = nth(m.live, this.index) as [string, string];
-    const ex = await step(m, r, `head ${path}`, m.p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } }));
+    const ex = await step(r, `head ${path}`, m.p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } }));
     if (m.p.notOffered("head", ex) !== undefined) m.refused.add("head");
     else if (ex.res.status !== 200) throw new ModelFailure(`HEAD ${path} of a message answered ${statusLine(ex.res)}, where GET answers 200`);
   }
@@ -126,7 +126,7 @@ class Replace implements Command {
   async run(m: Model, r: Real): Promise<void> {
     const [path, old] = nth(m.live, this.index) as [string, string];
     const body = uniqueBody("model-put");
-    const ex = await step(m, r, `replace ${path}`, m.p.replace(path, body));
+    const ex = await step(r, `replace ${path}`, m.p.replace(path, body));
     if (m.p.notOffered("replace", ex) !== undefined) return void m.refused.add("replace");
     if (!ok(ex)) throw new ModelFailure(`PUT ${path} of a message's representation answered ${statusLine(ex.res)}, not a 2xx`);
     m.retired.add(old);
@@ -141,11 +141,11 @@ class ReplaceUnknown implements Command {
   async run(m: Model, r: Real): Promise<void> {
     const path = unknownPath(m, r.collection);
     const body = uniqueBody("model-put-new");
-    const ex = await step(m, r, `replace unknown ${path}`, m.p.replace(path, body));
+    const ex = await step(r, `replace unknown ${path}`, m.p.replace(path, body));
     if (ex.res.status >= 500) throw new ModelFailure(`PUT ${path}, an id no one handed out, answered ${statusLine(ex.res)}: a server error`);
     if (!ok(ex)) return;
     m.p.own(path);
-    const read = await step(m, r, `read ${path}`, m.p.get(path));
+    const read = await step(r, `read ${path}`, m.p.get(path));
     const shown = read.res.status === 200 ? m.p.bodyOf(read.res, body) : undefined;
     if (read.res.status !== 200 || shown !== body) {
       throw new ModelFailure(`PUT ${path}, an id no one handed out, answered ${ex.res.status}, but GET then answered ${read.res.status === 200 ? `with ${shownBody(shown)}` : statusLine(read.res)}: a 2xx to PUT says the representation was stored (RFC 9110 9.3.4); refuse it (404) or store it (201)`);
@@ -160,7 +160,7 @@ class Delete implements Command {
   check = (m: Model) => usable(m) && m.live.size > 0 && !m.refused.has("delete");
   async run(m: Model, r: Real): Promise<void> {
     const [path, body] = nth(m.live, this.index) as [string, string];
-    const ex = await step(m, r, `delete ${path}`, m.p.remove(path));
+    const ex = await step(r, `delete ${path}`, m.p.remove(path));
     if (m.p.notOffered("delete", ex) !== undefined) return void m.refused.add("delete");
     if (!ok(ex)) throw new ModelFailure(`DELETE ${path} of a message answered ${statusLine(ex.res)}, not a 2xx`);
     m.p.deleted(path);
@@ -176,7 +176,7 @@ class ReadGone implements Command {
   check = (m: Model) => usable(m) && m.gone.some((g) => !m.live.has(g));
   async run(m: Model, r: Real): Promise<void> {
     const path = nth(m.gone.filter((g) => !m.live.has(g)), this.index) as string;
-    const ex = await step(m, r, `read deleted ${path}`, m.p.get(path));
+    const ex = await step(r, `read deleted ${path}`, m.p.get(path));
     if (ex.res.status !== 404 && ex.res.status !== 410) throw new ModelFailure(`GET ${path}, deleted earlier in the sequence, answered ${statusLine(ex.res)}, not 404 or 410`);
   }
   toString = () => `readGone(${this.index})`;
@@ -186,7 +186,7 @@ class ReadUnknown implements Command {
   check = usable;
   async run(m: Model, r: Real): Promise<void> {
     const path = unknownPath(m, r.collection);
-    const ex = await step(m, r, `read unknown ${path}`, m.p.get(path));
+    const ex = await step(r, `read unknown ${path}`, m.p.get(path));
     if (ex.res.status < 400 || ex.res.status >= 500) throw new ModelFailure(`GET ${path}, an id no one handed out, answered ${statusLine(ex.res)}, not a 4xx (404)`);
   }
   toString = () => "readUnknown";
@@ -197,7 +197,7 @@ class List implements Command {
   check = (m: Model) => usable(m) && m.live.size + m.retired.size > 0;
   async run(m: Model, r: Real): Promise<void> {
     const live = [...m.live.values()];
-    const read = await countListed((path) => step(m, r, `list ${path}`, m.p.get(path)), r.collection, [...live, ...m.retired], m.p.target.baseUrl);
+    const read = await countListed((path) => step(r, `list ${path}`, m.p.get(path)), r.collection, [...live, ...m.retired], m.p.target.baseUrl);
     // Past the bound, or a listing that shows no body of the model's at all (ids and links only): nothing to count.
     if (!read.complete || !live.some((b) => (read.counts.get(b) ?? 0) > 0)) return;
     for (const [path, body] of m.live) {

@@ -21,7 +21,7 @@ interface Prober {
 export type Creation = { via: "POST" } | { via: "PUT"; evidence: string; idForm: () => string } | { via: "none"; evidence: string; defect?: boolean };
 
 /** Answers by which a resource says it does not offer a method: 405 (with Allow, RFC 9110 15.5.6) and 501. */
-const REFUSALS = new Set([405, 501]);
+export const REFUSALS = new Set([405, 501]);
 
 /** The refusal in words, with the methods Allow names; undefined for any other answer. */
 export function notOfferedBy(ex: Exchange): string | undefined {

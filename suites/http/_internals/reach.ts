@@ -7,6 +7,7 @@ import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
 import { discovery } from "./discovery.js";
 import { templateOf } from "./path-rules.js";
 import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
+import { REFUSALS } from "./creation.js";
 import { locate } from "./uri.js";
 
 /** A collection to exercise, as a template: a related one is reached under a message of `parent`. */
@@ -26,8 +27,6 @@ export interface Reach {
 }
 
 const MEMO_KEY = "http.reach";
-/** A found collection answering POST with one of these serves no creation: it is read-only by its own word. */
-const READ_ONLY = new Set([405, 501]);
 
 export function reach(ctx: CheckContext): Promise<Reach> {
   let memo = ctx.memo.get(MEMO_KEY) as Promise<Reach> | undefined;
@@ -104,7 +103,8 @@ async function refusesMessages(target: HttpTarget, candidate: Reachable): Promis
       collection = parent.uri.path + candidate.parent.rest;
     }
     const { res } = await post(collection);
-    if (READ_ONLY.has(res.status)) return `POST ${collection} answered ${res.status}: read-only`;
+    // A found collection that refuses POST as not offered serves no creation: read-only by its own word.
+    if (REFUSALS.has(res.status)) return `POST ${collection} answered ${res.status}: read-only`;
     if (res.status >= 400 && res.status < 500) return `POST ${collection} of a message answered ${res.status}: it holds something else`;
     return undefined;
   } finally {
