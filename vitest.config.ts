@@ -19,12 +19,8 @@ const ALONE = [
   "test/harness/hostile-bombs.test.ts",
 ];
 
-/**
- * Test files at once in the first group: most wait on child processes and sockets, not on the two cores. With 3,
- * a fresh-clone CI run on 2 cores took 1,013 s (the first group's files 2,158 s summed, the second's 196 s), past the
- * 15-minute budget; 4 keeps the cores busier while files wait.
- */
-const SIDE_BY_SIDE = Number(process.env.EXAMPLE_CONFORMANCE_TEST_WORKERS ?? 4);
+/** Test files at once in the first group: most wait on child processes and sockets, not on the two cores. */
+const SIDE_BY_SIDE = Number(process.env.EXAMPLE_CONFORMANCE_TEST_WORKERS ?? 3);
 
 const shared = {
   // Tests start servers and child processes; each has its own bound, this is the backstop.
