@@ -10,13 +10,15 @@
 // - A table that cannot grow on a full disk: ERROR, SQLSTATE 53100, and the engine goes on. A WAL segment that
 //   cannot be made: PANIC, the query under way rejects, and every later one never settles (the engine is gone).
 // - Unreadable files as another user: emscripten's file system reports them misleadingly ("File exists").
-// - initdb (a new directory) holds the main thread about 5 s on the 2-core machine.
+// - initdb (a new directory) holds the main thread about 5 s on the 2-core machine: a new directory is copied from
+//   the template the build prepared instead (pgdata-template.ts), and runs initdb only when there is none.
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { fileSystemProblem, takeLease, type Lease } from "./data-dir-lease.js";
 import { DurableNodeFS, durableStartParams, syncTree } from "./durable-nodefs.js";
+import { readPgdataTemplate } from "./pgdata-template.js";
 import { createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
 import { DataDirError, DEFAULT_STORE_LIMITS, StoreFullError, StoreUnavailableError, type MessageStore, type StoreLimits } from "./store.js";
 
@@ -124,9 +126,11 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
     const { PGlite } = await import("@electric-sql/pglite");
     let died: ((line: string) => void) | undefined;
     const fresh = !fs.existsSync(join(pgdata, "PG_VERSION"));
+    const template = fresh ? readPgdataTemplate() : undefined;
     // Acknowledged means on disk: PostgreSQL's own syncs reach it (durable-nodefs.ts says why they did not).
     const pglite = await PGlite.create({
       fs: new DurableNodeFS(pgdata),
+      ...(template !== undefined ? { loadDataDir: template } : {}),
       startParams: durableStartParams(PGlite.defaultStartParams),
       onStderr: (text) => {
         log.add(text);
