@@ -54,8 +54,31 @@ interface Spawned {
 
 const require = createRequire(import.meta.url);
 
+/** @bufbuild/buf's optional package holding the binary, by `${process.platform} ${process.arch}` (its own table). */
+const BUF_PLATFORM_PACKAGES: Record<string, string> = {
+  "linux x64": "@bufbuild/buf-linux-x64",
+  "linux arm64": "@bufbuild/buf-linux-aarch64",
+  "linux arm": "@bufbuild/buf-linux-armv7",
+  "darwin x64": "@bufbuild/buf-darwin-x64",
+  "darwin arm64": "@bufbuild/buf-darwin-arm64",
+  "win32 x64": "@bufbuild/buf-win32-x64",
+  "win32 arm64": "@bufbuild/buf-win32-arm64",
+};
+
+/**
+ * The buf binary for this platform, from the optional package npm installed beside @bufbuild/buf, so that each run
+ * starts buf itself and not first a node process that finds it (the package's own bin/buf, kept as the fallback;
+ * its install script, which would put the binary in its place, is not run: see allowScripts).
+ */
 function bufBinary(): string {
-  // The @bufbuild/buf package ships the binary for this platform; its package.json names it under "bin".
+  const platformPackage = BUF_PLATFORM_PACKAGES[`${process.platform} ${process.arch}`];
+  if (platformPackage !== undefined) {
+    try {
+      return join(dirname(require.resolve(`${platformPackage}/package.json`)), "bin", process.platform === "win32" ? "buf.exe" : "buf");
+    } catch {
+      // Not installed for this platform: the shim below finds what is.
+    }
+  }
   const pkg = require.resolve("@bufbuild/buf/package.json");
   return join(dirname(pkg), "bin", "buf");
 }
