@@ -23,7 +23,9 @@ describe("the exit-code table", () => {
 
   it("is the README's short table, code for code", () => {
     const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("### Reading the result"), readme.indexOf("docs/exit-codes.md"));
+    const start = readme.indexOf("### Reading the result");
+    expect(start, "the README has a section \"Reading the result\"").toBeGreaterThan(0);
+    const section = readme.slice(start, readme.indexOf("docs/exit-codes.md", start));
     const codes = [...section.matchAll(/^\| (\d+) \| /gm)].map((m) => Number(m[1]));
     expect(codes).toEqual(EXIT_CODE_TABLE.map((e) => e.code));
   });
