@@ -7,7 +7,7 @@
 # node is process 1 here, as in every container: the data directory is leased, not locked by a PID, so a second
 # container on the same volume refuses (exit 75), and one started after a killed one waits up to 10 s for its
 # lease to lapse. A stop (SIGTERM) gives the lease back at once. Exit 65, 74, 77: the directory is damaged, its
-# disk full, or not writable by the node user (chown the volume to uid 1000); see README "The data directory".
+# disk full, or not writable by the node user (chown the volume to uid 1000); see "The data directory" in docs/reference-server.md.
 FROM node:20-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

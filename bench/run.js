@@ -4,13 +4,13 @@
 // (bench/plain-grpc-js-server.js) and the grpc-go implementation, as requests/s, p50 and p99, and their ratios;
 // `serve --workers 2` against `--workers 1`; `example-conformance load`'s own ceiling against grpc-go as a ratio to
 // the Go generator's; the default `check` run's wall time locally and through a proxy adding 25 ms each way; and the
-// reference's HTTP create and read throughput on each store under wrk. Prints the README's table and writes
-// bench/results.json with every figure and every round.
+// reference's HTTP create and read throughput on each store under wrk. Prints the table, writes
+// bench/results.json with every figure and every round, and writes the table into docs/performance.md.
 //
 // BENCH_DURATION (seconds, default 5) sets each load run's length, BENCH_ROUNDS (default 3) how many rounds. A round
 // runs every gRPC measurement once, in an order rotated from round to round, so that whatever else the machine does
 // weighs on all alike; ratios are taken within a round and each figure is the median over rounds. BENCH_ONLY=grpc
-// runs the gRPC measurements alone and keeps bench/results.json as it is (the README's figures come from a whole run).
+// runs the gRPC measurements alone and keeps bench/results.json and docs/performance.md as they are (their figures come from a whole run).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -19,6 +19,7 @@ import { implementations } from "../dist/fixtures/implementations/index.js";
 import { startLatencyProxy } from "../dist/test/helpers/latency-proxy.js";
 import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js";
 import { missingGoLoad, runGoLoad, startPlainGrpcJs } from "../dist/test/bench/go-load.js";
+import { writeBenchTable } from "../dist/test/helpers/performance-page.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
@@ -348,4 +349,5 @@ if (!GRPC_ONLY) { const { measureRoundTrips, roundTripRows } = await import("./r
 results.table = lines.join("\n");
 // A partial run does not replace the whole run's figures.
 writeFileSync(GRPC_ONLY ? join(tmp, "results.json") : join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+if (!GRPC_ONLY) writeBenchTable(join(ROOT, "docs", "performance.md"), results.table);
 console.log(results.table);

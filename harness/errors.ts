@@ -36,7 +36,7 @@ export class ConformanceError extends Error {
 }
 
 /**
- * The exit codes of `check`, one table for every output: the README's "Exit codes", `check --help`, and the
+ * The exit codes of `check`, one table for every output: docs/exit-codes.md (and the README's short table), `check --help`, and the
  * GitHub Action's `verdict` output (action.yml); test/cli/exit-code-table.test.ts keeps them the same.
  */
 export const EXIT_CODE_TABLE: readonly { code: number; action: string; meaning: string }[] = [

@@ -1,6 +1,7 @@
 // Generated documentation stays true to the code.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { renderChecksMarkdown } from "../harness/docs.js";
 import { PACKAGE_ROOT } from "../contract/paths.js";
@@ -10,6 +11,8 @@ import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";
 import { GOLDEN_DIR, loadGoldenCases } from "../suites/grpc/golden.js";
 import { clientChecks } from "../suites/client/index.js";
 import { renderClientChecksMarkdown } from "../suites/client/docs.js";
+import { createProgram } from "../harness/cli/main.js";
+import { benchTableOf } from "./helpers/performance-page.js";
 
 describe("docs/checks.md", () => {
   it("lists exactly the catalogue (run `npm run docs` after changing a check)", () => {
@@ -59,5 +62,97 @@ describe("docs/architecture.md", () => {
 
   it("lists every reporter in the map", () => {
     for (const name of REPORTER_NAMES) expect(text).toContain(name);
+  });
+});
+
+/** The manual and its reference pages: README.md and every page in docs/. */
+const PAGES = ["README.md", ...readdirSync(join(PACKAGE_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+
+/** A page split into its prose and the lines of its fenced code blocks. */
+function split(page: string): { prose: string; code: string[] } {
+  const prose: string[] = [];
+  const code: string[] = [];
+  let fenced = false;
+  for (const line of readFileSync(join(PACKAGE_ROOT, page), "utf8").split("\n")) {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    else (fenced ? code : prose).push(line);
+  }
+  return { prose: prose.join("\n"), code };
+}
+
+/** GitHub's anchors for a page's headings: lowercase, punctuation dropped, spaces as hyphens, repeats numbered. */
+function anchors(page: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const [, heading] of split(page).prose.matchAll(/^#{1,6} (.+)$/gm)) {
+    const base = (heading as string).trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+describe("the README and docs/", () => {
+  it("link only to files and headings that exist", () => {
+    const broken: string[] = [];
+    let checked = 0;
+    for (const page of PAGES) {
+      // Inline code is not a link: `[x](y)` inside backticks is left alone.
+      const prose = split(page).prose.replace(/`[^`]*`/g, "");
+      for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?|mailto):/.test(target as string)) continue;
+        checked++;
+        const [path, anchor] = (target as string).split("#") as [string, string | undefined];
+        const file = path === "" ? page : relative(PACKAGE_ROOT, join(PACKAGE_ROOT, dirname(page), path));
+        if (!existsSync(join(PACKAGE_ROOT, file))) broken.push(`${page}: ${target} (no file ${file})`);
+        else if (anchor !== undefined && !(file.endsWith(".md") && statSync(join(PACKAGE_ROOT, file)).isFile() && anchors(file).has(anchor))) broken.push(`${page}: ${target} (no heading #${anchor} in ${file})`);
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    expect(broken).toEqual([]);
+  });
+
+  it("name only flags that the command named before them takes", () => {
+    const silent = { stdout: () => undefined, stderr: () => undefined, isTty: false, env: {} };
+    const program = createProgram(silent, () => undefined);
+    const flagsOf = (cmd: Command): Set<string> => new Set(["--help", ...cmd.options.flatMap((o) => (o.long === undefined ? [] : [o.long]))]);
+    const commands = new Map<string, Set<string>>();
+    for (const cmd of program.commands) {
+      commands.set(cmd.name(), flagsOf(cmd));
+      for (const sub of cmd.commands) commands.set(`${cmd.name()} ${sub.name()}`, flagsOf(sub));
+    }
+    expect([...commands.keys()]).toEqual(expect.arrayContaining(["check", "check-client", "lint", "breaking", "serve", "load", "load merge", "verify", "diff"]));
+    const names = [...commands.keys()].sort((a, b) => b.length - a.length).map((n) => n.replace(" ", "\\s+")).join("|");
+    const invocation = new RegExp(`\\bexample-conformance\\s+(${names})(?![\\w-])([^\\n]*)`, "g");
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const page of PAGES) {
+      const { prose, code } = split(page);
+      // A command in prose is an inline code span (it may wrap); in a code block, a line.
+      const texts = [...[...prose.matchAll(/`([^`]+)`/g)].map((m) => (m[1] as string).replace(/\s*\n\s*/g, " ")), ...code];
+      for (const text of texts) {
+        for (const [, name, rest] of text.matchAll(invocation)) {
+          // The command's own words end at a comment, a pipe, a list of commands, or the client's `--`.
+          const own = (rest as string).split(/\s#|\s\|\s|\s&&|;|\s--\s|\s&$/)[0] as string;
+          const command = (name as string).replace(/\s+/, " ");
+          for (const [flag] of own.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*/g)) {
+            checked++;
+            if (!commands.get(command)?.has(flag)) wrong.push(`${page}: example-conformance ${command} ${flag}`);
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe("docs/performance.md", () => {
+  it("holds the table of the last whole `npm run bench`, as bench/results.json has it", () => {
+    const page = readFileSync(join(PACKAGE_ROOT, "docs", "performance.md"), "utf8");
+    const results = JSON.parse(readFileSync(join(PACKAGE_ROOT, "bench", "results.json"), "utf8")) as { table: string };
+    expect(benchTableOf(page), "the page marks the bench's table").toBeDefined();
+    expect(benchTableOf(page)).toBe(results.table);
   });
 });

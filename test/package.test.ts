@@ -69,6 +69,10 @@ describe("the packed package", () => {
     expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "dist/contract/message.js", "dist/contract/paths.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
     const stray = files.filter((f) => /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
     expect(stray).toEqual([]);
+    // The README's reference pages travel with it, so its links hold in node_modules too.
+    const pages = [...readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1] as string);
+    expect(pages.length).toBeGreaterThan(10);
+    expect(pages.filter((p) => !files.includes(p))).toEqual([]);
   });
 
   it("is what `npm publish --dry-run` would publish, file for file", async () => {
@@ -135,9 +139,8 @@ describe("the packed package", () => {
     expect(used.stderr).toBe("");
   }, 120_000);
 
-  it("compiles every example of the README's Programmatic API, whose table names every export", async () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Programmatic API"));
+  it("compiles every example of docs/api.md, whose table names every export", async () => {
+    const section = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
     const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     const names = blocks.map((code, i) => {

@@ -18,7 +18,7 @@ export type HelloAnswer =
 
 export interface Scenario {
   name: ScenarioName;
-  /** What the scenario's server does, in words, for the README, --list and a failure's details. */
+  /** What the scenario's server does, in words, for docs/check-client.md, --list and a failure's details. */
   plays: string;
   /** Every request, Hello and the resources, must carry the run's API key (with --api-key). */
   requireKey: boolean;

@@ -142,7 +142,7 @@ function describe(file: string, doc: Document, at: (offset: number | undefined) 
   const name = keyPath.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s === "" ? p : `${s}.${p}`), "") || "(the document)";
   const why =
     error.keyword === "additionalProperties"
-      ? "is not a key of the configuration (see the README's Configuration file)"
+      ? "is not a key of the configuration (see docs/configuration.md)"
       : error.keyword === "enum"
         ? `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).map(String).join(", ")}`
         : (error.message ?? "is not valid");

@@ -1,5 +1,5 @@
 // How much of a target's reply the harness reads, at most: what bounds its memory whatever the target sends
-// (README "Reliability": a run's peak RSS stays under 512 MiB with checks side by side).
+// (docs/reliability.md: a run's peak RSS stays under 512 MiB with checks side by side).
 
 /**
  * Largest reply message (decompressed) or reply body a check reads over gRPC, Connect or gRPC-Web: twice gRPC's

@@ -1,4 +1,4 @@
-// One exit-code table for every output: the README's "Exit codes", `check --help` and the Action's verdict output
+// One exit-code table for every output: docs/exit-codes.md, the README's short table, `check --help` and the Action's verdict output
 // are all the table in harness/errors.ts, so none can drift from the others.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,11 +14,20 @@ describe("the exit-code table", () => {
     expect(EXIT_CODES.internal).toBe(70);
   });
 
-  it("is the README's table, row for row, with the Action's verdict for each code", () => {
-    const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("### Exit codes"), readme.indexOf("### Verdicts"));
+  it("is docs/exit-codes.md's table, row for row, with the Action's verdict for each code", () => {
+    const page = readFileSync(join(PACKAGE_ROOT, "docs", "exit-codes.md"), "utf8");
+    const section = page.slice(page.indexOf("## Exit codes"), page.indexOf("## Verdicts"));
     const rows = [...section.matchAll(/^\| (\d+) \| `([a-z-]+)` \|/gm)].map((m) => ({ code: Number(m[1]), action: m[2] }));
     expect(rows).toEqual(EXIT_CODE_TABLE.map(({ code, action }) => ({ code, action })));
+  });
+
+  it("is the README's short table, code for code", () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
+    const start = readme.indexOf("### Reading the result");
+    expect(start, "the README has a section \"Reading the result\"").toBeGreaterThan(0);
+    const section = readme.slice(start, readme.indexOf("docs/exit-codes.md", start));
+    const codes = [...section.matchAll(/^\| (\d+) \| /gm)].map((m) => Number(m[1]));
+    expect(codes).toEqual(EXIT_CODE_TABLE.map((e) => e.code));
   });
 
   it("is what the Action's step maps each exit code to", () => {

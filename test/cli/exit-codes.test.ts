@@ -1,4 +1,4 @@
-// The exit codes that separate the server from the run (README "Exit codes"), through the real CLI process: a
+// The exit codes that separate the server from the run (docs/exit-codes.md), through the real CLI process: a
 // target that does not speak the protocol asked (3), a broken install (70), a report that cannot be written (2),
 // each one line on stderr and no stack trace. Credentials (5) are in test/suites/http/key-placement.test.ts and
 // test/suites/grpc/credentials.test.ts; a gating failure (1) and a conformant run (0) throughout test/cli.

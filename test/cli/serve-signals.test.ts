@@ -113,7 +113,7 @@ describe("serve ends with what started it", () => {
   }
 
   // SIGINT to npx alone is not among them: npm hands it to the `sh -c` it runs serve under, which waits for serve to
-  // end, as POSIX shells do for a Ctrl-C that reaches every process of the group (the README says so).
+  // end, as POSIX shells do for a Ctrl-C that reaches every process of the group (docs/reference-server.md says so).
   for (const [signal, to] of [["SIGTERM", "wrapper"], ["SIGHUP", "wrapper"], ["SIGINT", "group"], ["SIGTERM", "group"]] as const) {
     it(`${signal} to the npx ${to === "group" ? "process group" : "wrapper"}: the server ends and its ports refuse within 5 s`, async () => {
       const s = await start("npx", ["--store", "memory:"]);

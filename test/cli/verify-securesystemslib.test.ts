@@ -1,4 +1,4 @@
-// The README's third-party verifier, Debian's python3-securesystemslib, checks an attestation the harness signs: the
+// The third-party verifier of docs/certify.md, Debian's python3-securesystemslib, checks an attestation the harness signs: the
 // key id is the one securesystemslib computes from the public key, and the DSSE signature holds for it.
 import { execFile } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { signEnvelope } from "../../harness/attest/dsse.js";
 import { IN_TOTO_PAYLOAD_TYPE } from "../../harness/attest/statement.js";
 import { cli } from "../helpers/cli.js";
@@ -16,7 +17,7 @@ const run = promisify(execFile);
 /** Debian's interpreter: python3-securesystemslib installs under /usr/lib/python3, which a pyenv python3 does not see. */
 const PYTHON = process.env.EXAMPLE_PYTHON ?? "/usr/bin/python3";
 const securesystemslib = {
-  name: "the README's securesystemslib verifier",
+  name: "docs/certify.md's securesystemslib verifier",
   async missing(): Promise<string | undefined> {
     return run(PYTHON, ["-c", "import securesystemslib, cryptography, nacl"], { timeout: 30_000 }).then(
       () => undefined,
@@ -26,10 +27,10 @@ const securesystemslib = {
 };
 
 const dir = mkdtempSync(join(tmpdir(), "verify-sslib-"));
-const script = /<!-- securesystemslib-verifier: begin -->\n```python\n([\s\S]*?)```\n<!-- securesystemslib-verifier: end -->/.exec(readFileSync("README.md", "utf8"))?.[1];
+const script = /<!-- securesystemslib-verifier: begin -->\n```python\n([\s\S]*?)```\n<!-- securesystemslib-verifier: end -->/.exec(readFileSync(join(PACKAGE_ROOT, "docs", "certify.md"), "utf8"))?.[1];
 
-describe("the README's securesystemslib verifier", () => {
-  it("is in the README", () => {
+describe("docs/certify.md's securesystemslib verifier", () => {
+  it("is in docs/certify.md", () => {
     expect(script).toBeDefined();
   });
 

@@ -27,7 +27,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A bound on ending at all, for a loaded 2-core machine (a refusal takes about 2 s, mostly the CLI starting). */
 const ENDS_WITHIN_MS = 30_000;
 const BACKSTOP_MS = 90_000;
-/** Modest: a quarter of the 512 MiB the README bounds a run to (the CLI alone peaks near 100 MiB). */
+/** Modest: a quarter of the 512 MiB docs/reliability.md bounds a run to (the CLI alone peaks near 100 MiB). */
 const MODEST_RSS_MIB = 256;
 
 /** `check --config FILE` as its own process: exit 2, the one line `example-conformance: FILE:LINE: why`, in bounds. */

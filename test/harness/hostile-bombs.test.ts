@@ -1,7 +1,7 @@
 // Targets that try to exhaust the harness: replies that inflate to a GiB over gRPC, Connect and plain HTTP, bodies
 // nested two million deep in JSON and XML, and an OpenAPI document of 100,000 paths. Each run, as its own process,
 // ends by itself within its bound, with a verdict and no stack trace, and its peak RSS (VmHWM) stays under the bound
-// the README documents.
+// docs/reliability.md documents.
 import { afterEach, describe, expect, it } from "vitest";
 import { startConnectGzipBomb, startDeepRepresentation, startGrpcGzipBomb, startHttpGzipBomb, startOpenApiFlood } from "../../fixtures/hostile-targets/bombs.js";
 import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js";

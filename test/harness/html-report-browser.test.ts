@@ -19,7 +19,7 @@ import { skipIfMissing } from "../helpers/toolchain.js";
 
 const run = promisify(execFile);
 const CHROMIUM = process.env.EXAMPLE_CHROMIUM ?? "/usr/bin/chromium";
-/** The README's screenshot is this test's 1280 px view, written when this is set. */
+/** docs/reporters.md's screenshot is this test's 1280 px view, written when this is set. */
 const SCREENSHOT = process.env.EXAMPLE_UPDATE_SCREENSHOT === "1" ? join(import.meta.dirname, "../../docs/images/report.png") : undefined;
 
 const browserTools = {

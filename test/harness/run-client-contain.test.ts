@@ -133,7 +133,7 @@ describe.each(paths)("check-client's client $name", ({ env, namespace }) => {
 });
 
 describe("check-client's client in a PID namespace", () => {
-  // Outside a namespace this one can escape: its parent is gone before any look at /proc could see it (README).
+  // Outside a namespace this one can escape: its parent is gone before any look at /proc could see it (docs/check-client.md).
   it("takes a child orphaned at once by a double fork into a session of its own", { timeout: 60_000 }, async (ctx) => {
     namespaced((why) => ctx.skip(why));
     const { token, pidfile } = setup();

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { BACKSTOP_MS, type CliProcessRun } from "./cli-process.js";
 
-/** The bound the README documents on a run's peak RSS, whatever the target does. */
+/** The bound docs/reliability.md documents on a run's peak RSS, whatever the target does. */
 export const PEAK_RSS_BOUND_MIB = 512;
 
 export interface MeasuredRun extends CliProcessRun {

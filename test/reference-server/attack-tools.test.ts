@@ -60,7 +60,7 @@ async function whileAttacked<T>(port: number, attack: Promise<T>, call: (port: n
 /**
  * Bystanders not answered within their deadline while the flood ran. The short floods of npm test must leave none.
  * The long ones of npm run soak (1,000 connections, wrk for a minute) do leave some on this 2-core machine, as a
- * plain node:http2 server does too: the README's Reliability section gives the figures, and they are only printed.
+ * plain node:http2 server does too: docs/reliability.md gives the figures, and they are only printed.
  */
 function duringFlood(unanswered: Answer[]): void {
   if (unanswered.length > 0) console.log(`bystanders not answered during the flood: ${unanswered.length}, e.g. ${unanswered[0]?.status}`);

@@ -45,7 +45,8 @@ describe("the embedded store's template", () => {
     const changed = copy((dir) => {
       const file = join(dir, "pgdata-template.tar.gz");
       const bytes = readFileSync(file);
-      bytes[bytes.length >> 1] ^= 0xff;
+      const middle = bytes.length >> 1;
+      bytes.writeUInt8(bytes.readUInt8(middle) ^ 0xff, middle);
       writeFileSync(file, bytes);
     });
     const none = copy((dir) => rmSync(join(dir, "pgdata-template.tar.gz")));

@@ -1,5 +1,5 @@
-// The README's list of which RPC checks run over which protocol is the catalogue's: a check moved, added or
-// limited to one protocol without the README following fails here.
+// The list in docs/checking-a-server.md of which RPC checks run over which protocol is the catalogue's: a check
+// moved, added or limited to one protocol without the page following fails here.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -9,11 +9,11 @@ import { catalogue } from "../../suites/index.js";
 const START = "<!-- protocols:start -->";
 const END = "<!-- protocols:end -->";
 
-/** The README's rows: "| over | `id`, `id` |" between the markers, keyed by the first cell. */
-function readmeRows(): Map<string, string[]> {
-  const text = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
+/** The page's rows: "| over | `id`, `id` |" between the markers, keyed by the first cell. */
+function pageRows(): Map<string, string[]> {
+  const text = readFileSync(join(PACKAGE_ROOT, "docs", "checking-a-server.md"), "utf8");
   const block = text.slice(text.indexOf(START) + START.length, text.indexOf(END));
-  expect(text.includes(START) && text.includes(END), "the README marks its protocol list").toBe(true);
+  expect(text.includes(START) && text.includes(END), "docs/checking-a-server.md marks its protocol list").toBe(true);
   const rows = new Map<string, string[]>();
   for (const line of block.split("\n")) {
     const cells = line.split("|").map((c) => c.trim());
@@ -35,8 +35,8 @@ function catalogueRows(): Map<string, string[]> {
   return rows;
 }
 
-describe("the README's list of what runs over each protocol", () => {
+describe("docs/checking-a-server.md's list of what runs over each protocol", () => {
   it("names every RPC check under the protocols it declares, and nothing else", () => {
-    expect(Object.fromEntries(readmeRows())).toEqual(Object.fromEntries(catalogueRows()));
+    expect(Object.fromEntries(pageRows())).toEqual(Object.fromEntries(catalogueRows()));
   });
 });

@@ -77,7 +77,7 @@ async function writeAll(handle: FileHandle, bytes: Buffer, position: number | nu
 
 /**
  * A report's own folder is made when it is missing and its parent exists (`--report-json reports/run.json` in a
- * fresh checkout), as the README says; a path missing more than that is more likely a typo than a wish, and is
+ * fresh checkout), as docs/checking-a-server.md says; a path missing more than that is more likely a typo than a wish, and is
  * refused naming the folder, instead of a tree of folders made silently.
  */
 async function makeOwnFolder(flag: string, path: string): Promise<void> {
