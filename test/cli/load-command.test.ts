@@ -155,8 +155,9 @@ describe("example-conformance load", () => {
   });
 
   it("--rate measures each call also from its scheduled send: a server that stalls shows longer corrected latencies", async () => {
-    // Replies held from 300 ms to 800 ms into the run: the 4 slots fill, and the calls scheduled behind them wait.
-    const stalling = await startStallingServer(300, 500);
+    // Replies held for 500 ms from the 60th call (0.3 s into the run at 200/s): the 4 slots fill, and the calls
+    // scheduled behind them wait.
+    const stalling = await startStallingServer(60, 500);
     try {
       const json = join(out, "stall.json");
       const run = await cli(["load", "--grpc", stalling.address, "--duration", "1500ms", "--rate", "200", "--concurrency", "4", "--connections", "1", "--quiet", "--json", json]);
