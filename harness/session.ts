@@ -9,13 +9,13 @@ import type { TraceSink } from "./trace/exchange-record.js";
 import { requestBytes, type TrafficCounter } from "./traffic.js";
 import type { CallBudget } from "./targets/budget.js";
 import { openGrpcTarget } from "./targets/create-grpc-target.js";
-import { openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
+import { assertSpeaksHttp, openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import { suspectsOf } from "./targets/guards.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 import type { Backpressure } from "./targets/retry-after.js";
-import { assertSpeaksGrpc, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
+import { assertSpeaksGrpc, assertSpeaksProtocol, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
 
 export type { SessionOptions };
 
@@ -43,7 +43,12 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
     await probeReachable(g);
     for (const r of options.replicas) await probeReachable({ ...g, address: r }, "--replica");
   }
-  if (h) for (const url of [h.baseUrl, ...h.replicas]) await probeHttpReachable(url, h.timeoutMs, h.tls);
+  if (h) {
+    for (const [i, url] of [h.baseUrl, ...h.replicas].entries()) {
+      await probeHttpReachable(url, h.timeoutMs, h.tls);
+      await assertSpeaksHttp(url, i === 0 ? "--http" : "--http-replica", h.timeoutMs, h.tls);
+    }
+  }
   const peers = g ? options.rpcPeers : [];
   for (const p of peers) if (!p.inMemory) await probeReachable(p);
   const rpc = g ? await openRpcTargets(g, options.replicas, peers) : undefined;
@@ -81,10 +86,18 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
   await assertSpeaksGrpc(g);
   for (const r of replicaAddresses) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
   const grpc = openGrpcTarget(g);
-  // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
-  await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
   const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }));
-  const peers = await openPeers(peerTargets, grpc.budget).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
+  const closeOpened = async () => {
+    for (const t of [grpc, ...replicas]) await t.close();
+  };
+  // A target that answers in another protocol than its flag names: exit 3 with what it answered, before any check.
+  // Then one that wants credentials it was not given: "cannot check", not a list of MUST failures.
+  await (async () => {
+    await assertSpeaksProtocol(grpc, g);
+    for (const [i, r] of replicas.entries()) await assertSpeaksProtocol(r, { ...g, address: replicaAddresses[i] as string }, "--replica");
+    await probeCredentials(grpc, g);
+  })().catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
+  const peers = await openPeers(peerTargets, grpc.budget).catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
   return {
     grpc,
     replicas,
@@ -104,6 +117,7 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
       await assertSpeaksGrpc(t);
       const peer = openGrpcTarget({ ...t, budget });
       opened.push(peer);
+      await assertSpeaksProtocol(peer, t);
       await probeCredentials(peer, t);
     }
     return opened;

@@ -67,3 +67,30 @@ export function createHttpRpcTransport({ conn, url, tls, onExchange }: Transport
     close: () => http.close(),
   };
 }
+
+/** The media type of a reply, lowercased and without parameters; "" when it names none. */
+export function mediaTypeOf(headers: Readonly<Record<string, readonly string[]>>): string {
+  return (headers["content-type"]?.[0] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** Media types no RPC reply carries on success: a page or a document of a plain HTTP server. */
+export const isDocumentType = (type: string): boolean => type.startsWith("text/") || type === "application/json" || type.endsWith("+json") || type.endsWith("/xml") || type.endsWith("+xml");
+
+/** A reply in a few words for a line that refuses a target: its status, media type and the start of its body. */
+export function describeReply(status: number, headers: Readonly<Record<string, readonly string[]>>, body: Uint8Array): string {
+  const type = mediaTypeOf(headers);
+  const text = Buffer.from(body.subarray(0, 60)).toString("utf8");
+  const printable = body.length > 0 && !/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text);
+  const start = body.length === 0 ? ", empty" : printable ? ` ${JSON.stringify(body.length > 60 ? `${text}...` : text)}` : ` (${body.length} bytes)`;
+  return `HTTP ${status} ${type === "" ? "with no content-type" : type}${start}`;
+}
+
+/** The answer of an exchange that got no HTTP reply: what failed, for the probe that asked. */
+export const noReply = (res: PlainResponse): { speaks: false; answered: string; noReply: true } => ({
+  speaks: false,
+  noReply: true,
+  answered: res.failure?.kind === "timeout" ? "no reply in time" : `no HTTP/1.1 reply (${res.failure?.kind === "connection" ? res.failure.message : "the connection ended"})`,
+});
+
+/** Statuses a gateway or a guard in front of any server may send in its own words: they say nothing of the protocol. */
+export const SAYS_NOTHING_OF_PROTOCOL: ReadonlySet<number> = new Set([401, 403, 429]);

@@ -11,6 +11,7 @@ import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
+import { http1Answer } from "./http1-probe.js";
 import { backpressureWaitMs, MAX_WAITS_PER_REQUEST, type Backpressure } from "./retry-after.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
@@ -121,6 +122,17 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tls
       resolve();
     });
   });
+}
+
+/**
+ * Refuses, before any check runs, an HTTP target that does not answer HTTP/1.1, which the HTTP checks speak (an
+ * HTTP/2-only port, a gRPC server's say): exit 3 with one line naming the flag, the address and what answered.
+ */
+export async function assertSpeaksHttp(baseUrl: string, flag: string, timeoutMs: number, tlsOptions?: TlsOptions): Promise<void> {
+  const url = parseHttpBaseUrl(baseUrl, flag);
+  const { host, port } = endpointOf(url);
+  const answered = await http1Answer({ host, port, path: url.pathname, timeoutMs, ...(url.protocol === "https:" && { tls: loadTls(tlsOptions ?? {}) }) });
+  if (answered !== undefined) throw new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: expected an HTTP/1.x reply to GET ${url.pathname}; got ${answered}`);
 }
 
 function tlsConnect(host: string, port: number, material: TlsMaterial): tls.TLSSocket {

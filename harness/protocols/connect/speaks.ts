@@ -1,0 +1,50 @@
+// Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
+import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import type { PlainResponse } from "../http-exchange.js";
+import { describeReply, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
+
+/**
+ * Connect's reply to a unary call: 200 with the message (a label other than application/proto is a defect the checks
+ * judge, not another protocol), or an error, which Connect sends as JSON with a string `code`. A page, a JSON document
+ * without a code or a gRPC reply is another server's; 401, 403 and 429 may be a guard's in front of any server.
+ */
+export function connectAnswer(res: PlainResponse): ProbeAnswer {
+  // A slow target is no wrong protocol: whether it answers at all is the run's to find.
+  if (res.failure?.kind === "timeout") return { speaks: true };
+  if (res.status === undefined) return noReply(res);
+  const type = mediaTypeOf(res.headers);
+  const other = { speaks: false as const, answered: describeReply(res.status, res.headers, res.body) };
+  if (type.startsWith("application/grpc")) return { ...other, answered: `${other.answered}, a ${type.startsWith("application/grpc-web") ? "gRPC-Web" : "gRPC"} reply` };
+  if (SAYS_NOTHING_OF_PROTOCOL.has(res.status)) return { speaks: true };
+  if (res.status === 200) {
+    if (isDocumentType(type) || type.endsWith("/html")) return other;
+    return type !== "" || res.body.length === 0 || decodeMessage(res.body).ok ? { speaks: true } : other;
+  }
+  return isConnectError(res) ? { speaks: true } : other;
+}
+
+function isConnectError(res: PlainResponse): boolean {
+  if (mediaTypeOf(res.headers) !== "application/json") return false;
+  try {
+    const error = JSON.parse(Buffer.from(res.body).toString("utf8")) as unknown;
+    return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string";
+  } catch {
+    return false;
+  }
+}
+
+export const connectSpeaks: SpeaksProbe = {
+  spoken: "Connect",
+  expected: "a Connect reply to a unary POST of Hello (application/proto): the message, or an error as JSON with a code",
+  async ask(transport, timeoutMs) {
+    if (!transport.exchange) return { speaks: true };
+    const res = await transport.exchange({
+      channel: "fresh",
+      timeoutMs,
+      headers: { "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
+      body: encodeMessage("example-conformance set-up probe"),
+    });
+    return connectAnswer(res);
+  },
+};

@@ -1,0 +1,143 @@
+// Set-up verdicts for every target flag, through the real CLI process: before any check, each target is asked in the
+// way its flag means, and one that speaks something else is exit 3 in one line naming the flag, the address, what was
+// expected and what answered; the right kind, and a legal one that answers with its protocol's errors, still runs.
+import * as http from "node:http";
+import http2 from "node:http2";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listen } from "../../fixtures/broken-servers/http/_base/server.js";
+import type { StartedHttpServer } from "../../fixtures/broken-servers/http/types.js";
+import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
+import { runCliProcess } from "../helpers/cli-process.js";
+
+const oneLine = (stderr: string) => {
+  expect(stderr.split("\n").filter((l) => l !== "")).toHaveLength(1);
+  expect(stderr).not.toMatch(/^\s+at |node:internal|Error:/m);
+};
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+let reference: ReferenceServer;
+/** A plain HTTP/1.1 JSON server: every request 200 application/json. */
+let json: StartedHttpServer;
+/** An HTTP/2-only (h2c) JSON server: every stream 200 application/json, no gRPC. */
+let h2json: { address: string; close(): Promise<void> };
+/** A Connect server that implements nothing: every call a Connect error, unimplemented. Legal Connect. */
+let connectUnimplemented: StartedHttpServer;
+
+beforeAll(async () => {
+  reference = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" });
+  json = await listen(http.createServer((req, res) => (req.resume(), res.writeHead(200, { "content-type": "application/json" }).end('{"messages":[]}'))));
+  connectUnimplemented = await listen(
+    http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { "content-type": "application/json" }).end('{"code":"unimplemented","message":"example.exampleService is not served here"}');
+    }),
+  );
+  const server = http2.createServer();
+  server.on("stream", (stream) => {
+    stream.on("error", () => undefined);
+    stream.resume();
+    stream.respond({ ":status": 200, "content-type": "application/json" });
+    stream.end('{"messages":[]}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  h2json = { address: `127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}, 60_000);
+
+afterAll(async () => {
+  await reference?.close();
+  await json?.close();
+  await connectUnimplemented?.close();
+  await h2json?.close();
+});
+
+interface WrongKind {
+  name: string;
+  args: () => string[];
+  /** The flag and address the line must name, then what it must say was expected and what answered. */
+  says: () => RegExp;
+}
+
+const grpcPort = () => `http://${reference.grpcAddress}`;
+
+const WRONG_KIND: readonly WrongKind[] = [
+  {
+    name: "--http at a gRPC port (HTTP/2 only)",
+    args: () => ["--http", grpcPort()],
+    says: () => new RegExp(`^example-conformance: --http ${escape(grpcPort())} does not speak HTTP/1\\.1, which the HTTP checks speak: expected an HTTP/1\\.x reply to GET /; got HTTP/2 frames \\(a (SETTINGS|GOAWAY) frame first\\): an HTTP/2-only port, as a gRPC server's is\\n$`),
+  },
+  {
+    name: "--http-replica at a gRPC port",
+    args: () => ["--http", reference.httpUrl, "--http-replica", grpcPort()],
+    says: () => new RegExp(`^example-conformance: --http-replica ${escape(grpcPort())} does not speak HTTP/1\\.1, .*; got HTTP/2 frames`),
+  },
+  {
+    name: "--grpc at an HTTP/1.1 JSON server",
+    args: () => ["--grpc", json.url.replace("http://", "")],
+    says: () => new RegExp(`^example-conformance: --grpc ${escape(json.url.replace("http://", ""))} does not speak HTTP/2: .*it answered in HTTP/1\\.x`),
+  },
+  {
+    name: "--grpc at an HTTP/2 JSON server (no gRPC)",
+    args: () => ["--grpc", h2json.address],
+    says: () => new RegExp(`^example-conformance: --grpc ${escape(h2json.address)} does not speak gRPC: expected a gRPC reply to a call of Hello: content-type application/grpc or a grpc-status; got HTTP 200 application/json \\(15 bytes\\) and no grpc-status\\n$`),
+  },
+  {
+    name: "--replica at an HTTP/2 JSON server beside a gRPC --grpc",
+    args: () => ["--grpc", reference.grpcAddress, "--replica", h2json.address],
+    says: () => new RegExp(`^example-conformance: --replica ${escape(h2json.address)} does not speak gRPC: .*got HTTP 200 application/json`),
+  },
+  {
+    name: "--connect at a gRPC port (h2c only)",
+    args: () => ["--connect", grpcPort()],
+    says: () => new RegExp(`^example-conformance: --connect ${escape(grpcPort())} does not speak Connect: expected a Connect reply to a unary POST of Hello \\(application/proto\\).*; got HTTP/2 frames \\(a (SETTINGS|GOAWAY) frame first\\): an HTTP/2-only port, as a gRPC server's is\\n$`),
+  },
+  {
+    name: "--connect at a plain HTTP JSON server",
+    args: () => ["--connect", json.url],
+    says: () => new RegExp(`^example-conformance: --connect ${escape(json.url)} does not speak Connect: expected .*; got HTTP 200 application/json "\\{\\\\"messages\\\\":\\[\\]\\}"\\n$`),
+  },
+  {
+    name: "--grpc-web at a plain HTTP JSON server",
+    args: () => ["--grpc-web", json.url],
+    says: () => new RegExp(`^example-conformance: --grpc-web ${escape(json.url)} does not speak gRPC-Web: expected a gRPC-Web reply .*; got HTTP 200 application/json "\\{\\\\"messages\\\\":\\[\\]\\}", with no grpc-status\\n$`),
+  },
+  {
+    name: "--grpc-web at a gRPC port (h2c only)",
+    args: () => ["--grpc-web", grpcPort()],
+    says: () => new RegExp(`^example-conformance: --grpc-web ${escape(grpcPort())} does not speak gRPC-Web: .*; got HTTP/2 frames`),
+  },
+  {
+    name: "--connect beside a right --grpc, at a plain HTTP JSON server",
+    args: () => ["--grpc", reference.grpcAddress, "--connect", json.url],
+    says: () => new RegExp(`^example-conformance: --connect ${escape(json.url)} does not speak Connect: `),
+  },
+];
+
+describe("exit 3, one line: a target flag at a server of another kind", () => {
+  it.each(WRONG_KIND)("$name", async ({ args, says }) => {
+    const run = await runCliProcess(["check", ...args(), "--timeout", "3s"]);
+    expect(run.stderr).toMatch(says());
+    expect(run.code).toBe(3);
+    oneLine(run.stderr);
+    // Refused before any check: no verdict.
+    expect(run.stdout).not.toMatch(/FAIL|conformant|partial/);
+  });
+});
+
+describe("the right kind, and a legal one answering with its protocol's errors, still runs", () => {
+  const RIGHT_KIND: readonly { name: string; args: () => string[]; code: number }[] = [
+    { name: "--grpc at a gRPC port", args: () => ["--grpc", reference.grpcAddress, "--only", "grpc.defaults.empty-request"], code: 0 },
+    { name: "--grpc with --replica, both gRPC", args: () => ["--grpc", reference.grpcAddress, "--replica", reference.grpcAddress, "--only", "grpc.defaults.empty-request"], code: 0 },
+    { name: "--connect over HTTP/1.1", args: () => ["--connect", reference.httpUrl, "--only", "grpc.defaults.empty-request"], code: 0 },
+    { name: "--grpc-web over HTTP/1.1", args: () => ["--grpc-web", reference.httpUrl, "--only", "grpc.defaults.empty-request"], code: 0 },
+    { name: "--http with --http-replica over HTTP/1.1", args: () => ["--http", reference.httpUrl, "--http-replica", reference.httpUrl, "--only", "http.create.status-201"], code: 0 },
+    // Connect spoken, Hello not served: judged (and failed), not refused as another protocol.
+    { name: "--connect at a Connect server that answers every call unimplemented", args: () => ["--connect", connectUnimplemented.url, "--only", "grpc.defaults.empty-request"], code: 1 },
+  ];
+  it.each(RIGHT_KIND)("$name: exit $code", async ({ args, code }) => {
+    const run = await runCliProcess(["check", ...args(), "--timeout", "3s"]);
+    expect(run.stderr).not.toMatch(/does not speak/);
+    expect(run.code).toBe(code);
+    expect(run.stdout).toMatch(code === 0 ? /partial/ : /not conformant/);
+  });
+});
