@@ -15,6 +15,8 @@ import { suspectsOf } from "./targets/guards.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 import type { Backpressure } from "./targets/retry-after.js";
+import { createAnswerTally, type Unanswered } from "./targets/answer-tally.js";
+import { moduleOf } from "./targets/rpc-endpoint.js";
 import { assertSpeaksGrpc, assertSpeaksProtocol, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
 
 export type { SessionOptions };
@@ -23,6 +25,8 @@ export interface Session {
   context(): CheckContext;
   /** The waits the HTTP targets made when asked to slow down (429, 503 with Retry-After). */
   backpressure(): Backpressure;
+  /** The targets the checks called that answered none of their calls (each failed at the connection level). */
+  unanswered(): Unanswered[];
   /** What the checks learned the targets offer, resource by resource. */
   capabilities(): ResourceCapabilities[];
   close(): Promise<void>;
@@ -55,12 +59,24 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
   const http = h ? await openHttpTargets(h, rpc?.grpc.budget).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
   const memo = new Map<string, Promise<unknown>>();
   const capabilities = new CapabilityLog();
+  // The checks see each target through the tally, once for the run: the set-up probes above are not counted.
+  const tally = createAnswerTally();
+  const rpcLabel = (t: ResolvedGrpcTarget, flag?: string) => `${flag ?? (t.inMemory ? "in-memory" : moduleOf(t.protocol).cli.flag)} ${t.address}`;
+  const seen = rpc && g && {
+    grpc: tally.watch(rpc.grpc, rpcLabel(g)),
+    peers: rpc.peers.map((p, i) => tally.watch(p, rpcLabel(peers[i] as ResolvedGrpcTarget))),
+    replicas: rpc.replicas.map((r, i) => tally.watch(r, `--replica ${options.replicas[i] ?? ""}`)),
+  };
+  const httpSeen = http && h && {
+    http: tally.watch(http.http, `--http ${h.baseUrl}`),
+    httpConfig: { ...http.httpConfig, ...(http.httpConfig.replicas && { replicas: http.httpConfig.replicas.map((r, i) => tally.watch(r, `--http-replica ${h.replicas[i] ?? ""}`)) }) },
+  };
   return {
     context: () => ({
       contractDir: options.contractDir,
-      ...(rpc && { grpc: rpc.grpc, rpcTargets: [rpc.grpc, ...rpc.peers] }),
-      ...(http && { http: http.http, httpConfig: http.httpConfig }),
-      replicas: rpc?.replicas ?? [],
+      ...(seen && { grpc: seen.grpc, rpcTargets: [seen.grpc, ...seen.peers] }),
+      ...(httpSeen && { http: httpSeen.http, httpConfig: httpSeen.httpConfig }),
+      replicas: seen?.replicas ?? [],
       ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
       seed: options.seed,
       runs: options.runs,
@@ -71,6 +87,7 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
       signal: new AbortController().signal,
       parallelism: options.parallelism,
     }),
+    unanswered: () => tally.unanswered(),
     backpressure: () => ({ ...(http?.backpressure ?? { waits: 0, waitedMs: 0 }) }),
     capabilities: () => capabilities.list(),
     async close() {

@@ -1,10 +1,12 @@
 // Set-up verdicts for every target flag, through the real CLI process: before any check, each target is asked in the
 // way its flag means, and one that speaks something else is exit 3 in one line naming the flag, the address, what was
 // expected and what answered; the right kind, and a legal one that answers with its protocol's errors, still runs.
+// A target that answered the probes and then nothing at all (it died) is exit 3 too, never "not conformant".
 import * as http from "node:http";
 import http2 from "node:http2";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeMessage } from "../../contract/message.js";
 import { listen } from "../../fixtures/broken-servers/http/_base/server.js";
 import type { StartedHttpServer } from "../../fixtures/broken-servers/http/types.js";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
@@ -139,5 +141,59 @@ describe("the right kind, and a legal one answering with its protocol's errors, 
     expect(run.stderr).not.toMatch(/does not speak/);
     expect(run.code).toBe(code);
     expect(run.stdout).toMatch(code === 0 ? /partial/ : /not conformant/);
+  });
+});
+
+/**
+ * A server that answers `probes` requests (the set-up probes'), then stops listening and drops every connection: it
+ * died right after the probes, and every check's request fails at the connection level.
+ */
+async function diesAfter(probes: number, answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<StartedHttpServer> {
+  const sockets = new Set<Socket>();
+  let served = 0;
+  const server = http.createServer((req, res) => {
+    res.on("finish", () => {
+      if (++served !== probes) return;
+      server.close();
+      for (const s of sockets) s.destroy();
+    });
+    answer(req, res);
+  });
+  server.on("connection", (s: Socket) => (sockets.add(s), s.on("close", () => sockets.delete(s))));
+  const started = await listen(server);
+  return { ...started, close: () => (server.listening ? started.close() : Promise.resolve()) };
+}
+
+describe("exit 3, one line: a target that answered the probes and then nothing at all", () => {
+  it("--http: dead after the reach, protocol and credentials probes (5 requests), every check's request refused", async () => {
+    const server = await diesAfter(5, (req, res) => {
+      req.resume();
+      res.writeHead(req.method === "GET" ? 200 : 404, { "content-type": "application/json" }).end(req.method === "GET" ? "[]" : '{"error":"no"}');
+    });
+    try {
+      const run = await runCliProcess(["check", "--http", server.url, "--only", "http.create.*,http.read.*", "--timeout", "3s"]);
+      expect(run.stderr).toMatch(new RegExp(`^example-conformance: no verdict: --http ${escape(server.url)} answered none of the checks' calls after the set-up probes \\(\\d+ failed at the connection level; the first: .*ECONNREFUSED.*\\)\\n$`));
+      expect(run.code).toBe(3);
+      oneLine(run.stderr);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("--connect: dead after the protocol and credentials probes (2 calls), every check's call refused", async () => {
+    const server = await diesAfter(2, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => res.writeHead(200, { "content-type": "application/proto" }).end(encodeMessage("hello")));
+    });
+    try {
+      const run = await runCliProcess(["check", "--connect", server.url, "--only", "grpc.defaults.*,grpc.stateless.deterministic", "--timeout", "3s"]);
+      // The first refusal may reach the tally as the silence guard's words: it knows the target stopped.
+      expect(run.stderr).toMatch(new RegExp(`^example-conformance: no verdict: --connect ${escape(server.url)} answered none of the checks' calls after the set-up probes \\(\\d+ failed at the connection level; the first: .*(ECONNREFUSED|connections are refused).*\\)\\n$`));
+      expect(run.code).toBe(3);
+      oneLine(run.stderr);
+    } finally {
+      await server.close();
+    }
   });
 });
