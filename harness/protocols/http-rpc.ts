@@ -92,5 +92,14 @@ export const noReply = (res: PlainResponse): { speaks: false; answered: string; 
   answered: res.failure?.kind === "timeout" ? "no reply in time" : `no HTTP/1.1 reply (${res.failure?.kind === "connection" ? res.failure.message : "the connection ended"})`,
 });
 
+/**
+ * Node's HTTP/2-only TLS server answers a client that offered no ALPN h2 (an HTTP/1.1 client) itself: 403 text/plain,
+ * "Missing ALPN Protocol, expected `h2` to be available". Not a guard's 403: the port speaks HTTP/2 alone.
+ */
+export function http2OnlyTls(res: PlainResponse): string | undefined {
+  if (res.status !== 403 || !Buffer.from(res.body.subarray(0, 40)).toString("latin1").startsWith("Missing ALPN Protocol")) return undefined;
+  return `${describeReply(res.status, res.headers, res.body)}: an HTTP/2-only TLS port, as a gRPC server's is`;
+}
+
 /** Statuses a gateway or a guard in front of any server may send in its own words: they say nothing of the protocol. */
 export const SAYS_NOTHING_OF_PROTOCOL: ReadonlySet<number> = new Set([401, 403, 429]);

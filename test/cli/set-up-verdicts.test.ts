@@ -11,6 +11,7 @@ import { listen } from "../../fixtures/broken-servers/http/_base/server.js";
 import type { StartedHttpServer } from "../../fixtures/broken-servers/http/types.js";
 import { startReferenceServer, type ReferenceServer } from "../../reference-server/start.js";
 import { runCliProcess } from "../helpers/cli-process.js";
+import { selfSignedCert } from "../helpers/tls.js";
 
 const oneLine = (stderr: string) => {
   expect(stderr.split("\n").filter((l) => l !== "")).toHaveLength(1);
@@ -141,6 +142,23 @@ describe("the right kind, and a legal one answering with its protocol's errors, 
     expect(run.stderr).not.toMatch(/does not speak/);
     expect(run.code).toBe(code);
     expect(run.stdout).toMatch(code === 0 ? /partial/ : /not conformant/);
+  });
+});
+
+describe("exit 3, one line: a flag over TLS at an HTTP/2-only TLS port", () => {
+  it("--connect https:// at a gRPC TLS port: Node's own 403 to a client without ALPN h2 is named, not taken for a guard's", async () => {
+    const material = selfSignedCert();
+    const tlsReference = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", tls: { certFile: material.certFile, keyFile: material.keyFile } });
+    try {
+      const url = `https://${tlsReference.grpcAddress}`;
+      const run = await runCliProcess(["check", "--connect", url, "--ca", material.certFile, "--timeout", "3s"]);
+      // Before: exit 5, "the target wants credentials (pass --metadata): every call got PERMISSION_DENIED".
+      expect(run.stderr).toMatch(new RegExp(`^example-conformance: --connect ${escape(url)} does not speak Connect: expected .*; got HTTP 403 text/plain "Missing ALPN Protocol.*": an HTTP/2-only TLS port, as a gRPC server's is\\n$`));
+      expect(run.code).toBe(3);
+      oneLine(run.stderr);
+    } finally {
+      await tlsReference.close();
+    }
   });
 });
 

@@ -43,6 +43,7 @@ describe("Connect's probe", () => {
     ["a JSON error without a code", plain(404, "application/json", text('{"error":"not found"}')), 'HTTP 404 application/json "{\\"error\\":\\"not found\\"}"'],
     ["a gRPC-Web reply", plain(200, "application/grpc-web+proto", new Uint8Array(), { "grpc-status": ["0"] }), "HTTP 200 application/grpc-web+proto, empty, a gRPC-Web reply"],
     ["a 200 with no content-type whose body is no message", plain(200, undefined, text("hello")), 'HTTP 200 with no content-type "hello"'],
+    ["Node's HTTP/2-only TLS port to a client without ALPN h2", plain(403, "text/plain", text("Missing ALPN Protocol, expected `h2`")), 'HTTP 403 text/plain "Missing ALPN Protocol, expected `h2`": an HTTP/2-only TLS port, as a gRPC server\'s is'],
   ])("refused: %s", (_, res, answered) => expect(connectAnswer(res)).toEqual({ speaks: false, answered }));
 
   it("no HTTP/1.1 reply at all is said as such, for the probe to ask what the port speaks instead", () => {
@@ -68,6 +69,7 @@ describe("gRPC-Web's probe", () => {
     ["a JSON document", plain(200, "application/json", text("[]")), 'HTTP 200 application/json "[]", with no grpc-status'],
     ["a Connect error", plain(415, "application/json", text('{"code":"unimplemented"}')), 'HTTP 415 application/json "{\\"code\\":\\"unimplemented\\"}", with no grpc-status'],
     ["a proxy's 502 page", plain(502, "text/html", text("<html>502</html>")), 'HTTP 502 text/html "<html>502</html>", with no grpc-status'],
+    ["Node's HTTP/2-only TLS port to a client without ALPN h2", plain(403, "text/plain", text("Missing ALPN Protocol")), 'HTTP 403 text/plain "Missing ALPN Protocol": an HTTP/2-only TLS port, as a gRPC server\'s is'],
   ])("refused: %s", (_, res, answered) => expect(grpcWebAnswer(res)).toEqual({ speaks: false, answered }));
 });
 

@@ -1,7 +1,7 @@
 // Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { describeReply, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import { describeReply, http2OnlyTls, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
 
 /**
@@ -16,6 +16,8 @@ export function connectAnswer(res: PlainResponse): ProbeAnswer {
   const type = mediaTypeOf(res.headers);
   const other = { speaks: false as const, answered: describeReply(res.status, res.headers, res.body) };
   if (type.startsWith("application/grpc")) return { ...other, answered: `${other.answered}, a ${type.startsWith("application/grpc-web") ? "gRPC-Web" : "gRPC"} reply` };
+  const h2only = http2OnlyTls(res);
+  if (h2only !== undefined) return { speaks: false, answered: h2only };
   if (SAYS_NOTHING_OF_PROTOCOL.has(res.status)) return { speaks: true };
   if (res.status === 200) {
     if (isDocumentType(type) || type.endsWith("/html")) return other;

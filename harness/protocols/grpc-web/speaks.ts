@@ -1,7 +1,7 @@
 // Whether a target speaks gRPC-Web, asked before any check: one unary POST of Hello, its reply read for gRPC's marks.
 import { encodeMessage } from "../../../contract/message.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { describeReply, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import { describeReply, http2OnlyTls, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
 import { frame, parseFrames, parseTrailerBlock } from "./codec.js";
 
@@ -15,6 +15,8 @@ export function grpcWebAnswer(res: PlainResponse): ProbeAnswer {
   if (res.failure?.kind === "timeout") return { speaks: true };
   if (res.status === undefined) return noReply(res);
   if (mediaTypeOf(res.headers).startsWith("application/grpc") || res.headers["grpc-status"] !== undefined) return { speaks: true };
+  const h2only = http2OnlyTls(res);
+  if (h2only !== undefined) return { speaks: false, answered: h2only };
   if (SAYS_NOTHING_OF_PROTOCOL.has(res.status)) return { speaks: true };
   const trailer = parseFrames(res.body).frames.find((f) => (f.flags & 0x80) !== 0);
   if (trailer && parseTrailerBlock(trailer.data)["grpc-status"] !== undefined) return { speaks: true };
