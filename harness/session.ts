@@ -49,8 +49,9 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
   }
   if (h) {
     for (const [i, url] of [h.baseUrl, ...h.replicas].entries()) {
-      await probeHttpReachable(url, h.timeoutMs, h.tls);
-      await assertSpeaksHttp(url, i === 0 ? "--http" : "--http-replica", h.timeoutMs, h.tls);
+      const flag = i === 0 ? "--http" : "--http-replica";
+      await probeHttpReachable(url, h.timeoutMs, h.tls, flag);
+      await assertSpeaksHttp(url, flag, h.timeoutMs, h.tls);
     }
   }
   const peers = g ? options.rpcPeers : [];

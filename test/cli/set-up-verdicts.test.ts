@@ -146,19 +146,28 @@ describe("the right kind, and a legal one answering with its protocol's errors, 
 });
 
 describe("exit 3, one line: a flag over TLS at an HTTP/2-only TLS port", () => {
+  const material = selfSignedCert();
+  let tlsReference: ReferenceServer;
+  beforeAll(async () => {
+    tlsReference = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", tls: { certFile: material.certFile, keyFile: material.keyFile } });
+  }, 60_000);
+  afterAll(() => tlsReference?.close());
+
   it("--connect https:// at a gRPC TLS port: Node's own 403 to a client without ALPN h2 is named, not taken for a guard's", async () => {
-    const material = selfSignedCert();
-    const tlsReference = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", tls: { certFile: material.certFile, keyFile: material.keyFile } });
-    try {
-      const url = `https://${tlsReference.grpcAddress}`;
-      const run = await runCliProcess(["check", "--connect", url, "--ca", material.certFile, "--timeout", "3s"]);
-      // Before: exit 5, "the target wants credentials (pass --metadata): every call got PERMISSION_DENIED".
-      expect(run.stderr).toMatch(new RegExp(`^example-conformance: --connect ${escape(url)} does not speak Connect: expected .*; got HTTP 403 text/plain "Missing ALPN Protocol.*": an HTTP/2-only TLS port, as a gRPC server's is\\n$`));
-      expect(run.code).toBe(3);
-      oneLine(run.stderr);
-    } finally {
-      await tlsReference.close();
-    }
+    const url = `https://${tlsReference.grpcAddress}`;
+    const run = await runCliProcess(["check", "--connect", url, "--ca", material.certFile, "--timeout", "3s"]);
+    // Before: exit 5, "the target wants credentials (pass --metadata): every call got PERMISSION_DENIED".
+    expect(run.stderr).toMatch(new RegExp(`^example-conformance: --connect ${escape(url)} does not speak Connect: expected .*; got HTTP 403 text/plain "Missing ALPN Protocol.*": an HTTP/2-only TLS port, as a gRPC server's is\\n$`));
+    expect(run.code).toBe(3);
+    oneLine(run.stderr);
+  });
+
+  it("--http https:// at a gRPC TLS port: the refused ALPN http/1.1 is named with the flag, not as an OpenSSL error", async () => {
+    const url = `https://${tlsReference.grpcAddress}`;
+    const run = await runCliProcess(["check", "--http", url, "--ca", material.certFile, "--timeout", "3s"]);
+    expect(run.stderr).toMatch(new RegExp(`^example-conformance: --http ${escape(url)} does not speak HTTP/1\\.1, which the HTTP checks speak: TLS refused ALPN http/1\\.1 \\(no application protocol\\): an HTTP/2-only TLS port, as a gRPC server's is\\n$`));
+    expect(run.code).toBe(3);
+    oneLine(run.stderr);
   });
 });
 
