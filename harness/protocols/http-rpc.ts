@@ -3,7 +3,7 @@
 import { Status, type MetadataValue, type UnaryResult } from "../targets/grpc-target.js";
 import { inflate, isIdentity } from "../targets/inflate.js";
 import { createHttpExchange, MAX_BODY, type PlainResponse } from "./http-exchange.js";
-import type { TransportSetup, UnaryTransport } from "./protocol.js";
+import type { ProbeAnswer, SpeaksProbe, TransportSetup, UnaryTransport } from "./protocol.js";
 
 /** Metadata as HTTP headers: -bin values base64, as both protocols carry them. */
 export function metadataHeaders(fixed: Readonly<Record<string, string>>, extra: Readonly<Record<string, MetadataValue>> = {}): Record<string, string> {
@@ -103,3 +103,23 @@ export function http2OnlyTls(res: PlainResponse): string | undefined {
 
 /** Statuses a gateway or a guard in front of any server may send in its own words: they say nothing of the protocol. */
 export const SAYS_NOTHING_OF_PROTOCOL: ReadonlySet<number> = new Set([401, 403, 429]);
+
+/**
+ * The set-up probe of a protocol over plain HTTP: one POST of Hello on a connection of its own, as `request` builds
+ * it for the probe's time bound, its reply read by `answer`.
+ */
+export function httpSpeaksProbe(
+  spoken: string,
+  expected: string,
+  request: (timeoutMs: number) => { headers: Record<string, string>; body: Uint8Array },
+  answer: (res: PlainResponse) => ProbeAnswer,
+): SpeaksProbe {
+  return {
+    spoken,
+    expected,
+    async ask(transport, timeoutMs) {
+      if (!transport.exchange) return { speaks: true };
+      return answer(await transport.exchange({ channel: "fresh", timeoutMs, ...request(timeoutMs) }));
+    },
+  };
+}

@@ -1,7 +1,7 @@
 // Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { describeReply, http2OnlyTls, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import { describeReply, http2OnlyTls, httpSpeaksProbe, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
 
 /**
@@ -36,17 +36,12 @@ function isConnectError(res: PlainResponse): boolean {
   }
 }
 
-export const connectSpeaks: SpeaksProbe = {
-  spoken: "Connect",
-  expected: "a Connect reply to a unary POST of Hello (application/proto): the message, or an error as JSON with a code",
-  async ask(transport, timeoutMs) {
-    if (!transport.exchange) return { speaks: true };
-    const res = await transport.exchange({
-      channel: "fresh",
-      timeoutMs,
-      headers: { "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
-      body: encodeMessage("example-conformance set-up probe"),
-    });
-    return connectAnswer(res);
-  },
-};
+export const connectSpeaks: SpeaksProbe = httpSpeaksProbe(
+  "Connect",
+  "a Connect reply to a unary POST of Hello (application/proto): the message, or an error as JSON with a code",
+  (timeoutMs) => ({
+    headers: { "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
+    body: encodeMessage("example-conformance set-up probe"),
+  }),
+  connectAnswer,
+);

@@ -1,7 +1,7 @@
 // Whether a target speaks gRPC-Web, asked before any check: one unary POST of Hello, its reply read for gRPC's marks.
 import { encodeMessage } from "../../../contract/message.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { describeReply, http2OnlyTls, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import { describeReply, http2OnlyTls, httpSpeaksProbe, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
 import { frame, parseFrames, parseTrailerBlock } from "./codec.js";
 
@@ -23,17 +23,12 @@ export function grpcWebAnswer(res: PlainResponse): ProbeAnswer {
   return { speaks: false, answered: `${describeReply(res.status, res.headers, res.body)}, with no grpc-status` };
 }
 
-export const grpcWebSpeaks: SpeaksProbe = {
-  spoken: "gRPC-Web",
-  expected: "a gRPC-Web reply to a unary POST of Hello (application/grpc-web+proto): content-type application/grpc-web or a grpc-status",
-  async ask(transport, timeoutMs) {
-    if (!transport.exchange) return { speaks: true };
-    const res = await transport.exchange({
-      channel: "fresh",
-      timeoutMs,
-      headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "grpc-timeout": `${timeoutMs}m` },
-      body: frame(0, encodeMessage("example-conformance set-up probe")),
-    });
-    return grpcWebAnswer(res);
-  },
-};
+export const grpcWebSpeaks: SpeaksProbe = httpSpeaksProbe(
+  "gRPC-Web",
+  "a gRPC-Web reply to a unary POST of Hello (application/grpc-web+proto): content-type application/grpc-web or a grpc-status",
+  (timeoutMs) => ({
+    headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "grpc-timeout": `${timeoutMs}m` },
+    body: frame(0, encodeMessage("example-conformance set-up probe")),
+  }),
+  grpcWebAnswer,
+);
