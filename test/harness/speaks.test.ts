@@ -3,7 +3,7 @@
 // protocol itself, and a guard's 401/403/429 are not.
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
-import { connectAnswer } from "../../harness/protocols/connect/speaks.js";
+import { connectAnswer, connectJsonAnswer, connectSpeaks } from "../../harness/protocols/connect/speaks.js";
 import { grpcAnswer } from "../../harness/protocols/grpc/speaks.js";
 import { frame } from "../../harness/protocols/grpc-web/index.js";
 import { grpcWebAnswer } from "../../harness/protocols/grpc-web/speaks.js";
@@ -52,6 +52,46 @@ describe("Connect's probe", () => {
       noReply: true,
       answered: "no HTTP/1.1 reply (Parse Error: Expected HTTP/)",
     });
+  });
+});
+
+describe("Connect's probe of a server of the JSON codec alone", () => {
+  /** A transport whose exchange answers by the request's content-type, recording what was asked. */
+  const byType = (answers: Record<string, PlainResponse>) => {
+    const asked: string[] = [];
+    return {
+      asked,
+      transport: {
+        raw: undefined as never,
+        exchange: async (req: { headers?: Record<string, string> }) => {
+          const type = req.headers?.["content-type"] ?? "";
+          asked.push(type);
+          return answers[type] ?? plain(500, "text/plain", text("unexpected"));
+        },
+      },
+    };
+  };
+
+  it("is asked again in JSON after a 415, and speaks when the JSON reply is a message or a Connect error", async () => {
+    for (const reply of [plain(200, "application/json", text('{"body":"Hello x"}')), plain(404, "application/json", text('{"code":"unimplemented"}'))]) {
+      const { asked, transport } = byType({ "application/proto": plain(415, "text/plain", text("unsupported")), "application/json": reply });
+      expect(await connectSpeaks.ask(transport as never, 1000)).toEqual(SPEAKS);
+      expect(asked).toEqual(["application/proto", "application/json"]);
+    }
+  });
+
+  it("is refused when the JSON reply is not Connect's either, and not asked again on another refusal", async () => {
+    const page = byType({ "application/proto": plain(415, "text/plain", text("unsupported")), "application/json": plain(404, "text/html", text("<html>no</html>")) });
+    expect(await connectSpeaks.ask(page.transport as never, 1000)).toEqual({ speaks: false, answered: 'HTTP 404 text/html "<html>no</html>"' });
+    const notFound = byType({ "application/proto": plain(404, "text/html", text("<html>no</html>")) });
+    expect((await connectSpeaks.ask(notFound.transport as never, 1000)).speaks).toBe(false);
+    expect(notFound.asked).toEqual(["application/proto"]);
+  });
+
+  it("reads a JSON message on 200 as Connect's, a JSON array or text as not", () => {
+    expect(connectJsonAnswer(plain(200, "application/json", text("{}")))).toEqual(SPEAKS);
+    expect(connectJsonAnswer(plain(200, "application/json", text("[]"))).speaks).toBe(false);
+    expect(connectJsonAnswer(plain(200, "application/json", text("nope"))).speaks).toBe(false);
   });
 });
 

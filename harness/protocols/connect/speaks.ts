@@ -36,12 +36,49 @@ function isConnectError(res: PlainResponse): boolean {
   }
 }
 
-export const connectSpeaks: SpeaksProbe = httpSpeaksProbe(
+const binary = httpSpeaksProbe(
   "Connect",
-  "a Connect reply to a unary POST of Hello (application/proto): the message, or an error as JSON with a code",
+  "a Connect reply to a unary POST of Hello (application/proto, or application/json after a 415): the message, or an error as JSON with a code",
   (timeoutMs) => ({
     headers: { "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
     body: encodeMessage("example-conformance set-up probe"),
   }),
   connectAnswer,
 );
+
+/**
+ * Connect's reply to a unary call in its JSON codec: the message as a JSON object, or an error (see connectAnswer).
+ * Asked only after a 415 to the binary codec, so that a server that takes JSON alone is judged, not refused here.
+ */
+export function connectJsonAnswer(res: PlainResponse): ProbeAnswer {
+  if (res.status === 200 && mediaTypeOf(res.headers) === "application/json") {
+    try {
+      const message = JSON.parse(Buffer.from(res.body).toString("utf8")) as unknown;
+      if (typeof message === "object" && message !== null && !Array.isArray(message)) return { speaks: true };
+    } catch {
+      // Not JSON: read as any other reply below.
+    }
+  }
+  return connectAnswer(res);
+}
+
+const json = httpSpeaksProbe(
+  "Connect",
+  binary.expected,
+  (timeoutMs) => ({
+    headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
+    body: new TextEncoder().encode(JSON.stringify({ body: "example-conformance set-up probe" })),
+  }),
+  connectJsonAnswer,
+);
+
+/** Binary first; a 415 (a server of the JSON codec alone) is asked again in JSON. */
+export const connectSpeaks: SpeaksProbe = {
+  spoken: binary.spoken,
+  expected: binary.expected,
+  async ask(transport, timeoutMs) {
+    const first = await binary.ask(transport, timeoutMs);
+    if (first.speaks || !/^HTTP 415\b/.test(first.answered)) return first;
+    return json.ask(transport, timeoutMs);
+  },
+};
