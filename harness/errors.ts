@@ -5,7 +5,8 @@ export type ErrorCode = "usage" | "config" | "unreachable" | "internal" | "crede
 export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   usage: 2,
   config: 2,
-  // Unreachable, or it does not speak the protocol asked: nothing was judged.
+  // Unreachable, it does not speak the protocol its flag names, or it answered none of the checks' calls: nothing
+  // about it was judged.
   unreachable: 3,
   // Anything the harness did not foresee, a broken install included (sysexits' EX_SOFTWARE): never 1, which
   // would say the server failed.
@@ -43,7 +44,7 @@ export const EXIT_CODE_TABLE: readonly { code: number; action: string; meaning: 
   { code: 0, action: "conformant", meaning: "conformant, conformant with waivers, or partial (the verdict says which)" },
   { code: 1, action: "not-conformant", meaning: "the server failed a gating check" },
   { code: 2, action: "usage-error", meaning: "usage or configuration error, a report that cannot be written included" },
-  { code: EXIT_CODES.unreachable, action: "unreachable", meaning: "the target is unreachable or does not speak the protocol asked" },
+  { code: EXIT_CODES.unreachable, action: "unreachable", meaning: "the target is unreachable, does not speak the protocol its flag names, or answered none of the checks' calls" },
   { code: EXIT_CODES.credentials, action: "cannot-check", meaning: "cannot check: credentials missing, refused or in the wrong place" },
   { code: EXIT_CODES.internal, action: "internal-error", meaning: "internal error of the harness (a broken install included)" },
 ];

@@ -14,6 +14,7 @@ import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, W
 import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
 import { openResolvedSession, runCheck, type Session } from "./session.js";
+import type { Unanswered } from "./targets/answer-tally.js";
 import { resolveRunConfig, type ResolvedGrpcTarget, type RunConfig, type RunOptions } from "./run-config.js";
 
 export type { RunOptions };
@@ -217,6 +218,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   } finally {
     await session.close();
   }
+  assertAnswered(session);
   // Read at the end: a memoised probe's calls count for the check that started it, which may finish before they do.
   for (const r of results) {
     const t = traffic.get(r.id);
@@ -240,6 +242,20 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   if (report.exitCode !== 0 && config.image) report.containerLog = config.image.logTail().map(redact);
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;
+}
+
+/**
+ * A target that answered none of the checks' calls was not judged: the run ends unreachable (exit 3) in one line
+ * naming it, never "not conformant", whatever the checks made of the silence.
+ */
+function assertAnswered(session: Session): void {
+  const unanswered = session.unanswered();
+  if (unanswered.length > 0) throw new ConformanceError("unreachable", unanswered.map(unansweredLine).join("; "));
+}
+
+/** One target that answered none of the checks' calls, in words: no verdict about it, and why. */
+function unansweredLine(u: Unanswered): string {
+  return `no verdict: ${u.target} answered none of the checks' calls after the set-up probes (${u.failed} failed at the connection level; the first: ${u.first})`;
 }
 
 /** What the run learned of the target beside the verdicts: the waits it was asked for, what each resource offers. */

@@ -9,13 +9,15 @@ import type { TraceSink } from "./trace/exchange-record.js";
 import { requestBytes, type TrafficCounter } from "./traffic.js";
 import type { CallBudget } from "./targets/budget.js";
 import { openGrpcTarget } from "./targets/create-grpc-target.js";
-import { openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
+import { assertSpeaksHttp, openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
 import { suspectsOf } from "./targets/guards.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
 import type { Backpressure } from "./targets/retry-after.js";
-import { assertSpeaksGrpc, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
+import { createAnswerTally, type Unanswered } from "./targets/answer-tally.js";
+import { moduleOf } from "./targets/rpc-endpoint.js";
+import { assertSpeaksGrpc, assertSpeaksProtocol, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
 
 export type { SessionOptions };
 
@@ -23,6 +25,8 @@ export interface Session {
   context(): CheckContext;
   /** The waits the HTTP targets made when asked to slow down (429, 503 with Retry-After). */
   backpressure(): Backpressure;
+  /** The targets the checks called that answered none of their calls (each failed at the connection level). */
+  unanswered(): Unanswered[];
   /** What the checks learned the targets offer, resource by resource. */
   capabilities(): ResourceCapabilities[];
   close(): Promise<void>;
@@ -43,19 +47,37 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
     await probeReachable(g);
     for (const r of options.replicas) await probeReachable({ ...g, address: r }, "--replica");
   }
-  if (h) for (const url of [h.baseUrl, ...h.replicas]) await probeHttpReachable(url, h.timeoutMs, h.tls);
+  if (h) {
+    for (const [i, url] of [h.baseUrl, ...h.replicas].entries()) {
+      const flag = i === 0 ? "--http" : "--http-replica";
+      await probeHttpReachable(url, h.timeoutMs, h.tls, flag);
+      await assertSpeaksHttp(url, flag, h.timeoutMs, h.tls);
+    }
+  }
   const peers = g ? options.rpcPeers : [];
   for (const p of peers) if (!p.inMemory) await probeReachable(p);
   const rpc = g ? await openRpcTargets(g, options.replicas, peers) : undefined;
   const http = h ? await openHttpTargets(h, rpc?.grpc.budget).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
   const memo = new Map<string, Promise<unknown>>();
   const capabilities = new CapabilityLog();
+  // The checks see each target through the tally, once for the run: the set-up probes above are not counted.
+  const tally = createAnswerTally();
+  const rpcLabel = (t: ResolvedGrpcTarget, flag?: string) => `${flag ?? (t.inMemory ? "in-memory" : moduleOf(t.protocol).cli.flag)} ${t.address}`;
+  const seen = rpc && g && {
+    grpc: tally.watch(rpc.grpc, rpcLabel(g)),
+    peers: rpc.peers.map((p, i) => tally.watch(p, rpcLabel(peers[i] as ResolvedGrpcTarget))),
+    replicas: rpc.replicas.map((r, i) => tally.watch(r, `--replica ${options.replicas[i] ?? ""}`)),
+  };
+  const httpSeen = http && h && {
+    http: tally.watch(http.http, `--http ${h.baseUrl}`),
+    httpConfig: { ...http.httpConfig, ...(http.httpConfig.replicas && { replicas: http.httpConfig.replicas.map((r, i) => tally.watch(r, `--http-replica ${h.replicas[i] ?? ""}`)) }) },
+  };
   return {
     context: () => ({
       contractDir: options.contractDir,
-      ...(rpc && { grpc: rpc.grpc, rpcTargets: [rpc.grpc, ...rpc.peers] }),
-      ...(http && { http: http.http, httpConfig: http.httpConfig }),
-      replicas: rpc?.replicas ?? [],
+      ...(seen && { grpc: seen.grpc, rpcTargets: [seen.grpc, ...seen.peers] }),
+      ...(httpSeen && { http: httpSeen.http, httpConfig: httpSeen.httpConfig }),
+      replicas: seen?.replicas ?? [],
       ...(options.replicaMode !== undefined && { replicaMode: options.replicaMode }),
       seed: options.seed,
       runs: options.runs,
@@ -66,6 +88,7 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
       signal: new AbortController().signal,
       parallelism: options.parallelism,
     }),
+    unanswered: () => tally.unanswered(),
     backpressure: () => ({ ...(http?.backpressure ?? { waits: 0, waitedMs: 0 }) }),
     capabilities: () => capabilities.list(),
     async close() {
@@ -81,10 +104,18 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
   await assertSpeaksGrpc(g);
   for (const r of replicaAddresses) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
   const grpc = openGrpcTarget(g);
-  // A target that wants credentials it was not given: "cannot check", not a list of MUST failures.
-  await probeCredentials(grpc, g).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
   const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }));
-  const peers = await openPeers(peerTargets, grpc.budget).catch(async (err: unknown) => (await grpc.close(), Promise.reject(err)));
+  const closeOpened = async () => {
+    for (const t of [grpc, ...replicas]) await t.close();
+  };
+  // A target that answers in another protocol than its flag names: exit 3 with what it answered, before any check.
+  // Then one that wants credentials it was not given: "cannot check", not a list of MUST failures.
+  await (async () => {
+    await assertSpeaksProtocol(grpc, g);
+    for (const [i, r] of replicas.entries()) await assertSpeaksProtocol(r, { ...g, address: replicaAddresses[i] as string }, "--replica");
+    await probeCredentials(grpc, g);
+  })().catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
+  const peers = await openPeers(peerTargets, grpc.budget).catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
   return {
     grpc,
     replicas,
@@ -104,6 +135,7 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
       await assertSpeaksGrpc(t);
       const peer = openGrpcTarget({ ...t, budget });
       opened.push(peer);
+      await assertSpeaksProtocol(peer, t);
       await probeCredentials(peer, t);
     }
     return opened;

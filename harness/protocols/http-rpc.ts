@@ -3,7 +3,7 @@
 import { Status, type MetadataValue, type UnaryResult } from "../targets/grpc-target.js";
 import { inflate, isIdentity } from "../targets/inflate.js";
 import { createHttpExchange, MAX_BODY, type PlainResponse } from "./http-exchange.js";
-import type { TransportSetup, UnaryTransport } from "./protocol.js";
+import type { ProbeAnswer, SpeaksProbe, TransportSetup, UnaryTransport } from "./protocol.js";
 
 /** Metadata as HTTP headers: -bin values base64, as both protocols carry them. */
 export function metadataHeaders(fixed: Readonly<Record<string, string>>, extra: Readonly<Record<string, MetadataValue>> = {}): Record<string, string> {
@@ -65,5 +65,61 @@ export function createHttpRpcTransport({ conn, url, tls, onExchange }: Transport
     },
     exchange: (request) => http.exchange(request),
     close: () => http.close(),
+  };
+}
+
+/** The media type of a reply, lowercased and without parameters; "" when it names none. */
+export function mediaTypeOf(headers: Readonly<Record<string, readonly string[]>>): string {
+  return (headers["content-type"]?.[0] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** Media types no RPC reply carries on success: a page or a document of a plain HTTP server. */
+export const isDocumentType = (type: string): boolean => type.startsWith("text/") || type === "application/json" || type.endsWith("+json") || type.endsWith("/xml") || type.endsWith("+xml");
+
+/** A reply in a few words for a line that refuses a target: its status, media type and the start of its body. */
+export function describeReply(status: number, headers: Readonly<Record<string, readonly string[]>>, body: Uint8Array): string {
+  const type = mediaTypeOf(headers);
+  const text = Buffer.from(body.subarray(0, 60)).toString("utf8");
+  const printable = body.length > 0 && !/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text);
+  const start = body.length === 0 ? ", empty" : printable ? ` ${JSON.stringify(body.length > 60 ? `${text}...` : text)}` : ` (${body.length} bytes)`;
+  return `HTTP ${status} ${type === "" ? "with no content-type" : type}${start}`;
+}
+
+/** The answer of an exchange that got no HTTP reply: what failed, for the probe that asked. */
+export const noReply = (res: PlainResponse): { speaks: false; answered: string; noReply: true } => ({
+  speaks: false,
+  noReply: true,
+  answered: res.failure?.kind === "timeout" ? "no reply in time" : `no HTTP/1.1 reply (${res.failure?.kind === "connection" ? res.failure.message : "the connection ended"})`,
+});
+
+/**
+ * Node's HTTP/2-only TLS server answers a client that offered no ALPN h2 (an HTTP/1.1 client) itself: 403 text/plain,
+ * "Missing ALPN Protocol, expected `h2` to be available". Not a guard's 403: the port speaks HTTP/2 alone.
+ */
+export function http2OnlyTls(res: PlainResponse): string | undefined {
+  if (res.status !== 403 || !Buffer.from(res.body.subarray(0, 40)).toString("latin1").startsWith("Missing ALPN Protocol")) return undefined;
+  return `${describeReply(res.status, res.headers, res.body)}: an HTTP/2-only TLS port, as a gRPC server's is`;
+}
+
+/** Statuses a gateway or a guard in front of any server may send in its own words: they say nothing of the protocol. */
+export const SAYS_NOTHING_OF_PROTOCOL: ReadonlySet<number> = new Set([401, 403, 429]);
+
+/**
+ * The set-up probe of a protocol over plain HTTP: one POST of Hello on a connection of its own, as `request` builds
+ * it for the probe's time bound, its reply read by `answer`.
+ */
+export function httpSpeaksProbe(
+  spoken: string,
+  expected: string,
+  request: (timeoutMs: number) => { headers: Record<string, string>; body: Uint8Array },
+  answer: (res: PlainResponse) => ProbeAnswer,
+): SpeaksProbe {
+  return {
+    spoken,
+    expected,
+    async ask(transport, timeoutMs) {
+      if (!transport.exchange) return { speaks: true };
+      return answer(await transport.exchange({ channel: "fresh", timeoutMs, ...request(timeoutMs) }));
+    },
   };
 }

@@ -37,4 +37,20 @@ export interface ProtocolModule {
   /** Parses the address as the user gave it (exit 2 naming the flag when it is not one). */
   endpoint(address: string, flag: string): { address: ParsedAddress; url?: URL };
   createTransport(setup: TransportSetup): UnaryTransport;
+  /**
+   * Asks a target, before any check, whether it speaks this protocol (one call of Hello); exit 3 when it does not.
+   * A protocol without one is not asked (a test's toy protocol).
+   */
+  readonly speaks?: SpeaksProbe;
+}
+
+/** What a target answered a protocol's set-up probe: the protocol (an error of it included), something else, or nothing. */
+export type ProbeAnswer = { speaks: true } | { speaks: false; answered: string; noReply?: boolean };
+
+export interface SpeaksProbe {
+  /** The protocol's name as a user writes it: "gRPC", "Connect". */
+  readonly spoken: string;
+  /** What the probe sends and what it counts as the protocol's reply, for the line that refuses a target. */
+  readonly expected: string;
+  ask(transport: Pick<UnaryTransport, "raw" | "exchange">, timeoutMs: number): Promise<ProbeAnswer>;
 }

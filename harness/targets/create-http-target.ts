@@ -11,6 +11,7 @@ import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
+import { http1Answer } from "./http1-probe.js";
 import { backpressureWaitMs, MAX_WAITS_PER_REQUEST, type Backpressure } from "./retry-after.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
@@ -94,12 +95,15 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure: Backpr
   };
 }
 
+/** OpenSSL's alert when the server shares no protocol offered by ALPN (RFC 7301 §3.2): here, http/1.1 refused. */
+const NO_APPLICATION_PROTOCOL = "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL";
+
 /**
  * Opens one connection to the base URL's host and closes it: over TLS for an https:// URL, with the run's CA and
  * client certificate, so that a certificate the run does not trust is a set-up problem named once (exit 3, and the
  * flag that fixes it), never a failure of every check. Exit 3 with the cause when nothing answers.
  */
-export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tlsOptions?: TlsOptions): Promise<void> {
+export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tlsOptions?: TlsOptions, flag = "--http"): Promise<void> {
   const url = parseHttpBaseUrl(baseUrl);
   const { host, port } = endpointOf(url);
   const material = url.protocol === "https:" ? loadTls(tlsOptions ?? {}) : undefined;
@@ -113,14 +117,31 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tls
     // Once TCP is up, whatever fails is the TLS handshake's (a reset included: a server that wants a certificate).
     let tcpUp = false;
     socket.once("connect", () => (tcpUp = true));
-    socket.once("error", (err: NodeJS.ErrnoException) =>
-      fail(material !== undefined && (tcpUp || isTlsError(err)) ? describeTlsFailure(err, tlsOptions, "use http://") : err.code ? `${err.code} (${err.message})` : err.message),
-    );
+    socket.once("error", (err: NodeJS.ErrnoException) => {
+      // The server agrees on no protocol the HTTP checks speak: a set-up verdict about the protocol, not about TLS.
+      if (err.code === NO_APPLICATION_PROTOCOL) {
+        socket.destroy();
+        reject(new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: TLS refused ALPN http/1.1 (no application protocol): an HTTP/2-only TLS port, as a gRPC server's is`));
+        return;
+      }
+      fail(material !== undefined && (tcpUp || isTlsError(err)) ? describeTlsFailure(err, tlsOptions, "use http://") : err.code ? `${err.code} (${err.message})` : err.message);
+    });
     socket.once(material !== undefined ? "secureConnect" : "connect", () => {
       socket.destroy();
       resolve();
     });
   });
+}
+
+/**
+ * Refuses, before any check runs, an HTTP target that does not answer HTTP/1.1, which the HTTP checks speak (an
+ * HTTP/2-only port, a gRPC server's say): exit 3 with one line naming the flag, the address and what answered.
+ */
+export async function assertSpeaksHttp(baseUrl: string, flag: string, timeoutMs: number, tlsOptions?: TlsOptions): Promise<void> {
+  const url = parseHttpBaseUrl(baseUrl, flag);
+  const { host, port } = endpointOf(url);
+  const answered = await http1Answer({ host, port, path: url.pathname, timeoutMs, ...(url.protocol === "https:" && { tls: loadTls(tlsOptions ?? {}) }) });
+  if (answered !== undefined) throw new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: expected an HTTP/1.x reply to GET ${url.pathname}; got ${answered}`);
 }
 
 function tlsConnect(host: string, port: number, material: TlsMaterial): tls.TLSSocket {

@@ -11,6 +11,7 @@ import { loadTls, type TlsOptions } from "./connection.js";
 import { Status, statusName, type GrpcTarget } from "./grpc-target.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
+import { http1Answer } from "./http1-probe.js";
 
 function servernameOf(options: GrpcTargetOptions, address: ReturnType<typeof parseAddress>): string {
   return (options.authority ?? (address.kind === "tcp" ? address.host : "localhost")).replace(/:\d+$/, "");
@@ -79,6 +80,30 @@ export async function assertSpeaksGrpc(options: GrpcTargetOptions, flag = "--grp
   // A TLS failure (a client certificate refused after the handshake, in TLS 1.3) is no sign of HTTP/1: say it as TLS.
   if (reason?.startsWith("TLS: ") === true) throw new ConformanceError("unreachable", `cannot reach ${options.address}: ${reason}`);
   if (reason !== undefined) throw new ConformanceError("unreachable", `${flag} ${options.address} does not speak HTTP/2: ${reason}`);
+}
+
+/**
+ * Refuses, before any check runs, a target that answers in another protocol than its flag names (a gRPC flag at an
+ * HTTP/2 JSON server, a Connect flag at a plain HTTP server or at an HTTP/2-only gRPC port): one call of Hello, as the
+ * protocol's module asks it, and exit 3 with one line naming the flag, the address, what was expected and what came.
+ * An error of the protocol itself (unimplemented, say) is that protocol spoken: the checks judge it.
+ */
+export async function assertSpeaksProtocol(target: Pick<GrpcTarget, "raw" | "exchange">, options: GrpcTargetOptions, flag?: string): Promise<void> {
+  const module = moduleOf(options.protocol);
+  if (options.inMemory || module.speaks === undefined) return;
+  const { timeoutMs } = resolveGrpcTarget(options);
+  const answer = await module.speaks.ask(target, timeoutMs);
+  if (answer.speaks) return;
+  const answered = answer.noReply === true ? ((await whatAnswersHttp1(options, timeoutMs)) ?? answer.answered) : answer.answered;
+  throw new ConformanceError("unreachable", `${flag ?? module.cli.flag} ${options.address} does not speak ${module.speaks.spoken}: expected ${module.speaks.expected}; got ${answered}`);
+}
+
+/** For a protocol over a base URL that got no HTTP/1.1 reply: what the target sends instead (HTTP/2 frames, TLS). */
+async function whatAnswersHttp1(options: GrpcTargetOptions, timeoutMs: number): Promise<string | undefined> {
+  const { address, url } = endpointOf(options);
+  if (url === undefined || address.kind !== "tcp") return undefined;
+  const secure = url.protocol === "https:";
+  return http1Answer({ host: address.host, port: address.port, path: url.pathname, timeoutMs, ...(secure && { tls: tlsMaterialOf(options) ?? loadTls({}) }) });
 }
 
 /** Undefined when the target completes an HTTP/2 handshake within the timeout; else why it cannot serve gRPC. */

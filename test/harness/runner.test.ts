@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { runConformance } from "../../harness/api/run-conformance.js";
+import { ConformanceError } from "../../harness/errors.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -111,7 +112,7 @@ describe("runConformance", () => {
 });
 
 describe("a target that completes the HTTP/2 handshake and never answers a call", () => {
-  it("ends the run by itself: a few calls wait out the timeout, the rest fail at once with the reason", async () => {
+  it("ends the run by itself, unreachable and no verdict: a few calls wait out the timeout, the rest fail at once with the reason", async () => {
     const http2 = await import("node:http2");
     // Streams are accepted and left open: no headers, no data, no reset.
     const silent = http2.createServer();
@@ -121,16 +122,21 @@ describe("a target that completes the HTTP/2 handshake and never answers a call"
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     const port = (silent.address() as import("node:net").AddressInfo).port;
     try {
-      const report = await runConformance({ grpc: { address: `127.0.0.1:${port}`, timeoutMs: 300 }, skip: ["contract.*"], runs: 5 });
-      expect(report.exitCode).toBe(1);
-      const errored = report.checks.filter((c) => c.status === "error");
+      const results: string[] = [];
+      const run = runConformance({ grpc: { address: `127.0.0.1:${port}`, timeoutMs: 300 }, skip: ["contract.*"], runs: 5, reporters: [{ onCheckResult: (r) => void results.push(`${r.status} ${r.message}`) }] });
+      // It answered none of the checks' calls: nothing about it was judged, so no verdict, never "not conformant".
+      const err = (await run.then(() => undefined, (e: unknown) => e)) as ConformanceError | undefined;
+      expect(err).toBeInstanceOf(ConformanceError);
+      expect(err?.code).toBe("unreachable");
+      expect(err?.message).toMatch(new RegExp(`^no verdict: --grpc 127\\.0\\.0\\.1:${port} answered none of the checks' calls after the set-up probes \\(\\d+ failed at the connection level; the first: `));
+      const errored = results.filter((r) => r.startsWith("error "));
       expect(errored.length).toBeGreaterThan(10);
       // The guard trips at 3 silent calls in a row; calls side by side may all time out at once, so the count it names
       // may be higher, never lower.
-      const silentCalls = /stopped answering: (\d+) calls in a row got no answer within 300 ms/.exec(errored.at(-1)?.message ?? "");
-      expect(silentCalls, errored.at(-1)?.message).not.toBeNull();
+      const silentCalls = /stopped answering: (\d+) calls in a row got no answer within 300 ms/.exec(err?.message ?? "");
+      expect(silentCalls, err?.message).not.toBeNull();
       expect(Number(silentCalls?.[1])).toBeGreaterThanOrEqual(3);
-      expect(report.checks.filter((c) => c.status === "pass")).toEqual([]);
+      expect(results.filter((r) => r.startsWith("pass "))).toEqual([]);
     } finally {
       for (const s of sessions) s.destroy();
       await new Promise((r) => silent.close(r));

@@ -3,6 +3,7 @@
 import { parseRpcUrl } from "../../targets/address.js";
 import { createHttpRpcTransport, inflatedBody } from "../http-rpc.js";
 import type { ProtocolModule } from "../protocol.js";
+import { connectSpeaks } from "./speaks.js";
 import { fromConnect } from "./codec.js";
 
 export { CONNECT_CODES, fromConnect } from "./codec.js";
@@ -10,6 +11,7 @@ export { CONNECT_CODES, fromConnect } from "./codec.js";
 export const connectProtocol: ProtocolModule = {
   name: "connect",
   cli: { flag: "--connect", value: "url", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (with or instead of --grpc: the RPC flags combine)" },
+  speaks: connectSpeaks,
   needsHttp2Handshake: false,
   endpoint: (address, flag) => parseRpcUrl(address, flag),
   createTransport: (setup) =>

@@ -2,6 +2,7 @@
 // frames. The only file outside this folder may import.
 import { parseAddress } from "../../targets/address.js";
 import type { ProtocolModule } from "../protocol.js";
+import { grpcSpeaks } from "./speaks.js";
 import { GrpcJsClient } from "./grpc-js-client.js";
 import { sendRaw } from "./raw-h2.js";
 
@@ -11,6 +12,7 @@ export { probeHandshake, type HandshakeOptions } from "./handshake.js";
 export const grpcProtocol: ProtocolModule = {
   name: "grpc",
   cli: { flag: "--grpc", value: "address", description: "the gRPC target: host:port, dns:///host:port or unix:///path" },
+  speaks: grpcSpeaks,
   needsHttp2Handshake: true,
   endpoint: (address, flag) => ({ address: parseAddress(address, flag) }),
   createTransport({ conn, tls }) {

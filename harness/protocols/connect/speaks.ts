@@ -1,0 +1,84 @@
+// Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
+import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import type { PlainResponse } from "../http-exchange.js";
+import { describeReply, http2OnlyTls, httpSpeaksProbe, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
+
+/**
+ * Connect's reply to a unary call: 200 with the message (a label other than application/proto is a defect the checks
+ * judge, not another protocol), or an error, which Connect sends as JSON with a string `code`. A page, a JSON document
+ * without a code or a gRPC reply is another server's; 401, 403 and 429 may be a guard's in front of any server.
+ */
+export function connectAnswer(res: PlainResponse): ProbeAnswer {
+  // A slow target is no wrong protocol: whether it answers at all is the run's to find.
+  if (res.failure?.kind === "timeout") return { speaks: true };
+  if (res.status === undefined) return noReply(res);
+  const type = mediaTypeOf(res.headers);
+  const other = { speaks: false as const, answered: describeReply(res.status, res.headers, res.body) };
+  if (type.startsWith("application/grpc")) return { ...other, answered: `${other.answered}, a ${type.startsWith("application/grpc-web") ? "gRPC-Web" : "gRPC"} reply` };
+  const h2only = http2OnlyTls(res);
+  if (h2only !== undefined) return { speaks: false, answered: h2only };
+  if (SAYS_NOTHING_OF_PROTOCOL.has(res.status)) return { speaks: true };
+  if (res.status === 200) {
+    if (isDocumentType(type) || type.endsWith("/html")) return other;
+    return type !== "" || res.body.length === 0 || decodeMessage(res.body).ok ? { speaks: true } : other;
+  }
+  return isConnectError(res) ? { speaks: true } : other;
+}
+
+function isConnectError(res: PlainResponse): boolean {
+  if (mediaTypeOf(res.headers) !== "application/json") return false;
+  try {
+    const error = JSON.parse(Buffer.from(res.body).toString("utf8")) as unknown;
+    return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string";
+  } catch {
+    return false;
+  }
+}
+
+const binary = httpSpeaksProbe(
+  "Connect",
+  "a Connect reply to a unary POST of Hello (application/proto, or application/json after a 415): the message, or an error as JSON with a code",
+  (timeoutMs) => ({
+    headers: { "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
+    body: encodeMessage("example-conformance set-up probe"),
+  }),
+  connectAnswer,
+);
+
+/**
+ * Connect's reply to a unary call in its JSON codec: the message as a JSON object, or an error (see connectAnswer).
+ * Asked only after a 415 to the binary codec, so that a server that takes JSON alone is judged, not refused here.
+ */
+export function connectJsonAnswer(res: PlainResponse): ProbeAnswer {
+  if (res.status === 200 && mediaTypeOf(res.headers) === "application/json") {
+    try {
+      const message = JSON.parse(Buffer.from(res.body).toString("utf8")) as unknown;
+      if (typeof message === "object" && message !== null && !Array.isArray(message)) return { speaks: true };
+    } catch {
+      // Not JSON: read as any other reply below.
+    }
+  }
+  return connectAnswer(res);
+}
+
+const json = httpSpeaksProbe(
+  "Connect",
+  binary.expected,
+  (timeoutMs) => ({
+    headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
+    body: new TextEncoder().encode(JSON.stringify({ body: "example-conformance set-up probe" })),
+  }),
+  connectJsonAnswer,
+);
+
+/** Binary first; a 415 (a server of the JSON codec alone) is asked again in JSON. */
+export const connectSpeaks: SpeaksProbe = {
+  spoken: binary.spoken,
+  expected: binary.expected,
+  async ask(transport, timeoutMs) {
+    const first = await binary.ask(transport, timeoutMs);
+    if (first.speaks || !/^HTTP 415\b/.test(first.answered)) return first;
+    return json.ask(transport, timeoutMs);
+  },
+};
