@@ -93,7 +93,7 @@ const WRONG_KIND: readonly WrongKind[] = [
   {
     name: "--connect at a gRPC port (h2c only)",
     args: () => ["--connect", grpcPort()],
-    says: () => new RegExp(`^example-conformance: --connect ${escape(grpcPort())} does not speak Connect: expected a Connect reply to a unary POST of Hello \\(application/proto\\).*; got HTTP/2 frames \\(a (SETTINGS|GOAWAY) frame first\\): an HTTP/2-only port, as a gRPC server's is\\n$`),
+    says: () => new RegExp(`^example-conformance: --connect ${escape(grpcPort())} does not speak Connect: expected a Connect reply to a unary POST of Hello \\(application/proto, or application/json after a 415\\).*; got HTTP/2 frames \\(a (SETTINGS|GOAWAY) frame first\\): an HTTP/2-only port, as a gRPC server's is\\n$`),
   },
   {
     name: "--connect at a plain HTTP JSON server",
