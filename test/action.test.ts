@@ -432,6 +432,17 @@ describe("action.yml, command: contract", () => {
     expect(gone.summary).toMatch(/breaking not checked: the commit before this push, 1234567890ab/);
   }, 120_000);
 
+  it("fails on a deleted .proto file (FILE_NO_DELETE, in no file): annotated on the job, named in the summary", async () => {
+    const repo = pullRequest((p) => p);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "mv", "proto/example/example.proto", "proto/example/renamed.proto"], { cwd: repo, stdio: "pipe" });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "rename"], { cwd: repo, stdio: "pipe" });
+    const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.verdict).toBe("breaking");
+    expect(run.log).toMatch(/^::error title=breaking FILE_NO_DELETE::Previously present file "example\/example\.proto" was deleted/m);
+    expect(run.summary).toMatch(/\| breaking \| proto \| FILE\\_NO\\_DELETE \|/);
+  }, 120_000);
+
   it("refuses a base that is not in the checkout, in one line, exit 2", async () => {
     const repo = pullRequest((p) => p);
     const run = await runAction({ command: "contract", base: "nope" }, { cwd: repo });

@@ -120,7 +120,8 @@ function annotation(level: Level, kind: string, dir: string, f: ContractFinding)
 }
 
 function summary(verdict: string, dir: string, gate: Gate): string {
-  const row = (kind: string, f: ContractFinding) => `| ${kind} | ${md(`${relative(process.cwd(), resolve(dir, f.path))}:${f.line}`)} | ${md(f.rule)} | ${md(f.message)} |`;
+  const where = (f: ContractFinding) => `${relative(process.cwd(), resolve(dir, f.path)) || "."}${f.path !== "" ? `:${f.line}` : ""}`;
+  const row = (kind: string, f: ContractFinding) => `| ${kind} | ${md(where(f))} | ${md(f.rule)} | ${md(f.message)} |`;
   const rows = [...gate.breaking.map((f) => row("breaking", f)), ...gate.lint.map((f) => row("lint", f))];
   return [
     `### example-conformance contract: ${verdict}`,
