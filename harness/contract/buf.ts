@@ -152,13 +152,15 @@ const toFinding = (d: Diagnostic, input: string): ContractFinding => ({ path: d.
 
 const xmlText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;");
 const jsonText = (s: string) => JSON.stringify(s).slice(1, -1);
+/** Go's encoding/json, which buf writes with, also escapes &, < and > inside strings. */
+const goJsonText = (s: string) => jsonText(s).replace(/[&<>]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
 
 /**
  * buf names each file from the input it was given, and it is given absolute folders (a relative input with the
  * shipped configuration is refused: buf reads the configuration's module path `.` from its own working directory,
  * which then contains the input). What a user sees is the path from the working directory, as git or buf run from
  * there would show it (`proto/example/example.proto`, `../contract/...`), so that annotations attach: every folder's
- * absolute prefix is replaced, in each form a format may write it (plain, XML, JSON).
+ * absolute prefix is replaced, in each form a format may write it (plain, XML, JSON as JavaScript and as Go write it).
  */
 function relativePaths(output: string, dirs: readonly string[]): string {
   let out = output;
@@ -167,7 +169,7 @@ function relativePaths(output: string, dirs: readonly string[]): string {
     const shown = relative(process.cwd(), dir).split(sep).join("/");
     const from = `${dir}${sep}`;
     const to = shown === "" ? "" : `${shown}/`;
-    for (const form of [(s: string) => s, xmlText, jsonText]) out = out.split(form(from)).join(form(to));
+    for (const form of [(s: string) => s, xmlText, jsonText, goJsonText]) out = out.split(form(from)).join(form(to));
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { lintContract } from "../../harness/contract/buf.js";
 import { CONTRACTS_DIR } from "../../fixtures/contracts/index.js";
@@ -133,6 +133,7 @@ describe("lint and breaking show paths from the working directory, as buf does f
   cpSync(join(CONTRACTS_DIR, "no-go-package"), join(root, "contracts", "broken"), { recursive: true });
   cpSync(join(CONTRACTS_DIR, "body-renumbered"), join(root, "contracts", "renumbered"), { recursive: true });
   mkdirSync(join(root, "ci"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
   const absolute = new RegExp(`${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${PACKAGE_ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
 
   it("lint --format github-actions: the file relative to the working directory, from the folder above it, the folder itself and a sibling", async () => {
@@ -164,6 +165,16 @@ describe("lint and breaking show paths from the working directory, as buf does f
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toContain("../contracts/renumbered/example/example");
     expect(run.stdout).not.toMatch(absolute);
+  }, 60_000);
+
+  it.each(["json", "junit", "gitlab-code-quality"])("--format %s, of a folder whose name XML and JSON escape (& < > \"), names no absolute path", async (format) => {
+    const odd = join(root, `a&b<c>"d`);
+    cpSync(join(CONTRACTS_DIR, "no-go-package"), join(odd, "broken"), { recursive: true });
+    const run = await cliIn(odd, ["lint", "broken", "--format", format]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("broken/example/example");
+    // Any form of the folder's name: as written, XML-escaped, or JSON-escaped as Go writes it.
+    expect(run.stdout).not.toMatch(/a(&|&amp;|\\u0026)b/);
   }, 60_000);
 
   it("reports a deleted file, a finding buf places in no file, instead of failing", async () => {
