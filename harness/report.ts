@@ -96,6 +96,12 @@ export interface Unjudged {
   claim?: string;
 }
 
+/** Where a run's signed attestation went, and the key that signed it (its securesystemslib key ID, as the envelope names it). */
+export interface RunAttestation {
+  file: string;
+  keyId: string;
+}
+
 export interface RunReport {
   /** The implementation under check, as the configuration file names it. */
   implementation?: { name: string; version?: string; url?: string };
@@ -118,6 +124,8 @@ export interface RunReport {
   exitCode: 0 | 1;
   /** With --image, when a check failed: the container's last log lines. */
   containerLog?: string[];
+  /** With --attestation: the signed statement of this run is written to `file`, signed by the ed25519 key of ID `keyId`. */
+  attestation?: RunAttestation;
   /** When the target asked the run to slow down (HTTP 429, or 503 with Retry-After): the waits made, and how long. */
   backpressure?: { waits: number; waitedMs: number };
   /** What the run learned the target offers, resource by resource, with the evidence (how a collection creates, what it refuses). */

@@ -8,7 +8,7 @@ import type { Claims } from "./claims.js";
 import type { Implementation } from "./config/config-file.js";
 import type { Expectation } from "./expectations.js";
 import type { Protocol } from "./protocols/index.js";
-import type { ReplayArgs, Reporter } from "./report.js";
+import type { ReplayArgs, Reporter, RunAttestation } from "./report.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { isLocal } from "./targets/address.js";
 import type { CallBudget } from "./targets/budget.js";
@@ -170,6 +170,8 @@ export interface RunOptions {
   builtIn?: boolean;
   /** The targets run in a container started from this image: the report names it, and a failed run keeps its log. */
   image?: { name: string; digest?: string; logTail(): string[] };
+  /** The run's signed attestation is written (by a reporter the caller adds): the report names its file and key. */
+  attestation?: RunAttestation;
   /** SHA-256 fingerprint of the TLS certificate the target presented, when the run spoke TLS: the report names it. */
   tlsFingerprint?: string;
   /**

@@ -226,6 +226,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   }
   const report: RunReport = {
     ...(config.implementation && { implementation: config.implementation }),
+    ...(config.attestation && { attestation: config.attestation }),
     suiteVersion: SUITE_VERSION,
     contractSha256: sha,
     target,

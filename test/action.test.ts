@@ -388,6 +388,61 @@ describe("action.yml, command: contract", () => {
     expect(run.summary).toMatch(/^0 breaking change\(s\), 0 lint finding\(s\)$/m);
   }, 120_000);
 
+  /** The runner's environment for a push: the event's name, and its payload in a file, `before` among it. */
+  function pushEvent(before: string): Record<string, string> {
+    const file = join(mkdtempSync(join(tmpdir(), "event-")), "event.json");
+    writeFileSync(file, JSON.stringify({ ref: "refs/heads/change", before, after: "f".repeat(40) }));
+    return { GITHUB_EVENT_NAME: "push", GITHUB_EVENT_PATH: file };
+  }
+  const commitOf = (repo: string, ref: string) => execFileSync("git", ["rev-parse", ref], { cwd: repo, encoding: "utf8" }).trim();
+
+  it("on a push (no base ref), compares with the commit before it, github.event.before: a breaking change fails it", async () => {
+    const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
+    const before = commitOf(repo, "main");
+    const run = await runAction({ command: "contract" }, { cwd: repo, env: pushEvent(before) });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.verdict).toBe("breaking");
+    expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=\d+,col=\d+,title=breaking FIELD_SAME_TYPE::/m);
+    expect(run.summary).toContain(`Compared with ${before.slice(0, 12)}, the commit before this push.`);
+  }, 120_000);
+
+  it("on a push from a shallow checkout (actions/checkout's default), fetches the commit before and compares with it", async () => {
+    const origin = pullRequest((p) => p.replace("  string body = 1;", "  int32 body = 1;"));
+    const before = commitOf(origin, "main");
+    const clone = mkdtempSync(join(tmpdir(), "shallow-"));
+    execFileSync("git", ["clone", "-q", "--depth", "1", "--branch", "change", `file://${origin}`, clone], { stdio: "pipe" });
+    expect(() => execFileSync("git", ["cat-file", "-e", `${before}^{commit}`], { cwd: clone, stdio: "pipe" })).toThrow();
+    const run = await runAction({ command: "contract" }, { cwd: clone, env: pushEvent(before) });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.verdict).toBe("breaking");
+    expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=8,/m);
+  }, 120_000);
+
+  it("on the first push of a branch (before is 000…), or when the commit before is gone, says plainly that it could not compare", async () => {
+    const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
+    const first = await runAction({ command: "contract" }, { cwd: repo, env: pushEvent("0".repeat(40)) });
+    expect(first.code, first.log).toBe(0);
+    expect(first.outputs.verdict).toBe("compatible");
+    expect(first.log).toMatch(/^::warning title=example-conformance contract%3A breaking not checked::this push created the branch: there is no commit before it to compare with$/m);
+    expect(first.summary).toMatch(/breaking not checked: this push created the branch/);
+    // A force push: the commit before is in neither the checkout nor the remote.
+    const gone = await runAction({ command: "contract" }, { cwd: repo, env: pushEvent("1234567890ab".padEnd(40, "0")) });
+    expect(gone.code, gone.log).toBe(0);
+    expect(gone.log).toMatch(/^::warning title=example-conformance contract%3A breaking not checked::the commit before this push, 1234567890ab, is neither in this checkout nor on the remote/m);
+    expect(gone.summary).toMatch(/breaking not checked: the commit before this push, 1234567890ab/);
+  }, 120_000);
+
+  it("fails on a deleted .proto file (FILE_NO_DELETE, in no file): annotated on the job, named in the summary", async () => {
+    const repo = pullRequest((p) => p);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "mv", "proto/example/example.proto", "proto/example/renamed.proto"], { cwd: repo, stdio: "pipe" });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "rename"], { cwd: repo, stdio: "pipe" });
+    const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.verdict).toBe("breaking");
+    expect(run.log).toMatch(/^::error title=breaking FILE_NO_DELETE::Previously present file "example\/example\.proto" was deleted/m);
+    expect(run.summary).toMatch(/\| breaking \| proto \| FILE\\_NO\\_DELETE \|/);
+  }, 120_000);
+
   it("refuses a base that is not in the checkout, in one line, exit 2", async () => {
     const repo = pullRequest((p) => p);
     const run = await runAction({ command: "contract", base: "nope" }, { cwd: repo });

@@ -1,8 +1,9 @@
 // Entry the GitHub Action runs for `command: contract`: lint of the contract and buf breaking against the pull
-// request's base (a git ref), annotations on the .proto lines of each finding, the job summary, the step's outputs.
-// Inputs come from the environment only (INPUT_CONTRACT, INPUT_BASE or GITHUB_BASE_REF, INPUT_LINT).
+// request's base (a git ref) or, on a push, the commit before it, annotations on the .proto lines of each finding,
+// the job summary, the step's outputs. Inputs come from the environment only (INPUT_CONTRACT, INPUT_BASE or
+// GITHUB_BASE_REF, GITHUB_EVENT_NAME and GITHUB_EVENT_PATH, which the runner sets, INPUT_LINT).
 import { execFile } from "node:child_process";
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -22,6 +23,34 @@ interface Gate {
   breaking: ContractFinding[];
   /** Why breaking was not run (no base given, or the base has no contract there). */
   breakingSkipped?: string;
+  /** What breaking compared with, as the summary says it. */
+  comparedWith?: string;
+}
+
+/** What the contract is compared with: a ref the user or the pull request named, or the commit before a push. */
+type Base =
+  | { kind: "ref"; ref: string }
+  | { kind: "before"; commit: string }
+  | { kind: "none"; why: string };
+
+/** A push event's `before`: all zeros when the push created the branch (or the tag). */
+function pushedBefore(): Base {
+  const fallback: Base = { kind: "none", why: "no base: give the base input, or run on a pull_request or push event" };
+  if (process.env.GITHUB_EVENT_NAME !== "push" || !process.env.GITHUB_EVENT_PATH) return fallback;
+  let before: unknown;
+  try {
+    before = (JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH, "utf8")) as { before?: unknown }).before;
+  } catch {
+    return { kind: "none", why: "the push event's payload (GITHUB_EVENT_PATH) cannot be read, so there is no commit before to compare with" };
+  }
+  if (typeof before !== "string" || !/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(before)) return { kind: "none", why: "the push event names no commit before it" };
+  if (/^0+$/.test(before)) return { kind: "none", why: "this push created the branch: there is no commit before it to compare with" };
+  return { kind: "before", commit: before };
+}
+
+function baseFromEnvironment(): Base {
+  const ref = process.env.INPUT_BASE || process.env.GITHUB_BASE_REF;
+  return ref ? { kind: "ref", ref } : pushedBefore();
 }
 
 /** The contract folder as the base commit had it, written under `out`; undefined when the base had none. */
@@ -45,14 +74,37 @@ async function baseContract(dir: string, base: string, out: string): Promise<str
   return join(out, sub);
 }
 
-async function runGate(dir: string, base: string | undefined): Promise<Gate> {
+/**
+ * The commit before a push is not in a shallow checkout (actions/checkout fetches one commit by default): fetched
+ * alone, as buf-action has buf fetch it. Undefined when it cannot be had (a force push dropped it, no remote).
+ */
+async function fetchBefore(commit: string): Promise<string | undefined> {
+  const opts = { timeout: GIT_TIMEOUT_MS, maxBuffer: 1 << 20 };
+  const has = () => git("git", ["rev-parse", "-q", "--verify", `${commit}^{commit}`], opts).then(() => true, () => false);
+  if (await has()) return commit;
+  await git("git", ["fetch", "-q", "--no-tags", "--depth=1", "origin", commit], opts).catch(() => undefined);
+  return (await has()) ? commit : undefined;
+}
+
+async function runGate(dir: string, base: Base): Promise<Gate> {
   const lint = (await lintContract({ dir, format: "json" })).findings;
-  if (base === undefined || base === "") return { lint, breaking: [], breakingSkipped: "no base: give the base input, or run on a pull_request event" };
+  if (base.kind === "none") return { lint, breaking: [], breakingSkipped: base.why };
+  let ref: string;
+  let comparedWith: string;
+  if (base.kind === "before") {
+    const found = await fetchBefore(base.commit);
+    if (found === undefined) return { lint, breaking: [], breakingSkipped: `the commit before this push, ${base.commit.slice(0, 12)}, is neither in this checkout nor on the remote (a force push?): nothing to compare with` };
+    ref = found;
+    comparedWith = `${base.commit.slice(0, 12)}, the commit before this push`;
+  } else {
+    ref = base.ref;
+    comparedWith = base.ref;
+  }
   const out = mkdtempSync(join(tmpdir(), "contract-base-"));
   try {
-    const against = await baseContract(dir, base, out);
-    if (against === undefined) return { lint, breaking: [], breakingSkipped: `the base ${base} has no contract in ${dir}` };
-    return { lint, breaking: (await breakingContract({ dir, against, format: "json" })).findings };
+    const against = await baseContract(dir, ref, out);
+    if (against === undefined) return { lint, breaking: [], breakingSkipped: `the base ${comparedWith} has no contract in ${dir}` };
+    return { lint, breaking: (await breakingContract({ dir, against, format: "json" })).findings, comparedWith };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -61,17 +113,21 @@ async function runGate(dir: string, base: string | undefined): Promise<Gate> {
 /** `::error file=proto/example/example.proto,line=7,col=1,title=FIELD_NO_DELETE::...`, its path from the workspace. */
 function annotation(level: Level, kind: string, dir: string, f: ContractFinding): string {
   const file = relative(process.cwd(), resolve(dir, f.path));
-  const props = `file=${forAnnotationProperty(forTerminal(file))},line=${f.line},col=${f.column},title=${forAnnotationProperty(`${kind} ${forTerminal(f.rule)}`)}`;
+  const title = `title=${forAnnotationProperty(`${kind} ${forTerminal(f.rule)}`)}`;
+  // A finding in no file (a deleted one) is annotated on the job, not on a line.
+  const props = f.path === "" ? title : `file=${forAnnotationProperty(forTerminal(file))},line=${f.line},col=${f.column},${title}`;
   return `::${level} ${props}::${forAnnotationData(forTerminal(f.message))}\n`;
 }
 
 function summary(verdict: string, dir: string, gate: Gate): string {
-  const row = (kind: string, f: ContractFinding) => `| ${kind} | ${md(`${relative(process.cwd(), resolve(dir, f.path))}:${f.line}`)} | ${md(f.rule)} | ${md(f.message)} |`;
+  const where = (f: ContractFinding) => `${relative(process.cwd(), resolve(dir, f.path)) || "."}${f.path !== "" ? `:${f.line}` : ""}`;
+  const row = (kind: string, f: ContractFinding) => `| ${kind} | ${md(where(f))} | ${md(f.rule)} | ${md(f.message)} |`;
   const rows = [...gate.breaking.map((f) => row("breaking", f)), ...gate.lint.map((f) => row("lint", f))];
   return [
     `### example-conformance contract: ${verdict}`,
     "",
     `${gate.breaking.length} breaking change(s), ${gate.lint.length} lint finding(s)${gate.breakingSkipped !== undefined ? `; breaking not checked: ${md(gate.breakingSkipped)}` : ""}`,
+    ...(gate.comparedWith !== undefined ? ["", `Compared with ${md(gate.comparedWith)}.`] : []),
     ...(rows.length > 0 ? ["", "| kind | where | rule | message |", "|---|---|---|---|", ...rows] : []),
     "",
   ].join("\n");
@@ -79,7 +135,7 @@ function summary(verdict: string, dir: string, gate: Gate): string {
 
 async function main(): Promise<number> {
   const dir = process.env.INPUT_CONTRACT || "proto";
-  const base = process.env.INPUT_BASE || process.env.GITHUB_BASE_REF || undefined;
+  const base = baseFromEnvironment();
   const lintLevel: Level = process.env.INPUT_LINT === "warning" ? "warning" : "error";
   let code: number;
   let verdict: string;
@@ -91,7 +147,8 @@ async function main(): Promise<number> {
     verdict = gate.breaking.length > 0 ? "breaking" : lintFails ? "lint-violations" : "compatible";
     const lines = [...gate.breaking.map((f) => annotation("error", "breaking", dir, f)), ...gate.lint.map((f) => annotation(lintLevel, "lint", dir, f))];
     process.stdout.write(lines.slice(0, MAX_ANNOTATIONS).join(""));
-    if (gate.breakingSkipped !== undefined) process.stdout.write(`breaking not checked: ${forTerminal(gate.breakingSkipped)}\n`);
+    // Never a silent "compatible": the job shows that nothing was compared, and why.
+    if (gate.breakingSkipped !== undefined) process.stdout.write(`::warning title=${forAnnotationProperty("example-conformance contract: breaking not checked")}::${forAnnotationData(forTerminal(gate.breakingSkipped))}\n`);
     text = summary(verdict, dir, gate);
   } catch (reason) {
     const err = ConformanceError.from(reason);

@@ -9,12 +9,13 @@ import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { configFileToRead } from "../config/default-file.js";
 import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
+import { keyId } from "../attest/dsse.js";
 import { tlsFingerprint } from "../attest/tls-fingerprint.js";
 import { parseAddress } from "../targets/address.js";
 import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import { createProgressReporter, type ProgressReporter } from "../reporters/progress.js";
 import { ConformanceError } from "../errors.js";
-import type { Reporter } from "../report.js";
+import type { Reporter, RunAttestation } from "../report.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance } from "../runner.js";
 import { createBaselineGate } from "../diff/baseline-gate.js";
@@ -36,6 +37,8 @@ interface RunContext {
   apiKey: string | undefined;
   /** What the configuration file adds: the implementation, its claims, its expected failures. */
   extras: ConfigExtras;
+  /** With --attestation and --sign-key: the report names the file and the key, and the HTML certificate shows them. */
+  attestation?: RunAttestation;
 }
 
 /** The runner's options the configuration file adds, beside the flags'. */
@@ -82,6 +85,7 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
       image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
+      ...(run.attestation && { attestation: run.attestation }),
       reporters: run.reporters,
       replayCommand: run.replayCommand,
     });
@@ -186,6 +190,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
       builtIn: stop !== undefined,
       // The built-in server is one instance in this process: there is no replica to check it against, and it says so.
       ...(stop !== undefined && { claims: { replicas: "single" } }),
+      ...(run.attestation && { attestation: run.attestation }),
       reporters: run.reporters,
       replayCommand: run.replayCommand,
     });
@@ -214,7 +219,10 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
     try {
       if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
       const run = prepareRun(opts, io, files, argv, extras, table, progress);
-      if (attestation && signKey) run.reporters.push(createAttestationReporter(attestation, signKey));
+      if (attestation && signKey) {
+        run.reporters.push(createAttestationReporter(attestation, signKey));
+        run.attestation = { file: attestation.path, keyId: keyId(signKey) };
+      }
       if (gate) run.reporters.push(gate.reporter);
       const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
       await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, exit) : checkTargets(opts, run, exit));

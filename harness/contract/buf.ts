@@ -2,11 +2,12 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { delimiter, dirname, isAbsolute, join, posix, relative, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { ConformanceError } from "../errors.js";
 import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
 
-export const BUF_FORMATS = ["text", "json", "junit", "github-actions"] as const;
+/** buf's formats; every path in them is shown from the working directory (see relativePaths). */
+export const BUF_FORMATS = ["text", "json", "junit", "github-actions", "msvs", "gitlab-code-quality"] as const;
 export type BufFormat = (typeof BUF_FORMATS)[number];
 /** lint also writes buf's config-ignore-yaml: the `ignore_only` entries that would silence every finding. */
 export const LINT_FORMATS = [...BUF_FORMATS, "config-ignore-yaml"] as const;
@@ -14,7 +15,7 @@ export type LintFormat = (typeof LINT_FORMATS)[number];
 
 /** One lint violation or breaking change, as data. */
 export interface ContractFinding {
-  /** The file, relative to the contract's folder: `example/example.proto`. */
+  /** The file, relative to the contract's folder: `example/example.proto`; "" for a finding in no file (a deleted one). */
   path: string;
   line: number;
   column: number;
@@ -106,7 +107,8 @@ function runBuf(args: readonly string[]): Promise<Spawned> {
 }
 
 interface Diagnostic {
-  path: string;
+  /** Absent for a finding buf places in no file, such as FILE_NO_DELETE. */
+  path?: string;
   start_line: number;
   start_column: number;
   /** The rule's ID, e.g. GO_PACKAGE_DEFINED or FIELD_NO_DELETE (for a compile error, COMPILE). */
@@ -145,10 +147,8 @@ async function assertCompiles(input: string, config: string[], role: string): Pr
   const first = diags[0];
   if (!first) throw new ConformanceError("usage", `${role} ${input}: ${bufFailure(run)}`);
   const more = diags.length > 1 ? ` (and ${diags.length - 1} more)` : "";
-  throw new ConformanceError(
-    "usage",
-    `${role} does not compile: ${first.path}:${first.start_line}:${first.start_column}: ${first.message}${more}`,
-  );
+  const where = first.path !== undefined ? `${first.path}:${first.start_line}:${first.start_column}: ` : "";
+  throw new ConformanceError("usage", relativePaths(`${role} does not compile: ${where}${first.message}${more}`, [input]));
 }
 
 /** The compiled contract as a binary FileDescriptorSet of its own files (no imports, no source info). */
@@ -171,7 +171,31 @@ function finish(run: Spawned): Omit<BufRun, "findings"> {
 }
 
 /** A finding whose file is relative to the contract's folder (buf names it from the absolute input). */
-const toFinding = (d: Diagnostic, input: string): ContractFinding => ({ path: isAbsolute(d.path) ? relative(input, d.path) : d.path, line: d.start_line, column: d.start_column, rule: d.type, message: d.message });
+const toFinding = (d: Diagnostic, input: string): ContractFinding => ({ path: d.path === undefined ? "" : isAbsolute(d.path) ? relative(input, d.path) : d.path, line: d.start_line, column: d.start_column, rule: d.type, message: d.message });
+
+const xmlText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;");
+const jsonText = (s: string) => JSON.stringify(s).slice(1, -1);
+/** Go's encoding/json, which buf writes with, also escapes &, < and > inside strings. */
+const goJsonText = (s: string) => jsonText(s).replace(/[&<>]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+
+/**
+ * buf names each file from the input it was given, and it is given absolute folders (a relative input with the
+ * shipped configuration is refused: buf reads the configuration's module path `.` from its own working directory,
+ * which then contains the input). What a user sees is the path from the working directory, as git or buf run from
+ * there would show it (`proto/example/example.proto`, `../contract/...`), so that annotations attach: every folder's
+ * absolute prefix is replaced, in each form a format may write it (plain, XML, JSON as JavaScript and as Go write it).
+ */
+function relativePaths(output: string, dirs: readonly string[]): string {
+  let out = output;
+  // The deeper folder first: a changed contract may sit inside its baseline's folder.
+  for (const dir of [...dirs].sort((a, b) => b.length - a.length)) {
+    const shown = relative(process.cwd(), dir).split(sep).join("/");
+    const from = `${dir}${sep}`;
+    const to = shown === "" ? "" : `${shown}/`;
+    for (const form of [(s: string) => s, xmlText, jsonText, goJsonText]) out = out.split(form(from)).join(form(to));
+  }
+  return out;
+}
 
 function checkFormat<F extends string>(format: string, formats: readonly F[]): asserts format is F {
   if (!(formats as readonly string[]).includes(format)) {
@@ -199,7 +223,8 @@ function findingsText(json: string): string {
     .map((d) => {
       const plugin = d.plugin !== undefined ? ` (${d.plugin})` : "";
       const fix = reservedFix(d);
-      return printable(`${d.path}:${d.start_line}:${d.start_column}:[${d.type}] ${d.message}${plugin}`) + (fix !== undefined ? `\n  ${printable(fix)}` : "") + "\n";
+      const where = d.path !== undefined ? `${d.path}:${d.start_line}:${d.start_column}:` : "";
+      return printable(`${where}[${d.type}] ${d.message}${plugin}`) + (fix !== undefined ? `\n  ${printable(fix)}` : "") + "\n";
     })
     .join("");
 }
@@ -224,13 +249,15 @@ async function ignoreYamlFor(output: string, config: string): Promise<string> {
  * Runs a lint or breaking command in the chosen format, and reads its findings from buf's JSON (text is rendered
  * from it, so it can carry rule IDs; another format costs a second run of buf).
  */
-async function runCheck(args: string[], format: LintFormat, input: string, config: string): Promise<BufRun> {
+async function runCheck(args: string[], format: LintFormat, dirs: readonly string[], config: string): Promise<BufRun> {
+  const input = dirs[0] as string;
   const json = finish(await runBuf([...args, "--error-format", "json"]));
   const findings = parseDiagnostics(json.output).map((d) => toFinding(d, input));
-  if (format === "json") return { ...json, findings };
-  if (format === "text") return { ...json, output: findingsText(json.output), findings };
+  if (format === "json") return { ...json, output: relativePaths(json.output, dirs), findings };
+  if (format === "text") return { ...json, output: findingsText(relativePaths(json.output, dirs)), findings };
   const other = finish(await runBuf([...args, "--error-format", format]));
-  return { ...other, output: format === "config-ignore-yaml" ? await ignoreYamlFor(other.output, config) : other.output, findings };
+  // config-ignore-yaml's paths are the configuration's own (from its workspace), not the user's: kept as buf wrote them.
+  return { ...other, output: format === "config-ignore-yaml" ? await ignoreYamlFor(other.output, config) : relativePaths(other.output, dirs), findings };
 }
 
 /** `buf lint` with the product's rules (STANDARD less the spec's fixed names, plus GO_PACKAGE_DEFINED). */
@@ -241,7 +268,7 @@ export async function lintContract(options: LintOptions = {}): Promise<BufRun> {
   await assertCompiles(input, config, "contract");
   const args = ["lint", input];
   if (config[0]) args.push("--config", config[0]);
-  return runCheck(args, format, input, config[0] ?? join(input, "buf.yaml"));
+  return runCheck(args, format, [input], config[0] ?? join(input, "buf.yaml"));
 }
 
 /** `buf breaking` of a changed contract against a baseline (FILE rules, FILE_SAME_GO_PACKAGE among them). */
@@ -253,14 +280,16 @@ export async function breakingContract(options: BreakingOptions): Promise<BufRun
   const args = ["breaking", input];
   if (config[0]) args.push("--config", config[0]);
   const against = options.against ?? CONTRACT_DIR;
+  const dirs = [input];
   if (existsSync(against) || options.against === undefined) {
     const base = contractInput(against, "baseline");
     await assertCompiles(base.input, base.config, "baseline");
     args.push("--against", base.input);
     if (base.config[0]) args.push("--against-config", base.config[0]);
+    dirs.push(base.input);
   } else {
     // Not a folder here: hand it to buf as an input of its own (a git ref, an image, an archive).
     args.push("--against", against);
   }
-  return runCheck(args, format, input, config[0] ?? join(input, "buf.yaml"));
+  return runCheck(args, format, dirs, config[0] ?? join(input, "buf.yaml"));
 }

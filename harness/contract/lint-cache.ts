@@ -34,6 +34,8 @@ function keyOf(dir: string, format: string): string | undefined {
     const require = createRequire(import.meta.url);
     // The shape of what is cached: a BufRun with its findings (a change to BufRun bumps it).
     const hash = createHash("sha256").update(`bufrun 2\nformat ${format}\n`);
+    // The output names files from the working directory: the same contract seen from elsewhere is another entry.
+    hash.update(`seen from ${relative(process.cwd(), abs)}\n`);
     hash.update(`buf ${(require("@bufbuild/buf/package.json") as { version: string }).version}\n`);
     // All of the plugin's code (its compiled folder and the entry buf starts) and the shipped configuration are
     // inputs too: a change to how the plugin reads or answers can change the verdict as much as a rule can.

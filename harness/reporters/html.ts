@@ -1,9 +1,11 @@
 // The HTML reporter: one self-contained certification page (no scripts, no external assets) that reads on a phone,
 // a desktop and paper. What decides comes first: the verdict, the gating failures (each ID once, its reason once, the
 // command that reproduces it, a link to its trace), the findings that do not gate; then what was not judged, the
-// run's particulars, the passes, and the skips, those of an interface not asked for folded into one line per area.
-// Its banner says "Conformant" only for a complete run without waivers.
+// run's particulars, the signed attestation when the run wrote one, the passes, and the skips, those of an interface
+// not asked for folded into one line per area. Its banner says "Conformant" only for a complete run without waivers.
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { shellQuote } from "../_internals/shell-quote.js";
+import { toStatement } from "../attest/statement.js";
 import type { Area, Severity } from "../check.js";
 import type { CheckResult, Reporter, RunReport, Verdict } from "../report.js";
 import { forHtml as h } from "./_internals/neutralise.js";
@@ -156,6 +158,42 @@ function particulars(report: RunReport): string {
   return section("run", "This run", `<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>`);
 }
 
+/**
+ * The signed attestation: the file, the key that signed it, and what its statement binds, read from the subject as
+ * toStatement writes it (the very function the signed statement is made from, so the page cannot say other than the
+ * file), then the commands that verify it. Names and addresses may come from the target: escaped as all else is.
+ */
+function attested(report: RunReport): string {
+  const a = report.attestation;
+  if (a === undefined) return "";
+  const statement = toStatement(report);
+  const subject = statement.subject[0];
+  const notes = (subject?.annotations ?? {}) as Record<string, unknown>;
+  const code = (text: string) => `<code>${words(text)}</code>`;
+  const note = (key: string) => (typeof notes[key] === "string" ? code(notes[key]) : undefined);
+  const p = statement.predicate;
+  const rows: [string, string | undefined][] = [
+    ["File", code(a.file)],
+    ["Signing key", `ed25519, fingerprint ${code(a.keyId)} <span class="meta">(its key ID: the SHA-256 of the public key, as the envelope and in-toto name it)</span>`],
+    ["Subject", subject !== undefined ? code(subject.name) : undefined],
+    ["Subject digest", subject?.digest !== undefined ? Object.entries(subject.digest).map(([k, v]) => code(`${k}:${v}`)).join(" ") : undefined],
+    ["Bound by", typeof notes.boundBy === "string" ? words(notes.boundBy) : undefined],
+    ["Version", note("version")],
+    ["gRPC", note("grpc")],
+    ["HTTP", note("http")],
+    ["Image", note("image")],
+    ["TLS certificate SHA-256", note("tlsCertificateSha256")],
+    ["Result", words(`${p.result}: ${p.passedTests.length} passed, ${p.warnedTests.length} warned, ${p.failedTests.length} failed; and the verdict, claims, waivers, seed and contract SHA-256 this page shows`)],
+  ];
+  const shown = rows.filter((r): r is [string, string] => r[1] !== undefined);
+  const verify = block("verify it with the public half of the signing key", [
+    "openssl pkey -in KEY.pem -pubout -out key.pub.pem",
+    `example-conformance verify ${shellQuote(a.file)} --key key.pub.pem`,
+  ]);
+  const intro = "<p>This run is signed: an in-toto Statement (test-result) in a DSSE envelope. It holds only if no byte of the file changed and the key is the one below.</p>";
+  return section("attestation", "Signed attestation", `${intro}\n<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>\n${verify}`);
+}
+
 function passed(report: RunReport): string {
   const ok = report.checks.filter((r) => r.status === "pass");
   if (ok.length === 0) return "";
@@ -245,6 +283,7 @@ ${findings(report, options)}
 ${waived(report)}
 ${unjudged(report)}
 ${particulars(report)}
+${attested(report)}
 ${passed(report)}
 ${skipped(report)}
 ${report.containerLog ? section("log", `Container log (last ${report.containerLog.length} lines)`, `<pre><code>${report.containerLog.map((l) => words(l)).join("\n")}</code></pre>`) : ""}

@@ -28,7 +28,8 @@ export function toJson(report: RunReport): string {
   const containerLog = report.containerLog && { containerLog: report.containerLog };
   const backpressure = report.backpressure && { backpressure: report.backpressure };
   const capabilities = report.capabilities && { capabilities: report.capabilities };
-  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog, ...backpressure, ...capabilities };
+  const attestation = report.attestation && { attestation: report.attestation };
+  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog, ...backpressure, ...capabilities, ...attestation };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 

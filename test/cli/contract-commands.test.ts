@@ -1,11 +1,13 @@
 // `example-conformance lint` and `breaking`: exit codes, messages and formats as a user meets them.
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { lintContract } from "../../harness/contract/buf.js";
 import { CONTRACTS_DIR } from "../../fixtures/contracts/index.js";
+import { PACKAGE_ROOT } from "../../contract/paths.js";
 import { cli } from "../helpers/cli.js";
 
 describe("example-conformance lint", () => {
@@ -66,7 +68,7 @@ describe("example-conformance lint", () => {
     const run = await cli(["lint", "--format", "xml"]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr).toMatch(/--format.*xml.*text, json, junit, github-actions, config-ignore-yaml/);
+    expect(run.stderr).toMatch(/--format.*xml.*text, json, junit, github-actions, msvs, gitlab-code-quality, config-ignore-yaml/);
   });
 });
 
@@ -114,6 +116,83 @@ describe("example-conformance breaking", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/missing required argument 'dir'/);
   });
+});
+
+/** The CLI as a plain CI step runs it: its own process, started in `cwd`. */
+function cliIn(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("lint and breaking show paths from the working directory, as buf does from its input", () => {
+  // realpath: the folder as the process sees it, so that no form of it (symlinked /tmp or not) can hide in the output.
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "relative-paths-")));
+  cpSync(join(CONTRACTS_DIR, "no-go-package"), join(root, "contracts", "broken"), { recursive: true });
+  cpSync(join(CONTRACTS_DIR, "body-renumbered"), join(root, "contracts", "renumbered"), { recursive: true });
+  mkdirSync(join(root, "ci"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const absolute = new RegExp(`${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${PACKAGE_ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+
+  it("lint --format github-actions: the file relative to the working directory, from the folder above it, the folder itself and a sibling", async () => {
+    const cases = [
+      [root, "contracts/broken", "contracts/broken/example/example.proto"],
+      [join(root, "contracts"), "broken", "broken/example/example.proto"],
+      [join(root, "contracts", "broken"), ".", "example/example.proto"],
+      [join(root, "ci"), "../contracts/broken", "../contracts/broken/example/example.proto"],
+      // An absolute folder is shown from the working directory too.
+      [join(root, "ci"), join(root, "contracts", "broken"), "../contracts/broken/example/example.proto"],
+    ] as const;
+    for (const [cwd, dir, file] of cases) {
+      const run = await cliIn(cwd, ["lint", dir, "--format", "github-actions"]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toMatch(new RegExp(`^::error file=${file.replace(/\./g, "\\.")},line=3,col=1,`, "m"));
+      expect(run.stdout).not.toMatch(absolute);
+    }
+  }, 180_000);
+
+  it.each(["text", "json", "junit", "msvs", "gitlab-code-quality"])("lint --format %s names no absolute path", async (format) => {
+    const run = await cliIn(root, ["lint", "contracts/broken", "--format", format]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("contracts/broken/example/example");
+    expect(run.stdout).not.toMatch(absolute);
+  }, 60_000);
+
+  it.each(["text", "json", "junit", "github-actions", "msvs", "gitlab-code-quality"])("breaking --format %s names no absolute path", async (format) => {
+    const run = await cliIn(join(root, "ci"), ["breaking", "../contracts/renumbered", "--against", join(PACKAGE_ROOT, "proto"), "--format", format]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("../contracts/renumbered/example/example");
+    expect(run.stdout).not.toMatch(absolute);
+  }, 60_000);
+
+  it.each(["json", "junit", "gitlab-code-quality"])("--format %s, of a folder whose name XML and JSON escape (& < > \"), names no absolute path", async (format) => {
+    const odd = join(root, `a&b<c>"d`);
+    cpSync(join(CONTRACTS_DIR, "no-go-package"), join(odd, "broken"), { recursive: true });
+    const run = await cliIn(odd, ["lint", "broken", "--format", format]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain("broken/example/example");
+    // Any form of the folder's name: as written, XML-escaped, or JSON-escaped as Go writes it.
+    expect(run.stdout).not.toMatch(/a(&|&amp;|\\u0026)b/);
+  }, 60_000);
+
+  it("reports a deleted file, a finding buf places in no file, instead of failing", async () => {
+    const dir = join(root, "contracts", "renamed");
+    mkdirSync(join(dir, "example"), { recursive: true });
+    cpSync(join(PACKAGE_ROOT, "proto", "example", "example.proto"), join(dir, "example", "renamed.proto"));
+    try {
+      const text = await cliIn(root, ["breaking", "contracts/renamed", "--against", join(PACKAGE_ROOT, "proto")]);
+      expect(text.code, text.stderr).toBe(1);
+      expect(text.stdout).toMatch(/\[FILE_NO_DELETE\] Previously present file "example\/example\.proto" was deleted/);
+      const annotations = await cliIn(root, ["breaking", "contracts/renamed", "--against", join(PACKAGE_ROOT, "proto"), "--format", "github-actions"]);
+      expect(annotations.code, annotations.stderr).toBe(1);
+      expect(annotations.stdout).toMatch(/^::error .*Previously present file "example\/example\.proto" was deleted/m);
+      expect(annotations.stdout).not.toMatch(absolute);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("the command line", () => {
