@@ -1,4 +1,5 @@
 // connect.error.http-status: an error's HTTP status is the one the Connect protocol maps its code to (gRPC-Web: of its class).
+import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { CONNECT_CODES } from "../../harness/protocols/connect/index.js";
 import { frame, parseFrames, parseTrailerBlock } from "../../harness/protocols/grpc-web/index.js";
@@ -22,7 +23,16 @@ const CLASS_WORDS: Record<number, string> = { 4: "the client's mistake (4xx)", 5
 const classOf = (status: number) => Math.floor(status / 100);
 const NAME_OF_CODE = new Map(Object.entries(CONNECT_CODES).map(([name, code]) => [code, name]));
 
-/** Requests every server answers with an error: messages that do not parse, a method the service lacks, an unknown compression. */
+/**
+ * Past the receive limit gRPC and Connect libraries keep by default (4 MiB): a server that keeps it answers
+ * resource_exhausted, one that takes more answers the call, which judges nothing.
+ */
+const PAST_DEFAULT_LIMIT = 4 * 1024 * 1024 + 1;
+
+/**
+ * Requests every server answers with an error (messages that do not parse, a method the service lacks, an unknown
+ * compression), and one most answer with resource_exhausted (a message past the default limit).
+ */
 function provocations(protocol: string): { what: string; req: PlainRequest }[] {
   const connect = protocol === "connect";
   const headers: Record<string, string> = connect
@@ -38,6 +48,7 @@ function provocations(protocol: string): { what: string; req: PlainRequest }[] {
         ? { headers: { ...headers, "content-encoding": "x-conformance-unknown" }, body: new Uint8Array([1, 2, 3]) }
         : { headers: { ...headers, "grpc-encoding": "x-conformance-unknown" }, body: frame(1, new Uint8Array([1, 2, 3])) },
     },
+    { what: `a message of ${PAST_DEFAULT_LIMIT} bytes, past the default 4 MiB limit`, req: { headers, body: wrap(encodeMessage("x".repeat(PAST_DEFAULT_LIMIT))) } },
   ];
 }
 

@@ -46,6 +46,13 @@ const EVIDENCE: Record<string, (url: string) => Promise<void>> = {
     expect(refused.code).toBe(3); // invalid_argument
     expect(hex((await connectUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
   },
+  "connect/exhausted-503": async (url) => {
+    const big = await connectUnary(url, encodeMessage("x".repeat(4 * 1024 * 1024 + 1)));
+    expect([big.httpStatus, big.code]).toEqual([503, 8]); // resource_exhausted, as a server's status
+    const refused = await connectUnary(url, new Uint8Array(MALFORMED[0]!.bytes));
+    expect([refused.httpStatus, refused.code]).toEqual([400, 3]); // invalid_argument keeps its status
+    expect(hex((await connectUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
+  },
   "grpc-web/status-in-headers": async (url) => {
     const reply = await grpcWebUnary(url, encodeMessage("a b"));
     expect(reply.trailerFrame).toBe(false);
