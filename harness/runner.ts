@@ -182,6 +182,17 @@ export function gates(check: Pick<CheckDefinition, "severity" | "profile">, opti
   return profiles.has(check.profile) && check.severity === "MUST";
 }
 
+/**
+ * Each result's traffic, read at the end: a memoised probe's calls count for the check that started it, which may
+ * finish before they do.
+ */
+function withTraffic(results: CheckResult[], traffic: ReturnType<typeof startChecks>["traffic"]): void {
+  for (const r of results) {
+    const t = traffic.get(r.id);
+    if (t) r.traffic = { ...t.traffic };
+  }
+}
+
 /** Runs the selected checks and returns the report; throws only for usage errors and unreachable targets. */
 export async function runConformance(options: RunOptions): Promise<RunReport> {
   const all = options.checks;
@@ -219,11 +230,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     await session.close();
   }
   assertAnswered(session);
-  // Read at the end: a memoised probe's calls count for the check that started it, which may finish before they do.
-  for (const r of results) {
-    const t = traffic.get(r.id);
-    if (t) r.traffic = { ...t.traffic };
-  }
+  withTraffic(results, traffic);
   const report: RunReport = {
     ...(config.implementation && { implementation: config.implementation }),
     ...(config.attestation && { attestation: config.attestation }),
