@@ -1,7 +1,7 @@
 // Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { describeReply, http2OnlyTls, httpSpeaksProbe, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import { describeReply, http2OnlyTls, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
 
 /**
@@ -36,15 +36,13 @@ function isConnectError(res: PlainResponse): boolean {
   }
 }
 
-const binary = httpSpeaksProbe(
-  "Connect",
-  "a Connect reply to a unary POST of Hello (application/proto, or application/json after a 415): the message, or an error as JSON with a code",
-  (timeoutMs) => ({
-    headers: { "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
-    body: encodeMessage("example-conformance set-up probe"),
-  }),
-  connectAnswer,
-);
+const PROBE_BODY = "example-conformance set-up probe";
+
+/** A unary POST of Hello in one codec, as the probe sends it. */
+function helloRequest(type: "application/proto" | "application/json", timeoutMs: number) {
+  const body = type === "application/proto" ? encodeMessage(PROBE_BODY) : new TextEncoder().encode(JSON.stringify({ body: PROBE_BODY }));
+  return { channel: "fresh" as const, timeoutMs, headers: { "content-type": type, "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) }, body };
+}
 
 /**
  * Connect's reply to a unary call in its JSON codec: the message as a JSON object, or an error (see connectAnswer).
@@ -62,23 +60,15 @@ export function connectJsonAnswer(res: PlainResponse): ProbeAnswer {
   return connectAnswer(res);
 }
 
-const json = httpSpeaksProbe(
-  "Connect",
-  binary.expected,
-  (timeoutMs) => ({
-    headers: { "content-type": "application/json", "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
-    body: new TextEncoder().encode(JSON.stringify({ body: "example-conformance set-up probe" })),
-  }),
-  connectJsonAnswer,
-);
-
-/** Binary first; a 415 (a server of the JSON codec alone) is asked again in JSON. */
+/** Binary first; a 415 that is no Connect error (a server of the JSON codec alone) is asked again in JSON. */
 export const connectSpeaks: SpeaksProbe = {
-  spoken: binary.spoken,
-  expected: binary.expected,
+  spoken: "Connect",
+  expected: "a Connect reply to a unary POST of Hello (application/proto, or application/json after a 415): the message, or an error as JSON with a code",
   async ask(transport, timeoutMs) {
-    const first = await binary.ask(transport, timeoutMs);
-    if (first.speaks || !/^HTTP 415\b/.test(first.answered)) return first;
-    return json.ask(transport, timeoutMs);
+    if (!transport.exchange) return { speaks: true };
+    const res = await transport.exchange(helloRequest("application/proto", timeoutMs));
+    const answer = connectAnswer(res);
+    if (answer.speaks || res.status !== 415) return answer;
+    return connectJsonAnswer(await transport.exchange(helloRequest("application/json", timeoutMs)));
   },
 };
