@@ -240,6 +240,12 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
       return [res.status, res.headers.get("retry-after")];
     }));
     expect(readsDown).toEqual([[503, "1"], [503, "1"]]);
+    // And a write of its own while the database is away: the writer's request under way at the stop may span the
+    // whole outage on a loaded machine, so its loop alone need not see one.
+    const writeDown = await fetch(`${base(s)}/messages`, { method: "POST", headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ body: "written while down" }), signal: AbortSignal.timeout(10_000) });
+    await writeDown.arrayBuffer();
+    statuses.set(writeDown.status, (statuses.get(writeDown.status) ?? 0) + 1);
+    expect([writeDown.status, writeDown.headers.get("retry-after")]).toEqual([503, "1"]);
     await (pg as TestPostgres).start();
     phase = "up";
     for (let i = 0; i < 50 && (await health(s)) !== "1"; i++) await sleep(100);
