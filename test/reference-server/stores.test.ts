@@ -246,6 +246,7 @@ describe.skipIf(pgMissing !== undefined)(`replicas on one PostgreSQL${pgMissing 
     await writeDown.arrayBuffer();
     statuses.set(writeDown.status, (statuses.get(writeDown.status) ?? 0) + 1);
     expect([writeDown.status, writeDown.headers.get("retry-after")]).toEqual([503, "1"]);
+    retryAfter ??= writeDown.headers.get("retry-after");
     await (pg as TestPostgres).start();
     phase = "up";
     for (let i = 0; i < 50 && (await health(s)) !== "1"; i++) await sleep(100);
