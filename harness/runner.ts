@@ -26,7 +26,9 @@ import { createTraceWriter, type TraceWriter } from "./trace/trace-writer.js";
 import type { TraceSink } from "./trace/exchange-record.js";
 import { createTrafficCounter, type TrafficCounter } from "./traffic.js";
 
-export const METADATA_PLACEHOLDER = "<METADATA_VALUE>";
+import { METADATA_PLACEHOLDER } from "./_internals/metadata-placeholder.js";
+
+export { METADATA_PLACEHOLDER };
 /** Shorter values are not taken for secrets: replacing every "1" of a report would hide what it says. */
 const MIN_SECRET_LENGTH = 3;
 

@@ -113,9 +113,9 @@ describe("the README and docs/", () => {
     expect(broken).toEqual([]);
   });
 
-  it("name only flags that the command named before them takes", () => {
+  it("name only flags that the command named before them takes", async () => {
     const silent = { stdout: () => undefined, stderr: () => undefined, isTty: false, env: {} };
-    const program = createProgram(silent, () => undefined);
+    const program = await createProgram(silent, () => undefined);
     const flagsOf = (cmd: Command): Set<string> => new Set(["--help", ...cmd.options.flatMap((o) => (o.long === undefined ? [] : [o.long]))]);
     const commands = new Map<string, Set<string>>();
     for (const cmd of program.commands) {

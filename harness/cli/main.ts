@@ -3,13 +3,6 @@ import { Command, CommanderError, Help, type Option } from "commander";
 import { ConformanceError, EXIT_CODE_TABLE } from "../errors.js";
 import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { SUITE_VERSION } from "../version.js";
-import { addContractCommands } from "./contract-commands.js";
-import { addCheckCommand } from "./check-command.js";
-import { addCheckClientCommand } from "./check-client-command.js";
-import { addDiffCommand } from "./diff-command.js";
-import { addLoadCommand } from "./load-command.js";
-import { addServeCommand } from "./serve-command.js";
-import { addVerifyCommand } from "./verify-command.js";
 import { processIo, type CliIo } from "./io.js";
 
 const plainHelp = new Help();
@@ -25,7 +18,27 @@ export function optionDescription(option: Option): string {
   return plainHelp.optionDescription(quiet);
 }
 
-export function createProgram(io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): Command {
+type AddCommand = (program: Command, io: CliIo, setExit: (code: number) => void, argv: readonly string[]) => void;
+
+/**
+ * Each command's module, loaded only when the command is: `serve` never loads the checks, `lint` neither the checks
+ * nor the server (a CLI start is most of a short command's cost). In the order `--help` lists them.
+ */
+const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<AddCommand> }> = [
+  { names: ["check"], load: async () => (await import("./check-command.js")).addCheckCommand },
+  { names: ["check-client"], load: async () => (await import("./check-client-command.js")).addCheckClientCommand },
+  { names: ["lint", "breaking"], load: async () => (await import("./contract-commands.js")).addContractCommands },
+  { names: ["serve"], load: async () => (await import("./serve-command.js")).addServeCommand },
+  { names: ["load"], load: async () => (await import("./load-command.js")).addLoadCommand },
+  { names: ["verify"], load: async () => (await import("./verify-command.js")).addVerifyCommand },
+  { names: ["diff"], load: async () => (await import("./diff-command.js")).addDiffCommand },
+];
+
+/**
+ * The program, with the command argv names (its first word) and only that one, none for `--version` alone, or every
+ * command when the first word names none (`--help`, `help check`, a misspelt command that gets its suggestion).
+ */
+export async function createProgram(io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): Promise<Command> {
   const program = new Command("example-conformance")
     .description("Contract tests and conformance checks for the Example Message Service")
     .version(SUITE_VERSION)
@@ -37,13 +50,10 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
       writeErr: (s) => io.stderr(s),
       outputError: (s, write) => write(s.startsWith("error:") ? `example-conformance: ${s.slice(7)}` : s),
     });
-  addCheckCommand(program, io, setExit, argv);
-  addCheckClientCommand(program, io, setExit, argv);
-  addContractCommands(program, io, setExit);
-  addServeCommand(program, io, setExit);
-  addLoadCommand(program, io, setExit);
-  addVerifyCommand(program, io, setExit);
-  addDiffCommand(program, io, setExit);
+  const first = argv[0] ?? "";
+  const named = COMMANDS.filter((c) => c.names.includes(first));
+  const versionOnly = argv.length === 1 && (first === "--version" || first === "-V");
+  for (const command of versionOnly ? [] : named.length > 0 ? named : COMMANDS) (await command.load())(program, io, setExit, argv);
   for (const cmd of program.commands) cmd.exitOverride();
   // The exit codes, from the one table every output uses.
   const codes = EXIT_CODE_TABLE.map((e) => `  ${String(e.code).padStart(2)}  ${e.meaning}`).join("\n");
@@ -54,8 +64,8 @@ export function createProgram(io: CliIo, setExit: (code: number) => void, argv: 
 /** Runs the CLI and returns its exit code; never throws. */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let exitCode = 0;
-  const program = createProgram(io, (code) => (exitCode = code), argv);
   try {
+    const program = await createProgram(io, (code) => (exitCode = code), argv);
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (reason) {

@@ -1,7 +1,7 @@
 // Options as data: one typed table per command, keyed by the option's name in the parsed options, from which the
 // command's --help, its parser and its replay lines are all made. The options check, load and serve share are here.
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { METADATA_PLACEHOLDER } from "../runner.js";
+import { METADATA_PLACEHOLDER } from "../_internals/metadata-placeholder.js";
 import { API_KEY_PLACEHOLDER } from "../targets/http-curl.js";
 import { RUN_DEFAULTS } from "../run-config.js";
 import { withoutCredentials } from "../_internals/url-credentials.js";
