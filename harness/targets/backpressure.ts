@@ -131,6 +131,6 @@ export async function waitOut<T>({ send, askedWait, log, target, signal }: WaitO
 export function refusingLine(r: Refusing): string {
   const answers = [...new Set(r.asked.map((a) => a.answer))].join("/");
   const waits = r.asked.map((a) => `${a.ms / 1000} s`).join(", ");
-  const more = r.requests > 1 ? `; ${r.requests} requests refused so` : "";
+  const more = r.requests > 1 ? `; ${r.requests} requests refused past the bound` : "";
   return `cannot check: ${r.target} keeps refusing (${r.asked.length} answers ${answers} with waits of ${waits}${more}): the run waits at most ${MAX_WAITS_PER_REQUEST} times per request, none over ${MAX_WAIT_MS / 1000} s`;
 }
