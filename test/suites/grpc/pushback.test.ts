@@ -2,10 +2,13 @@
 // client to wait that long and send it again. The run does, within its bound (harness/targets/backpressure.ts), and
 // judges the server on what it then answers; a server that never lets a call through ends the run "cannot check"
 // (exit 4), never "not conformant". A check that provokes RESOURCE_EXHAUSTED on purpose sees the refusal as sent.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { EXIT_CODES } from "../../../harness/errors.js";
+import { frame } from "../../../harness/protocols/grpc-web/index.js";
 import { BackpressureLog, MAX_WAITS_PER_REQUEST, pushbackWait, waitOut } from "../../../harness/targets/backpressure.js";
 import { startGrpcJsServer, type TestServer } from "../../helpers/grpc-js-server.js";
 import { cli } from "../../helpers/cli.js";
@@ -25,6 +28,8 @@ const greet = (request: Buffer) => {
 let sheddingFirst: TestServer;
 let refusingAll: TestServer;
 let limited: TestServer;
+/** gRPC-Web over HTTP/1.1: every call answered RESOURCE_EXHAUSTED with the pushback in the body's trailer frame. */
+let refusingWeb: http.Server;
 let shed = 0;
 
 beforeAll(async () => {
@@ -39,10 +44,16 @@ beforeAll(async () => {
   });
   refusingAll = await startGrpcJsServer(() => ({ code: RESOURCE_EXHAUSTED, details: "quota exhausted", trailers: PUSHBACK }));
   // A receive limit of 64 KiB, refused RESOURCE_EXHAUSTED with a pushback (as a server may add one to every refusal).
+  refusingWeb = http.createServer((req, res) => {
+    req.resume();
+    const trailer = Buffer.from("grpc-status: 8\r\ngrpc-message: quota exhausted\r\ngrpc-retry-pushback-ms: 20\r\n");
+    res.writeHead(200, { "content-type": "application/grpc-web+proto" }).end(frame(0x80, trailer));
+  });
+  await new Promise<void>((resolve) => refusingWeb.listen(0, "127.0.0.1", resolve));
   limited = await startGrpcJsServer((request) => (request.length > 64 * 1024 ? { code: RESOURCE_EXHAUSTED, details: "message too large", trailers: PUSHBACK } : greet(request)));
 });
 afterAll(async () => {
-  await Promise.all([sheddingFirst.close(), refusingAll.close(), limited.close()]);
+  await Promise.all([sheddingFirst.close(), refusingAll.close(), limited.close(), new Promise<void>((resolve) => refusingWeb.close(() => resolve()))]);
 });
 
 describe("a gRPC server that sheds calls with a pushback", () => {
@@ -63,6 +74,14 @@ describe("a gRPC server that sheds calls with a pushback", () => {
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stdout).not.toMatch(/not conformant|^conformant/m);
+  }, 60_000);
+
+  it("over gRPC-Web, the pushback in the trailer frame, likewise ends the run in one line, exit 4", async () => {
+    const url = `http://127.0.0.1:${(refusingWeb.address() as AddressInfo).port}`;
+    const run = await cli(["check", "--grpc-web", url, "--only", "grpc.defaults.*"]);
+    expect(run.code).toBe(EXIT_CODES.refusing);
+    expect(run.stderr).toMatch(new RegExp(`^example-conformance: cannot check: ${url.replace(/\./g, "\\.")} keeps refusing \\(6 answers RESOURCE_EXHAUSTED with waits of 0\\.02 s`));
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
   }, 60_000);
 
   it("gets its size limit judged as sent: the over-limit check sees RESOURCE_EXHAUSTED, not a wait", async () => {
