@@ -132,5 +132,5 @@ export function refusingLine(r: Refusing): string {
   const answers = [...new Set(r.asked.map((a) => a.answer))].join("/");
   const waits = r.asked.map((a) => `${a.ms / 1000} s`).join(", ");
   const more = r.requests > 1 ? `; ${r.requests} requests refused past the bound` : "";
-  return `cannot check: ${r.target} keeps refusing (${r.asked.length} answers ${answers} with waits of ${waits}${more}): the run waits at most ${MAX_WAITS_PER_REQUEST} times per request, none over ${MAX_WAIT_MS / 1000} s`;
+  return `cannot check: ${r.target} keeps refusing (${r.asked.length} ${r.asked.length === 1 ? "answer" : "answers"} ${answers} with waits of ${waits}${more}): the run waits at most ${MAX_WAITS_PER_REQUEST} times per request, none over ${MAX_WAIT_MS / 1000} s`;
 }

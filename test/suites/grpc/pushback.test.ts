@@ -2,8 +2,11 @@
 // client to wait that long and send it again. The run does, within its bound (harness/targets/backpressure.ts), and
 // judges the server on what it then answers; a server that never lets a call through ends the run "cannot check"
 // (exit 4), never "not conformant". A check that provokes RESOURCE_EXHAUSTED on purpose sees the refusal as sent.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
@@ -74,6 +77,16 @@ describe("a gRPC server that sheds calls with a pushback", () => {
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stdout).not.toMatch(/not conformant|^conformant/m);
+    // Waiving what the refusals made the checks find waives nothing: the run still has no verdict.
+    const dir = mkdtempSync(join(tmpdir(), "pushback-"));
+    try {
+      writeFileSync(join(dir, "expected.txt"), "grpc.defaults.* # the server refuses every call\n");
+      const waived = await cli(["check", "--grpc", refusingAll.address, "--only", "grpc.defaults.*", "--expect-failures", join(dir, "expected.txt")]);
+      expect(waived.code).toBe(EXIT_CODES.refusing);
+      expect(waived.stderr).toMatch(/^example-conformance: cannot check: .* keeps refusing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it("over gRPC-Web, the pushback in the trailer frame, likewise ends the run in one line, exit 4", async () => {
