@@ -237,8 +237,8 @@ function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink, counte
           // unary(request, options) and exchange(request) carry the signal, which cancels what is under way.
           if (key === "unary") args[1] = { ...(args[1] as object | undefined), signal };
           if (key === "exchange") args[0] = { ...(args[0] as object), signal };
-          // raw(request) carries it too: the waits a pushback asks for end with the check.
-          if (key === "raw") args[0] = { ...(args[0] as object), signal };
+          // raw(request) and request(request) carry it too: the waits a target asks for end with the check.
+          if (key === "raw" || key === "request") args[0] = { ...(args[0] as object), signal };
           // With --trace, every call of the check reports its exchange to the check's sink.
           if (trace && (key === "raw" || key === "request" || key === "exchange")) args[0] = { ...(args[0] as object), trace };
           if (trace && key === "unary") args[1] = { ...(args[1] as object), trace };

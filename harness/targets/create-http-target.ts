@@ -82,6 +82,7 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
         },
         log: backpressure,
         target: options.baseUrl,
+        ...(req.signal && { signal: req.signal }),
       });
       silent = res.failure?.kind === "timeout" ? silent + 1 : 0;
       return res;
