@@ -1,5 +1,6 @@
-// Builds the GrpcTarget that checks use: the protocol's transport (chosen from PROTOCOLS) behind the run's budget and
-// the guards of guards.ts. It takes resolved options (harness/run-config.ts) and defaults nothing.
+// Builds the GrpcTarget that checks use: the protocol's transport (chosen from PROTOCOLS) behind the run's budget, the
+// guards of guards.ts and the backpressure policy of backpressure.ts. It takes resolved options (harness/run-config.ts)
+// and defaults nothing.
 import type { UnaryTransport } from "../protocols/index.js";
 import { resolveGrpcTarget, type GrpcTargetOptions, type ResolvedGrpcTarget } from "../run-config.js";
 import { parseAddress } from "./address.js";
@@ -61,7 +62,10 @@ function rawCode(r: RawResponse): number | undefined {
   return value !== undefined && /^\d{1,2}$/.test(value) ? Number(value) : undefined;
 }
 
-/** The target checks see: the transport behind the run's budget, the silence guard and the crowding guard. */
+/**
+ * The target checks see: the transport behind the run's budget, the silence guard and the crowding guard; around them
+ * a pushback is waited out (unary and hand-built calls; the plain exchanges of the wire checks are sent as given).
+ */
 function guardedTarget({ address, protocol, transport, budget, timeoutMs, metadata, log }: GuardedTargetOptions): GrpcTarget & { budget: CallBudget } {
   const silence = createSilenceGuard({ address, timeoutMs, resend: (request) => transport.unary(request, { channel: "fresh" }) });
   const call = withCrowdingGuard(silence.intercept((request, callOptions) => transport.unary(request, callOptions)), (signal) => budget.take(signal));
