@@ -1,6 +1,6 @@
 // One error type for everything the harness refuses, with a closed set of codes that map to exit codes.
 
-export type ErrorCode = "usage" | "config" | "unreachable" | "internal" | "credentials";
+export type ErrorCode = "usage" | "config" | "unreachable" | "internal" | "credentials" | "refusing";
 
 export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   usage: 2,
@@ -13,6 +13,9 @@ export const EXIT_CODES: Readonly<Record<ErrorCode, number>> = {
   internal: 70,
   // The target refuses every call for want of credentials: nothing can be judged, and no check has failed.
   credentials: 5,
+  // The target kept asking the run to wait (429, RESOURCE_EXHAUSTED with a pushback) past the bound of its waits: what
+  // it refused was not judged, and no check has failed for it.
+  refusing: 4,
 };
 
 export class ConformanceError extends Error {
@@ -45,6 +48,7 @@ export const EXIT_CODE_TABLE: readonly { code: number; action: string; meaning: 
   { code: 1, action: "not-conformant", meaning: "the server failed a gating check" },
   { code: 2, action: "usage-error", meaning: "usage or configuration error, a report that cannot be written included" },
   { code: EXIT_CODES.unreachable, action: "unreachable", meaning: "the target is unreachable, does not speak the protocol its flag names, or answered none of the checks' calls" },
+  { code: EXIT_CODES.refusing, action: "refusing", meaning: "cannot check: the target keeps refusing (429 or RESOURCE_EXHAUSTED asking for waits past the run's bound)" },
   { code: EXIT_CODES.credentials, action: "cannot-check", meaning: "cannot check: credentials missing, refused or in the wrong place" },
   { code: EXIT_CODES.internal, action: "internal-error", meaning: "internal error of the harness (a broken install included)" },
 ];

@@ -126,7 +126,7 @@ export interface RunReport {
   containerLog?: string[];
   /** With --attestation: the signed statement of this run is written to `file`, signed by the ed25519 key of ID `keyId`. */
   attestation?: RunAttestation;
-  /** When the target asked the run to slow down (HTTP 429, or 503 with Retry-After): the waits made, and how long. */
+  /** When a target asked the run to slow down (HTTP 429, or 503 with Retry-After; RESOURCE_EXHAUSTED with grpc-retry-pushback-ms): the waits made, and how long. */
   backpressure?: { waits: number; waitedMs: number };
   /** What the run learned the target offers, resource by resource, with the evidence (how a collection creates, what it refuses). */
   capabilities?: ResourceCapabilities[];

@@ -15,6 +15,7 @@ import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
 import { openResolvedSession, runCheck, type Session } from "./session.js";
 import type { Unanswered } from "./targets/answer-tally.js";
+import { refusingLine } from "./targets/backpressure.js";
 import { resolveRunConfig, type ResolvedGrpcTarget, type RunConfig, type RunOptions } from "./run-config.js";
 
 export type { RunOptions };
@@ -232,6 +233,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     await session.close();
   }
   assertAnswered(session);
+  assertLetThrough(session);
   withTraffic(results, traffic);
   const report: RunReport = {
     ...(config.implementation && { implementation: config.implementation }),
@@ -261,6 +263,15 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
 function assertAnswered(session: Session): void {
   const unanswered = session.unanswered();
   if (unanswered.length > 0) throw new ConformanceError("unreachable", unanswered.map(unansweredLine).join("; "));
+}
+
+/**
+ * A target that kept refusing a request past the bound of the waits it asked for was not judged on it: the run ends
+ * "cannot check" (exit 4) in one line, never "not conformant" nor "conformant", whatever the other checks found.
+ */
+function assertLetThrough(session: Session): void {
+  const refusing = session.refusing();
+  if (refusing.length > 0) throw new ConformanceError("refusing", refusing.map(refusingLine).join("; "));
 }
 
 /** One target that answered none of the checks' calls, in words: no verdict about it, and why. */

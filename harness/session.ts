@@ -14,7 +14,7 @@ import type { GrpcTarget } from "./targets/grpc-target.js";
 import { suspectsOf } from "./targets/guards.js";
 import { probeHttpCredentials } from "./targets/http-credentials.js";
 import type { HttpConfig, HttpTarget } from "./targets/http-target.js";
-import type { Backpressure } from "./targets/retry-after.js";
+import { BackpressureLog, type Backpressure, type Refusing } from "./targets/backpressure.js";
 import { createAnswerTally, type Unanswered } from "./targets/answer-tally.js";
 import { moduleOf } from "./targets/rpc-endpoint.js";
 import { assertSpeaksGrpc, assertSpeaksProtocol, probeCredentials, probeReachable } from "./targets/rpc-probes.js";
@@ -23,8 +23,10 @@ export type { SessionOptions };
 
 export interface Session {
   context(): CheckContext;
-  /** The waits the HTTP targets made when asked to slow down (429, 503 with Retry-After). */
+  /** The waits the targets made when asked to slow down (429, 503 with Retry-After, RESOURCE_EXHAUSTED with a pushback). */
   backpressure(): Backpressure;
+  /** The targets that kept refusing a request past the bound of those waits. */
+  refusing(): Refusing[];
   /** The targets the checks called that answered none of their calls (each failed at the connection level). */
   unanswered(): Unanswered[];
   /** What the checks learned the targets offer, resource by resource. */
@@ -56,8 +58,9 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
   }
   const peers = g ? options.rpcPeers : [];
   for (const p of peers) if (!p.inMemory) await probeReachable(p);
-  const rpc = g ? await openRpcTargets(g, options.replicas, peers) : undefined;
-  const http = h ? await openHttpTargets(h, rpc?.grpc.budget).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
+  const log = new BackpressureLog();
+  const rpc = g ? await openRpcTargets(g, options.replicas, peers, log) : undefined;
+  const http = h ? await openHttpTargets(h, rpc?.grpc.budget, log).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
   const memo = new Map<string, Promise<unknown>>();
   const capabilities = new CapabilityLog();
   // The checks see each target through the tally, once for the run: the set-up probes above are not counted.
@@ -89,7 +92,8 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
       parallelism: options.parallelism,
     }),
     unanswered: () => tally.unanswered(),
-    backpressure: () => ({ ...(http?.backpressure ?? { waits: 0, waitedMs: 0 }) }),
+    backpressure: () => log.summary(),
+    refusing: () => log.refusing(),
     capabilities: () => capabilities.list(),
     async close() {
       await rpc?.close();
@@ -99,12 +103,12 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
 }
 
 /** The RPC targets and the replicas, behind one budget, once each speaks its protocol and takes our credentials. */
-async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly string[], peerTargets: readonly ResolvedGrpcTarget[]) {
+async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly string[], peerTargets: readonly ResolvedGrpcTarget[], log: BackpressureLog) {
   // A target that accepts connections but never speaks HTTP/2 is exit 3 before any check runs, with the reason.
   await assertSpeaksGrpc(g);
   for (const r of replicaAddresses) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
-  const grpc = openGrpcTarget(g);
-  const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }));
+  const grpc = openGrpcTarget(g, log);
+  const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }, log));
   const closeOpened = async () => {
     for (const t of [grpc, ...replicas]) await t.close();
   };
@@ -115,7 +119,7 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
     for (const [i, r] of replicas.entries()) await assertSpeaksProtocol(r, { ...g, address: replicaAddresses[i] as string }, "--replica");
     await probeCredentials(grpc, g);
   })().catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
-  const peers = await openPeers(peerTargets, grpc.budget).catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
+  const peers = await openPeers(peerTargets, grpc.budget, log).catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
   return {
     grpc,
     replicas,
@@ -128,12 +132,12 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
 }
 
 /** The run's other RPC targets (another protocol each), behind the first one's budget, each probed as the first is. */
-async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBudget): Promise<GrpcTarget[]> {
+async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBudget, log: BackpressureLog): Promise<GrpcTarget[]> {
   const opened: GrpcTarget[] = [];
   try {
     for (const t of targets) {
       await assertSpeaksGrpc(t);
-      const peer = openGrpcTarget({ ...t, budget });
+      const peer = openGrpcTarget({ ...t, budget }, log);
       opened.push(peer);
       await assertSpeaksProtocol(peer, t);
       await probeCredentials(peer, t);
@@ -146,10 +150,9 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
 }
 
 /** The HTTP target and its replicas, behind the run's one budget, once the key is where the target wants it. */
-async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined) {
+async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined, backpressure: BackpressureLog) {
   // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
   const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.tls !== undefined && { tls: h.tls }) };
-  const backpressure: Backpressure = { waits: 0, waitedMs: 0 };
   const primary = openHttpTarget({ baseUrl: h.baseUrl, ...shared, ...(budget && { budget }) }, backpressure);
   // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
   const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }, backpressure));
@@ -172,7 +175,7 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
     placement: h.apiKeyIn,
     withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }, backpressure),
   }).catch(async (err: unknown) => (await close(), Promise.reject(err)));
-  return { http: primary as HttpTarget, httpConfig, close, backpressure };
+  return { http: primary as HttpTarget, httpConfig, close };
 }
 
 /**
@@ -234,6 +237,8 @@ function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink, counte
           // unary(request, options) and exchange(request) carry the signal, which cancels what is under way.
           if (key === "unary") args[1] = { ...(args[1] as object | undefined), signal };
           if (key === "exchange") args[0] = { ...(args[0] as object), signal };
+          // raw(request) and request(request) carry it too: the waits a target asks for end with the check.
+          if (key === "raw" || key === "request") args[0] = { ...(args[0] as object), signal };
           // With --trace, every call of the check reports its exchange to the check's sink.
           if (trace && (key === "raw" || key === "request" || key === "exchange")) args[0] = { ...(args[0] as object), trace };
           if (trace && key === "unary") args[1] = { ...(args[1] as object), trace };

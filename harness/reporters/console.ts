@@ -83,7 +83,7 @@ export function createConsoleReporter(options: ConsoleReporterOptions): Reporter
     w(`\n${failed}; ${rest}${verbosity === "verbose" ? "" : " (--verbose lists every check)"} in ${(report.durationMs / 1000).toFixed(1)} s\n`);
     w(`judged: ${t(scopeWords(report))}; gating: ${gateWords(report)}\n`);
     const slowed = report.backpressure;
-    if (slowed) w(`waited: the target asked the run to slow down (429, or 503 with Retry-After) ${slowed.waits} time(s), ${(slowed.waitedMs / 1000).toFixed(1)} s in all; each request was sent again after the wait it asked for\n`);
+    if (slowed) w(`waited: the target asked the run to slow down (429, or 503 with Retry-After, or RESOURCE_EXHAUSTED with grpc-retry-pushback-ms) ${slowed.waits} time(s), ${(slowed.waitedMs / 1000).toFixed(1)} s in all; each request was sent again after the wait it asked for\n`);
     for (const r of report.capabilities ?? []) w(`learned: ${t(r.resource)}: ${t(Object.entries(r.operations).map(([op, found]) => `${op} ${found}`).join("; "))}\n`);
     const identity = [
       report.implementation && `implementation ${report.implementation.name}${report.implementation.version !== undefined ? ` ${report.implementation.version}` : ""}`,

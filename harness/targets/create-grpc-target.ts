@@ -1,8 +1,10 @@
-// Builds the GrpcTarget that checks use: the protocol's transport (chosen from PROTOCOLS) behind the run's budget and
-// the guards of guards.ts. It takes resolved options (harness/run-config.ts) and defaults nothing.
+// Builds the GrpcTarget that checks use: the protocol's transport (chosen from PROTOCOLS) behind the run's budget, the
+// guards of guards.ts and the backpressure policy of backpressure.ts. It takes resolved options (harness/run-config.ts)
+// and defaults nothing.
 import type { UnaryTransport } from "../protocols/index.js";
 import { resolveGrpcTarget, type GrpcTargetOptions, type ResolvedGrpcTarget } from "../run-config.js";
 import { parseAddress } from "./address.js";
+import { BackpressureLog, pushbackWait, waitOut, type AskedWait } from "./backpressure.js";
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions } from "./connection.js";
 import { createSilenceGuard, withCrowdingGuard } from "./guards.js";
@@ -17,7 +19,7 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
 }
 
 /** A target from resolved options: the protocol's transport behind the budget and the guards. */
-export function openGrpcTarget(options: ResolvedGrpcTarget): GrpcTarget & { budget: CallBudget } {
+export function openGrpcTarget(options: ResolvedGrpcTarget, log = new BackpressureLog()): GrpcTarget & { budget: CallBudget } {
   const module = moduleOf(options.protocol);
   // An in-memory target has no address and no wire.
   const { address, url } = options.inMemory ? { address: parseAddress("127.0.0.1:1"), url: undefined } : endpointOf(options);
@@ -34,7 +36,7 @@ export function openGrpcTarget(options: ResolvedGrpcTarget): GrpcTarget & { budg
   const budget = options.budget ?? new CallBudget({ maxCalls: options.maxCalls, rate: options.rate });
   const transport: UnaryTransport = options.inMemory ?? module.createTransport({ conn, ...(url && { url }), ...(material && { tls: material }) });
   const protocol = options.inMemory?.protocol ?? module.name;
-  return guardedTarget({ address: options.address, protocol, transport, budget, timeoutMs: conn.timeoutMs, metadata: conn.metadata });
+  return guardedTarget({ address: options.address, protocol, transport, budget, timeoutMs: conn.timeoutMs, metadata: conn.metadata, log });
 }
 
 interface GuardedTargetOptions {
@@ -44,13 +46,34 @@ interface GuardedTargetOptions {
   budget: CallBudget;
   timeoutMs: number;
   metadata: Readonly<Record<string, string>>;
+  /** Where waits asked with a pushback are counted, and refusals past their bound noted. */
+  log: BackpressureLog;
 }
 
-/** The target checks see: the transport behind the run's budget, the silence guard and the crowding guard. */
-function guardedTarget({ address, protocol, transport, budget, timeoutMs, metadata }: GuardedTargetOptions): GrpcTarget & { budget: CallBudget } {
+/**
+ * gRPC's pushback (gRFC A6), which gRPC-Web carries in the same trailers. The Connect protocol defines no retry signal
+ * of its own ("clients must exercise judgment"): a Connect answer always stands.
+ */
+const honoursPushback = (protocol: string): boolean => protocol !== "connect";
+
+/** The status of a hand-built exchange: grpc-status of its trailers (of its one header block when trailers-only). */
+function rawCode(r: RawResponse): number | undefined {
+  const value = r.trailers["grpc-status"]?.[0] ?? r.headers["grpc-status"]?.[0];
+  return value !== undefined && /^\d{1,2}$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * The target checks see: the transport behind the run's budget, the silence guard and the crowding guard; around them
+ * a pushback is waited out (unary and hand-built calls; the plain exchanges of the wire checks are sent as given).
+ */
+function guardedTarget({ address, protocol, transport, budget, timeoutMs, metadata, log }: GuardedTargetOptions): GrpcTarget & { budget: CallBudget } {
   const silence = createSilenceGuard({ address, timeoutMs, resend: (request) => transport.unary(request, { channel: "fresh" }) });
   const call = withCrowdingGuard(silence.intercept((request, callOptions) => transport.unary(request, callOptions)), (signal) => budget.take(signal));
   const { exchange, raw } = transport;
+  const pushback = honoursPushback(protocol);
+  // A call whose check judges the refusal (a body past a size limit, say) gets its answer as sent.
+  const waiting = <T>(send: () => Promise<T>, askedWait: (answer: T) => AskedWait | undefined, refusalJudged: boolean | undefined, signal?: AbortSignal) =>
+    !pushback || refusalJudged === true ? send() : waitOut({ send, askedWait, log, target: address, ...(signal && { signal }) });
   return {
     address,
     protocol,
@@ -65,17 +88,24 @@ function guardedTarget({ address, protocol, transport, budget, timeoutMs, metada
       return budget.used;
     },
     async unary(request, callOptions) {
-      const result = await call(request, { ...callOptions, deadlineMs: callOptions?.deadlineMs ?? timeoutMs });
-      silence.served(request, callOptions, result);
-      return result;
+      const once = async () => {
+        const result = await call(request, { ...callOptions, deadlineMs: callOptions?.deadlineMs ?? timeoutMs });
+        silence.served(request, callOptions, result);
+        return result;
+      };
+      return waiting(once, (r) => pushbackWait(r.code, r.trailers, r.headers), callOptions?.refusalJudged, callOptions?.signal);
     },
     async raw(request) {
       if (!raw) throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
-      await budget.take();
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       // A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
       const timedOut = (r: RawResponse) => r.httpStatus === undefined && r.failure?.kind === "timeout";
-      return silence.run(body, () => raw(request), (r) => timedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection"), timedOut);
+      const once = async () => (await budget.take(), silence.run(body, () => raw(request), (r) => timedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection"), timedOut));
+      const askedWait = (r: RawResponse) => {
+        const code = rawCode(r);
+        return code === undefined ? undefined : pushbackWait(code, r.trailers, r.headers);
+      };
+      return waiting(once, askedWait, request.refusalJudged, request.signal);
     },
     async close() {
       transport.close();

@@ -12,7 +12,8 @@ import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
 import { http1Answer } from "./http1-probe.js";
-import { backpressureWaitMs, MAX_WAITS_PER_REQUEST, type Backpressure } from "./retry-after.js";
+import { BackpressureLog, waitOut } from "./backpressure.js";
+import { backpressureWaitMs } from "./retry-after.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
 
@@ -23,7 +24,7 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
 }
 
 /** A target from resolved options: it defaults nothing. */
-export function openHttpTarget(options: ResolvedHttpTarget, backpressure: Backpressure = { waits: 0, waitedMs: 0 }): HttpTarget & { budget: CallBudget } {
+export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new BackpressureLog()): HttpTarget & { budget: CallBudget } {
   const base = parseHttpBaseUrl(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs;
@@ -72,17 +73,17 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure: Backpr
         throw new ConformanceError("unreachable", `${options.baseUrl} stopped answering: ${silent} requests in a row got no answer within ${timeoutMs} ms`);
       }
       const path = pathOf(req);
-      let res: HttpResponse;
-      // A target that asks the run to slow down (429, 503 with Retry-After) is waited out, a few times at most.
-      for (let waits = 0; ; waits++) {
-        await budget.take();
-        res = await exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs, material);
-        const wait = waits < MAX_WAITS_PER_REQUEST ? backpressureWaitMs(req.method, res.status, res.headers["retry-after"]?.[0]) : undefined;
-        if (wait === undefined) break;
-        backpressure.waits++;
-        backpressure.waitedMs += wait;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
+      // A target that asks the run to slow down (429, 503 with Retry-After) is waited out within the run's bound.
+      const res: HttpResponse = await waitOut({
+        send: async () => (await budget.take(), exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs, material)),
+        askedWait: (r) => {
+          const ms = backpressureWaitMs(req.method, r.status, r.headers["retry-after"]?.[0]);
+          return ms === undefined ? undefined : { ms, answer: String(r.status) };
+        },
+        log: backpressure,
+        target: options.baseUrl,
+        ...(req.signal && { signal: req.signal }),
+      });
       silent = res.failure?.kind === "timeout" ? silent + 1 : 0;
       return res;
     },

@@ -75,6 +75,11 @@ export interface UnaryCallOptions {
   signal?: AbortSignal;
   /** With --trace: where the call reports its exchange (the session gives it, as it gives signal). */
   trace?: TraceSink;
+  /**
+   * The check judges a refusal of this call (it provokes RESOURCE_EXHAUSTED on purpose): a pushback is not waited
+   * out, the check sees the answer as sent (harness/targets/backpressure.ts).
+   */
+  refusalJudged?: boolean;
 }
 
 /** What an ordinary client (grpc-js) sees of a unary call. */
@@ -112,6 +117,10 @@ export interface RawRequest {
   timeoutMs?: number;
   /** With --trace: where the exchange is reported. */
   trace?: TraceSink;
+  /** As UnaryCallOptions.refusalJudged: a pushback is not waited out for this request. */
+  refusalJudged?: boolean;
+  /** Ends the waits a pushback asked for when aborted: the check's time is up (the session gives it). */
+  signal?: AbortSignal;
 }
 
 /** Everything the server sent back, unnormalised. */

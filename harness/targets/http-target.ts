@@ -15,6 +15,8 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** With --trace: where the exchange is reported (the session gives it). */
   trace?: TraceSink;
+  /** Ends the waits a 429 or a 503 asked for when aborted: the check's time is up (the session gives it). */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {

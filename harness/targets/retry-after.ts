@@ -1,11 +1,7 @@
-// Backpressure a target asks for: 429 (RFC 6585), or 503 with Retry-After on a request safe to send again (RFC 9110
-// §9.2.2, §10.2.3). Waited out and sent again within bounds, counted, and never a check's verdict: how fast the run may
-// go is the deployment's choice (a rate limit, a proxy), not a conformance question.
+// Backpressure an HTTP target asks for: 429 (RFC 6585), or 503 with Retry-After on a request safe to send again (RFC
+// 9110 §9.2.2, §10.2.3). Waited out and sent again within the bounds of backpressure.ts, counted, and never a check's
+// verdict: how fast the run may go is the deployment's choice (a rate limit, a proxy), not a conformance question.
 
-/** Waits one request may make before its check sees the refusal. */
-export const MAX_WAITS_PER_REQUEST = 5;
-/** The longest single wait taken; a target that asks for more gets its refusal judged by the check. */
-export const MAX_WAIT_MS = 10_000;
 /** The wait when a 429 names none. */
 const DEFAULT_WAIT_MS = 1000;
 const IDEMPOTENT = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]);
@@ -21,18 +17,12 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 
 /**
  * How long to wait before sending `method` again after `status`, or undefined when the answer stands: not a refusal
- * to wait out, a 503 on a request that may have done something, or a wait past MAX_WAIT_MS.
+ * to wait out, or a 503 on a request that may have done something. A wait past the bound is returned as asked: the
+ * caller (backpressure.ts) counts it a refusal past the bound.
  */
 export function backpressureWaitMs(method: string, status: number, retryAfter: string | undefined): number | undefined {
   const asked = retryAfterMs(retryAfter);
   if (status === 503 && (asked === undefined || !IDEMPOTENT.has(method.toUpperCase()))) return undefined;
   if (status !== 429 && status !== 503) return undefined;
-  const wait = asked ?? DEFAULT_WAIT_MS;
-  return wait <= MAX_WAIT_MS ? wait : undefined;
-}
-
-/** The waits a run made, for the report. */
-export interface Backpressure {
-  waits: number;
-  waitedMs: number;
+  return asked ?? DEFAULT_WAIT_MS;
 }

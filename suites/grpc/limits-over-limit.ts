@@ -18,7 +18,7 @@ export const limitsOverLimit: CheckDefinition = {
   // Built by hand for gRPC's wire rules over HTTP/2.
   protocols: ["grpc"],
   async run(ctx) {
-    const send = (size: number) => target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }] });
+    const send = (size: number) => target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }], refusalJudged: true });
     // gRPC's usual limit is the bound itself: a body of the bound's size is sent beside the probe, and its answer
     // used when the probe finds the limit there, so that a slow link carries the largest body once, not twice.
     const atBound = send(PROBE_BOUND);

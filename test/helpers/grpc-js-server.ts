@@ -1,7 +1,7 @@
 // A small grpc-js server built inside tests with pass-through serializers; its Hello handler is the test's.
 import * as grpc from "@grpc/grpc-js";
 
-export type HelloHandler = (request: Buffer, call: grpc.ServerUnaryCall<Buffer, Buffer>) => Buffer | { code: number; details: string };
+export type HelloHandler = (request: Buffer, call: grpc.ServerUnaryCall<Buffer, Buffer>) => Buffer | { code: number; details: string; trailers?: Record<string, string> };
 
 export interface TestServer {
   address: string;
@@ -27,7 +27,11 @@ export async function startGrpcJsServer(hello: HelloHandler): Promise<TestServer
     Hello: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
       const out = hello(call.request, call);
       if (Buffer.isBuffer(out)) callback(null, out);
-      else callback({ code: out.code, details: out.details });
+      else {
+        const metadata = new grpc.Metadata();
+        for (const [k, v] of Object.entries(out.trailers ?? {})) metadata.set(k, v);
+        callback({ code: out.code, details: out.details, metadata });
+      }
     },
   });
   const port = await new Promise<number>((resolve, reject) =>

@@ -62,7 +62,8 @@ function probe(ctx: CheckContext): Promise<Probe> {
     // A body the target refuses at its length prefix costs a round trip, not its upload: the call ends when the
     // server ends the stream (harness/protocols/grpc/raw-h2.ts, grpc-js).
     const ask = async (size: number, channel: "fresh" | "shared"): Promise<SizeAnswer | undefined> => {
-      const result = await hello(ctx, encodeMessage("x".repeat(size)), { channel });
+      // A refusal is what the probe asks about: never waited out, even with a pushback (backpressure.ts).
+      const result = await hello(ctx, encodeMessage("x".repeat(size)), { channel, refusalJudged: true });
       if (channel === "fresh" && droppedBeforeAnswer(result)) return undefined;
       const reply = asReply(result);
       return reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason };
