@@ -5,6 +5,7 @@
 import type net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanUp, connectHttp, get, heldConnections, hello, mib, post, rssBytes, serve, sleep, type Served } from "../helpers/serve-process.js";
+import { recordReliability } from "../helpers/reliability-results.js";
 
 afterEach(cleanUp);
 
@@ -94,6 +95,13 @@ async function recovery(s: Served): Promise<number> {
   return Infinity;
 }
 
+const toMiB = (bytes: number) => Math.round(bytes / MiB);
+/** The bystanders' rounds and their slowest answers, as figures for the results file. */
+function bystanderFigures(bystanders: Array<{ what: string; status: string; ms: number }>): Record<string, number> {
+  const worst = (what: string) => Math.max(0, ...bystanders.filter((b) => b.what === what).map((b) => b.ms));
+  return { bystanderRounds: bystanders.length / 2, slowestHelloMs: worst("Hello"), slowestGetMs: worst("GET /") };
+}
+
 function summary(bystanders: Array<{ what: string; status: string; ms: number }>): string {
   const worst = (what: string) => Math.max(0, ...bystanders.filter((b) => b.what === what).map((b) => b.ms));
   return `${bystanders.length / 2} rounds, slowest Hello ${worst("Hello")} ms, slowest GET / ${worst("GET /")} ms`;
@@ -122,6 +130,9 @@ describe("slow readers", () => {
       `slow readers (30 connections, 64 x 1 MiB messages): RSS ${mib(before)} before, at most ${mib(seen.maxRss)}; ${summary(seen.bystanders)}; ` +
         `${held} attackers' connections held at 0.5 s, ${closed} of 30 closed by the server within ${allClosedMs} ms; served again ${back} ms after the attack stopped`,
     );
+    recordReliability("slow-readers", "test/reference-server/slow-readers.test.ts", {
+      connections: 30, rssBeforeMiB: toMiB(before), rssMaxMiB: toMiB(seen.maxRss), closed, closedMs: allClosedMs, servedAgainMs: back, ...bystanderFigures(seen.bystanders),
+    });
     expect(s.child.exitCode, s.stderr()).toBe(null);
     expect(seen.maxRss).toBeLessThan(WATERMARK + RSS_MARGIN);
     expect(seen.bystanders.length).toBeGreaterThan(0);
@@ -149,6 +160,9 @@ describe("deep pipelines", () => {
     const seen = await watching.stop();
     attack.stop();
     console.log(`deep pipelines (10 x 3,000 requests): RSS ${mib(before)} before, at most ${mib(seen.maxRss)}; all closed within ${closedMs} ms; ${summary(seen.bystanders)}`);
+    recordReliability("deep-pipelines", "test/reference-server/slow-readers.test.ts", {
+      connections: 10, requestsEach: 3000, rssBeforeMiB: toMiB(before), rssMaxMiB: toMiB(seen.maxRss), stillHeld: held, closedMs, ...bystanderFigures(seen.bystanders),
+    });
     expect(s.child.exitCode, s.stderr()).toBe(null);
     expect(held).toBe(0);
     // What parsing a 64 KiB chunk of requests leaves for the collector; the requests themselves are not kept.
@@ -177,6 +191,9 @@ describe("XML amplification", () => {
       `XML amplification (100 x 1 MiB of &): RSS ${mib(before)} before, at most ${mib(seen.maxRss)}; pages of ${mib(Math.max(...sizes))} at most; ` +
         `${summary(seen.bystanders)}; served again ${back} ms after`,
     );
+    recordReliability("xml-amplification", "test/reference-server/slow-readers.test.ts", {
+      listings: sizes.length, rssBeforeMiB: toMiB(before), rssMaxMiB: toMiB(seen.maxRss), largestPageMiB: Math.round((Math.max(...sizes) / MiB) * 10) / 10, servedAgainMs: back, ...bystanderFigures(seen.bystanders),
+    });
     expect(s.child.exitCode, s.stderr()).toBe(null);
     expect(first.status).toBe("200");
     // One message a page (5 MiB of `&amp;`), and the link to the next.
