@@ -44,6 +44,7 @@ describe("docs/reliability.md", () => {
     expect(page).not.toMatch(/\d+ (?:MiB|ms)\b/);
     for (const [key, entry] of Object.entries(results.measured)) {
       const line = reliabilityPage({ measured: { [key]: entry } }).split("\n").find((l) => l.includes(entry.date.slice(0, 10))) ?? "";
+      expect(line, key).not.toMatch(/undefined|NaN/);
       for (const value of Object.values(entry.figures)) expect(line, key).toContain(String(value));
     }
   });
