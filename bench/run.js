@@ -288,11 +288,11 @@ if (q.referenceToPlain) {
   targets.push(`| \`load\` at least 0.6x the Go generator's requests/s against grpc-go | ${spread(q.harnessLoadToGoLoad)} | ${met(q.harnessLoadToGoLoad.median >= 0.6)} |`);
   targets.push(`| \`load --connect\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadConnectToGrpc)} | ${met(q.loadConnectToGrpc.median >= 0.6)} |`);
   targets.push(`| \`load --grpc-web\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadGrpcWebToGrpc)} | ${met(q.loadGrpcWebToGrpc.median >= 0.6)} |`);
-  targets.push("| `load`'s memory flat over a 60 s run on each transport | not measured by this bench | **not met** (unmeasured) |");
+  targets.push("| `load`'s memory flat over a 60 s run on each transport | not measured by this bench | **not resolved** (unmeasured) |");
 }
 if (q.workers2ToWorkers1) {
   targets.push(
-    `| \`serve --workers 2\` near 2x one worker, with the generator on other cores | ${spread(q.workers2ToWorkers1)} here, where the generator shares the ${m.cores} cores with the server | ${m.cores >= 4 ? met(q.workers2ToWorkers1.median >= 1.7) : "cannot be judged on this machine: the generator needs cores of its own"} |`,
+    `| \`serve --workers 2\` near 2x one worker, with the generator on other cores | ${spread(q.workers2ToWorkers1)} here, where the generator shares the ${m.cores} cores with the server | ${m.cores >= 4 ? met(q.workers2ToWorkers1.median >= 1.7) : "**not resolved** on this machine: the generator needs cores of its own"} |`,
   );
 }
 const lines = [
