@@ -66,7 +66,7 @@ const TARGETS = [
   "  separate runs on a machine whose cores the generator shares have disagreed by more than the target's margin: one",
   "  run does not resolve it.",
   "- **`serve --workers 2`.** Near twice one worker is only to be seen with the generator on cores of its own; on a",
-  "  smaller machine the run says it cannot be judged.",
+  "  smaller machine the run says it is not resolved.",
   "- **`load`'s memory over a long run** is not measured by the bench: the run says so.",
 ];
 
