@@ -5,7 +5,7 @@
 // `serve --workers 2` against `--workers 1`; `example-conformance load`'s own ceiling against grpc-go as a ratio to
 // the Go generator's; the default `check` run's wall time locally and through a proxy adding 25 ms each way; and the
 // reference's HTTP create and read throughput on each store under wrk. Prints the table, writes
-// bench/results.json with every figure and every round, and writes the table into docs/performance.md.
+// bench/results.json with every figure and every round, and writes docs/performance.md whole from it.
 //
 // BENCH_DURATION (seconds, default 5) sets each load run's length, BENCH_ROUNDS (default 3) how many rounds. A round
 // runs every gRPC measurement once, in an order rotated from round to round, so that whatever else the machine does
@@ -19,7 +19,7 @@ import { implementations } from "../dist/fixtures/implementations/index.js";
 import { startLatencyProxy } from "../dist/test/helpers/latency-proxy.js";
 import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js";
 import { missingGoLoad, runGoLoad, startPlainGrpcJs } from "../dist/test/bench/go-load.js";
-import { writeBenchTable } from "../dist/test/helpers/performance-page.js";
+import { performancePage } from "../dist/test/helpers/performance-page.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
@@ -207,6 +207,8 @@ const results = {
   grpc: {},
   ratios: {},
   notes: [],
+  // Facts about a results file that its figures do not carry (docs/performance.md prints them); a new run has none.
+  caveats: [],
 };
 
 const bin = postgresBin();
@@ -286,11 +288,11 @@ if (q.referenceToPlain) {
   targets.push(`| \`load\` at least 0.6x the Go generator's requests/s against grpc-go | ${spread(q.harnessLoadToGoLoad)} | ${met(q.harnessLoadToGoLoad.median >= 0.6)} |`);
   targets.push(`| \`load --connect\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadConnectToGrpc)} | ${met(q.loadConnectToGrpc.median >= 0.6)} |`);
   targets.push(`| \`load --grpc-web\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadGrpcWebToGrpc)} | ${met(q.loadGrpcWebToGrpc.median >= 0.6)} |`);
-  targets.push("| `load`'s memory flat over a 60 s run on each transport | not measured by this bench | **not met** (unmeasured) |");
+  targets.push("| `load`'s memory flat over a 60 s run on each transport | not measured by this bench | **not resolved** (unmeasured) |");
 }
 if (q.workers2ToWorkers1) {
   targets.push(
-    `| \`serve --workers 2\` near 2x one worker, with the generator on other cores | ${spread(q.workers2ToWorkers1)} here, where the generator shares the ${m.cores} cores with the server | ${m.cores >= 4 ? met(q.workers2ToWorkers1.median >= 1.7) : "cannot be judged on this machine: the generator needs cores of its own"} |`,
+    `| \`serve --workers 2\` near 2x one worker, with the generator on other cores | ${spread(q.workers2ToWorkers1)} here, where the generator shares the ${m.cores} cores with the server | ${m.cores >= 4 ? met(q.workers2ToWorkers1.median >= 1.7) : "**not resolved** on this machine: the generator needs cores of its own"} |`,
   );
 }
 const lines = [
@@ -349,5 +351,5 @@ if (!GRPC_ONLY) { const { measureRoundTrips, roundTripRows } = await import("./r
 results.table = lines.join("\n");
 // A partial run does not replace the whole run's figures.
 writeFileSync(GRPC_ONLY ? join(tmp, "results.json") : join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-if (!GRPC_ONLY) writeBenchTable(join(ROOT, "docs", "performance.md"), results.table);
+if (!GRPC_ONLY) writeFileSync(join(ROOT, "docs", "performance.md"), performancePage(results));
 console.log(results.table);

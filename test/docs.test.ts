@@ -12,7 +12,6 @@ import { GOLDEN_DIR, loadGoldenCases } from "../suites/grpc/golden.js";
 import { clientChecks } from "../suites/client/index.js";
 import { renderClientChecksMarkdown } from "../suites/client/docs.js";
 import { createProgram } from "../harness/cli/main.js";
-import { benchTableOf } from "./helpers/performance-page.js";
 
 describe("docs/checks.md", () => {
   it("lists exactly the catalogue (run `npm run docs` after changing a check)", () => {
@@ -145,14 +144,5 @@ describe("the README and docs/", () => {
     }
     expect(checked).toBeGreaterThan(100);
     expect(wrong).toEqual([]);
-  });
-});
-
-describe("docs/performance.md", () => {
-  it("holds the table of the last whole `npm run bench`, as bench/results.json has it", () => {
-    const page = readFileSync(join(PACKAGE_ROOT, "docs", "performance.md"), "utf8");
-    const results = JSON.parse(readFileSync(join(PACKAGE_ROOT, "bench", "results.json"), "utf8")) as { table: string };
-    expect(benchTableOf(page), "the page marks the bench's table").toBeDefined();
-    expect(benchTableOf(page)).toBe(results.table);
   });
 });

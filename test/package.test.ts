@@ -1,6 +1,7 @@
 // The package as a user gets it: packed, installed into an empty project with no registry, its CLI and typed API used.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -11,48 +12,26 @@ const ROOT = resolve(import.meta.dirname, "..");
 // Nothing listens there: any request npm makes to a registry fails at once.
 const NO_REGISTRY = "http://127.0.0.1:9";
 const npmEnv = { ...process.env, npm_config_registry: NO_REGISTRY, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
-
-interface LockEntry {
-  dev?: boolean;
-  link?: boolean;
-  resolved?: string;
-  version?: string;
-  [key: string]: unknown;
-}
+/**
+ * The user's install resolves ranges, so it needs the registry's metadata: npm's cache has it, filled by `npm ci`, and
+ * the cache keys it by the registry's address. --offline sends no request; the dead proxy would refuse any that left.
+ */
+const consumerEnv = { ...npmEnv, npm_config_registry: "https://registry.npmjs.org/", npm_config_proxy: NO_REGISTRY, npm_config_https_proxy: NO_REGISTRY };
+// semver, already in node_modules (a dependency of the toolchain); typed here for what the test uses.
+const semver = createRequire(import.meta.url)("semver") as { subset(sub: string, dom: string): boolean; satisfies(version: string, range: string): boolean };
 
 let project: string;
 let files: string[];
 let installLog = "";
-
-/**
- * A lockfile for the empty project: the package's tarball plus this repository's own production entries, which
- * `npm ci` resolved and cached. npm then installs from the cache by integrity and never needs the registry.
- */
-function projectLock(tarball: string, pkg: { name: string; version: string; dependencies: Record<string, string> }): unknown {
-  const ours = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
-  const packages: Record<string, unknown> = {
-    "": { name: "consumer", dependencies: { [pkg.name]: `file:${tarball}` } },
-    [`node_modules/${pkg.name}`]: { version: pkg.version, resolved: `file:${tarball}`, dependencies: pkg.dependencies, bin: { [pkg.name]: "bin/example-conformance.js" } },
-  };
-  for (const [path, entry] of Object.entries(ours.packages)) {
-    if (!path.startsWith("node_modules/") || entry.dev === true || entry.link === true) continue;
-    // Where the entry says none, a tarball address, so npm needs no registry metadata; it finds the bytes by integrity.
-    const name = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
-    const resolved = entry.resolved ?? `${NO_REGISTRY}/${name}/-/${name.split("/").pop() ?? name}-${String(entry.version)}.tgz`;
-    packages[path] = { ...entry, resolved };
-  }
-  return { name: "consumer", lockfileVersion: 3, requires: true, packages };
-}
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "consumer-"));
   const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], { cwd: ROOT, env: npmEnv, maxBuffer: 1 << 24 });
   const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
   files = info.files.map((f) => f.path);
-  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; dependencies: Record<string, string> };
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { [pkg.name]: `file:${info.filename}` } }));
-  writeFileSync(join(project, "package-lock.json"), JSON.stringify(projectLock(info.filename, pkg)));
-  const installed = await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--registry", NO_REGISTRY], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  // As the README has a user do it: no lock file of the user's, so npm resolves every range the package declares.
+  const installed = await run("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", `./${info.filename}`], { cwd: project, env: consumerEnv, maxBuffer: 1 << 24 });
   installLog = `${installed.stdout}${installed.stderr}`;
 }, 180_000);
 
@@ -61,8 +40,25 @@ afterAll(() => {
 });
 
 describe("the packed package", () => {
-  it("installs from its tarball, in a clean folder with no registry, on this Node with no engine warning", () => {
+  it("installs from its tarball, in a clean folder with no registry, on this Node with no engine or tree warning", () => {
     expect(installLog).not.toMatch(/EBADENGINE|Unsupported engine/);
+    // ERESOLVE and the like would mean a tree other than the one npm resolved; a deprecation notice would not.
+    expect(installLog.split("\n").filter((line) => /^npm warn (?!deprecated )/i.test(line))).toEqual([]);
+  });
+
+  it("puts in node_modules only packages that accept every Node version of engines, each boundary of its range too", () => {
+    // Only this Node runs the install here; the other boundaries are held by the engines the installed packages declare.
+    const declared = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+    const boundaries = [...declared.matchAll(/(\d+\.\d+\.\d+)/g)].map((m) => m[1] as string);
+    expect(boundaries).toEqual(["20.19.0", "22.13.0", "24.0.0"]);
+    const tree = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+    const wants = Object.entries(tree.packages).flatMap(([path, entry]) => {
+      const node = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+      return node === undefined ? [] : [{ name: `${path}@${String(entry.version)}`, node }];
+    });
+    expect(wants.length).toBeGreaterThan(10);
+    const refused = wants.filter((w) => !semver.subset(declared, w.node) || ![...boundaries, process.version].every((v) => semver.satisfies(v, w.node)));
+    expect(refused.map((w) => `${w.name} wants node ${w.node}`)).toEqual([]);
   });
 
   it("holds what users run and read, and none of the sources, tests or fixtures of the harness itself", () => {

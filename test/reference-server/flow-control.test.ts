@@ -4,6 +4,7 @@
 import http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
+import { recordReliability } from "../helpers/reliability-results.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { encodeReply } from "../../reference-server/grpc.js";
 import { helloReply } from "../../reference-server/hello.js";
@@ -208,6 +209,11 @@ async function attackAndWatch(s: Served, attackMs: number, settleMs: number): Pr
   }
   expect(served).toBe(true);
   expect(performance.now() - gone).toBeLessThan(BYSTANDER_MS);
+  // Recorded once the attack has held the bounds checked here: a failed run's figures do not reach the page.
+  recordReliability(`windows-shut-${attackMs / 1000}s`, "test/reference-server/flow-control.test.ts", {
+    connections: attackers.length, attackS: attackMs / 1000, calls: calls.length, reset: resets.length, refused: refused.length, neverSentWhole: halfSent.length, sentAway: sentAway.length,
+    rssBeforeMiB: Math.round(before / 2 ** 20), rssMaxMiB: Math.round(peak / 2 ** 20), bystanderRounds: answers.length, slowestHelloMs: worst,
+  });
   return { calls, resets, refused, halfSent, sentAway };
 }
 

@@ -5,6 +5,7 @@
 import type net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanUp, connectHttp, get, heldConnections, hello, mib, post, rssBytes, serve, sleep, type Served } from "../helpers/serve-process.js";
+import { recordReliability } from "../helpers/reliability-results.js";
 
 afterEach(cleanUp);
 
@@ -94,6 +95,13 @@ async function recovery(s: Served): Promise<number> {
   return Infinity;
 }
 
+const toMiB = (bytes: number) => Math.round(bytes / MiB);
+/** The bystanders' rounds and their slowest answers, as figures for the results file. */
+function bystanderFigures(bystanders: Array<{ what: string; status: string; ms: number }>): Record<string, number> {
+  const worst = (what: string) => Math.max(0, ...bystanders.filter((b) => b.what === what).map((b) => b.ms));
+  return { bystanderRounds: bystanders.length / 2, slowestHelloMs: worst("Hello"), slowestGetMs: worst("GET /") };
+}
+
 function summary(bystanders: Array<{ what: string; status: string; ms: number }>): string {
   const worst = (what: string) => Math.max(0, ...bystanders.filter((b) => b.what === what).map((b) => b.ms));
   return `${bystanders.length / 2} rounds, slowest Hello ${worst("Hello")} ms, slowest GET / ${worst("GET /")} ms`;
@@ -129,6 +137,10 @@ describe("slow readers", () => {
     expect(held).toBe(30);
     expect(closed).toBe(30);
     expect(back).toBeLessThan(5000);
+    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+    recordReliability("slow-readers", "test/reference-server/slow-readers.test.ts", {
+      connections: 30, rssBeforeMiB: toMiB(before), rssMaxMiB: toMiB(seen.maxRss), closed, closedMs: allClosedMs, servedAgainMs: back, ...bystanderFigures(seen.bystanders),
+    });
   }, 90_000);
 });
 
@@ -154,6 +166,10 @@ describe("deep pipelines", () => {
     // What parsing a 64 KiB chunk of requests leaves for the collector; the requests themselves are not kept.
     expect(seen.maxRss - before).toBeLessThan(128 * MiB);
     expect(seen.bystanders.filter((b) => b.status !== "0" && b.status !== "200")).toEqual([]);
+    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+    recordReliability("deep-pipelines", "test/reference-server/slow-readers.test.ts", {
+      connections: 10, requestsEach: 3000, rssBeforeMiB: toMiB(before), rssMaxMiB: toMiB(seen.maxRss), stillHeld: held, closedMs, ...bystanderFigures(seen.bystanders),
+    });
   }, 60_000);
 });
 
@@ -186,5 +202,9 @@ describe("XML amplification", () => {
     expect(seen.maxRss).toBeLessThan(WATERMARK + RSS_MARGIN);
     expect(seen.bystanders.filter((b) => b.status !== "0" && b.status !== "200")).toEqual([]);
     expect(back).toBeLessThan(5000);
+    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+    recordReliability("xml-amplification", "test/reference-server/slow-readers.test.ts", {
+      listings: sizes.length, rssBeforeMiB: toMiB(before), rssMaxMiB: toMiB(seen.maxRss), largestPageMiB: Math.round((Math.max(...sizes) / MiB) * 10) / 10, servedAgainMs: back, ...bystanderFigures(seen.bystanders),
+    });
   }, 90_000);
 });

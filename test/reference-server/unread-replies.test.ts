@@ -12,6 +12,7 @@ import { createMemoryStore } from "../../reference-server/http/store.js";
 import { createOwedLedger } from "../../reference-server/owed.js";
 import { MAX_PIECE_BYTES } from "../../reference-server/http/representation.js";
 import { get, heldConnections, mib, post, sleep } from "../helpers/serve-process.js";
+import { recordReliability } from "../helpers/reliability-results.js";
 
 const MiB = 1024 * 1024;
 /** Connections that never read, all from 127.0.0.1: one reply of each held whole would be 64 x 5 MiB, 320 MiB. */
@@ -182,6 +183,7 @@ describe("replies left unread", () => {
     // Every attacker's connection is closed by the server once its reply stalls; 30 s is a bound on a loaded machine.
     const held = () => heldConnections(port, "127.0.0.1");
     const seen = await watch(port, before, () => performance.now() - started > 30_000 || (performance.now() - started > STALL_MS && held() === 0));
+    const watchedMs = Math.round(performance.now() - started);
     const after = await get(port, path, BYSTANDER_MS, "127.0.0.2", { accept: "application/xml" });
     // Each attacker was answered, not refused: the start of a 200 waits in its socket, unread until now.
     const answered = (await Promise.all(attackers.map(statusLineOf))).filter((line) => line === "HTTP/1.1 200 OK").length;
@@ -199,5 +201,16 @@ describe("replies left unread", () => {
     expect(after.status).toBe("200");
     expect(after.headers["content-length"]).toBe(String(Buffer.byteLength(expected.body)));
     expect(after.body === expected.body).toBe(true);
+    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+    recordReliability("unread-replies", "test/reference-server/unread-replies.test.ts", {
+      connections: ATTACKERS,
+      rssGrowthMiB: Math.round(seen.maxRssGrowth / MiB),
+      countedGrowthMiB: Math.round(seen.maxCountedGrowth / MiB),
+      boundMiB: Math.round(GROWTH_BOUND / MiB),
+      answered,
+      stillHeld: held(),
+      watchedMs,
+      bystandersServed: seen.bystanders.filter((status) => status === "200").length,
+    });
   }, 90_000);
 });
