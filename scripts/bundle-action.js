@@ -6,6 +6,7 @@
 // health and reflection (the built-in reference server's, when the check names no target). Native addons (ssh2's and
 // cpu-features', optional there) are left out. Deterministic: the same sources give the same bytes.
 //   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp dir)
+// It bundles the generated code too (harness/_internals/gen/, gen/): npm run bundle runs npm run generate first.
 import { build } from "esbuild";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
