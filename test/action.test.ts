@@ -347,6 +347,25 @@ describe("action.yml", () => {
     expect(plain.outputs.attestation).toBe("");
   }, 120_000);
 
+  it("passes connect, grpc-web, replica and collection on as their flags: every RPC protocol compared, a replica judged", async () => {
+    const run = await runAction({
+      grpc: reference.grpcAddress,
+      connect: reference.httpUrl,
+      "grpc-web": reference.httpUrl,
+      replica: keyed.grpcAddress,
+      http: reference.httpUrl,
+      collection: "/messages",
+      only: "rpc.cross-protocol.equivalent,grpc.stateless.replicas",
+      require: "partial",
+      reports: "json",
+    });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    const judged = Object.fromEntries(report.checks.filter((c) => c.status !== "skip").map((c) => [c.id, c.status]));
+    expect(judged).toEqual({ "rpc.cross-protocol.equivalent": "pass", "grpc.stateless.replicas": "pass" });
+    expect(report.checks.find((c) => c.id === "rpc.cross-protocol.equivalent")?.message).toMatch(/connect|Connect/);
+  }, 120_000);
+
   it("with no target, checks the built-in reference server from the bundle alone (its .proto files of health and reflection beside it)", async () => {
     const run = await runAction({ only: "grpc.unary.single-response,contract.reflection-match", require: "partial", reports: "json" });
     expect(run.code, run.log).toBe(0);
