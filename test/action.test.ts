@@ -496,6 +496,11 @@ describe("action.yml, command: contract", () => {
     expect(run.code, run.log).toBe(2);
     expect(run.outputs.verdict).toBe("usage-error");
     expect(run.log.trim()).toBe("example-conformance: buf is not installed: add bufbuild/buf-action with setup_only: true before this step (or put buf on PATH)");
+    // A check that runs contract.lint needs it too, and says so the same way.
+    const check = await runAction({ grpc: reference.grpcAddress, only: "contract.lint" }, { buf: false });
+    expect(check.code, check.log).toBe(2);
+    expect(check.outputs.verdict).toBe("usage-error");
+    expect(check.log).toMatch(/^example-conformance: buf is not installed: add bufbuild\/buf-action with setup_only: true before this step/m);
   }, 60_000);
 
   it("refuses a base that is not in the checkout, in one line, exit 2", async () => {
