@@ -1,9 +1,13 @@
-// The GitHub Action run as the runner runs it: action.yml parsed, each run step executed by bash with its env.
+// The GitHub Action run as a runner runs a JavaScript action: action.yml and its bundle copied alone into a folder
+// with no node_modules above it, `node <runs.main>` started with each input as INPUT_<NAME> (hyphens kept, defaults
+// from action.yml), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and buf on PATH as bufbuild/buf-action puts it.
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../contract/message.js";
@@ -19,34 +23,32 @@ const ROOT = resolve(import.meta.dirname, "..");
 interface Step {
   name?: string;
   id?: string;
-  shell?: string;
-  env?: Record<string, string>;
-  run?: string;
   uses?: string;
 }
 interface Action {
-  inputs: Record<string, { default?: string }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Step[] };
+  inputs: Record<string, { default?: string; description: string }>;
+  outputs: Record<string, { description: string; value?: string }>;
+  runs: { using: string; main: string; steps?: unknown };
 }
 
 const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as Action;
 
-/** The expressions the action may use, and nothing else: an unknown one fails the test rather than vanish. */
-function evaluate(text: string, scope: { inputs: Record<string, string>; steps: Record<string, Record<string, string>> }): string {
-  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
-    let m = /^inputs\.([\w-]+)$/.exec(expr);
-    if (m) {
-      const name = m[1] as string;
-      if (!(name in action.inputs)) throw new Error(`action.yml uses an undeclared input ${name}`);
-      return scope.inputs[name] ?? action.inputs[name]?.default ?? "";
-    }
-    if (expr === "github.action_path") return ROOT;
-    m = /^steps\.([\w-]+)\.outputs\.([\w-]+)$/.exec(expr);
-    if (m) return scope.steps[m[1] as string]?.[m[2] as string] ?? "";
-    throw new Error(`action.yml uses an expression this test does not know: ${expr}`);
-  });
-}
+/** The action as a workflow gets it: action.yml and the bundle folder, alone, where no node_modules can be found. */
+const ACTION_DIR = mkdtempSync(join(tmpdir(), "action-alone-"));
+copyFileSync(join(ROOT, "action.yml"), join(ACTION_DIR, "action.yml"));
+const BUNDLE_FOLDER = action.runs.main.split("/")[0] as string;
+cpSync(join(ROOT, BUNDLE_FOLDER), join(ACTION_DIR, BUNDLE_FOLDER), { recursive: true });
+
+/** A folder on PATH with `buf`, as bufbuild/buf-action with setup_only leaves it, recording each command line. */
+const TOOLS = mkdtempSync(join(tmpdir(), "action-tools-"));
+const platformBuf = `@bufbuild/buf-${process.platform}-${process.arch === "arm64" ? "aarch64" : process.arch}`;
+const realBuf = join(dirname(createRequire(join(ROOT, "package.json")).resolve(`${platformBuf}/package.json`)), "bin", "buf");
+copyFileSync(realBuf, join(TOOLS, "buf-real"));
+chmodSync(join(TOOLS, "buf-real"), 0o755);
+writeFileSync(join(TOOLS, "buf"), `#!/bin/bash\nprintf 'buf %s\\n' "$*" >> "$ARGV_LOG"\nexec "$(dirname "$0")/buf-real" "$@"\n`);
+chmodSync(join(TOOLS, "buf"), 0o755);
+/** The test's PATH less anything of an npm install (npx puts node_modules/.bin first). */
+const SYSTEM_PATH = (process.env.PATH ?? "").split(delimiter).filter((d) => !d.includes("node_modules")).join(delimiter);
 
 function parseOutputs(text: string): Record<string, string> {
   return Object.fromEntries(text.split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
@@ -57,29 +59,20 @@ interface ActionRun {
   outputs: Record<string, string>;
   summary: string;
   log: string;
-  /** Every command line node was started with, one a line. */
+  /** The command lines of the processes the action started (buf's), one a line, and the action's own. */
   argv: string;
-  /** The step scripts as the runner wrote them, expressions substituted. */
-  scripts: string;
+  /** The runner's temporary folder after the run (the signing key's file must be gone from it). */
+  runnerTemp: string;
   work: string;
 }
 
-/** A secret reaches no command line, no script the runner writes to disk, no log line and no summary. */
+/** A secret reaches no command line, no log line, no summary and no report. */
 function expectSecretKept(run: ActionRun, secret: string): void {
-  expect(run.argv).toMatch(/example-conformance\.js check/);
   expect(run.argv).not.toContain(secret);
-  expect(run.scripts).not.toContain(secret);
   expect(run.log).not.toContain(secret);
   expect(run.summary).not.toContain(secret);
+  for (const kind of ["report-json", "report-junit", "report-html"]) if (run.outputs[kind]) expect(readFileSync(run.outputs[kind] as string, "utf8")).not.toContain(secret);
 }
-
-/**
- * A `node` first on PATH that records each argv it is started with, then runs the real one: what every process
- * the action starts through node was given on its command line, where `ps` and /proc would show it.
- */
-const wrapperDir = mkdtempSync(join(tmpdir(), "node-argv-"));
-writeFileSync(join(wrapperDir, "node"), `#!/bin/bash\nprintf '%s\\n' "$*" >> "$ARGV_LOG"\nexec ${JSON.stringify(process.execPath)} "$@"\n`);
-chmodSync(join(wrapperDir, "node"), 0o755);
 
 interface RunOptions {
   /** Files of the repository the workflow checked out, such as its example-conformance.yaml. */
@@ -88,58 +81,53 @@ interface RunOptions {
   cwd?: string;
   /** What the runner sets for the event: GITHUB_BASE_REF on a pull request. */
   env?: Record<string, string>;
+  /** false: no buf on PATH (a job without bufbuild/buf-action). */
+  buf?: boolean;
+}
+
+/** The environment a runner gives a node action: INPUT_<NAME> for every declared input, its default when not given. */
+function inputEnv(inputs: Record<string, string>): Record<string, string> {
+  for (const name of Object.keys(inputs)) if (!(name in action.inputs)) throw new Error(`the test gives an undeclared input ${name}`);
+  return Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [`INPUT_${name.replace(/ /g, "_").toUpperCase()}`, inputs[name] ?? spec.default ?? ""]));
 }
 
 async function runAction(inputs: Record<string, string>, workspaceOrOptions: Record<string, string> | RunOptions = {}): Promise<ActionRun> {
-  const options: RunOptions = "workspace" in workspaceOrOptions || "cwd" in workspaceOrOptions || "env" in workspaceOrOptions ? (workspaceOrOptions as RunOptions) : { workspace: workspaceOrOptions as Record<string, string> };
-  const workspace = options.workspace ?? {};
+  const options: RunOptions = ["workspace", "cwd", "env", "buf"].some((k) => k in workspaceOrOptions) ? (workspaceOrOptions as RunOptions) : { workspace: workspaceOrOptions as Record<string, string> };
   const work = options.cwd ?? mkdtempSync(join(tmpdir(), "action-"));
   const runner = mkdtempSync(join(tmpdir(), "runner-"));
-  // Files of the repository the workflow checked out, such as its example-conformance.yaml.
-  for (const [name, text] of Object.entries(workspace)) {
+  for (const [name, text] of Object.entries(options.workspace ?? {})) {
     mkdirSync(dirname(join(work, name)), { recursive: true });
     writeFileSync(join(work, name), text);
   }
-  const scope = { inputs, steps: {} as Record<string, Record<string, string>> };
-  const summaryFile = join(runner, "summary.md");
-  writeFileSync(summaryFile, "");
+  const files = { output: join(runner, "output"), summary: join(runner, "summary.md"), argv: join(runner, "argv.log"), temp: join(runner, "temp") };
+  for (const f of [files.output, files.summary, files.argv]) writeFileSync(f, "");
+  mkdirSync(files.temp);
+  const main = join(ACTION_DIR, action.runs.main);
+  const env: Record<string, string> = {
+    PATH: options.buf === false ? SYSTEM_PATH : `${TOOLS}${delimiter}${SYSTEM_PATH}`,
+    ARGV_LOG: files.argv,
+    ...options.env,
+    HOME: process.env.HOME ?? work,
+    // As on a runner: this turns on the check's own github reporter, whose annotations the job shows.
+    GITHUB_ACTIONS: "true",
+    GITHUB_OUTPUT: files.output,
+    GITHUB_STEP_SUMMARY: files.summary,
+    GITHUB_ACTION_PATH: ACTION_DIR,
+    RUNNER_TEMP: files.temp,
+    ...inputEnv(inputs),
+  };
   let log = "";
-  let code = 0;
-  for (const [i, step] of action.runs.steps.entries()) {
-    expect(step.uses, "a step the test cannot run").toBeUndefined();
-    expect(step.shell).toBe("bash");
-    const outputFile = join(runner, `output-${i}`);
-    writeFileSync(outputFile, "");
-    const env: Record<string, string> = {
-      PATH: `${wrapperDir}:${process.env.PATH ?? ""}`,
-      ARGV_LOG: join(runner, "argv.log"),
-      ...options.env,
-      HOME: process.env.HOME ?? work,
-      // As on a runner: this turns on the check's own github reporter, whose annotations the job shows.
-      GITHUB_ACTIONS: "true",
-      GITHUB_OUTPUT: outputFile,
-      GITHUB_STEP_SUMMARY: summaryFile,
-      GITHUB_ACTION_PATH: ROOT,
-      ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, evaluate(String(v), scope)])),
-    };
-    // As the runner runs a bash step: bash --noprofile --norc -eo pipefail {0}
-    const script = join(runner, `step-${i}.sh`);
-    writeFileSync(script, evaluate(step.run ?? "", scope));
-    code = await new Promise<number>((done) => {
-      const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (log += d));
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (log += d));
-      child.on("close", (c) => done(c ?? 1));
-    });
-    if (step.id !== undefined) scope.steps[step.id] = parseOutputs(readFileSync(outputFile, "utf8"));
-    if (code !== 0) break;
-  }
-  const outputs = Object.fromEntries(Object.entries(action.outputs).map(([k, v]) => [k, evaluate(v.value, scope)]));
-  // Report paths are relative to the workspace, as the runner's working directory is.
-  const absolute = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, k.startsWith("report-") && v !== "" ? join(work, v) : v]));
-  const argv = readFileSync(join(runner, "argv.log"), { encoding: "utf8", flag: "a+" });
-  const scripts = readdirSync(runner).filter((f) => f.startsWith("step-")).map((f) => readFileSync(join(runner, f), "utf8")).join("\n");
-  return { code, outputs: absolute, summary: readFileSync(summaryFile, "utf8"), log, argv, scripts, work };
+  const code = await new Promise<number>((done) => {
+    const child = spawn(process.execPath, [main], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (log += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (log += d));
+    child.on("close", (c) => done(c ?? 1));
+  });
+  const outputs = parseOutputs(readFileSync(files.output, "utf8"));
+  // Paths are relative to the workspace, as the runner's working directory is.
+  const absolute = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, (k.startsWith("report-") || k === "trace" || k === "attestation") && v !== "" ? resolve(work, v) : v]));
+  const argv = `${process.execPath} ${main}\n${readFileSync(files.argv, "utf8")}`;
+  return { code, outputs: absolute, summary: readFileSync(files.summary, "utf8"), log, argv, runnerTemp: files.temp, work };
 }
 
 let reference: ReferenceServer;
@@ -172,16 +160,26 @@ afterAll(async () => {
 });
 
 describe("action.yml", () => {
-  it("is a composite action whose inputs name the target, profile and expected failures, and whose outputs are the verdict and reports", () => {
-    expect(action.runs.using).toBe("composite");
-    expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(["grpc", "http", "image", "grpc-port", "http-port", "profile", "expected-failures"]));
-    expect(Object.keys(action.outputs)).toEqual(expect.arrayContaining(["verdict", "report-json", "report-junit", "report-html"]));
-    // Uploading is the workflow's choice, not the action's.
-    expect(JSON.stringify(action.runs.steps)).not.toMatch(/upload-artifact/);
-    // Every check option a CI job needs, and the contract gate's.
-    const needed = ["command", "config", "api-key", "api-key-in", "metadata", "tls", "ca", "cert", "key", "authority", "only", "skip", "strict", "timeout", "baseline", "fail-on", "contract", "base", "lint"];
+  it("is a JavaScript action on node20 whose bundle is all it needs: no node_modules above the folder it runs from", () => {
+    expect(action.runs).toEqual({ using: "node20", main: `${BUNDLE_FOLDER}/index.js` });
+    expect(BUNDLE_FOLDER).not.toBe("dist");
+    for (let dir = ACTION_DIR; dir !== dirname(dir); dir = dirname(dir)) expect(existsSync(join(dir, "node_modules")), dir).toBe(false);
+    expect(existsSync(join(dirname(dirname(ACTION_DIR)), "node_modules"))).toBe(false);
+    // Every target of every protocol, and what a CI job keeps: the reports, the traces, the attestation.
+    const needed = ["command", "config", "grpc", "connect", "grpc-web", "replica", "http", "http-replica", "collection", "openapi", "image", "grpc-port", "http-port", "api-key", "api-key-in", "metadata", "tls", "ca", "cert", "key", "authority", "only", "skip", "strict", "profile", "timeout", "expected-failures", "baseline", "fail-on", "require", "reports", "report-dir", "trace", "attestation", "signing-key", "contract", "base", "lint"];
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(needed));
+    expect(Object.keys(action.outputs)).toEqual(["verdict", "exit-code", "report-json", "report-junit", "report-html", "trace", "attestation"]);
   });
+
+  it("refuses a command it does not know in one line: exit 2, verdict usage-error", async () => {
+    const run = await runAction({ command: "lint" });
+    expect(run.code).toBe(2);
+    expect(run.log.trim()).toBe("example-conformance: command lint: expected check or contract");
+    expect(run.outputs).toEqual({ verdict: "usage-error", "exit-code": "2" });
+    const formats = await runAction({ grpc: "127.0.0.1:9", reports: "json,pdf" });
+    expect(formats.code).toBe(2);
+    expect(formats.log.trim()).toBe("example-conformance: reports pdf: expected json, junit or html (comma-separated)");
+  }, 60_000);
 
   it("documents every exit code and verdict of the one exit-code table in its outputs", () => {
     const descriptions = action as unknown as { outputs: Record<string, { description: string }> };
@@ -198,9 +196,7 @@ describe("action.yml", () => {
     const run = await runAction({ grpc: guarded.address, metadata: `authorization=${TOKEN}`, only: "grpc.unary.*,grpc.defaults.*", require: "partial" });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
-    expect(run.argv).toMatch(/--metadata-from-env EXAMPLE_ACTION_METADATA/);
     expectSecretKept(run, "t0ken-from-a-secret-91ab");
-    for (const kind of ["report-json", "report-junit", "report-html"]) expect(readFileSync(run.outputs[kind] as string, "utf8")).not.toContain("t0ken-from-a-secret-91ab");
   }, 120_000);
 
   it("passes an API key from a secret to an HTTP target, through the environment, never a command line", async () => {
@@ -264,8 +260,9 @@ describe("action.yml", () => {
     expect(run.summary.match(/### example-conformance/g)).toHaveLength(1);
   }, 120_000);
 
-  it("fails the step on a partial run (no replica, no claim) by default, with a warning naming the check not judged and why, and a summary that says so", async () => {
-    const run = await runAction({ grpc: reference.grpcAddress });
+  it("fails the step on a partial run by default, with a warning naming the check not judged and why, and a summary that says so", async () => {
+    // Partial for want of a replica: the stateless checks alone, the one that needs --replica among them.
+    const run = await runAction({ grpc: reference.grpcAddress, only: "grpc.stateless.*" });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("partial");
     // The CLI's code: the run itself is exit 0; the step failed for the verdict the action requires.
@@ -300,7 +297,7 @@ describe("action.yml", () => {
   it("fails the step on a server that counts calls, names the failed check in the summary, and keeps its text inert", async () => {
     const expectations = join(mkdtempSync(join(tmpdir(), "expect-")), "known.txt");
     writeFileSync(expectations, "grpc.stateless.deterministic # the count changes the reply by itself\n");
-    const run = await runAction({ grpc: counting.address, "expected-failures": expectations });
+    const run = await runAction({ grpc: counting.address, "expected-failures": expectations, only: "grpc.stateless.*" });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("not-conformant");
     expect(run.summary).toMatch(/^### example-conformance: not conformant$/m);
@@ -324,6 +321,56 @@ describe("action.yml", () => {
     expect(run.outputs.verdict).toBe("usage-error");
     expect(run.log).toMatch(message);
     expect(run.summary).toMatch(/^### example-conformance: usage-error$/m);
+  }, 60_000);
+
+  it("writes the traces of a failing check and a signed attestation, the key from a secret through the environment, and outputs their paths", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const run = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent", trace: "traces", attestation: "out/run.intoto.json", "signing-key": pem, reports: "json" });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.trace).toBe(join(run.work, "traces"));
+    expect(readdirSync(run.outputs.trace as string)).toEqual(["grpc.stateless.history-independent.grpc.txt"]);
+    expect(run.outputs.attestation).toBe(join(run.work, "out", "run.intoto.json"));
+    // Only the formats asked for: JSON alone.
+    expect(run.outputs["report-junit"]).toBe("");
+    expect(run.outputs["report-html"]).toBe("");
+    const pub = join(run.work, "pub.pem");
+    writeFileSync(pub, publicKey.export({ type: "spki", format: "pem" }));
+    execFileSync(process.execPath, [join(ROOT, "bin", "example-conformance.js"), "verify", run.outputs.attestation as string, "--key", pub], { stdio: "pipe" });
+    const body = pem.split("\n")[1] as string;
+    expectSecretKept(run, body);
+    // The key's file lived for the run alone.
+    expect(readdirSync(run.runnerTemp)).toEqual([]);
+    // Without them, no trace and no attestation: empty outputs.
+    const plain = await runAction({ grpc: reference.grpcAddress, only: "grpc.stateless.history-independent" });
+    expect(plain.outputs.trace).toBe("");
+    expect(plain.outputs.attestation).toBe("");
+  }, 120_000);
+
+  it("passes connect, grpc-web, replica and collection on as their flags: every RPC protocol compared, a replica judged", async () => {
+    const run = await runAction({
+      grpc: reference.grpcAddress,
+      connect: reference.httpUrl,
+      "grpc-web": reference.httpUrl,
+      replica: keyed.grpcAddress,
+      http: reference.httpUrl,
+      collection: "/messages",
+      only: "rpc.cross-protocol.equivalent,grpc.stateless.replicas",
+      require: "partial",
+      reports: "json",
+    });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    const judged = Object.fromEntries(report.checks.filter((c) => c.status !== "skip").map((c) => [c.id, c.status]));
+    expect(judged).toEqual({ "rpc.cross-protocol.equivalent": "pass", "grpc.stateless.replicas": "pass" });
+    expect(report.checks.find((c) => c.id === "rpc.cross-protocol.equivalent")?.message).toMatch(/connect|Connect/);
+  }, 120_000);
+
+  it("with no target, checks the built-in reference server from the bundle alone (its .proto files of health and reflection beside it)", async () => {
+    const run = await runAction({ only: "grpc.unary.single-response,contract.reflection-match", require: "partial", reports: "json" });
+    expect(run.code, run.log).toBe(0);
+    const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
+    expect(report.checks.filter((c) => c.status !== "skip").map((c) => [c.id, c.status])).toEqual([["grpc.unary.single-response", "pass"], ["contract.reflection-match", "pass"]]);
   }, 60_000);
 
   it("says unreachable, with no report, for a target that is not there", async () => {
@@ -443,6 +490,19 @@ describe("action.yml, command: contract", () => {
     expect(run.summary).toMatch(/\| breaking \| proto \| FILE\\_NO\\_DELETE \|/);
   }, 120_000);
 
+  it("without buf on PATH (no bufbuild/buf-action step), fails in one line saying what to add, exit 2", async () => {
+    const repo = pullRequest((p) => p);
+    const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" }, buf: false });
+    expect(run.code, run.log).toBe(2);
+    expect(run.outputs.verdict).toBe("usage-error");
+    expect(run.log.trim()).toBe("example-conformance: buf is not installed: add bufbuild/buf-action with setup_only: true before this step (or put buf on PATH)");
+    // A check that runs contract.lint needs it too, and says so the same way.
+    const check = await runAction({ grpc: reference.grpcAddress, only: "contract.lint" }, { buf: false });
+    expect(check.code, check.log).toBe(2);
+    expect(check.outputs.verdict).toBe("usage-error");
+    expect(check.log).toMatch(/^example-conformance: buf is not installed: add bufbuild\/buf-action with setup_only: true before this step/m);
+  }, 60_000);
+
   it("refuses a base that is not in the checkout, in one line, exit 2", async () => {
     const repo = pullRequest((p) => p);
     const run = await runAction({ command: "contract", base: "nope" }, { cwd: repo });
@@ -458,7 +518,8 @@ interface WorkflowStep extends Step {
 
 describe("docs/ci examples, run as written", () => {
   const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as { on: Record<string, unknown>; jobs: Record<string, { steps: WorkflowStep[] }> };
-  const secrets: Record<string, string> = { EXAMPLE_API_KEY: API_KEY, EXAMPLE_METADATA: "authorization=Bearer any" };
+  const signingKey = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+  const secrets: Record<string, string> = { EXAMPLE_API_KEY: API_KEY, EXAMPLE_METADATA: "authorization=Bearer any", EXAMPLE_SIGNING_KEY: signingKey };
 
   /** The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the test's server. */
   function withInputs(step: WorkflowStep, addresses: Record<string, string>): Record<string, string> {
@@ -480,7 +541,10 @@ describe("docs/ci examples, run as written", () => {
     expect(local).toHaveLength(1);
     // The action is used from where the job checked this repository out, as `uses: ./PATH` reads it.
     expect(local[0]?.uses).toBe(`./${String(checkout?.with?.path)}`);
-    for (const s of steps) expect(s.uses === undefined || s.uses.startsWith("actions/") || s.uses.startsWith("./") || s.name === "Start the implementation", JSON.stringify(s)).toBe(true);
+    // buf on PATH is what the test's runs have (TOOLS), as bufbuild/buf-action with setup_only leaves it.
+    const buf = steps.find((s) => s.uses?.startsWith("bufbuild/buf-action@"));
+    expect(buf?.with?.setup_only).toBe(true);
+    for (const s of steps) expect(s.uses === undefined || s.uses.startsWith("actions/") || s.uses.startsWith("./") || s === buf || s.name === "Start the implementation", JSON.stringify(s)).toBe(true);
     return runAction(withInputs(local[0] as WorkflowStep, addresses), options);
   }
 
@@ -493,9 +557,15 @@ describe("docs/ci examples, run as written", () => {
     expect(run.log).toMatch(/^::warning title=example-conformance%3A partial verdict::.*accepted \(require: partial\)/m);
     expect(run.outputs["report-json"]).toBe(join(run.work, "reports", "conformance.json"));
     expectSecretKept(run, API_KEY);
+    expectSecretKept(run, signingKey.split("\n")[1] as string);
     const steps = workflow.jobs.conformance?.steps ?? [];
     const upload = steps.find((s) => (s.uses ?? "").startsWith("actions/upload-artifact"));
-    expect(upload?.with?.path).toBe(`${String(steps.find((s) => s.uses === "./.example-conformance")?.with?.["report-dir"])}/`);
+    const reportDir = String(steps.find((s) => s.uses === "./.example-conformance")?.with?.["report-dir"]);
+    expect(upload?.with?.path).toBe(`${reportDir}/`);
+    // The attestation is written inside what is uploaded, and the trace folder would be (no check failed: none).
+    expect(run.outputs.attestation).toBe(join(run.work, reportDir, "conformance.intoto.json"));
+    expect(existsSync(run.outputs.attestation as string)).toBe(true);
+    expect(String(steps.find((s) => s.uses === "./.example-conformance")?.with?.trace)).toMatch(new RegExp(`^${reportDir}/`));
   }, 180_000);
 
   it("GitHub, the contract job: a breaking change on the pull request fails it with an annotation", async () => {

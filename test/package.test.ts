@@ -65,6 +65,8 @@ describe("the packed package", () => {
     expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "dist/contract/message.js", "dist/contract/paths.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
     const stray = files.filter((f) => /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
     expect(stray).toEqual([]);
+    // The GitHub Action's bundle is the Action's, run from a checkout of the repository: not the package's.
+    expect(files.filter((f) => f.startsWith("action-dist/"))).toEqual([]);
     // The README's reference pages travel with it, so its links hold in node_modules too.
     const pages = [...readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1] as string);
     expect(pages.length).toBeGreaterThan(10);

@@ -1,4 +1,4 @@
-// Entry the GitHub Action runs for `command: contract`: lint of the contract and buf breaking against the pull
+// What the GitHub Action runs for `command: contract` (harness/ci/action.ts): lint of the contract and buf breaking against the pull
 // request's base (a git ref) or, on a push, the commit before it, annotations on the .proto lines of each finding,
 // the job summary, the step's outputs. Inputs come from the environment only (INPUT_CONTRACT, INPUT_BASE or
 // GITHUB_BASE_REF, GITHUB_EVENT_NAME and GITHUB_EVENT_PATH, which the runner sets, INPUT_LINT).
@@ -133,7 +133,8 @@ function summary(verdict: string, dir: string, gate: Gate): string {
   ].join("\n");
 }
 
-async function main(): Promise<number> {
+/** Runs the gate in the working directory, writes the annotations, outputs and summary, and returns the exit code. */
+export async function contractGate(): Promise<number> {
   const dir = process.env.INPUT_CONTRACT || "proto";
   const base = baseFromEnvironment();
   const lintLevel: Level = process.env.INPUT_LINT === "warning" ? "warning" : "error";
@@ -163,4 +164,3 @@ async function main(): Promise<number> {
   return code;
 }
 
-process.exitCode = await main();

@@ -1,8 +1,7 @@
-// Entry the GitHub Action runs after a check that exited 0 (REPORT REQUIRE): a partial verdict is never silently
+// What the GitHub Action (harness/ci/action.ts) runs after a check that exited 0: a partial verdict is never silently
 // green. It prints a ::warning naming every gating check not judged and why, says in the job summary whether the
 // step failed for it, and exits 1 when `require: conformant` (the default) asked for more than partial.
 import { appendFileSync, readFileSync } from "node:fs";
-import { pathToFileURL } from "node:url";
 import type { RunReport, Unjudged } from "../report.js";
 import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "../reporters/_internals/neutralise.js";
 import { verdictReason } from "../reporters/_internals/verdict-words.js";
@@ -40,20 +39,15 @@ export function partialSummary(report: RunReport, required: RequireLevel): strin
   return `${[head, "", ...report.unjudged.map((u) => `- \`${u.id}\`: ${md(why(u))}`)].join("\n")}\n\n`;
 }
 
-const [file, required] = process.argv.slice(2);
-// Run as the Action's entry only, never when imported.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href && file !== undefined && required !== undefined) {
-  if (!(REQUIRE_LEVELS as readonly string[]).includes(required)) {
-    process.stderr.write(`example-conformance: require ${t(required)}: expected conformant or partial\n`);
-    process.exitCode = 2;
-  } else {
-    const report = JSON.parse(readFileSync(file, "utf8")) as RunReport;
-    if (report.verdict === "partial") {
-      const level = required as RequireLevel;
-      process.stdout.write(partialWarning(report, level));
-      const summary = process.env.GITHUB_STEP_SUMMARY;
-      if (summary) appendFileSync(summary, partialSummary(report, level));
-      if (level === "conformant") process.exitCode = 1;
-    }
-  }
+/**
+ * After a run that exited 0: a partial report gets its ::warning and its lines in the summary, and 1 when `required`
+ * is conformant; any other verdict, 0.
+ */
+export function requireVerdict(file: string, required: RequireLevel): number {
+  const report = JSON.parse(readFileSync(file, "utf8")) as RunReport;
+  if (report.verdict !== "partial") return 0;
+  process.stdout.write(partialWarning(report, required));
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (summary) appendFileSync(summary, partialSummary(report, required));
+  return required === "conformant" ? 1 : 0;
 }

@@ -1,14 +1,11 @@
-// Entry the GitHub Action runs (REPORT [VERDICT]): appends the job summary of a JSON report to $GITHUB_STEP_SUMMARY
-// (or prints it), the same summary the github reporter writes; when the run ended before any report, one line.
+// The job summary of a check the GitHub Action ran (harness/ci/action.ts): the summary of its JSON report appended
+// to $GITHUB_STEP_SUMMARY (or printed), the same summary the github reporter writes; when the run ended before any
+// report, one line.
 import { appendFileSync, readFileSync } from "node:fs";
 import type { RunReport } from "../report.js";
 import { toJobSummary } from "../reporters/github.js";
 
-const [file, verdict = "error"] = process.argv.slice(2);
-if (file === undefined) {
-  process.stderr.write("write-job-summary: expected the JSON report's path\n");
-  process.exitCode = 2;
-} else {
+export function writeJobSummary(file: string, verdict: string): void {
   let summary: string;
   try {
     summary = toJobSummary(JSON.parse(readFileSync(file, "utf8")) as RunReport);

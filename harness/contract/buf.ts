@@ -1,6 +1,6 @@
 // Runs buf lint and buf breaking on a contract, with the product's buf check plugin on PATH.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { ConformanceError } from "../errors.js";
@@ -66,10 +66,26 @@ const BUF_PLATFORM_PACKAGES: Record<string, string> = {
   "win32 arm64": "@bufbuild/buf-win32-arm64",
 };
 
+/** `buf` on PATH (what bufbuild/buf-action with setup_only puts there), or undefined. */
+function bufOnPath(): string | undefined {
+  const name = process.platform === "win32" ? "buf.exe" : "buf";
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
 /**
  * The buf binary for this platform, from the optional package npm installed beside @bufbuild/buf, so that each run
  * starts buf itself and not first a node process that finds it (the package's own bin/buf, kept as the fallback;
- * its install script, which would put the binary in its place, is not run: see allowScripts).
+ * its install script, which would put the binary in its place, is not run: see allowScripts). With no node_modules
+ * (the GitHub Action's bundle), `buf` on PATH; with none there either, one line saying how to get it.
  */
 function bufBinary(): string {
   const platformPackage = BUF_PLATFORM_PACKAGES[`${process.platform} ${process.arch}`];
@@ -80,8 +96,14 @@ function bufBinary(): string {
       // Not installed for this platform: the shim below finds what is.
     }
   }
-  const pkg = require.resolve("@bufbuild/buf/package.json");
-  return join(dirname(pkg), "bin", "buf");
+  try {
+    return join(dirname(require.resolve("@bufbuild/buf/package.json")), "bin", "buf");
+  } catch {
+    // No npm package: buf on PATH, below.
+  }
+  const onPath = bufOnPath();
+  if (onPath !== undefined) return onPath;
+  throw new ConformanceError("usage", "buf is not installed: add bufbuild/buf-action with setup_only: true before this step (or put buf on PATH)");
 }
 
 function pluginPath(): string {

@@ -1,7 +1,7 @@
 // The HPACK decoder of the raw HTTP/2 client (RFC 7541): hpack.js's static table, dynamic table and Huffman code,
 // driven here without its stream wrapper, and bounded: a header block that decodes to more than MAX_HEADER_LIST
 // bytes (an indexed field one byte long can name a 4 KiB table entry) stops with an error before it grows further.
-import { createRequire } from "node:module";
+import hpackModule from "hpack.js";
 
 interface HpackEntry {
   name: string;
@@ -27,7 +27,7 @@ interface Hpack {
   utils: { stringify(bytes: Buffer | number[]): string };
 }
 
-const hpack = createRequire(import.meta.url)("hpack.js") as Hpack;
+const hpack = hpackModule as Hpack;
 
 /** The decoded size of a header list we accept (RFC 7540's SETTINGS_MAX_HEADER_LIST_SIZE, which we announce). */
 export const MAX_HEADER_LIST = 64 * 1024;

