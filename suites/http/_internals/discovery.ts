@@ -236,11 +236,15 @@ class Crawl {
     }
   }
 
-  /** Every path seen, the root excluded, with the segments that hold an id. */
+  /** Every path seen, the root excluded, with the segments that hold an id and what its template's path did. */
   result(): Discovery {
+    // One path per template is fetched: what it did is what every path of its template does.
+    const servedBy = new Map<string, NonNullable<Entry["served"]>>();
+    for (const e of this.entries.values()) if (e.served !== undefined) servedBy.set(templateKey(e.path, this.ids), e.served);
     const paths: DiscoveredPath[] = [];
     for (const e of this.entries.values()) {
       if (e.path === "/") continue;
+      const served = e.served ?? servedBy.get(templateKey(e.path, this.ids));
       paths.push({
         path: e.path,
         idSegments: idSegmentsOf(e.path, this.ids),
@@ -248,7 +252,7 @@ class Crawl {
         source: e.source,
         ...(e.foundOn !== undefined && { foundOn: e.foundOn }),
         ...(e.status !== undefined && { status: e.status }),
-        ...(e.served !== undefined && { served: e.served }),
+        ...(served !== undefined && { served }),
       });
     }
     return { paths, links: this.links, requests: this.requests, notes: this.notes, queryParameters: this.queryParameters, keyPlacements: this.keyPlacements };
