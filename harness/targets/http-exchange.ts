@@ -69,12 +69,17 @@ export function exchange(
     }
     if (method === "HEAD") {
       // Node's parser drops what follows a HEAD response's headers; the raw bytes show a body that should not be there.
-      request.on("socket", (socket) =>
+      request.on("socket", (socket) => {
         socket.on("data", (chunk: Buffer) => {
           if (rawBytes < MAX_RESPONSE_BYTES) raw.push(chunk);
           rawBytes += chunk.length;
-        }),
-      );
+        });
+        // At the response's end Node closes a connection it will not reuse (destroySoon: our FIN, then destroy), and
+        // what the server writes after its headers in a write of its own would arrive at a closed socket, seen or not
+        // by a race. Only our side is ended here: the socket reads on until the server closes it or the tail below
+        // ends, and finish() destroys it.
+        socket.destroySoon = () => void socket.end();
+      });
     }
     let responded = false;
     // After the response, an error is the parser choking on bytes past it (a body on HEAD): the answer stands.

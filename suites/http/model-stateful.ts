@@ -46,18 +46,25 @@ const nth = <T>(items: Iterable<T>, index: number): T | undefined => {
   const all = [...items];
   return all.length === 0 ? undefined : all[index % all.length];
 };
+const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * A path in the collection at an id no one handed out, in the form of the server's own ids when the sequence holds
- * one (its last four characters changed, each digit to a digit, each letter to one of its case), so that a server that refuses ids of another form
- * (400) is asked about an id it could have given; a UUID otherwise.
+ * one (a counter at its end given six more digits; else its last four characters changed, each digit to a digit, each
+ * letter to one of its case), so that a server that refuses ids of another form (400) is asked about an id it could
+ * have given; a UUID otherwise.
  */
+
 function unknownPath(m: Model, collection: string): string {
   const known = [...m.live.keys(), ...m.gone];
   const sample = known[0]?.slice(collection.length + 1);
   const pick = (chars: string) => chars[Math.floor(Math.random() * chars.length)] as string;
   for (let attempt = 0; sample !== undefined && sample !== "" && !sample.includes("/") && attempt < 8; attempt++) {
-    // A number gets six more digits: past every id a counter has handed out, and still a number.
-    if (/^[0-9]+$/.test(sample)) return `${collection}/${sample}${String(Math.floor(Math.random() * 900_000) + 100_000)}`;
+    // A number gets six more digits: past every id a counter has handed out, and still a number. So does an id that
+    // ends in a counter (msg:35, 2026.0.35, a slug's -35), a UUID aside: changing its last digits could name an id the
+    // server handed out before the run (seeded) that this model never saw.
+    const decoded = decodeURIComponent(sample);
+    if (/^[0-9]+$/.test(sample) || (/[0-9]$/.test(decoded) && !UUID_FORM.test(decoded))) return `${collection}/${encodeURIComponent(decoded)}${String(Math.floor(Math.random() * 900_000) + 100_000)}`;
     // Otherwise only the last four characters change: a prefix (a ULID's time, "msg:") keeps the id in the server's form.
     const chars = [...decodeURIComponent(sample)];
     const id = chars

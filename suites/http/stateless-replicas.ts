@@ -15,7 +15,8 @@ export const statelessReplicas = httpCheck(
     const replicas = p.config.replicas ?? [];
     if (replicas.length === 0) return skip("no other instance given (--http-replica URL), so statelessness across replicas was not judged", "--http-replica");
     const shown: string[] = [];
-    for (const c of p.collections) {
+    // Every collection reached: the named ones, and a related one discovery found (under a message made for it).
+    for (const { path: c } of await p.reach()) {
       for (const replica of replicas) {
         const created = await p.createOrStop(c);
         const path = created.uri.path;
@@ -26,19 +27,26 @@ export const statelessReplicas = httpCheck(
         }
         const replacement = uniqueBody("replica");
         const put = await p.change({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(replacement) }, replica);
-        const back = await p.get(path);
-        if (put.res.status < 200 || put.res.status >= 300 || p.bodyOf(back.res, replacement) !== replacement) {
+        // A resource that does not offer replacement or deletion says so (405 with Allow, 501): not judged there.
+        const noPut = p.notOffered("replace", put);
+        const back = noPut === undefined ? await p.get(path) : undefined;
+        if (back !== undefined && (put.res.status < 200 || put.res.status >= 300 || p.bodyOf(back.res, replacement) !== replacement)) {
           p.problem(`PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} then shows ${JSON.stringify(p.bodyOf(back.res))}, not the replacement`, back);
           continue;
         }
         const del = await p.change({ method: "DELETE", path, headers: { accept: JSON_TYPE } }, replica);
+        const noDelete = p.notOffered("delete", del);
+        if (noDelete !== undefined) {
+          shown.push(`created on ${p.target.baseUrl}, read${noPut === undefined ? " and replaced" : ""} on ${replica.baseUrl} (${[noPut, noDelete].filter((r) => r !== undefined).map((r) => `not offered: ${r}`).join("; ")})`);
+          continue;
+        }
         const after = await p.get(path);
         if (after.res.status === 404 || after.res.status === 410) p.deleted(path);
         if (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410)) {
           p.problem(`DELETE ${path} on ${replica.baseUrl} answered ${statusLine(del.res)}, and GET on ${p.target.baseUrl} then answers ${statusLine(after.res)}, not 404 or 410`, after);
           continue;
         }
-        shown.push(`created on ${p.target.baseUrl}, read, replaced and deleted on ${replica.baseUrl}`);
+        shown.push(`created on ${p.target.baseUrl}, read, ${noPut === undefined ? "replaced and " : ""}deleted on ${replica.baseUrl}${noPut === undefined ? "" : ` (not offered: ${noPut})`}`);
       }
     }
     return shown.join("; ");

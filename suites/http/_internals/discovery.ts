@@ -55,6 +55,7 @@ interface Entry {
   foundOn?: string;
   /** Found as a template ({id}) rather than a concrete path: never fetched. */
   template: boolean;
+  served?: PathShape["served"];
 }
 
 /** /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a resource. */
@@ -215,9 +216,11 @@ class Crawl {
       const res = await this.send("GET", path);
       const entry = this.entries.get(path) as Entry;
       entry.status = res.status;
+      if (res.status === 405 && answersOnlyPost(res)) entry.served = "action";
       if (res.status < 200 || res.status >= 300) continue;
       const rep = representationOf(res);
       if (rep && entry.kind === "unknown" && path !== "/") entry.kind = looksLikeCollection(rep.value) ? "collection" : "document";
+      if (rep && path !== "/" && looksLikeCollection(rep.value)) entry.served = "listing";
       this.learn(res, path);
     }
     if (next < this.queue.length && !this.canSend()) this.notes.push(`the bound of ${this.config.maxDiscoveryRequests} discovery requests was reached; ${this.queue.length - next} paths were not fetched`);
@@ -233,11 +236,15 @@ class Crawl {
     }
   }
 
-  /** Every path seen, the root excluded, with the segments that hold an id. */
+  /** Every path seen, the root excluded, with the segments that hold an id and what its template's path did. */
   result(): Discovery {
+    // One path per template is fetched: what it did is what every path of its template does.
+    const servedBy = new Map<string, NonNullable<Entry["served"]>>();
+    for (const e of this.entries.values()) if (e.served !== undefined) servedBy.set(templateKey(e.path, this.ids), e.served);
     const paths: DiscoveredPath[] = [];
     for (const e of this.entries.values()) {
       if (e.path === "/") continue;
+      const served = e.served ?? servedBy.get(templateKey(e.path, this.ids));
       paths.push({
         path: e.path,
         idSegments: idSegmentsOf(e.path, this.ids),
@@ -245,6 +252,7 @@ class Crawl {
         source: e.source,
         ...(e.foundOn !== undefined && { foundOn: e.foundOn }),
         ...(e.status !== undefined && { status: e.status }),
+        ...(served !== undefined && { served }),
       });
     }
     return { paths, links: this.links, requests: this.requests, notes: this.notes, queryParameters: this.queryParameters, keyPlacements: this.keyPlacements };
@@ -378,4 +386,10 @@ async function loadDocument(source: string, target: HttpTarget, count: () => voi
   } catch (err) {
     throw new ConformanceError("config", `--openapi ${source}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** A 405 whose Allow names POST and nothing else but OPTIONS: a path that serves no representation, only an action. */
+function answersOnlyPost(res: HttpResponse): boolean {
+  const allow = (res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase()).filter((m) => m !== "");
+  return allow.includes("POST") && allow.every((m) => m === "POST" || m === "OPTIONS");
 }

@@ -10,6 +10,12 @@ export interface PathShape {
   idSegments: readonly number[];
   /** What a GET of it showed (or the OpenAPI document says): a collection, a document, or not known. */
   kind: "collection" | "document" | "unknown";
+  /**
+   * What the path did when discovery fetched it, where that tells a noun from an action whatever the dictionary
+   * says: "listing", a GET showed a listing (a collection is named by a noun); "action", it serves no
+   * representation and answers only POST (GET answered 405 with Allow naming POST and nothing that reads or changes).
+   */
+  served?: "listing" | "action";
 }
 
 export interface PathWordOptions {
@@ -95,14 +101,27 @@ function namesAnAction(seg: Segment, options: PathWordOptions): boolean {
   return !seg.isId && wordsOf(seg.text).some(isVerb);
 }
 
-/** Rules 1 and 3: no word of a name is a verb or an HTTP method name. */
+/**
+ * Rules 1 and 3: no word of a name is a verb or an HTTP method name, and no path does only what an action does.
+ * Behaviour decides where the interface shows it: the last name of a path that serves a listing is a noun (the
+ * lexicon is not asked; the verbs the run names still are), and a path that serves no representation and
+ * answers only POST names an action, whatever its word.
+ */
 export function verbProblem(shape: PathShape, options: PathWordOptions): string | undefined {
   const isVerb = verbsOf(options);
+  const named = new Set(options.verbs.map((v) => v.toLowerCase()));
+  const segs = segmentsOf(shape);
+  const last = segs[segs.length - 1];
   const found: string[] = [];
-  for (const seg of literals(shape)) {
-    for (const word of wordsOf(seg.text)) if (isVerb(word)) found.push(word);
+  for (const seg of segs.filter((s) => !s.isId)) {
+    const listed = seg === last && shape.served === "listing";
+    for (const word of wordsOf(seg.text)) if (listed ? named.has(word) : isVerb(word)) found.push(word);
   }
-  return found.length === 0 ? undefined : `the path names an action: ${[...new Set(found)].map((w) => JSON.stringify(w)).join(", ")}`;
+  if (found.length > 0) return `the path names an action: ${[...new Set(found)].map((w) => JSON.stringify(w)).join(", ")}`;
+  if (shape.served === "action" && last !== undefined && !last.isId) {
+    return `the path is an action: ${JSON.stringify(last.text)} serves no representation (GET answered 405 Method Not Allowed) and its Allow names POST alone`;
+  }
+  return undefined;
 }
 
 /**

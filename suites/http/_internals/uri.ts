@@ -108,10 +108,11 @@ export async function searchListing(get: (path: string) => Promise<Exchange>, co
   let found: Located | undefined;
   let present = false;
   const read = await readListing(get, collection, baseUrl, (value, page) => {
-    const matches = objectsWithBody(value, body);
+    const matches = holdersOf(value, body);
     if (matches.length === 0) return false;
     present = true;
-    found = matches.map((item) => itemUri(collection, item, baseUrl, page)).find((l) => l !== undefined);
+    // The object holding the body may be a part of the item (JSON:API's attributes): the item around it says where it is.
+    for (const chain of matches) found ??= chain.map((item) => itemUri(collection, item, baseUrl, page)).find((l) => l !== undefined);
     return true;
   });
   return { present, pages: read.pages, complete: read.complete, ...(found && { found }), ...(read.last && { last: read.last }) };
@@ -128,6 +129,31 @@ export async function countListed(get: (path: string) => Promise<Exchange>, coll
     return false;
   });
   return { ...read, counts };
+}
+
+/** Bounds on the walk of one listing page: it is the server's, of any size. */
+const MAX_HOLDERS = 1_000;
+const MAX_DEPTH = 32;
+
+/**
+ * Each object of a listing page whose body member is this body, with the objects around it up to the listed item
+ * (an element of the page's array, or the page itself): innermost first.
+ */
+function holdersOf(value: unknown, body: string): Record<string, unknown>[][] {
+  const out: Record<string, unknown>[][] = [];
+  const visit = (node: unknown, around: Record<string, unknown>[], depth: number): void => {
+    if (depth > MAX_DEPTH || out.length >= MAX_HOLDERS || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item, [], depth + 1);
+      return;
+    }
+    const obj = node as Record<string, unknown>;
+    const chain = [obj, ...around];
+    if (obj["body"] === body) out.push(chain);
+    for (const v of Object.values(obj)) visit(v, chain, depth + 1);
+  };
+  visit(value, [], 0);
+  return out;
 }
 
 /** Where a listed item lives: its self link (or only link into the collection), or its id under the collection. */

@@ -13,6 +13,7 @@ import {
   type PathWordOptions,
 } from "../../../suites/http/_internals/path-rules.js";
 import { idSegmentsOf } from "../../../suites/http/_internals/discovery.js";
+import { loadLexicon } from "../../../suites/http/_internals/lexicon.js";
 import { pathCases, wordCases, type RuleName } from "./path-rules.testdata.js";
 import { resolvedWords } from "./path-words.js";
 
@@ -51,6 +52,21 @@ describe("reports", () => {
   it("names the offending word", () => {
     expect(verbProblem({ path: "/messages/1/show", idSegments: [1], kind: "unknown" }, words)).toBe('the path names an action: "show"');
     expect(pluralProblem({ path: "/message/1", idSegments: [1], kind: "document" }, words)).toBe('collection "message" is not a plural noun (messages?)');
+  });
+});
+
+describe("what a path does, where the interface shows it (rules 1 and 3)", () => {
+  it("judges a path that serves a listing a noun, whatever the lexicon says, and one that only takes POST an action, whatever its word", async () => {
+    const lexicon = await loadLexicon();
+    const uploads = { path: "/messages/1/uploads", idSegments: [1], kind: "collection" } as const;
+    // WordNet 3.1 knows upload only as a verb: a name read alone is an action.
+    expect(verbProblem(uploads, { ...words, lexicon })).toBe('the path names an action: "uploads"');
+    expect(verbProblem({ ...uploads, served: "listing" }, { ...words, lexicon })).toBeUndefined();
+    // A verb the run names stays one, listing or not.
+    expect(verbProblem({ path: "/messages/1/list", idSegments: [1], kind: "collection", served: "listing" }, { ...words, lexicon })).toBe('the path names an action: "list"');
+    const archive = { path: "/messages/1/archive", idSegments: [1], kind: "unknown" } as const;
+    expect(verbProblem(archive, { ...words, lexicon })).toBeUndefined();
+    expect(verbProblem({ ...archive, served: "action" }, { ...words, lexicon })).toMatch(/^the path is an action: "archive" serves no representation/);
   });
 });
 

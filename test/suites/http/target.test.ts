@@ -1,5 +1,6 @@
 // The HTTP target: URL validation, what an exchange keeps, fresh connections, the key, bounds, and curl lines that replay it.
 import * as http from "node:http";
+import * as net from "node:net";
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
@@ -114,6 +115,25 @@ describe("createHttpTarget", () => {
     const res = await createHttpTarget({ baseUrl: url }).request({ method: "HEAD", path: "/" });
     expect(res.status).toBe(200);
     expect(res.text).toBe("hello");
+  });
+
+  it("shows a HEAD body a server writes after its headers in a write of its own, once the client has half-closed", async () => {
+    // The body goes out only when the client's FIN arrives: a client that closed its socket at the response's end
+    // never reads it; one that only half-closes reads it before the server's close, every time.
+    const raw = net.createServer({ allowHalfOpen: true }, (socket) => {
+      socket.once("data", () => socket.write("HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\n"));
+      socket.on("end", () => socket.end("hello"));
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = raw.address() as net.AddressInfo;
+      const res = await createHttpTarget({ baseUrl: `http://127.0.0.1:${port}` }).request({ method: "HEAD", path: "/" });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe("hello");
+    } finally {
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 
   it("ends an exchange at its timeout, and after three silent requests in a row refuses the rest", async () => {
