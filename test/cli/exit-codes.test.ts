@@ -85,7 +85,7 @@ describe("exit 70: the harness itself failed", () => {
     }));
     try {
       const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(root, "bin", "example-conformance.js"), "check", "--http", server.url, "--openapi", "/openapi.yaml", "--timeout", "2s"], {
+        const child = spawn(process.execPath, [join(root, "bin", "example-conformance.js"), "check", "--http", server.url, "--openapi", "/openapi.yaml", "--timeout", "2s", "--quiet"], {
           stdio: ["ignore", "ignore", "pipe"],
           env: { PATH: process.env.PATH ?? "" },
         });

@@ -70,7 +70,7 @@ describe("a gRPC server that sheds calls with a pushback", () => {
   }, 180_000);
 
   it("that never lets a call through ends the run in one line, exit 4: cannot check, never not conformant", async () => {
-    const run = await cli(["check", "--grpc", refusingAll.address, "--only", "grpc.defaults.*"]);
+    const run = await cli(["check", "--grpc", refusingAll.address, "--only", "grpc.defaults.*", "--quiet"]);
     expect(run.code).toBe(EXIT_CODES.refusing);
     expect(run.stderr).toMatch(
       new RegExp(`^example-conformance: cannot check: ${refusingAll.address.replace(/\./g, "\\.")} keeps refusing \\(6 answers RESOURCE_EXHAUSTED with waits of 0\\.02 s(, 0\\.02 s){5}[;)]`),
@@ -91,7 +91,7 @@ describe("a gRPC server that sheds calls with a pushback", () => {
 
   it("over gRPC-Web, the pushback in the trailer frame, likewise ends the run in one line, exit 4", async () => {
     const url = `http://127.0.0.1:${(refusingWeb.address() as AddressInfo).port}`;
-    const run = await cli(["check", "--grpc-web", url, "--only", "grpc.defaults.*"]);
+    const run = await cli(["check", "--grpc-web", url, "--only", "grpc.defaults.*", "--quiet"]);
     expect(run.code).toBe(EXIT_CODES.refusing);
     expect(run.stderr).toMatch(new RegExp(`^example-conformance: cannot check: ${url.replace(/\./g, "\\.")} keeps refusing \\(6 answers RESOURCE_EXHAUSTED with waits of 0\\.02 s`));
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
