@@ -163,9 +163,14 @@ export class Probe {
     let uri = created ? locate(collection, ex, this.target.baseUrl) : undefined;
     // Location is optional (part 4.2 "may"): a message the answer does not locate is looked for in the listing by
     // the unique body sent, so that it can be probed and deleted at the end.
-    if (created && !uri) uri = (await this.findListed(collection, body)).found;
+    let listedWithoutUri = false;
+    if (created && !uri) {
+      const listed = await this.findListed(collection, body);
+      uri = listed.found;
+      listedWithoutUri = listed.present && !listed.found;
+    }
     if (uri) this.own(uri.path);
-    return { ex, body, ...(uri && { uri }) };
+    return { ex, body, ...(uri && { uri }), ...(listedWithoutUri && { listedWithoutUri }) };
   }
 
   /**
@@ -261,7 +266,12 @@ export class Probe {
       this.problem(`creating a message to probe failed: ${ex.req.method} ${ex.req.path} got ${statusLine(ex.res)}`, ex);
       throw new StopProbe();
     }
-    if (!uri) this.skip(`${ex.req.method} ${ex.req.path} answered ${statusLine(ex.res)} with no Location, self link or id, and the message it created was not found in the listing within ${MAX_LISTING_PAGES} pages: nothing to probe it by`);
+    if (!uri) {
+      const listing = created.listedWithoutUri
+        ? "the listing shows the message it created by its body, with no id or link to reach it by"
+        : `the message it created was not found in the listing within ${MAX_LISTING_PAGES} pages`;
+      this.skip(`${ex.req.method} ${ex.req.path} answered ${statusLine(ex.res)} with no Location, self link or id, and ${listing}: nothing to probe it by`);
+    }
     return { ...created, uri };
   }
 
@@ -350,6 +360,8 @@ export interface Created {
   ex: Exchange;
   body: string;
   uri?: Located;
+  /** Not located, though the listing holds an item with its body: the item names no id or link. */
+  listedWithoutUri?: true;
 }
 
 export interface HttpCheckSpec {

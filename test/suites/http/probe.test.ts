@@ -34,3 +34,50 @@ describe("httpCheck", () => {
     expect(await check.run(httpContext(url))).toMatchObject({ status: "skip", message: "nothing to probe" });
   });
 });
+
+describe("a message the creating answer does not locate", () => {
+  /** POST answers an empty 201 with no Location; the listing holds each body sent (with no id or link), or nothing. */
+  async function withStore(listsBodies: boolean, run: (url: string) => Promise<void>): Promise<void> {
+    const bodies: string[] = [];
+    const store = http.createServer((req, res) => {
+      let text = "";
+      req.setEncoding("utf8").on("data", (c: string) => (text += c));
+      req.on("end", () => {
+        if (req.method === "POST" && req.url === "/messages") {
+          bodies.push((JSON.parse(text) as { body: string }).body);
+          res.writeHead(201).end();
+        } else if (req.method === "GET" && req.url === "/messages") {
+          const items = listsBodies ? bodies.map((body) => ({ body })) : [];
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ items }));
+        } else res.writeHead(404, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((r) => store.listen(0, "127.0.0.1", () => r()));
+    try {
+      await run(`http://127.0.0.1:${(store.address() as AddressInfo).port}`);
+    } finally {
+      await new Promise<void>((r) => store.close(() => r()));
+    }
+  }
+
+  const createOrStop = httpCheck(spec, async (p) => {
+    await p.createOrStop("/messages");
+  });
+
+  it("is said to be listed without an id or link when the listing holds its body", async () => {
+    await withStore(true, async (url) => {
+      expect(await createOrStop.run(httpContext(url))).toMatchObject({
+        status: "skip",
+        message: "POST /messages answered 201 Created with no Location, self link or id, and the listing shows the message it created by its body, with no id or link to reach it by: nothing to probe it by",
+      });
+    });
+  });
+
+  it("is said not to be found when the listing does not hold it", async () => {
+    await withStore(false, async (url) => {
+      const outcome = await createOrStop.run(httpContext(url));
+      expect(outcome.status).toBe("skip");
+      expect(outcome.message).toMatch(/and the message it created was not found in the listing within \d+ pages: nothing to probe it by$/);
+    });
+  });
+});
