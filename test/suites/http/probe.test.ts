@@ -62,6 +62,7 @@ describe("a message the creating answer does not locate", () => {
 
   const createOrStop = httpCheck(spec, async (p) => {
     await p.createOrStop("/messages");
+    return "located";
   });
 
   it("is said to be listed without an id or link when the listing holds its body", async () => {
