@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
 import { processIo } from "../cli/io.js";
-import { EXIT_CODE_TABLE } from "../errors.js";
 import { actionInput } from "./action-input.js";
+import { actionVerdict } from "./action-verdict.js";
 import { checkArgs, METADATA_ENV, type ActionFiles } from "./check-args.js";
 import { requireVerdict, type RequireLevel } from "./require-verdict.js";
 import { writeJobSummary } from "./write-job-summary.js";
@@ -15,9 +15,6 @@ import { writeJobSummary } from "./write-job-summary.js";
 /** The formats the reports input may name; all three by default. */
 const FORMATS = { json: "conformance.json", junit: "conformance.xml", html: "conformance.html" } as const;
 type Format = keyof typeof FORMATS;
-
-/** The report verdict words, as the verdict output says them (a closed set: never target text). */
-const VERDICT_WORDS: Record<string, string> = { conformant: "conformant", "conformant with waivers": "conformant-with-waivers", partial: "partial", "not conformant": "not-conformant" };
 
 /** The files this run writes, the old ones of the same names removed first so that none is taken for this run's. */
 function plannedFiles(formats: readonly Format[]): ActionFiles {
@@ -49,19 +46,6 @@ function cliEnv(): Record<string, string | undefined> {
   return env;
 }
 
-/** The verdict output for the CLI's exit code, or for exit 0 the report's own word (waived, partial, known failures). */
-function verdictOf(code: number, json: string | undefined): string {
-  let verdict = EXIT_CODE_TABLE.find((e) => e.code === code)?.action ?? "error";
-  if (code === 0 && json !== undefined && existsSync(json)) {
-    try {
-      verdict = VERDICT_WORDS[(JSON.parse(readFileSync(json, "utf8")) as { verdict?: string }).verdict ?? ""] ?? verdict;
-    } catch {
-      // A report that cannot be read leaves the exit code's word.
-    }
-  }
-  return verdict;
-}
-
 /** A path when the run wrote it (a folder: with something in it), else empty. */
 function written(path: string | undefined, folder = false): string {
   if (path === undefined || !existsSync(path)) return "";
@@ -87,7 +71,7 @@ export async function actionCheck(formats: readonly Format[], required: RequireL
   } finally {
     key.remove();
   }
-  const verdict = verdictOf(code, files.json);
+  const verdict = actionVerdict(code, files.json);
   const outputs = [
     `verdict=${verdict}`,
     `exit-code=${code}`,
