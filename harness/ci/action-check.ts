@@ -5,6 +5,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
+import { ConformanceError } from "../errors.js";
+import { forTerminal } from "../reporters/_internals/neutralise.js";
 import { processIo } from "../cli/io.js";
 import { actionInput } from "./action-input.js";
 import { actionVerdict } from "./action-verdict.js";
@@ -12,9 +14,18 @@ import { checkArgs, METADATA_ENV, type ActionFiles } from "./check-args.js";
 import { requireVerdict, type RequireLevel } from "./require-verdict.js";
 import { writeJobSummary } from "./write-job-summary.js";
 
-/** The formats the reports input may name; all three by default. */
+/** The formats the reports input may name, and their files; all three by default. */
 const FORMATS = { json: "conformance.json", junit: "conformance.xml", html: "conformance.html" } as const;
 type Format = keyof typeof FORMATS;
+
+/** The report formats the reports input asks for; JSON always, as the verdict and the summary are read from it. */
+function formatsOf(text: string): Format[] {
+  const names = Object.keys(FORMATS) as Format[];
+  const asked = text.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
+  const unknown = asked.find((f) => !(names as string[]).includes(f));
+  if (unknown !== undefined) throw new ConformanceError("usage", `reports ${forTerminal(unknown)}: expected json, junit or html (comma-separated)`);
+  return names.filter((f) => f === "json" || asked.length === 0 || asked.includes(f));
+}
 
 /** The files this run writes, the old ones of the same names removed first so that none is taken for this run's. */
 function plannedFiles(formats: readonly Format[]): ActionFiles {
@@ -62,8 +73,8 @@ function signingKeyFile(): { file?: string; remove(): void } {
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function actionCheck(formats: readonly Format[], required: RequireLevel): Promise<number> {
-  const files = plannedFiles(formats);
+export async function actionCheck(required: RequireLevel): Promise<number> {
+  const files = plannedFiles(formatsOf(actionInput("reports")));
   const key = signingKeyFile();
   let code: number;
   try {

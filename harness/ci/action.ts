@@ -4,26 +4,17 @@
 import { appendFileSync } from "node:fs";
 import { ConformanceError, EXIT_CODES } from "../errors.js";
 import { forTerminal } from "../reporters/_internals/neutralise.js";
+import { errorLine } from "../cli/error-line.js";
 import { actionCheck } from "./action-check.js";
 import { actionInput } from "./action-input.js";
 import { contractGate } from "./contract-gate.js";
 import { REQUIRE_LEVELS, type RequireLevel } from "./require-verdict.js";
 
-const FORMATS = ["json", "junit", "html"] as const;
-type Format = (typeof FORMATS)[number];
 /** After the run has its code, what is still open (a socket, a timer) may delay the exit this long, as the CLI's. */
 const EXIT_GRACE_MS = 5_000;
 
 function usage(message: string): never {
   throw new ConformanceError("usage", message);
-}
-
-/** The report formats asked for; JSON always, as the verdict and the summary are read from it. */
-function formatsOf(text: string): Format[] {
-  const asked = text.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
-  const unknown = asked.find((f) => !(FORMATS as readonly string[]).includes(f));
-  if (unknown !== undefined) usage(`reports ${forTerminal(unknown)}: expected json, junit or html (comma-separated)`);
-  return FORMATS.filter((f) => f === "json" || asked.length === 0 || asked.includes(f));
 }
 
 async function run(): Promise<number> {
@@ -32,7 +23,7 @@ async function run(): Promise<number> {
   if (command !== "check") usage(`command ${forTerminal(command)}: expected check or contract`);
   const required = actionInput("require") || "conformant";
   if (!(REQUIRE_LEVELS as readonly string[]).includes(required)) usage(`require ${forTerminal(required)}: expected conformant or partial`);
-  return actionCheck(formatsOf(actionInput("reports")), required as RequireLevel);
+  return actionCheck(required as RequireLevel);
 }
 
 /** The action's exit code; a usage error (or anything unforeseen) is one line, its outputs set, never a stack. */
@@ -40,19 +31,18 @@ async function runAction(): Promise<number> {
   try {
     return await run();
   } catch (reason) {
-    const err = ConformanceError.from(reason);
-    const kind = err.code === "internal" ? "internal error: " : "";
-    process.stderr.write(`example-conformance: ${kind}${forTerminal(err.message)}\n`);
-    const verdict = err.exitCode === 2 ? "usage-error" : "internal-error";
-    if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `verdict=${verdict}\nexit-code=${err.exitCode}\n`);
-    return err.exitCode;
+    const { line, exitCode } = errorLine(reason);
+    process.stderr.write(line);
+    const verdict = exitCode === 2 ? "usage-error" : "internal-error";
+    if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `verdict=${verdict}\nexit-code=${exitCode}\n`);
+    return exitCode;
   }
 }
 
 // Whatever escapes the run is the harness's, never the target's: one line and exit 70, not Node's trace and exit 1.
 for (const event of ["uncaughtException", "unhandledRejection"] as const) {
   process.on(event, (reason: unknown) => {
-    process.stderr.write(`example-conformance: internal error: ${forTerminal(reason instanceof Error ? reason.message : String(reason))}\n`);
+    process.stderr.write(errorLine(new ConformanceError("internal", reason instanceof Error ? reason.message : String(reason))).line);
     process.exit(EXIT_CODES.internal);
   });
 }

@@ -1,7 +1,7 @@
 // The example-conformance CLI: parses arguments, calls the programmatic API, returns the exit code.
 import { Command, CommanderError, Help, type Option } from "commander";
-import { ConformanceError, EXIT_CODE_TABLE } from "../errors.js";
-import { forTerminal } from "../reporters/_internals/neutralise.js";
+import { EXIT_CODE_TABLE } from "../errors.js";
+import { errorLine } from "./error-line.js";
 import { SUITE_VERSION } from "../version.js";
 import { processIo, type CliIo } from "./io.js";
 
@@ -73,14 +73,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       // Help and version exit 0; every other parse error is a usage error, already printed by commander.
       return reason.exitCode === 0 ? 0 : 2;
     }
-    const err = ConformanceError.from(reason);
-    // The message may carry a target's words (a status, a reason): one inert line.
-    // An internal error says so: exit 70 is the harness's fault, never the server's.
-    const kind = err.code === "internal" ? "internal error: " : "";
-    io.stderr(`example-conformance: ${kind}${forTerminal(err.message)}\n`);
+    const { line, exitCode, error: err } = errorLine(reason);
+    io.stderr(line);
     if (err.code === "internal" && io.env.EXAMPLE_CONFORMANCE_DEBUG && err.cause instanceof Error) {
       io.stderr(`${err.cause.stack ?? ""}\n`);
     }
-    return err.exitCode;
+    return exitCode;
   }
 }

@@ -3,6 +3,7 @@
 // grpc-retry-pushback-ms, read here) is waited out and sent again, at most MAX_WAITS_PER_REQUEST times and
 // never for longer than MAX_WAIT_MS at once. Each wait is counted for the report. A request still refused past that
 // bound is noted, and the run ends "cannot check: ... keeps refusing" (exit 4), never a verdict on the server.
+import { Status } from "./grpc-target.js";
 
 /** Waits one request may make before the target counts as refusing it. */
 export const MAX_WAITS_PER_REQUEST = 5;
@@ -60,8 +61,6 @@ export class BackpressureLog {
   }
 }
 
-/** gRPC's status for a server that refuses for want of resources (grpc/grpc doc/statuscodes.md). */
-const RESOURCE_EXHAUSTED = 8;
 /** A6's pushback: a signed 32-bit integer in ASCII with no unnecessary leading zeros. */
 const PUSHBACK = /^(?:0|-?[1-9]\d{0,9})$/;
 
@@ -71,7 +70,7 @@ const PUSHBACK = /^(?:0|-?[1-9]\d{0,9})$/;
  * malformed one asks the client not to retry, and no pushback at all is no invitation to: then the answer stands.
  */
 export function pushbackWait(code: number, trailers: Readonly<Record<string, readonly string[]>>, headers: Readonly<Record<string, readonly string[]>>): AskedWait | undefined {
-  if (code !== RESOURCE_EXHAUSTED) return undefined;
+  if (code !== Status.RESOURCE_EXHAUSTED) return undefined;
   const value = (trailers["grpc-retry-pushback-ms"] ?? headers["grpc-retry-pushback-ms"])?.[0]?.trim();
   if (value === undefined || !PUSHBACK.test(value)) return undefined;
   const ms = Number(value);
