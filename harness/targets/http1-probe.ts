@@ -3,6 +3,7 @@
 import net from "node:net";
 import tls from "node:tls";
 import type { TlsMaterial } from "./connection.js";
+import { readFirstBytes } from "./first-bytes.js";
 
 const FRAME_HEADER = 9;
 /** HTTP/2 frame types a server sends first (RFC 9113 §6): SETTINGS, or GOAWAY for a preface it did not get. */
@@ -25,27 +26,21 @@ export interface Http1ProbeOptions {
  */
 export function http1Answer(options: Http1ProbeOptions): Promise<string | undefined> {
   const { host, port } = options;
-  return new Promise((resolve) => {
-    const socket = options.tls ? tls.connect({ host, port, ...options.tls, ALPNProtocols: ["http/1.1"], ...(net.isIP(host) === 0 && { servername: host }) }) : net.connect({ host, port });
-    let received = Buffer.alloc(0);
-    let settled = false;
-    const done = (answer: string | undefined) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
+  const socket = options.tls ? tls.connect({ host, port, ...options.tls, ALPNProtocols: ["http/1.1"], ...(net.isIP(host) === 0 && { servername: host }) }) : net.connect({ host, port });
+  const said = (received: Buffer) => (received.length > 0 ? describe(received) : undefined);
+  return readFirstBytes<string | undefined>(socket, {
+    connectEvent: options.tls ? "secureConnect" : "connect",
+    timeoutMs: options.timeoutMs,
+    connected: () => `GET ${options.path} HTTP/1.1\r\nHost: ${host}:${port}\r\nUser-Agent: example-conformance\r\nConnection: close\r\n\r\n`,
+    read(received) {
+      if (received.subarray(0, 5).toString("latin1") === "HTTP/") return { answer: undefined };
+      if (received.length >= FRAME_HEADER || !"HTTP/".startsWith(received.toString("latin1"))) return { answer: describe(received) };
+      return undefined;
+    },
     // Silence is no other protocol: a slow target is the run's to judge (it ends unreachable if it never answers).
-    const timer = setTimeout(() => done(received.length === 0 ? undefined : describe(received)), options.timeoutMs);
-    socket.once(options.tls ? "secureConnect" : "connect", () => socket.write(`GET ${options.path} HTTP/1.1\r\nHost: ${host}:${port}\r\nUser-Agent: example-conformance\r\nConnection: close\r\n\r\n`));
-    socket.on("error", (err) => done(received.length > 0 ? describe(received) : `no HTTP/1.1 reply (${err.message.split("\n")[0]})`));
-    socket.on("close", () => done(received.length > 0 ? describe(received) : "the connection closed without a byte"));
-    socket.on("data", (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]).subarray(0, 64);
-      if (received.subarray(0, 5).toString("latin1") === "HTTP/") done(undefined);
-      else if (received.length >= FRAME_HEADER || !"HTTP/".startsWith(received.toString("latin1"))) done(describe(received));
-    });
+    timedOut: said,
+    failed: (err, received) => said(received) ?? `no HTTP/1.1 reply (${err.message.split("\n")[0]})`,
+    closed: (received) => said(received) ?? "the connection closed without a byte",
   });
 }
 

@@ -3,6 +3,7 @@ import net from "node:net";
 import tls from "node:tls";
 import type { ParsedAddress } from "../../targets/address.js";
 import type { TlsMaterial } from "../../targets/connection.js";
+import { readFirstBytes } from "../../targets/first-bytes.js";
 
 /** The client connection preface and an empty SETTINGS frame: what every HTTP/2 client sends first. */
 const PREFACE = Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1"), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
@@ -57,51 +58,36 @@ function speaksTls(options: HandshakeOptions): Promise<boolean> {
 
 function firstFrame(options: HandshakeOptions): Promise<string | undefined> {
   const { address, timeoutMs } = options;
-  return new Promise((resolve) => {
-    const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
-    const socket = options.tls
-      ? tls.connect({
-          ...endpoint,
-          ...options.tls,
-          ALPNProtocols: ["h2"],
-          ...(options.servername !== undefined && net.isIP(options.servername) === 0 && { servername: options.servername }),
-        })
-      : net.connect(endpoint);
-    let received = Buffer.alloc(0);
-    let settled = false;
-    const done = (reason: string | undefined) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(reason);
-    };
-    const timer = setTimeout(() => done(`no HTTP/2 SETTINGS frame within ${timeoutMs} ms${describe(received, options)}`), timeoutMs);
-    socket.on("error", (err: NodeJS.ErrnoException) => {
-      const described = options.tls && options.describeTls && (err.code ?? "").startsWith("ERR_SSL") ? options.describeTls(err) : undefined;
-      done(described ?? `the HTTP/2 handshake failed: ${err.message.split("\n")[0]}`);
-    });
-    socket.on("close", () =>
-      done(options.tls && secured && received.length === 0 && options.closedAfterTls !== undefined ? options.closedAfterTls : `the connection closed before the HTTP/2 handshake${describe(received, options)}`),
-    );
-    let secured = false;
-    socket.once(options.tls ? "secureConnect" : "connect", () => {
-      secured = true;
-      if (options.tls && (socket as tls.TLSSocket).alpnProtocol !== "h2") {
-        done(`TLS did not agree on HTTP/2 by ALPN (got ${JSON.stringify((socket as tls.TLSSocket).alpnProtocol || "none")})`);
-        return;
-      }
-      socket.write(PREFACE);
-    });
-    socket.on("data", (chunk: Buffer) => {
-      received = Buffer.concat([received, chunk]).subarray(0, 64);
-      if (received.length < FRAME_HEADER) return;
+  const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
+  const socket = options.tls
+    ? tls.connect({
+        ...endpoint,
+        ...options.tls,
+        ALPNProtocols: ["h2"],
+        ...(options.servername !== undefined && net.isIP(options.servername) === 0 && { servername: options.servername }),
+      })
+    : net.connect(endpoint);
+  return readFirstBytes<string | undefined>(socket, {
+    connectEvent: options.tls ? "secureConnect" : "connect",
+    timeoutMs,
+    connected() {
+      const alpn = options.tls ? (socket as tls.TLSSocket).alpnProtocol : "h2";
+      return alpn === "h2" ? PREFACE : { answer: `TLS did not agree on HTTP/2 by ALPN (got ${JSON.stringify(alpn || "none")})` };
+    },
+    read(received) {
+      if (received.length < FRAME_HEADER) return undefined;
       const type = received[3];
       const flags = received[4] ?? 0;
       const stream = received.readUInt32BE(5) & 0x7fffffff;
-      if (type === SETTINGS && (flags & ACK) === 0 && stream === 0) done(undefined);
-      else done(`its first frame is not SETTINGS${describe(received, options)}`);
-    });
+      return { answer: type === SETTINGS && (flags & ACK) === 0 && stream === 0 ? undefined : `its first frame is not SETTINGS${describe(received, options)}` };
+    },
+    timedOut: (received) => `no HTTP/2 SETTINGS frame within ${timeoutMs} ms${describe(received, options)}`,
+    failed(err) {
+      const described = options.tls && options.describeTls && (err.code ?? "").startsWith("ERR_SSL") ? options.describeTls(err) : undefined;
+      return described ?? `the HTTP/2 handshake failed: ${err.message.split("\n")[0]}`;
+    },
+    closed: (received, up) =>
+      options.tls && up && received.length === 0 && options.closedAfterTls !== undefined ? options.closedAfterTls : `the connection closed before the HTTP/2 handshake${describe(received, options)}`,
   });
 }
 
