@@ -3,9 +3,12 @@
 // burst: client bytes after a quiet spell of at least half a round trip on that connection, so a request and the
 // frames it sends at once count one); and per check, its time in the JSON report over the round trip beside the
 // traffic the report counts for it (`traffic`: exchanges, request bytes, round trips as waves of calls), summed. Part of
-// `npm run bench` (bench/run.js); alone: `npm run build && node bench/round-trips.js`.
+// `npm run bench` (bench/run.js); alone: `npm run build && node bench/round-trips.js`, which prints its rows. With
+// `--record` it also puts them in bench/results.json (its `roundTrips` and their rows of the table, with a caveat
+// saying that they were measured apart from the rest) and writes docs/performance.md from it, as `npm run bench` does:
+// for a machine too shared to run the whole bench.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import { join } from "node:path";
@@ -134,8 +137,32 @@ export function roundTripRows(r) {
   };
 }
 
+/**
+ * Puts a measurement in bench/results.json in place of the one there (its four rows of the table too, found as the
+ * renderer made them) and writes docs/performance.md from the file, through the page's one renderer.
+ */
+async function record(r) {
+  const { performancePage } = await import("../dist/test/helpers/performance-page.js");
+  const file = join(ROOT, "bench", "results.json");
+  const results = JSON.parse(readFileSync(file, "utf8"));
+  const before = roundTripRows(results.roundTrips);
+  const after = roundTripRows(r);
+  let table = results.table;
+  for (const [i, row] of [...before.rows, before.target].entries()) {
+    if (!table.includes(row)) throw new Error(`bench/results.json's table has no row ${JSON.stringify(row.slice(0, 60))}: run the whole bench (npm run bench)`);
+    table = table.replace(row, [...after.rows, after.target][i]);
+  }
+  const load = os.loadavg().map((x) => x.toFixed(1)).join(", ");
+  const caveat = `The round-trip rows (the report's count, the bursts at the proxy and the time through the ${RTT_MS} ms proxy) were measured apart from the rest, on ${r.date.slice(0, 10)} at ${r.date.slice(11, 16)} UTC with \`node bench/round-trips.js --record\`, the load average then ${load} on ${os.cpus().length} cores: the count is the report's and holds under load; the time, and the round trips reckoned from it, do not. The next \`npm run bench\` replaces them.`;
+  const caveats = [...(results.caveats ?? []).filter((c) => !c.startsWith("The round-trip rows")), caveat];
+  const next = { ...results, roundTrips: r, caveats, table };
+  writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
+  writeFileSync(join(ROOT, "docs", "performance.md"), performancePage(next));
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await measureRoundTrips();
+  const r = { ...(await measureRoundTrips()), date: new Date().toISOString() };
   const { rows, target } = roundTripRows(r);
   console.log([...rows, target, "", JSON.stringify(r.perCheck)].join("\n"));
+  if (process.argv.includes("--record")) await record(r);
 }

@@ -115,6 +115,12 @@ export interface CheckDefinition {
   protocols?: readonly (Protocol | (string & {}))[];
   /** "all": the check speaks to every RPC target of the run itself (ctx.rpcTargets), and its replay keeps them all. */
   rpcTargets?: "one" | "all";
+  /**
+   * Starts work the check will need that asks no target anything (a file read, a table built in memory), as the
+   * run's checks start, so that it goes on beside the checks ahead of it instead of after them; `run` awaits it
+   * itself (what it starts is memoised). Never throws, never calls a target.
+   */
+  prepare?(ctx: CheckContext): void;
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 

@@ -372,6 +372,13 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
   };
   const contract = checks.filter((c) => c.area === "contract");
   const onTarget = checks.filter((c) => c.area !== "contract");
+  for (const c of onTarget) {
+    try {
+      c.prepare?.(session.context());
+    } catch {
+      // A head start only: the check does the same work itself, and says what went wrong there.
+    }
+  }
   const started = new Map([
     ...contract.map((c) => [c.id, runOne(c)] as const),
     ...schedule(onTarget, config.concurrency, runOne).map((p, i) => [(onTarget[i] as CheckDefinition).id, p] as const),

@@ -7,7 +7,7 @@ import { ConformanceError } from "./errors.js";
 import { resolveSession, type ResolvedGrpcTarget, type ResolvedHttpRun, type ResolvedSession, type SessionOptions } from "./run-config.js";
 import type { TraceSink } from "./trace/exchange-record.js";
 import { requestBytes, type TrafficCounter } from "./traffic.js";
-import type { CallBudget } from "./targets/budget.js";
+import { CallBudget } from "./targets/budget.js";
 import { openGrpcTarget } from "./targets/create-grpc-target.js";
 import { assertSpeaksHttp, openHttpTarget, probeHttpReachable } from "./targets/create-http-target.js";
 import type { GrpcTarget } from "./targets/grpc-target.js";
@@ -45,22 +45,10 @@ export function openSession(options: SessionOptions, needs: Needs = { grpc: true
 export async function openResolvedSession(options: ResolvedSession, needs: Needs): Promise<Session> {
   const g = needs.grpc ? options.grpc : undefined;
   const h = needs.http ? options.http : undefined;
-  if (g && !g.inMemory) {
-    await probeReachable(g);
-    for (const r of options.replicas) await probeReachable({ ...g, address: r }, "--replica");
-  }
-  if (h) {
-    for (const [i, url] of [h.baseUrl, ...h.replicas].entries()) {
-      const flag = i === 0 ? "--http" : "--http-replica";
-      await probeHttpReachable(url, h.timeoutMs, h.tls, flag);
-      await assertSpeaksHttp(url, flag, h.timeoutMs, h.tls);
-    }
-  }
   const peers = g ? options.rpcPeers : [];
-  for (const p of peers) if (!p.inMemory) await probeReachable(p);
+  await probeTargets(g, options.replicas, h, peers);
   const log = new BackpressureLog();
-  const rpc = g ? await openRpcTargets(g, options.replicas, peers, log) : undefined;
-  const http = h ? await openHttpTargets(h, rpc?.grpc.budget, log).catch(async (err: unknown) => (await rpc?.close(), Promise.reject(err))) : undefined;
+  const { rpc, http } = await openTargets(g, h, options.replicas, peers, log);
   const memo = new Map<string, Promise<unknown>>();
   const capabilities = new CapabilityLog();
   // The checks see each target through the tally, once for the run: the set-up probes above are not counted.
@@ -100,6 +88,54 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
       await http?.close();
     },
   };
+}
+
+/**
+ * Whether each target answers at all. The RPC targets' probes and the HTTP targets' go side by side (each target's
+ * own one after another): the first failure in the order RPC, HTTP, peers is the one told, as when they ran one
+ * after another.
+ */
+async function probeTargets(g: ResolvedGrpcTarget | undefined, replicas: readonly string[], h: ResolvedHttpRun | undefined, peers: readonly ResolvedGrpcTarget[]): Promise<void> {
+  const rpc = async (t: ResolvedGrpcTarget) => {
+    if (t.inMemory) return;
+    await probeReachable(t);
+    for (const r of replicas) await probeReachable({ ...t, address: r }, "--replica");
+  };
+  const http = async (run: ResolvedHttpRun) => {
+    for (const [i, url] of [run.baseUrl, ...run.replicas].entries()) {
+      const flag = i === 0 ? "--http" : "--http-replica";
+      await probeHttpReachable(url, run.timeoutMs, run.tls, flag);
+      await assertSpeaksHttp(url, flag, run.timeoutMs, run.tls);
+    }
+  };
+  const others = async () => {
+    for (const p of peers) if (!p.inMemory) await probeReachable(p);
+  };
+  await firstFailure([g && rpc(g), h && http(h), others()]);
+}
+
+/** Settles every step, then throws the first failure in the order given. */
+async function firstFailure(steps: readonly (Promise<unknown> | undefined)[]): Promise<unknown[]> {
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+}
+
+/**
+ * The RPC and HTTP targets, opened side by side behind the run's one budget (the RPC target's, when there is one).
+ * A failure of either closes what the other opened; the RPC one's is told first, as when they opened one after another.
+ */
+async function openTargets(g: ResolvedGrpcTarget | undefined, h: ResolvedHttpRun | undefined, replicas: readonly string[], peers: readonly ResolvedGrpcTarget[], log: BackpressureLog) {
+  const budget = g && (g.budget ?? new CallBudget({ maxCalls: g.maxCalls, rate: g.rate }));
+  const opening = [g && budget && openRpcTargets({ ...g, budget }, replicas, peers, log), h && openHttpTargets(h, budget, log)] as const;
+  try {
+    const [rpc, http] = (await firstFailure(opening)) as [Awaited<(typeof opening)[0]>, Awaited<(typeof opening)[1]>];
+    return { rpc, http };
+  } catch (err) {
+    await Promise.all(opening.map((o) => o?.then((t) => t.close(), () => undefined)));
+    throw err;
+  }
 }
 
 /** The RPC targets and the replicas, behind one budget, once each speaks its protocol and takes our credentials. */

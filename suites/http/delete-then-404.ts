@@ -1,5 +1,6 @@
 // http.delete.then-404: DELETE removes a message: a GET afterwards answers 404 or 410, and the listing drops it.
-import { httpCheck, statusLine } from "./_internals/probe.js";
+import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
+import type { Listed } from "./_internals/uri.js";
 
 export const deleteThen404 = httpCheck(
   {
@@ -27,7 +28,10 @@ export const deleteThen404 = httpCheck(
         p.problem(`DELETE ${created.uri.path} answered ${statusLine(del.res)}, not a 2xx`, del);
         continue;
       }
-      const read = await p.get(created.uri.path);
+      // Both reads come after the DELETE and neither reads what the other did: side by side (the listing only when
+      // the message was listed before, and judged only when the GET says it is gone).
+      const path = created.uri.path;
+      const [read, listed] = await p.all<Exchange | Listed | undefined>([() => p.get(path), async () => (before.present ? p.findListed(c, created.body) : undefined)]) as [Exchange, Listed | undefined];
       if (read.res.status !== 404 && read.res.status !== 410) {
         p.problem(`after DELETE ${created.uri.path} answered ${del.res.status}, GET answers ${statusLine(read.res)}, not 404 or 410`, read);
         continue;
@@ -38,7 +42,7 @@ export const deleteThen404 = httpCheck(
         shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}`);
         continue;
       }
-      const after = await p.findListed(c, created.body);
+      const after = listed as Listed;
       if (after.present && after.last) p.problem(`after DELETE ${created.uri.path} answered ${del.res.status} and GET ${read.res.status}, ${after.last.req.path} still lists the message`, after.last);
       else if (!after.complete) p.note(`the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence there is not confirmed`);
       else shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);

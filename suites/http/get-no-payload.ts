@@ -18,11 +18,11 @@ export const getNoPayload = httpCheck(
   async (p) => {
     const shown: string[] = [];
     for (const { path: c } of await p.reach()) {
-      const a = await p.createOrStop(c, uniqueBody("filter-a"));
-      const b = await p.createOrStop(c, uniqueBody("filter-b"));
-      const doc = await p.get(a.uri.path);
+      // Two messages, neither depending on the other, created side by side; then the two reads, side by side.
+      const made = await p.all([() => p.createOrStop(c, uniqueBody("filter-a")), () => p.createOrStop(c, uniqueBody("filter-b"))]);
+      const [a, b] = [made[0]!, made[1]!];
+      const [doc, all] = await p.all([() => p.get(a.uri.path), () => p.get(c)]) as [Exchange, Exchange];
       if (doc.res.status !== 200) p.problem(`GET ${a.uri.path} with no body answered ${statusLine(doc.res)}, not 200`, doc);
-      const all = await p.get(c);
       if (all.res.status !== 200) {
         p.problem(`GET ${c} with no body answered ${statusLine(all.res)}, not 200`, all);
         continue;

@@ -26,9 +26,11 @@ export const headMatchesGet = httpCheck(
     const shown: string[] = [];
     for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
-      for (const path of [c, created.uri.path]) {
-        const get = await p.get(path);
-        const head = await p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } });
+      const paths = [c, created.uri.path];
+      // Reads only, none depending on another: sent side by side, judged in order.
+      const exchanges = await p.all(paths.flatMap((path) => [() => p.get(path), () => p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } })]));
+      for (const [i, path] of paths.entries()) {
+        const [get, head] = exchanges.slice(2 * i, 2 * i + 2) as [Exchange, Exchange];
         const before = p.problems.length;
         compare(p, get, head);
         if (p.problems.length === before) shown.push(`HEAD ${path} → ${head.res.status} like GET, no body`);

@@ -41,7 +41,8 @@ export const maturity = httpCheck(
       shortBy.push(created.uri ? list : created.ex);
       return verdict(0);
     }
-    const read = await p.get(created.uri.path);
+    // Two reads side by side, neither depending on the other (the unknown id's judged only when level 1 holds).
+    const [read, unknown] = (await p.all([created.uri.path, `${c}/${uniqueBody("no-such-id")}`].map((path) => () => p.get(path)))) as [Exchange, Exchange];
     evidence.push(`GET ${created.uri.path} → ${read.res.status}`);
     if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
       // Say what was missing: the status, or (with a 200, which the evidence lists) the body sent.
@@ -53,7 +54,6 @@ export const maturity = httpCheck(
     const level2: string[] = [];
     if (created.ex.res.status !== 201) (level2.push(`a creating ${created.ex.req.method} answered ${statusLine(created.ex.res)}, not 201`), shortBy.push(created.ex));
     // The exact code is one whose meaning fits (RFC 9110): 404 or 410 for an absent id, 400 for one that cannot be an id.
-    const unknown = await p.get(`${c}/${uniqueBody("no-such-id")}`);
     if (![400, 404, 410].includes(unknown.res.status)) (level2.push(`an unknown id answered ${statusLine(unknown.res)}, not 404 (or 410, or 400 for an id that cannot be one)`), shortBy.push(unknown));
     const del = await p.remove(created.uri.path);
     const [refusedDelete, after] = [p.notOffered("delete", del), await p.get(created.uri.path)];

@@ -1,6 +1,6 @@
 // http.negotiation.accept: Accept chooses the representation: JSON, XML (or 406), and 406 for a type nobody serves.
 import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
-import { httpCheck, statusLine } from "./_internals/probe.js";
+import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, shownBody, XML_TYPE } from "./_internals/representation.js";
 
 /** No message representation is an image: a server that answers it with 2xx ignored Accept. */
@@ -18,13 +18,13 @@ export const negotiationAccept = httpCheck(
     for (const { path: c } of await p.reach()) {
       const created = await p.createOrStop(c);
       const path = created.uri.path;
-      const json = await p.get(path, { accept: JSON_TYPE });
+      // Three reads of one message, none depending on another: sent side by side, judged in order.
+      const [json, xml, other] = (await p.all([JSON_TYPE, XML_TYPE, UNSUPPORTED].map((accept) => () => p.get(path, { accept })))) as [Exchange, Exchange, Exchange];
       if (json.res.status !== 200 || !isJsonType(mediaTypeOf(json.res)) || !parseJson(json.res.text).ok) {
         p.problem(`GET ${path} with Accept: ${JSON_TYPE} answered ${statusLine(json.res)} with Content-Type ${mediaTypeOf(json.res) || "(none)"}, not 200 and JSON`, json);
       } else if (p.bodyOf(json.res, created.body) !== created.body) {
         p.problem(`GET ${path} as JSON shows ${shownBody(p.bodyOf(json.res))}, not the ${JSON.stringify(created.body)} that was created`, json);
       } else shown.push("JSON → JSON");
-      const xml = await p.get(path, { accept: XML_TYPE });
       if (xml.res.status === 406) shown.push("XML → 406");
       else if (xml.res.status === 200 && isXmlType(mediaTypeOf(xml.res)) && parseXml(xml.res.text).ok) {
         // Every representation is of the same message: one that parses but lacks what was created is no representation of it.
@@ -32,7 +32,6 @@ export const negotiationAccept = httpCheck(
         else p.problem(`GET ${path} as XML shows ${shownBody(p.bodyOf(xml.res))}, not the ${JSON.stringify(created.body)} that was created`, xml);
       }
       else p.problem(`GET ${path} with Accept: ${XML_TYPE} answered ${statusLine(xml.res)} with Content-Type ${mediaTypeOf(xml.res) || "(none)"}, neither XML nor 406`, xml);
-      const other = await p.get(path, { accept: UNSUPPORTED });
       if (other.res.status === 406) shown.push(`${UNSUPPORTED} → 406`);
       else p.problem(`GET ${path} with Accept: ${UNSUPPORTED} answered ${statusLine(other.res)}, not 406 Not Acceptable`, other);
     }

@@ -1,6 +1,6 @@
 // http.paths.case-sensitive (SHOULD): an upper-cased path segment is not served as the same resource.
-import { httpCheck } from "./_internals/probe.js";
-import { notAnAlias } from "./paths-trailing-slash-distinct.js";
+import { type Exchange, httpCheck } from "./_internals/probe.js";
+import { judgeAlias } from "./paths-trailing-slash-distinct.js";
 
 /** Upper-cases the collection's last name, never an id: ids are the server's to spell. */
 function upperCased(collection: string): string {
@@ -20,9 +20,11 @@ export const pathsCaseSensitive = httpCheck(
     for (const c of p.collections) {
       if (upperCased(c) === c) continue;
       const created = await p.createOrStop(c);
-      shown.push(...(await notAnAlias(p, c, upperCased(c), "an upper-cased spelling")));
-      const doc = upperCased(c) + created.uri.path.slice(c.length);
-      if (created.uri.path.startsWith(`${c}/`)) shown.push(...(await notAnAlias(p, created.uri.path, doc, "an upper-cased spelling")));
+      const pairs: [string, string][] = [[c, upperCased(c)]];
+      if (created.uri.path.startsWith(`${c}/`)) pairs.push([created.uri.path, upperCased(c) + created.uri.path.slice(c.length)]);
+      // Reads only, neither depending on the other: sent side by side, judged in order.
+      const exchanges = await p.all(pairs.map(([, variant]) => () => p.get(variant)));
+      for (const [i, [canonical]] of pairs.entries()) shown.push(...judgeAlias(p, canonical, exchanges[i] as Exchange, "an upper-cased spelling"));
     }
     return shown.join("; ");
   },

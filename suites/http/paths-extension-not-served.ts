@@ -1,5 +1,5 @@
 // http.paths.extension-not-served: path + ".json" and path + ".xml" get 404; the format is chosen with Accept.
-import { httpCheck, statusLine } from "./_internals/probe.js";
+import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
 
 export const pathsExtensionNotServed = httpCheck(
   {
@@ -12,8 +12,11 @@ export const pathsExtensionNotServed = httpCheck(
     const shown: string[] = [];
     for (const c of p.collections) {
       const created = await p.createOrStop(c);
-      for (const variant of [`${c}.json`, `${c}.xml`, `${created.uri.path}.json`, `${created.uri.path}.xml`]) {
-        const ex = await p.get(variant, { accept: "*/*" });
+      const variants = [`${c}.json`, `${c}.xml`, `${created.uri.path}.json`, `${created.uri.path}.xml`];
+      // Reads only, none depending on another: sent side by side, judged in order.
+      const exchanges = await p.all(variants.map((variant) => () => p.get(variant, { accept: "*/*" })));
+      for (const [i, variant] of variants.entries()) {
+        const ex = exchanges[i] as Exchange;
         // The exact code is the server's to choose: only a 4xx says the path names nothing it serves.
         if (ex.res.status >= 400 && ex.res.status < 500) shown.push(`GET ${variant} → ${ex.res.status}`);
         else p.problem(`GET ${variant} answered ${statusLine(ex.res)}, not 404 (a 4xx)${ex.res.status < 300 ? ": the extension is served as a representation" : ""}`, ex);

@@ -1,5 +1,5 @@
 // http.paths.trailing-slash-distinct: path + "/" is not served as the same resource (404, or a redirect to the path).
-import { httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { toTargetPath } from "./_internals/uri.js";
 
 export const pathsTrailingSlashDistinct = httpCheck(
@@ -13,15 +13,21 @@ export const pathsTrailingSlashDistinct = httpCheck(
     const shown: string[] = [];
     for (const c of p.collections) {
       const created = await p.createOrStop(c);
-      for (const path of [c, created.uri.path]) shown.push(...(await notAnAlias(p, path, `${path}/`)));
+      const paths = [c, created.uri.path];
+      // Two reads, neither depending on the other: sent side by side, judged in order.
+      const exchanges = await p.all(paths.map((path) => () => p.get(`${path}/`)));
+      for (const [i, path] of paths.entries()) shown.push(...judgeAlias(p, path, exchanges[i] as Exchange));
     }
     return shown.join("; ");
   },
 );
 
-/** Shared with the case check: another spelling of a path is either not found or redirected to the real one. */
-export async function notAnAlias(p: Probe, canonical: string, variant: string, what = "a different path"): Promise<string[]> {
-  const ex = await p.get(variant);
+/**
+ * Shared with the case check: another spelling of a path (`ex`, a GET of it) is either not found or redirected to
+ * the real one.
+ */
+export function judgeAlias(p: Probe, canonical: string, ex: Exchange, what = "a different path"): string[] {
+  const variant = ex.req.path;
   const { status } = ex.res;
   if (status === 404 || status === 410) return [`GET ${variant} → ${status}`];
   if (status >= 300 && status < 400) {

@@ -1,7 +1,8 @@
 // http.stateless.no-session: fresh connections without cookies get the same answers, and a cookie the server sets changes nothing.
 import { parse as parseSetCookie } from "set-cookie-parser";
 import type { HttpResponse } from "../../harness/targets/http-target.js";
-import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { type Created, type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import type { Located } from "./_internals/uri.js";
 import { messageJson, uniqueBody } from "./_internals/representation.js";
 
 export const statelessNoSession = httpCheck(
@@ -14,8 +15,8 @@ export const statelessNoSession = httpCheck(
   async (p) => {
     const shown: string[] = [];
     for (const c of p.collections) {
-      const list = await p.get(c);
-      const created = await p.createOrStop(c);
+      // Neither reads what the other did: side by side, each without a cookie, on a fresh connection.
+      const [list, created] = (await p.all<Exchange | Created>([() => p.get(c), () => p.createOrStop(c)])) as [Exchange, Created & { uri: Located }];
       const path = created.uri.path;
       const cookie = cookiesOf([list.res, created.ex.res]);
       // Every request of the target is on a fresh connection and carries no cookie.

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { runConformance } from "../../harness/api/run-conformance.js";
+import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { ConformanceError } from "../../harness/errors.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -77,6 +78,20 @@ describe("runConformance", () => {
     expect(report.checks[0]?.note).toMatch(/^listed in --expect-failures \(grpc\.defaults\.decodes, line 2\) but passed: remove it from the list$/);
     expect(report.verdict).toBe("not conformant");
     expect(report.exitCode).toBe(1);
+  });
+
+  it("starts each check's preparation as the run's checks start, before the checks ahead of it end", async () => {
+    server = await startGrpcJsServer(greet);
+    let prepared = false;
+    const check = (id: string, extra: Partial<CheckDefinition>): CheckDefinition => ({ id, title: id, severity: "MUST", area: "grpc", profile: "contract", spec: "-", sharing: "alone", run: async () => pass("ran"), ...extra });
+    // Both "alone": the second starts only once the first has ended, but its preparation is under way before.
+    const first = check("test.first", { run: async () => (prepared ? pass("the next check is being prepared") : fail("the next check's preparation had not begun")) });
+    const next = check("test.next", { prepare: () => void (prepared = true) });
+    const report = await runConformance({ grpc: { address: server.address }, checks: [first, next] });
+    expect(report.checks.map((c) => [c.id, c.status, c.message])).toEqual([
+      ["test.first", "pass", "the next check is being prepared"],
+      ["test.next", "pass", "ran"],
+    ]);
   });
 
   it("throws an unreachable error naming the address and the cause", async () => {

@@ -38,6 +38,12 @@ describe("each check's traffic", () => {
     const t = trafficOf(direct);
     // Seven malformed grpc-timeout values, one call each, one after another.
     expect(t["grpc.timeout.malformed"]).toEqual({ exchanges: 7, bytesSent: expect.any(Number), roundTrips: 7 });
+    // HTTP requests that do not depend on one another go side by side (Probe.all): the two messages of
+    // get.no-payload are created in one wave and read in one, and each check's cleanup deletes side by side.
+    expect(t["http.get.no-payload"]).toEqual({ exchanges: 8, bytesSent: expect.any(Number), roundTrips: 5 });
+    // delete.then-404 reads the message and the listing after its DELETE in one wave: 4 round trips of its own, after
+    // the 6 of the discovery it starts as the run's first HTTP check (which count for it).
+    expect(t["http.delete.then-404"]).toEqual({ exchanges: 11, bytesSent: expect.any(Number), roundTrips: 10 });
     // The receive-limit probe (nine sizes side by side, 1 KiB to 4 MiB) counts for the check that starts it.
     const probe = [t["grpc.limits.large-message"], t["grpc.limits.over-limit"]];
     expect(probe.map((p) => p?.exchanges).sort()).toEqual([2, 9]);

@@ -9,6 +9,7 @@ import { BodyPaths, JSON_TYPE, messageJson, uniqueBody } from "./representation.
 import type { Exchange } from "./exchange.js";
 import { locate, MAX_LISTING_PAGES, searchListing, type Listed, type Located } from "./uri.js";
 import { creationOf, notOfferedBy, putAtNewId, type Creation } from "./creation.js";
+import { createLimiter } from "../../../harness/limiter.js";
 
 /** One per run: the run's memo is its key (the memo holds promises; this is read synchronously). */
 const BODY_PATHS = new WeakMap<object, BodyPaths>();
@@ -125,6 +126,20 @@ export class Probe {
       this.notes.splice(0, this.notes.length, ...kept, `${BODY_NOTE}${unusual.join(", ")} (where the run found the body it sent)`);
     }
     return body;
+  }
+
+  /**
+   * Runs steps that do not depend on one another side by side (at most the run's --concurrency at once): one round
+   * trip for all where one after another costs one each. Every step settles before this does, so that nothing a step
+   * creates is missed by the cleanup; the results come in the order given, and the first step that threw (in that
+   * order) throws here. What a step judges it judges after this returns, in order, so that problems keep their order.
+   */
+  async all<T>(steps: readonly (() => Promise<T>)[]): Promise<T[]> {
+    const turn = createLimiter(Math.max(1, this.ctx.parallelism));
+    const settled = await Promise.allSettled(steps.map((step) => turn(step)));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
   }
 
   async send(req: HttpRequest): Promise<Exchange> {
@@ -325,14 +340,19 @@ export class Probe {
   }
 
   async cleanup(): Promise<void> {
-    // Bounded by the number of resources created, each once; the newest first, so a parent goes after what is under it.
-    for (const path of this.#created.splice(0).reverse()) {
+    // Bounded by the number of resources created, each once. Side by side when none lies under another; else the
+    // newest first, so a parent goes after what is under it.
+    const paths = this.#created.splice(0).reverse();
+    const remove = async (path: string) => {
       try {
         await this.target.request({ method: "DELETE", path, headers: { accept: JSON_TYPE } });
       } catch {
         // Cleanup is best effort: the verdict is already made.
       }
-    }
+    };
+    const nested = paths.some((a) => paths.some((b) => b.startsWith(`${a}/`)));
+    if (!nested) await this.all(paths.map((path) => () => remove(path)));
+    else for (const path of paths) await remove(path);
   }
 
   /** Each problem with what reproduces it: the first PROBLEMS_SHOWN, then one line counting the rest. */

@@ -11,7 +11,7 @@ const TEMPLATES_SHOWN = 50;
 
 /** A rule that tells verbs from nouns is given the English lexicon (loaded on its first use, then kept). */
 export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, words: PathWordOptions) => string | undefined, needs: { lexicon?: boolean } = {}): CheckDefinition {
-  return httpCheck(spec, async (p) => {
+  const check = httpCheck(spec, async (p) => {
     // The verb lexicon is the run's, given beside the checks: a run given none cannot tell verbs from nouns.
     const given = p.config.words;
     if (given === undefined) throw new Error("the run was given no verb lexicon for the path rules (pathWords beside the checks)");
@@ -38,4 +38,8 @@ export function pathRuleCheck(spec: HttpCheckSpec, rule: (shape: PathShape, word
     const shown = templates.slice(0, TEMPLATES_SHOWN).join(", ");
     return `${templates.length} paths judged: ${shown}${templates.length > TEMPLATES_SHOWN ? `, ... and ${templates.length - TEMPLATES_SHOWN} more` : ""}`;
   });
+  if (needs.lexicon !== true) return check;
+  // Reading the lexicon (about 6 MB, then a table of it) asks the target nothing: begun as the run starts, it goes on
+  // while the checks ahead of this one wait on the target, not after them. A failure is the check's to report.
+  return { ...check, prepare: (ctx) => void (ctx.http && loadLexicon().catch(() => undefined)) };
 }
