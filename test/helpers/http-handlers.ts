@@ -9,6 +9,8 @@ import { runHttpChecks, type HttpRunOptions } from "./http-context.js";
 /** The status and headers a response is about to be sent with, which a defect may change. */
 interface Answer {
   status: number;
+  /** The reason phrase, when the defect sets one (else Node's standard one). */
+  message?: string;
   headers: OutgoingHttpHeaders;
 }
 
@@ -21,6 +23,8 @@ export function editAnswer(handler: HttpHandler, edit: (req: IncomingMessage, an
       const answer: Answer = { status, headers: { ...res.getHeaders(), ...given } };
       for (const name of res.getHeaderNames()) res.removeHeader(name);
       edit(req, answer);
+      // Node sends the status message set before writeHead when writeHead is given none.
+      if (answer.message !== undefined) res.statusMessage = answer.message;
       return writeHead.call(this, answer.status, answer.headers);
     } as typeof res.writeHead;
     handler(req, res);
@@ -29,6 +33,16 @@ export function editAnswer(handler: HttpHandler, edit: (req: IncomingMessage, an
 
 /** A message's own path (not the collection, not its reply). */
 export const isItem = (req: IncomingMessage) => /^\/messages\/[^/?]+(\?|$)/.test(req.url ?? "");
+
+/** The handler with each request's path (not its query) rewritten before it is served. */
+export function editPath(handler: HttpHandler, edit: (path: string) => string): HttpHandler {
+  return (req, res) => {
+    const url = req.url ?? "/";
+    const at = url.indexOf("?");
+    req.url = at === -1 ? edit(url) : edit(url.slice(0, at)) + url.slice(at);
+    handler(req, res);
+  };
+}
 
 /** The defects, each wrapped around a handler that has none. */
 export const defects = {
@@ -47,6 +61,25 @@ export const defects = {
   deleteIgnored: (h: HttpHandler): HttpHandler => (req, res) => (req.method === "DELETE" ? void res.writeHead(204).end() : h(req, res)),
   /** A method the resource does not serve gets 404 without Allow, not 405. */
   no405: (h: HttpHandler) => editAnswer(h, (_req, a) => void (a.status === 405 && ((a.status = 404), delete a.headers["allow"]))),
+  /** HEAD answers another Content-Type than GET. */
+  headDiffers: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "HEAD" && (a.headers["content-type"] = "text/plain"))),
+  /** A body of a type the server does not read gets 400, not 415. */
+  no415: (h: HttpHandler) => editAnswer(h, (_req, a) => void (a.status === 415 && (a.status = 400))),
+  /** A malformed body makes the server fail: 500, not 400. */
+  malformed500: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "POST" && a.status === 400 && (a.status = 500))),
+  /** 200 is sent with another reason phrase than RFC 9110's "OK". */
+  wrongReason: (h: HttpHandler) => editAnswer(h, (_req, a) => void (a.status === 200 && (a.message = "Fine"))),
+  /** A path with a trailing slash is served as the path without it. */
+  trailingSlashAlias: (h: HttpHandler) => editPath(h, (path) => (path.length > 1 ? path.replace(/\/+$/, "") : path)),
+  /** Paths are routed whatever their case. */
+  caseInsensitive: (h: HttpHandler) => editPath(h, (path) => path.toLowerCase()),
+  /** A path with .json or .xml is served as the path without it. */
+  extensionAlias: (h: HttpHandler) => editPath(h, (path) => path.replace(/\.(json|xml)$/, "")),
+  /** Every request is let through as if it carried the key. */
+  keyIgnored: (key: string) => (h: HttpHandler): HttpHandler => (req, res) => {
+    req.headers["x-api-key"] = key;
+    h(req, res);
+  },
   /** Accept is not read: JSON whatever the client asked for. */
   acceptIgnored: (h: HttpHandler): HttpHandler => (req, res) => {
     delete req.headers["accept"];

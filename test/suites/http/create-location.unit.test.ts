@@ -13,6 +13,8 @@ describe("http.create.location (SHOULD)", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(createLocation, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails a creating POST that sends no Location, saying why", async () => {

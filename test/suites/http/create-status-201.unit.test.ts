@@ -13,6 +13,8 @@ describe("http.create.status-201", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(createStatus201, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails a creating POST that answers 200 OK, saying why", async () => {

@@ -13,6 +13,8 @@ describe("http.delete.then-404", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(deleteThen404, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails a DELETE that answers 204 and deletes nothing, saying why", async () => {

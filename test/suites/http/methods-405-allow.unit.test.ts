@@ -13,6 +13,8 @@ describe("http.methods.405-allow", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(methods405Allow, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails a method the collection does not serve answered 404 without Allow, saying why", async () => {

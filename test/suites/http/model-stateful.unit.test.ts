@@ -13,6 +13,8 @@ describe("http.model.stateful (property)", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(modelStateful, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails a PUT served as a GET (200, nothing replaced), saying why", async () => {

@@ -13,6 +13,8 @@ describe("http.negotiation.accept", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(negotiationAccept, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails Accept not read (JSON whatever was asked), saying why", async () => {

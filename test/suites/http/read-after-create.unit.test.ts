@@ -13,6 +13,8 @@ describe("http.read.after-create", () => {
   it("passes the reference's routes", async () => {
     const outcome = await verdictOf(readAfterCreate, reference.handler);
     expect(outcome.status, outcome.message).toBe("pass");
+    // A pass names its evidence: a check that judged nothing says nothing.
+    expect(outcome.message).not.toBe("");
   });
 
   it("fails a message's GET that answers 404, saying why", async () => {
