@@ -142,10 +142,27 @@ const shared = {
   hookTimeout: 30_000,
 };
 
+/**
+ * Coverage (v8), measured on the unit project only (npm test runs it with --coverage; its cost is in
+ * docs/development.md): much of the integration project's code runs in child processes (the CLI from dist/,
+ * servers), which v8 coverage of the test workers does not see. The thresholds are the unit project's figures when
+ * they were set: a run under any of them fails. Raise them as unit tests are added.
+ */
+const COVERAGE = {
+  provider: "v8" as const,
+  include: ["contract/**/*.ts", "harness/**/*.ts", "suites/**/*.ts", "reference-server/**/*.ts"],
+  exclude: ["**/*.test.ts", "**/_internals/gen/**"],
+  reporter: ["text-summary" as const],
+  // Measured 41.70, 33.81, 45.36 and 44.14 % (59 files, 354 tests); each floor cut to a tenth of a point and a
+  // tenth under, so that a property test's new cases cannot move a run under it by chance.
+  thresholds: { statements: 41.6, branches: 33.7, functions: 45.2, lines: 44.0 },
+};
+
 export default defineConfig({
   test: {
     sequence: { sequencer: SlowestFirst },
     reporters: ["default", new ProjectBudgetReporter(BUDGETS)],
+    coverage: COVERAGE,
     projects: [
       {
         test: {
