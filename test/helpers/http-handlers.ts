@@ -80,6 +80,8 @@ export const defects = {
     req.headers["x-api-key"] = key;
     h(req, res);
   },
+  /** A message that does not exist is the server's failure: 500, not 404. */
+  unknown500: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "GET" && isItem(req) && a.status === 404 && (a.status = 500))),
   /** Accept is not read: JSON whatever the client asked for. */
   acceptIgnored: (h: HttpHandler): HttpHandler => (req, res) => {
     delete req.headers["accept"];
