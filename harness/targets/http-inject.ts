@@ -51,6 +51,8 @@ export function injectExchange(
       inject(dispatch, { ...options, ...(body !== undefined && { payload: body }) }, (err, res) => {
         if (err !== undefined && err !== null) return finish(failed({ kind: "connection", message: err.message }));
         if (res === undefined) return finish(failed({ kind: "connection", message: "the handler gave no response" }));
+        // An answer after the timeout is not read: its body is dropped as it comes.
+        if (settled) return void res.stream().destroy();
         stream = res.stream();
         read(method, res, stream, finish);
       });
