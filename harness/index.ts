@@ -24,6 +24,7 @@ export { createGrpcTarget } from "./targets/create-grpc-target.js";
 export { createInMemoryClient } from "./targets/in-memory-client.js";
 export type { InMemoryAnswer, InMemoryCall, InMemoryHandler } from "./targets/in-memory-client.js";
 export { createHttpTarget } from "./targets/create-http-target.js";
+export type { HttpHandler } from "./targets/http-inject.js";
 export { runLoad } from "./load/run-load.js";
 export type { LoadOptions, LoadReport, LoadProgress } from "./load/run-load.js";
 export { PROTOCOLS, PROTOCOL_NAMES, registerProtocol } from "./protocols/index.js";

@@ -145,7 +145,7 @@ export interface Reporter {
 /** What the replay line of a run started from code is made of: the parts of RunOptions a command line can say. */
 export interface ReplaySource {
   grpc?: { address: string; tls?: unknown; authority?: string; metadata?: Readonly<Record<string, string>>; protocol?: string; inMemory?: unknown; timeoutMs?: number };
-  http?: { baseUrl: string; apiKey?: string; apiKeyIn?: ApiKeyPlacement; replicas?: readonly string[]; timeoutMs?: number };
+  http?: { baseUrl: string; apiKey?: string; apiKeyIn?: ApiKeyPlacement; replicas?: readonly string[]; timeoutMs?: number; inMemory?: unknown };
   replicas?: readonly string[];
   contract?: string;
   strict?: boolean;
@@ -160,7 +160,7 @@ export interface ReplaySource {
  * (from code they may be bytes). Undefined for an in-memory target, which no command line can reach.
  */
 export function replayFromOptions(options: ReplaySource): ((args: ReplayArgs) => string) | undefined {
-  if (options.grpc?.inMemory !== undefined) return undefined;
+  if (options.grpc?.inMemory !== undefined || options.http?.inMemory !== undefined) return undefined;
   const words: string[] = ["npx", "example-conformance", "check"];
   const g = options.grpc;
   if (g !== undefined) {

@@ -16,6 +16,7 @@ import type { TlsOptions } from "./targets/connection.js";
 import { endpointOf as httpEndpointOf, parseHttpBaseUrl } from "./targets/http-base-url.js";
 import type { ApiKeyPlacement, PathWords } from "./targets/http-target.js";
 import type { InMemoryClient } from "./targets/in-memory-client.js";
+import type { HttpHandler } from "./targets/http-inject.js";
 import { endpointOf } from "./targets/rpc-endpoint.js";
 
 /** Every default of a run. Read nowhere but here (test/architecture-options.test.ts holds it so). */
@@ -80,6 +81,11 @@ export interface HttpTargetOptions {
   budget?: CallBudget;
   /** For an https:// base URL: the CA to trust instead of the system roots, and a client certificate. */
   tls?: TlsOptions;
+  /**
+   * A target with no socket (see http-inject.ts): this request handler serves every request in memory, and baseUrl
+   * only names it (its origin is the Host header, its path the prefix).
+   */
+  inMemory?: HttpHandler;
 }
 
 /** The HTTP target of a run: a base URL and what the checks are told about it. */
@@ -105,6 +111,8 @@ export interface HttpRunTarget {
   allowWords?: readonly string[];
   /** Bound on one request; default the gRPC timeout, or 5 s. */
   timeoutMs?: number;
+  /** A target with no socket (see http-inject.ts): this request handler serves every request; baseUrl only names it. */
+  inMemory?: HttpHandler;
   /** Requests allowed for the run when there is no gRPC target to share a budget with. */
   maxCalls?: number;
   rate?: number;
@@ -257,12 +265,14 @@ export function resolveGrpcTarget(options: GrpcTargetOptions): ResolvedGrpcTarge
 
 export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarget {
   const { host } = httpEndpointOf(parseHttpBaseUrl(options.baseUrl));
+  // An in-memory target, like an RPC one, counts as this machine (no rate limit by default).
+  const local = options.inMemory !== undefined || localHost(host);
   return Object.freeze({
     ...options,
     timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
     apiKeyIn: options.apiKeyIn ?? { in: "header" as const, name: options.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader },
     maxCalls: options.maxCalls ?? RUN_DEFAULTS.maxCalls,
-    rate: options.rate ?? (localHost(host) ? Infinity : RUN_DEFAULTS.remoteRate),
+    rate: options.rate ?? (local ? Infinity : RUN_DEFAULTS.remoteRate),
   });
 }
 

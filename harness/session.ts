@@ -102,6 +102,7 @@ async function probeTargets(g: ResolvedGrpcTarget | undefined, replicas: readonl
     for (const r of replicas) await probeReachable({ ...t, address: r }, "--replica");
   };
   const http = async (run: ResolvedHttpRun) => {
+    if (run.inMemory) return;
     for (const [i, url] of [run.baseUrl, ...run.replicas].entries()) {
       const flag = i === 0 ? "--http" : "--http-replica";
       await probeHttpReachable(url, run.timeoutMs, run.tls, flag);
@@ -189,7 +190,9 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
 async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined, backpressure: BackpressureLog) {
   // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
   const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.tls !== undefined && { tls: h.tls }) };
-  const primary = openHttpTarget({ baseUrl: h.baseUrl, ...shared, ...(budget && { budget }) }, backpressure);
+  // An in-memory target (http-inject.ts) is the primary alone: a replica is a URL, on the wire.
+  const own = { ...shared, ...(h.inMemory && { inMemory: h.inMemory }) };
+  const primary = openHttpTarget({ baseUrl: h.baseUrl, ...own, ...(budget && { budget }) }, backpressure);
   // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
   const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }, backpressure));
   const httpConfig: HttpConfig = {
@@ -209,7 +212,7 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
     collection: h.collections[0] as string,
     keyGiven: h.apiKey !== undefined,
     placement: h.apiKeyIn,
-    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...shared, apiKeyIn: placement, budget: primary.budget }, backpressure),
+    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...own, apiKeyIn: placement, budget: primary.budget }, backpressure),
   }).catch(async (err: unknown) => (await close(), Promise.reject(err)));
   return { http: primary as HttpTarget, httpConfig, close };
 }

@@ -1,5 +1,6 @@
 // Builds the HttpTarget that HTTP checks use: HTTP/1.1 on node:http(s), a fresh connection per request, behind one
-// budget, the API key where the run places it. The base URL (http-base-url.ts), the exchange (http-exchange.ts)
+// budget, the API key where the run places it; or, for an in-memory target, a request handler with no socket
+// (http-inject.ts). The base URL (http-base-url.ts), the exchange (http-exchange.ts)
 // and the curl line (http-curl.ts) are their own modules.
 import net from "node:net";
 import tls from "node:tls";
@@ -11,6 +12,7 @@ import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
+import { injectExchange } from "./http-inject.js";
 import { http1Answer } from "./http1-probe.js";
 import { BackpressureLog, waitOut } from "./backpressure.js";
 import { backpressureWaitMs } from "./retry-after.js";
@@ -60,6 +62,11 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
     return `${prefix}${req.path}${req.path.includes("?") ? "&" : "?"}${param}`;
   };
 
+  // On the wire, or to a request handler in memory (http-inject.ts) with the same bounds.
+  const { inMemory } = options;
+  const send = (path: string, req: HttpRequest, headers: Record<string, string>, ms: number) =>
+    inMemory !== undefined ? injectExchange(inMemory, base, path, req, headers, ms) : exchange(base, host, path, req, headers, ms, material);
+
   // A target that stopped answering would make every later check wait out its timeout.
   let silent = 0;
   return {
@@ -75,7 +82,7 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
       const path = pathOf(req);
       // A target that asks the run to slow down (429, 503 with Retry-After) is waited out within the run's bound.
       const res: HttpResponse = await waitOut({
-        send: async () => (await budget.take(), exchange(base, host, path, req, headersOf(req), req.timeoutMs ?? timeoutMs, material)),
+        send: async () => (await budget.take(), send(path, req, headersOf(req), req.timeoutMs ?? timeoutMs)),
         askedWait: (r) => {
           const ms = backpressureWaitMs(req.method, r.status, r.headers["retry-after"]?.[0]);
           return ms === undefined ? undefined : { ms, answer: String(r.status) };

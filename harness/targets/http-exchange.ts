@@ -5,11 +5,9 @@ import * as https from "node:https";
 import net from "node:net";
 import type { TlsMaterial } from "./connection.js";
 import type { HttpRequest, HttpResponse } from "./http-target.js";
-import { inflate, isIdentity } from "./inflate.js";
+import { decodeBody, MAX_RESPONSE_BYTES } from "./decode-body.js";
 import { httpRecord } from "../trace/records.js";
 
-/** A response body past this is cut off: a conformance probe never needs more, and a hostile target cannot fill memory. */
-export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** How long a HEAD exchange waits after the headers for bytes a server should not send. */
 const HEAD_TAIL_MS = 300;
 
@@ -114,7 +112,7 @@ export function exchange(
             return;
           }
           // Without Accept-Encoding any content coding is acceptable (RFC 9110 §12.5.3): the body is what it decodes to.
-          void decoded(bodyBytes, headersOut["content-encoding"]).then((body) =>
+          void decodeBody(bodyBytes, headersOut["content-encoding"]).then((body) =>
             finish({ ...answer, ...("failure" in body ? { body: new Uint8Array(), text: "", failure: body.failure } : { body, text: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }) }),
           );
         };
@@ -136,21 +134,4 @@ export function exchange(
     if (body !== undefined) request.end(body);
     else request.end();
   });
-}
-
-/** Content codings a response may stack ("gzip, br"), at most this many: more is no body a probe can read. */
-const MAX_CODINGS = 3;
-
-/** The body with its content codings undone, last applied first, bounded by MAX_RESPONSE_BYTES after each. */
-async function decoded(body: Buffer, encodings: readonly string[] | undefined): Promise<Uint8Array | { failure: { kind: "connection"; message: string } }> {
-  const codings = (encodings ?? []).flatMap((v) => v.split(",")).filter((c) => !isIdentity(c));
-  if (codings.length > MAX_CODINGS) return { failure: { kind: "connection", message: `the response body has ${codings.length} content codings; at most ${MAX_CODINGS} are read` } };
-  // A view, not a copy: a response of 8 MiB is held once.
-  let bytes: Uint8Array = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  for (const coding of codings.reverse()) {
-    const inflated = await inflate(bytes, coding, MAX_RESPONSE_BYTES);
-    if (!inflated.ok) return { failure: { kind: "connection", message: `the response body (Content-Encoding: ${coding.trim().slice(0, 64)}): ${inflated.message}` } };
-    bytes = inflated.bytes;
-  }
-  return bytes;
 }

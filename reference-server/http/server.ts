@@ -141,7 +141,54 @@ function shedRequests(app: FastifyInstance, shedder: ReturnType<typeof createShe
 }
 
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<HttpServerHandle> {
-  const { host, port, bodyLimitBytes } = listenSettings(options);
+  const { host, port } = listenSettings(options);
+  const { app, shedder, log } = await buildHttpApp(options);
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close();
+    shedder.stop();
+    throw err;
+  }
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error(`unexpected server address ${String(address)}`);
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  log.info({ msg: "http listening", url, keyRequired: options.apiKey !== undefined });
+  return {
+    url,
+    port: address.port,
+    async close() {
+      // app.close waits for requests in flight, which a client may hold open: after the grace, their
+      // connections are destroyed.
+      const grace = options.shutdownGraceMs ?? 5000;
+      const timer = setTimeout(() => {
+        log.info({ msg: "http shutdown forced", afterMs: grace });
+        app.server.closeAllConnections();
+      }, grace);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+        shedder.stop();
+      }
+      log.info({ msg: "http stopped" });
+    },
+  };
+}
+
+/** What startHttpServer listens with, and what createHttpHandler (handler.ts) serves without a socket. */
+export interface BuiltHttpApp {
+  app: FastifyInstance;
+  shedder: ReturnType<typeof createShedder>;
+  log: ReturnType<typeof createLogger>;
+}
+
+/**
+ * The reference's fastify app with its routes, protections and hooks, warmed up but not listening: the server
+ * fastify makes keeps its requests behind the connection gate once it listens.
+ */
+export async function buildHttpApp(options: HttpServerOptions = {}): Promise<BuiltHttpApp> {
+  const { bodyLimitBytes } = listenSettings(options);
   const log = createLogger(options, "info");
   const pageBounds = pageBoundsOf(options, bodyLimitBytes);
   const ledger = options.ledger ?? createOwedLedger();
@@ -222,35 +269,12 @@ export async function startHttpServer(options: HttpServerOptions = {}): Promise<
   try {
     await warmConnectRpc(app);
     warmed();
-    await app.listen({ host, port });
   } catch (err) {
     await app.close();
+    shedder.stop();
     throw err;
   }
-  const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error(`unexpected server address ${String(address)}`);
-  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
-  log.info({ msg: "http listening", url, keyRequired: options.apiKey !== undefined });
-  return {
-    url,
-    port: address.port,
-    async close() {
-      // app.close waits for requests in flight, which a client may hold open: after the grace, their
-      // connections are destroyed.
-      const grace = options.shutdownGraceMs ?? 5000;
-      const timer = setTimeout(() => {
-        log.info({ msg: "http shutdown forced", afterMs: grace });
-        app.server.closeAllConnections();
-      }, grace);
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(timer);
-        shedder.stop();
-      }
-      log.info({ msg: "http stopped" });
-    },
-  };
+  return { app, shedder, log };
 }
 
 /** One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get none. */

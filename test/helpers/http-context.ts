@@ -3,6 +3,7 @@ import type { CheckContext, CheckDefinition, CheckOutcome } from "../../harness/
 import { pathWords } from "../../harness/cli/catalogue.js";
 import { runCheck } from "../../harness/session.js";
 import { createHttpTarget } from "../../harness/targets/create-http-target.js";
+import type { HttpHandler } from "../../harness/targets/http-inject.js";
 import type { HttpConfig } from "../../harness/targets/http-target.js";
 
 export interface HttpRunOptions {
@@ -10,11 +11,18 @@ export interface HttpRunOptions {
   collections?: readonly string[];
   openapi?: string;
   timeoutMs?: number;
+  /** Serve every request with this handler in memory (harness/targets/http-inject.ts): no socket is opened. */
+  inMemory?: HttpHandler;
 }
 
 export function httpContext(baseUrl: string, options: HttpRunOptions = {}): CheckContext {
   const timeoutMs = options.timeoutMs ?? 3000;
-  const http = createHttpTarget({ baseUrl, timeoutMs, ...(options.apiKey !== undefined && { apiKey: options.apiKey }) });
+  const http = createHttpTarget({
+    baseUrl,
+    timeoutMs,
+    ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+    ...(options.inMemory !== undefined && { inMemory: options.inMemory }),
+  });
   const httpConfig: HttpConfig = {
     collections: options.collections ?? ["/messages"],
     apiKeyHeader: "X-API-Key",
