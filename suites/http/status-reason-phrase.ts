@@ -39,6 +39,8 @@ export const statusReasonPhrase = httpCheck(
       judged.set(status, statusText);
       if (!standard) p.problem(`${p.describe(ex)}: the status line says ${JSON.stringify(statusText)}, not ${JSON.stringify(REASON_PHRASES[status])}`, ex);
     }
+    // No answer to judge (every request failed, or no status has a standard phrase) is no pass.
+    if (judged.size === 0) p.skip(`no status line to judge: ${seen.length} request(s), none answered with a status that has a standard reason phrase`);
     return [...judged].map(([s, t]) => `${s} ${t}`).join(", ");
   },
 );

@@ -22,4 +22,10 @@ describe("http.status.reason-phrase (SHOULD, HTTP/1.1)", () => {
     expect(outcome.status, outcome.message).toBe("fail");
     expect(outcome.message).toMatch(/→ 200 Fine: the status line says "Fine", not "OK"/);
   });
+
+  it("judges nothing, and says so, when no answer has a status with a standard phrase: never a pass with nothing judged", async () => {
+    const outcome = await verdictOf(statusReasonPhrase, (_req, res) => void res.writeHead(299, "Odd", { "content-type": "application/json" }).end("[]"));
+    expect(outcome.status, outcome.message).not.toBe("pass");
+    expect(outcome.message).toMatch(/no status line to judge/);
+  });
 });
