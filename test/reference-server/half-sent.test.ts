@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { FLAG, FRAME, frame, goawayCode, grpcRequestHeaders, H2_ERROR, SETTING, type RawH2Connection, type SendOutcome } from "../helpers/h2-frames.js";
+import { recordReliability } from "../helpers/reliability-results.js";
 import { cleanUp, connectHttp, connectRaw, get, hello, HELLO, mib, rssBytes, serve, sleep, type Answer, type Served } from "../helpers/serve-process.js";
 
 afterEach(cleanUp);
@@ -54,7 +55,19 @@ describe("half-sent requests on connections whose windows are shut", () => {
     expect(closed).toEqual(attackers.map(() => true));
     expect(attackers.map((c) => goawayCode(c.received()))).toEqual(attackers.map(() => H2_ERROR.ENHANCE_YOUR_CALM));
     expect(answers.filter((a) => a.status !== "0")).toEqual([]);
-    await servedAgainAfter(s, attackers);
+    const servedAgainMs = await servedAgainAfter(s, attackers);
+    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+    recordReliability("half-sent", "test/reference-server/half-sent.test.ts", {
+      connections: attackers.length,
+      streams: STREAMS,
+      heldMax: Math.max(...held),
+      rssBeforeMiB: Math.round(watch.before / MIB),
+      rssMaxMiB: Math.round(peak / MIB),
+      watermarkMiB: watermark,
+      bystanderRounds: answers.length,
+      slowestHelloMs: Math.max(...answers.map((a) => a.ms)),
+      servedAgainMs,
+    });
   });
 
   it("once the attacker leaves, everyone is served within 5 s, though what it left took memory past the watermark", async () => {
@@ -95,7 +108,19 @@ describe("whole 1 MiB requests, a hundred admitted at once on each connection, r
       expect(h + (reset[i] as number)).toBe(STREAMS);
     }
     expect(answers.filter((a) => a.status !== "0")).toEqual([]);
-    await servedAgainAfter(s, attackers);
+    const servedAgainMs = await servedAgainAfter(s, attackers);
+    recordReliability("whole-requests-unread", "test/reference-server/half-sent.test.ts", {
+      connections: attackers.length,
+      streams: STREAMS,
+      heldMax: Math.max(...held),
+      resetMin: Math.min(...reset),
+      rssBeforeMiB: Math.round(watch.before / MIB),
+      rssMaxMiB: Math.round(peak / MIB),
+      watermarkMiB: watermark,
+      bystanderRounds: answers.length,
+      slowestHelloMs: Math.max(...answers.map((a) => a.ms)),
+      servedAgainMs,
+    });
   });
 });
 
@@ -205,7 +230,7 @@ function standBy(s: Served): { stop(): Promise<Answer[]> } {
  * Closes the attacker's connections and asserts everyone is served again, its own address too, on both ports,
  * within the product's 5 s and the allowance: asked again every 100 ms until then.
  */
-async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promise<void> {
+async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promise<number> {
   for (const c of attackers) c.destroy();
   const gone = performance.now();
   let last: string[] = [];
@@ -218,4 +243,5 @@ async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promis
   const after = Math.round(performance.now() - gone);
   console.log(`served again ${after} ms after the attacker left`);
   expect(last, `answers ${after} ms after the attacker left`).toEqual(["0", "0", "200"]);
+  return after;
 }
