@@ -22,8 +22,8 @@ const SOAK = process.env.SOAK === "1";
  * Connections that never read, half from each attacking address: one reply of each held whole would be 256 x 5 MiB,
  * 1.25 GiB. What they cost is CPU and the kernel's memory, not the process's: the kernel takes megabytes of each reply
  * into the sockets' buffers before the client's window stops it (up to 7 MiB for one unread loopback connection here,
- * /proc/net/sockstat), so the server encodes most of every 5 MiB reply, about 30 ms of CPU each: 256 took 13
- * CPU-seconds in this process (server and clients) and 40-50 s on the loaded 2-core machine. `npm test` runs the same
+ * /proc/net/sockstat), so the server encodes most of every 5 MiB reply, about 30 ms of CPU each: 256 took 8-13
+ * CPU-seconds in this process (server and clients) and 13-50 s on the loaded 2-core machine. `npm test` runs the same
  * attack with 64, about four CPU-seconds; `npm run soak` (SOAK=1) the acceptance's 256. Not run: the issue's 512
  * (measured once: the process held every bound, RSS 346 MiB at most, and served every address 26 ms after the
  * attackers left, but 3 of 60 bystanders got no answer within 15 s during it: 512 x 7 MiB of socket buffers passes
