@@ -6,7 +6,7 @@
 import type http2 from "node:http2";
 import { Readable } from "node:stream";
 import type * as grpc from "@grpc/grpc-js";
-import { createOwedLedger, type OwedAccount, type OwedLedger } from "./owed.js";
+import { createOwedLedger, type OwedAccount, type OwedLedger, type OwedLimits } from "./owed.js";
 import { capConnections, createShedder, defaultLimits, type ProtectionLimits, type Shedder } from "./protection.js";
 
 /** Encodings grpc-js decompresses; anything else is refused with UNIMPLEMENTED and this list. */
@@ -83,8 +83,8 @@ export interface GuardOptions {
    * ledger refuses is shed as one past a limit, and a reply to a call admitted before is refused by a reset; a stream
    * whose unsent reply makes no progress for the ledger's stallMs is reset. The bytes of requests admitted and not yet
    * whole count too (grpc-js keeps them until they are): a request that takes its session past the ledger's limits
-   * is refused by a reset, and one that makes no progress for stallMs is reset. Default a ledger of its own with the
-   * default limits.
+   * is refused by a reset, and one that makes no progress for stallMs, or is not whole within arrivalMs, is reset.
+   * Default a ledger of its own with the default limits.
    */
   ledger?: OwedLedger;
   /**
@@ -198,6 +198,8 @@ interface Pending {
   held: number;
   /** When request bytes last came, or the call began: the sweep's clock (Owing.now). */
   heard: number;
+  /** When the request began (a streamed request's: its message under way), which must arrive whole within arrivalMs. */
+  began: number;
   /** Its request is a stream of messages, each counted while it comes: the path is in streamingRequestPaths. */
   streamed: boolean;
   /** Of a streamed request: bytes of the message under way still to come, and how much of its prefix has come. */
@@ -334,7 +336,7 @@ function measure(book: SessionBook, now: number): void {
       p.held = 0;
       continue;
     }
-    const why = replyStall(stream, p, now, stallMs) ?? requestStall(stream, p, now, stallMs);
+    const why = replyStall(stream, p, now, stallMs) ?? requestStall(stream, p, now, book.owing.ledger.limits);
     if (why !== undefined) {
       book.owing.event("stream reset", why);
       p.owed = 0;
@@ -366,14 +368,17 @@ function replyStall(stream: GuardedStream, p: Pending, now: number, stallMs: num
 }
 
 /**
- * Why the stream stalled, if it waits for request bytes and none came for stallMs: a message under way on a streamed
+ * Why the stream stalled, if it waits for request bytes and none came for stallMs, or what it waits for has not come
+ * whole within arrivalMs of its start (a client trickling a byte at a time): a message under way on a streamed
  * request, or on any other call the request's end (a unary call's request held whole but never ended holds the call
  * as one half-sent does). A stream the guard answered itself and whose client never ends it is reset likewise.
  */
-function requestStall(stream: GuardedStream, p: Pending, now: number, stallMs: number): string | undefined {
+function requestStall(stream: GuardedStream, p: Pending, now: number, limits: Readonly<OwedLimits>): string | undefined {
   const waiting = p.streamed ? p.left > 0 || p.prefixAt > 0 : !readableState(stream).ended;
-  if (!waiting || now - p.heard < stallMs) return undefined;
-  return `its request incomplete (${p.held} bytes held), none of it for ${Math.round(now - p.heard)} ms`;
+  if (!waiting) return undefined;
+  if (now - p.heard >= limits.stallMs) return `its request incomplete (${p.held} bytes held), none of it for ${Math.round(now - p.heard)} ms`;
+  if (now - p.began >= limits.arrivalMs) return `its request incomplete (${p.held} bytes held) ${Math.round(now - p.began)} ms after it began`;
+  return undefined;
 }
 
 /**
@@ -532,6 +537,8 @@ function messageUnderWay(p: Pending, chunk: Buffer): number {
       continue;
     }
     const b = chunk[at++] as number;
+    // A new message begins: it has arrivalMs to come whole.
+    if (p.prefixAt === 0) p.began = p.heard;
     held++;
     if (p.prefixAt > 0) p.announced = p.announced * 256 + b;
     if (++p.prefixAt < 5) continue;
@@ -606,7 +613,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       // What the shared listeners below need, on the stream itself: closures made per stream cost more.
       const pending: Pending = {
         h2, handlers, headers, rest, book, shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined,
-        held: 0, heard: owing.now, streamed: false, left: 0, prefixAt: 0, announced: 0,
+        held: 0, heard: owing.now, began: owing.now, streamed: false, left: 0, prefixAt: 0, announced: 0,
       };
       stream[PENDING] = pending;
       stream.on("close", onGuardedClose);

@@ -21,12 +21,20 @@ export interface OwedLimits {
    * HTTP/2 stream whose request gets no more bytes for this long before it is whole.
    */
   stallMs: number;
+  /**
+   * A request must arrive whole within this from its start, however steadily its bytes come: an HTTP/1.1 request's
+   * headers and body (else 408 and the connection closed), a gRPC unary call's request to its end and a streamed
+   * call's message under way from its first byte (else the stream is reset). Without it, a client that sends one
+   * byte every little under stallMs would hold its request, and the bytes counted for it, for ever.
+   */
+  arrivalMs: number;
 }
 
 export const DEFAULT_OWED_LIMITS: Readonly<OwedLimits> = Object.freeze({
   perConnectionBytes: 16 * 1024 * 1024,
   totalBytes: 256 * 1024 * 1024,
   stallMs: 10_000,
+  arrivalMs: 30_000,
 });
 
 /** One connection's (or stream's) debt. */

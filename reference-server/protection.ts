@@ -129,27 +129,49 @@ function memoryInUse(): number {
   return m.heapUsed + m.external;
 }
 
-let gc: (() => void) | undefined;
+/** V8's full collection once found; null once it was found not to be had, so it is looked for once. */
+let gc: (() => void) | null | undefined;
 
 /**
  * Full, synchronous collections: two, as V8 brings its count of external memory (what process.memoryUsage reports)
  * up to date only in the collection after the one that freed the buffers (seen on node 20: external stayed at
- * 130 MiB after one collection and a wait, 2 MiB after two). gc is exposed only with --expose-gc, which `serve`
- * cannot ask node for; set now, the flag gives a new context one, and is unset at once, so that no other context
- * gets it.
+ * 130 MiB after one collection and a wait, 2 MiB after two). False when there is no way to collect.
  */
-function collectGarbage(): void {
-  if (gc === undefined) {
-    const exposed = (globalThis as { gc?: () => void }).gc;
-    if (exposed !== undefined) gc = exposed;
-    else {
-      setFlagsFromString("--expose-gc");
-      gc = runInNewContext("gc") as () => void;
+function collectGarbage(): boolean {
+  gc ??= findGc();
+  if (gc === null) return false;
+  gc();
+  gc();
+  return true;
+}
+
+/**
+ * V8's gc: node's own when it was started with --expose-gc (NODE_OPTIONS=--expose-gc is allowed); otherwise one
+ * given to a new context alone, the flag set for as long as that takes and unset at once, so that no other context
+ * gets a gc (the flag never reaches the main context once it has started: nodejs/node#16595). There is no supported
+ * way to collect from JavaScript after start-up: Node documents v8.setFlagsFromString after start-up as unpredictable,
+ * "or it may simply do nothing", and `serve` cannot put a flag on its own command line (the bin's `#!/usr/bin/env
+ * node` takes none portably; a re-exec would be a second process for npm's signal handling to reach). So it is tried
+ * once, and a refusal (a throw) or a flag ignored (the context has no gc) leaves the watermark reading memory as it
+ * is, garbage included, rather than failing every sample: an attack's garbage can then keep new work shed until V8
+ * collects on its own, and starting the server with NODE_OPTIONS=--expose-gc gives the collection back.
+ */
+function findGc(): (() => void) | null {
+  const exposed = (globalThis as { gc?: unknown }).gc;
+  if (typeof exposed === "function") return exposed as () => void;
+  try {
+    setFlagsFromString("--expose-gc");
+    const found: unknown = runInNewContext("gc");
+    return typeof found === "function" ? (found as () => void) : null;
+  } catch {
+    return null;
+  } finally {
+    try {
       setFlagsFromString("--no-expose-gc");
+    } catch {
+      // Refused as the first one was: nothing was set.
     }
   }
-  gc();
-  gc();
 }
 
 function watchMemory(watermark: number): () => void {

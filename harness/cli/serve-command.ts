@@ -34,6 +34,7 @@ interface ServeOptions {
   unreadMibPerConnection?: number;
   unreadMib?: number;
   unreadTimeout: number;
+  requestTimeout: number;
   shutdownGrace: number;
   store?: string;
   dataDir?: string;
@@ -81,6 +82,7 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
   unreadMibPerConnection: limit("--unread-mib-per-connection <n>", "MiB of replies one connection may leave unread (and, on gRPC, of requests half-sent) before it gets no new work until it reads (default 16)"),
   unreadMib: limit("--unread-mib <n>", "MiB of replies all clients together may leave unread (and, on gRPC, of requests half-sent); past it only connections that owe nothing get new work, and no half-sent request grows (default 256)"),
   unreadTimeout: durationSpec("--unread-timeout <duration>", "a connection (HTTP/2: a stream) whose replies are left unread this long, none taken, or whose request stops coming, is closed (reset): 500ms, 5s, 1m", DEFAULT_OWED_LIMITS.stallMs, `${DEFAULT_OWED_LIMITS.stallMs / 1000}s`),
+  requestTimeout: durationSpec("--request-timeout <duration>", "a request not whole this long after it began, however steadily it comes, is refused: HTTP 408 and the connection closed, a gRPC stream reset (a streamed request: each message): 500ms, 30s, 1m", DEFAULT_OWED_LIMITS.arrivalMs, `${DEFAULT_OWED_LIMITS.arrivalMs / 1000}s`),
   storeMaxMessages: limit("--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"),
   storeMaxBytes: limit("--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"),
   storeMinFreeMib: integerSpec("--store-min-free-mib <n>", "MiB the embedded store keeps free on its disk; a POST or PUT that would leave less is answered 507 (default 64; 0 leaves it to PostgreSQL)", 0, 2 ** 30),
@@ -134,6 +136,7 @@ function serverOptions(opts: ServeOptions, store: string, apiKey: string | undef
       ...(opts.unreadMibPerConnection !== undefined && { perConnectionBytes: opts.unreadMibPerConnection * 1024 * 1024 }),
       ...(opts.unreadMib !== undefined && { totalBytes: opts.unreadMib * 1024 * 1024 }),
       stallMs: opts.unreadTimeout,
+      arrivalMs: opts.requestTimeout,
     },
     ...(opts.maxHeaderBytes !== undefined && { maxHeaderListBytes: opts.maxHeaderBytes }),
     ...(opts.maxStreams !== undefined && { maxConcurrentStreams: opts.maxStreams }),

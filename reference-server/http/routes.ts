@@ -318,8 +318,50 @@ function sendBody(reply: FastifyReply, body: Encoded) {
   if (first.done === true) return reply.send("");
   const second = pieces.next();
   if (second.done === true) return reply.send(first.value);
-  // A high-water mark of one byte: the stream holds the next piece only, made when the socket has taken the last.
-  return reply.send(Readable.from(resumed([first.value, second.value], pieces), { objectMode: false, highWaterMark: 1 }));
+  return reply.send(pieceByPiece(resumed([first.value, second.value], pieces)));
+}
+
+/** UTF-16 units (4 to 12 MiB) every reply together may make in one turn of the event loop before the next piece waits for the next turn. */
+const TURN_UNITS = 4 * 1024 * 1024;
+/** UTF-16 units of pieces made in this turn, by every reply; set to 0 at the turn's end. */
+const turn = { units: 0, ending: false };
+
+/**
+ * The pieces as a stream that holds the next piece only (a high-water mark of one byte), made when the socket has
+ * taken the last. Made as soon as asked, a reply went on piece after piece for as long as the kernel took them,
+ * within one turn of the event loop: with the kernel's send buffers grown to megabytes on loopback, 256 connections
+ * that each GET a 5 MiB XML reply had the server encode a gigabyte before it read anyone else's request, and a
+ * bystander waited more than 15 s. So the replies together make at most TURN_UNITS in a turn (some 25 ms of
+ * encoding); past it, each next piece waits for the next turn, with every other client's request. One reply alone,
+ * the common case, is written as it was.
+ */
+function pieceByPiece(pieces: Iterator<string, void, undefined>): Readable {
+  return new Readable({
+    highWaterMark: 1,
+    read() {
+      if (turn.units < TURN_UNITS) return void pushNext(this, pieces);
+      setImmediate(() => {
+        if (!this.destroyed) pushNext(this, pieces);
+      });
+    },
+  });
+}
+
+function pushNext(stream: Readable, pieces: Iterator<string, void, undefined>): void {
+  if (!turn.ending) {
+    turn.ending = true;
+    setImmediate(() => {
+      turn.units = 0;
+      turn.ending = false;
+    });
+  }
+  const next = pieces.next();
+  if (next.done === true) {
+    stream.push(null);
+    return;
+  }
+  turn.units += next.value.length;
+  stream.push(next.value);
 }
 
 /** The pieces taken to learn whether there was more than one, then the rest, made as they are asked for. */

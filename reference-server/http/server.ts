@@ -49,7 +49,7 @@ export interface HttpServerOptions extends LogOptions {
   pageBytes?: number;
   /** The largest message representation one reply carries; past it 500 (see README.md). Default 5 × bodyLimitBytes + 64 KiB. */
   maxReplyBytes?: number;
-  /** A request not fully received within this is answered 408 and its connection closed; default 30 s. */
+  /** A request not fully received within this is answered 408 and its connection closed; default the ledger's arrivalMs (30 s). */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
   keepAliveTimeoutMs?: number;
@@ -193,7 +193,7 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
   const pageBounds = pageBoundsOf(options, bodyLimitBytes);
   const ledger = options.ledger ?? createOwedLedger();
 
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const requestTimeout = options.requestTimeoutMs ?? ledger.limits.arrivalMs;
   const keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   const app = Fastify({
     // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.

@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { FLAG, FRAME, frame, goawayCode, grpcRequestHeaders, H2_ERROR, SETTING, type RawH2Connection, type SendOutcome } from "../helpers/h2-frames.js";
-import { cleanUp, connectRaw, get, hello, HELLO, mib, rssBytes, serve, sleep, type Answer, type Served } from "../helpers/serve-process.js";
+import { recordReliability } from "../helpers/reliability-results.js";
+import { cleanUp, connectHttp, connectRaw, get, hello, HELLO, mib, rssBytes, serve, sleep, type Answer, type Served } from "../helpers/serve-process.js";
 
 afterEach(cleanUp);
 
@@ -54,7 +55,19 @@ describe("half-sent requests on connections whose windows are shut", () => {
     expect(closed).toEqual(attackers.map(() => true));
     expect(attackers.map((c) => goawayCode(c.received()))).toEqual(attackers.map(() => H2_ERROR.ENHANCE_YOUR_CALM));
     expect(answers.filter((a) => a.status !== "0")).toEqual([]);
-    await servedAgainAfter(s, attackers);
+    const servedAgainMs = await servedAgainAfter(s, attackers);
+    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+    recordReliability("half-sent", "test/reference-server/half-sent.test.ts", {
+      connections: attackers.length,
+      streams: STREAMS,
+      heldMax: Math.max(...held),
+      rssBeforeMiB: Math.round(watch.before / MIB),
+      rssMaxMiB: Math.round(peak / MIB),
+      watermarkMiB: watermark,
+      bystanderRounds: answers.length,
+      slowestHelloMs: Math.max(...answers.map((a) => a.ms)),
+      servedAgainMs,
+    });
   });
 
   it("once the attacker leaves, everyone is served within 5 s, though what it left took memory past the watermark", async () => {
@@ -95,7 +108,78 @@ describe("whole 1 MiB requests, a hundred admitted at once on each connection, r
       expect(h + (reset[i] as number)).toBe(STREAMS);
     }
     expect(answers.filter((a) => a.status !== "0")).toEqual([]);
-    await servedAgainAfter(s, attackers);
+    const servedAgainMs = await servedAgainAfter(s, attackers);
+    recordReliability("whole-requests-unread", "test/reference-server/half-sent.test.ts", {
+      connections: attackers.length,
+      streams: STREAMS,
+      heldMax: Math.max(...held),
+      resetMin: Math.min(...reset),
+      rssBeforeMiB: Math.round(watch.before / MIB),
+      rssMaxMiB: Math.round(peak / MIB),
+      watermarkMiB: watermark,
+      bystanderRounds: answers.length,
+      slowestHelloMs: Math.max(...answers.map((a) => a.ms)),
+      servedAgainMs,
+    });
+  });
+});
+
+describe("a request that trickles in, a byte at a time, each within the stall bound", () => {
+  /** The stall bound, which each byte beats, and the bound on a request's whole arrival, which the trickle passes. */
+  const STALL = "2s";
+  const ARRIVAL_MS = 5000;
+  /** A byte this often, far within the stall bound; at most TRICKLE_BYTES of them, so the loop ends by itself. */
+  const TRICKLE_EVERY_MS = 400;
+  const TRICKLE_BYTES = 50;
+
+  it("on the gRPC port: its stream is reset (ENHANCE_YOUR_CALM) once --request-timeout has passed since it began, and a bystander is served meanwhile", async () => {
+    const s = await serve(["--unread-timeout", STALL, "--request-timeout", `${ARRIVAL_MS}ms`]);
+    const c = await connectRaw(s.grpcPort, { localAddress: "127.0.0.1" });
+    const id = 1;
+    // A Hello whose message is announced as 1,000 bytes, then sent one byte at a time.
+    const prefix = Buffer.from([0, 0, 0, 0x03, 0xe8]);
+    await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO)), frame(FRAME.DATA, 0, id, prefix));
+    const began = performance.now();
+    let sent = 0;
+    const bystander = hello(s.grpcPort, SERVED_AGAIN_MS);
+    while (sent < TRICKLE_BYTES && c.ended(id) === undefined && !c.socket.destroyed) {
+      await sleep(TRICKLE_EVERY_MS);
+      await c.write(frame(FRAME.DATA, 0, id, Buffer.from("a")));
+      sent++;
+    }
+    const end = c.ended(id);
+    console.log(`trickled gRPC request: ${sent} bytes sent, one every ${TRICKLE_EVERY_MS} ms; ${end === undefined ? "never reset" : `reset (code ${end.rstCode}) ${Math.round(end.at - began)} ms after it began`}`);
+    expect(end, `the stream was not reset after ${sent} bytes, ${Math.round(performance.now() - began)} ms`).toBeDefined();
+    expect(end?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+    // The bound on its arrival ended it, not the stall bound: it lasted longer than that, and bytes kept coming.
+    expect((end?.at ?? 0) - began).toBeGreaterThan(ARRIVAL_MS - 500);
+    expect((await bystander).status).toBe("0");
+    expect(s.child.exitCode, s.stderr()).toBe(null);
+  });
+
+  it("on the HTTP port: a body trickling in gets 408 and its connection closed once --request-timeout has passed, and a bystander is served meanwhile", async () => {
+    const s = await serve(["--unread-timeout", STALL, "--request-timeout", `${ARRIVAL_MS}ms`]);
+    const socket = await connectHttp(s.httpPort);
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("latin1")));
+    socket.write("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
+    let sent = 0;
+    const bystander = get(s.httpPort, "/", SERVED_AGAIN_MS);
+    while (sent < TRICKLE_BYTES && answer === "" && !socket.destroyed) {
+      await sleep(TRICKLE_EVERY_MS);
+      socket.write(" ");
+      sent++;
+    }
+    const closed = await new Promise<boolean>((resolve) => {
+      if (socket.destroyed) return resolve(true);
+      const timer = setTimeout(() => resolve(false), SERVED_AGAIN_MS);
+      socket.once("close", () => (clearTimeout(timer), resolve(true)));
+    });
+    console.log(`trickled HTTP body: ${sent} bytes sent, one every ${TRICKLE_EVERY_MS} ms; answered ${JSON.stringify(answer.slice(0, 12))}, closed: ${closed}`);
+    expect(answer.slice(0, 12)).toBe("HTTP/1.1 408");
+    expect(closed).toBe(true);
+    expect(sent * TRICKLE_EVERY_MS).toBeGreaterThan(ARRIVAL_MS - 1000);
+    expect((await bystander).status).toBe("200");
   });
 });
 
@@ -146,7 +230,7 @@ function standBy(s: Served): { stop(): Promise<Answer[]> } {
  * Closes the attacker's connections and asserts everyone is served again, its own address too, on both ports,
  * within the product's 5 s and the allowance: asked again every 100 ms until then.
  */
-async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promise<void> {
+async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promise<number> {
   for (const c of attackers) c.destroy();
   const gone = performance.now();
   let last: string[] = [];
@@ -159,4 +243,5 @@ async function servedAgainAfter(s: Served, attackers: RawH2Connection[]): Promis
   const after = Math.round(performance.now() - gone);
   console.log(`served again ${after} ms after the attacker left`);
   expect(last, `answers ${after} ms after the attacker left`).toEqual(["0", "0", "200"]);
+  return after;
 }
