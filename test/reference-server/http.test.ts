@@ -1,19 +1,14 @@
 // The reference HTTP server over real loopback sockets: every route, status, negotiation, limit and refusal.
 import { STATUS_CODES } from "node:http";
-import { timingSafeEqual } from "node:crypto";
+import crypto from "node:crypto";
+import { syncBuiltinESMExports } from "node:module";
 import { connect } from "node:net";
 import { XMLParser } from "fast-xml-parser";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { helloReply } from "../../reference-server/hello.js";
 import { type HttpServerHandle, startHttpServer } from "../../reference-server/http/server.js";
 import { createMemoryStore, type MessageStore } from "../../reference-server/http/store.js";
 import { type RawRequest, type RawResponse, rawRequest } from "../helpers/http-server.js";
-
-// The spy proves the server compares keys with crypto's constant-time primitive; it still compares for real.
-vi.mock("node:crypto", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("node:crypto")>();
-  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
-});
 
 const JSON_TYPE = "application/json";
 const XML_TYPE = "application/xml";
@@ -657,8 +652,15 @@ describe("reference HTTP server with an API key", () => {
   });
 
   it("compares keys in constant time, over digests of one length whatever the key's", async () => {
-    const spy = vi.mocked(timingSafeEqual);
-    spy.mockClear();
+    // The spy proves the server compares keys with crypto's constant-time primitive; it still compares for real.
+    // Set on node:crypto's exports and synced to its named ESM exports, so the server's own import sees it, however
+    // the test files share their modules (no module mock, which a worker's shared module cache would not see).
+    const spy = vi.spyOn(crypto, "timingSafeEqual");
+    syncBuiltinESMExports();
+    onTestFinished(() => {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    });
     await req({ path: "/messages", headers: { "x-api-key": "short" } });
     await req({ path: "/messages", headers: { "x-api-key": "a much longer key than the real one, by far" } });
     await req({ path: "/messages", headers: { "x-api-key": KEY } });

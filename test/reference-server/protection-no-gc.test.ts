@@ -6,13 +6,16 @@ vi.mock("node:v8", async (importOriginal) => {
   const v8 = await importOriginal<typeof import("node:v8")>();
   return {
     ...v8,
-    setFlagsFromString: (flags: string) => {
+    setFlagsFromString: vi.fn((flags: string) => {
       throw new Error(`flags are frozen: ${flags}`);
-    },
+    }),
   };
 });
 
+// Test files share their worker's modules: the sampler is loaded afresh here, so that it sees the mock above.
+vi.resetModules();
 const { createShedder } = await import("../../reference-server/protection.js");
+const { setFlagsFromString } = await import("node:v8");
 
 describe("the memory watermark without V8's gc", () => {
   it("sheds past its watermark and admits below it, reading memory as it is, when --expose-gc is refused", async () => {
@@ -26,6 +29,8 @@ describe("the memory watermark without V8's gc", () => {
       await new Promise((r) => setTimeout(r, 350));
       expect(low.admit()).toBe("the server is short of memory");
       expect(high.admit()).toBeUndefined();
+      // The refusal was met, not avoided: the sampler asked for the flag.
+      expect(vi.mocked(setFlagsFromString)).toHaveBeenCalled();
     } finally {
       low.stop();
       high.stop();
