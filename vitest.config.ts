@@ -187,7 +187,7 @@ export default defineConfig({
           // So a test file must leave no module state behind (a protocol it registers is unregistered after it)
           // and mock no module (vi.mock would not reach modules another file loaded first: spy on an export).
           isolate: false,
-          sequence: { groupOrder: 0 },
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -196,7 +196,7 @@ export default defineConfig({
           name: "soak",
           include: SOAK,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
