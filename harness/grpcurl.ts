@@ -4,39 +4,12 @@
 import { join } from "node:path";
 import { decodeMessage, encodeMessage } from "../contract/message.js";
 import { shellQuote } from "./_internals/shell-quote.js";
-import type { GrpcTarget, UnaryCallOptions } from "./targets/grpc-target.js";
+import type { RecordedCall } from "./call-recorder.js";
+import { HELLO_PATH as HELLO } from "./targets/grpc-target.js";
 import type { GrpcTargetOptions } from "./run-config.js";
 
-const HELLO = "/example.exampleService/Hello";
 /** A request larger than this is not put on a command line: the harness replay sends it. */
 const MAX_SHOWN_BODY = 4096;
-
-export interface RecordedCall {
-  request: Uint8Array;
-  options: UnaryCallOptions;
-  /** Whether the call got what Hello must give: OK with a reply that decodes as a Message. */
-  answered: boolean;
-}
-
-/** The target with every unary call it makes remembered, with whether it was answered with a Message. */
-export function recording(target: GrpcTarget, calls: RecordedCall[]): GrpcTarget {
-  return Object.assign(Object.create(target) as GrpcTarget, {
-    async unary(request: Uint8Array, options: UnaryCallOptions = {}) {
-      const result = await target.unary(request, options);
-      const answered = result.code === 0 && result.response !== undefined && decodeMessage(result.response).ok;
-      calls.push({ request, options, answered });
-      return result;
-    },
-  });
-}
-
-/**
- * The request that shows a failure, when one can: the last Hello call of the check that did not get a Message back.
- * A failure seen only across calls (replies that differ, a limit told from its neighbours) has none.
- */
-export function failingCall(calls: readonly RecordedCall[]): RecordedCall | undefined {
-  return calls.findLast((c) => !c.answered && (c.options.path ?? HELLO) === HELLO);
-}
 
 /** The grpcurl line for a call, or undefined when grpcurl cannot send that request as the check did. */
 export function grpcurlCommand(call: RecordedCall, target: GrpcTargetOptions, contractDir: string, placeholder: string): string | undefined {

@@ -6,7 +6,8 @@ import { rpcTargetFor, type CheckDefinition, type CheckOutcome, type Profile } f
 import { protocolModule } from "./protocols/index.js";
 import { claimAnswering, claimList } from "./claims.js";
 import { ConformanceError } from "./errors.js";
-import { failingCall, grpcurlCommand, recording, type RecordedCall } from "./grpcurl.js";
+import { failingCall, recording, type RecordedCall } from "./call-recorder.js";
+import { grpcurlCommand } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
 import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";

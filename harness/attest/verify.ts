@@ -2,7 +2,7 @@
 // change unnoticed, whitespace, unsigned fields and extra signature entries included), signed over DSSE's PAE by the
 // given key, and hold an in-toto test-result Statement; when it does not, the reason names what differs.
 import type { KeyObject } from "node:crypto";
-import { cut } from "../reporters/_internals/neutralise.js";
+import { cut } from "../_internals/neutralise.js";
 import { keyId, openEnvelope, type Envelope } from "./dsse.js";
 import { IN_TOTO_PAYLOAD_TYPE, STATEMENT_TYPE, TEST_RESULT_TYPE, type Statement } from "./statement.js";
 

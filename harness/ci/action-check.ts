@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
 import { ConformanceError } from "../errors.js";
-import { forTerminal } from "../reporters/_internals/neutralise.js";
+import { forTerminal } from "../_internals/neutralise.js";
 import { processIo } from "../cli/io.js";
 import { actionInput } from "./action-input.js";
 import { actionVerdict } from "./action-verdict.js";

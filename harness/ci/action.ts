@@ -3,7 +3,7 @@
 // one line (exit 2, verdict usage-error), then runs the check (action-check.ts) or the contract gate.
 import { appendFileSync } from "node:fs";
 import { ConformanceError, EXIT_CODES } from "../errors.js";
-import { forTerminal } from "../reporters/_internals/neutralise.js";
+import { forTerminal } from "../_internals/neutralise.js";
 import { errorLine } from "../cli/error-line.js";
 import { actionCheck } from "./action-check.js";
 import { actionInput } from "./action-input.js";

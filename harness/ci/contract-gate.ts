@@ -9,7 +9,7 @@ import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { breakingContract, lintContract, type ContractFinding } from "../contract/buf.js";
 import { ConformanceError } from "../errors.js";
-import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal } from "../reporters/_internals/neutralise.js";
+import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal } from "../_internals/neutralise.js";
 
 const git = promisify(execFile);
 /** Bound on each git command: a repository that does not answer does not hold the job. */

@@ -3,7 +3,7 @@
 // step failed for it, and exits 1 when `require: conformant` (the default) asked for more than partial.
 import { appendFileSync, readFileSync } from "node:fs";
 import type { RunReport, Unjudged } from "../report.js";
-import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "../reporters/_internals/neutralise.js";
+import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "../_internals/neutralise.js";
 import { verdictReason } from "../reporters/_internals/verdict-words.js";
 
 export const REQUIRE_LEVELS = ["conformant", "partial"] as const;

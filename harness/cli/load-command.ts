@@ -14,7 +14,7 @@ import { parseApiKeyPlacement } from "../targets/http-target.js";
 import type { LoadOptions } from "../load/run-load.js";
 import { collectMetadata } from "./metadata.js";
 import type { CheckCliOptions } from "./check-options.js";
-import { forTerminal as t } from "../reporters/_internals/neutralise.js";
+import { forTerminal as t } from "../_internals/neutralise.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
 import type { CliIo } from "./io.js";
 import { durationSpec, integerSpec, shared, toOptions, type OptionTable } from "./option-table.js";

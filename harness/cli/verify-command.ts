@@ -6,7 +6,7 @@ import { ed25519PublicKey, isPrivateKeyPem } from "../attest/dsse.js";
 import type { Statement } from "../attest/statement.js";
 import { verifyAttestation } from "../attest/verify.js";
 import { ConformanceError } from "../errors.js";
-import { forTerminal as t } from "../reporters/_internals/neutralise.js";
+import { forTerminal as t } from "../_internals/neutralise.js";
 import type { CliIo } from "./io.js";
 
 /** An attestation larger than this is no attestation of ours: refused unread. */

@@ -1,6 +1,6 @@
 // A comparison of two runs as text for a terminal or a CI log, and as JSON. Everything read from the report files is
 // shown inert, ids included: anyone can write a report file, and the Action's baseline input takes one.
-import { forTerminal } from "../reporters/_internals/neutralise.js";
+import { forTerminal } from "../_internals/neutralise.js";
 import { newGatingFailures, type DiffEntry, type FailOn, type RunDiff } from "./compare-runs.js";
 
 const status = (e: DiffEntry): string => `${e.before ?? "not run"} -> ${e.after ?? "not run"}`;

@@ -3,7 +3,7 @@
 // last. --verbose lists every check; --quiet prints only the gating failures and the verdict.
 import pc from "picocolors";
 import type { CheckResult, Reporter, RunReport } from "../report.js";
-import { forTerminal as t } from "./_internals/neutralise.js";
+import { forTerminal as t } from "../_internals/neutralise.js";
 import { gateWords, scopeWords, verdictReason } from "./_internals/verdict-words.js";
 
 export type ConsoleVerbosity = "quiet" | "normal" | "verbose";

@@ -2,7 +2,7 @@
 // is set. Every line this writes begins with the product's own command; the target's text is inert data inside it.
 import { appendFile } from "node:fs/promises";
 import type { CheckResult, Reporter, RunReport } from "../report.js";
-import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "./_internals/neutralise.js";
+import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "../_internals/neutralise.js";
 import { gateWords, scopeWords, selectionWords, verdictReason } from "./_internals/verdict-words.js";
 
 export interface GithubReporterOptions {

@@ -8,7 +8,7 @@ import { shellQuote } from "../_internals/shell-quote.js";
 import { toStatement } from "../attest/statement.js";
 import type { Area, Severity } from "../check.js";
 import type { CheckResult, Reporter, RunReport, Verdict } from "../report.js";
-import { forHtml as h } from "./_internals/neutralise.js";
+import { forHtml as h } from "../_internals/neutralise.js";
 import type { ReportSink } from "./_internals/report-file.js";
 import { gateWords, scopeWords, selectionWords, verdictReason } from "./_internals/verdict-words.js";
 

@@ -3,7 +3,7 @@
 // the target's text is first made valid XML 1.0 with its control characters shown.
 import { XMLBuilder } from "fast-xml-parser";
 import type { CheckResult, Reporter, RunReport } from "../report.js";
-import { forXml as x } from "./_internals/neutralise.js";
+import { forXml as x } from "../_internals/neutralise.js";
 import type { ReportSink } from "./_internals/report-file.js";
 
 type Node = Record<string, unknown>;

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { CheckResult, RunReport } from "../../harness/report.js";
 import { createConsoleReporter } from "../../harness/reporters/console.js";
 import { createGithubReporter, toJobSummary } from "../../harness/reporters/github.js";
-import { neutralise } from "../../harness/reporters/_internals/neutralise.js";
+import { neutralise } from "../../harness/_internals/neutralise.js";
 import { HEADER_PAYLOAD, HUGE_PAYLOAD, PAYLOAD, RAW_BYTES_FORBIDDEN, XML_BREAKERS } from "../../fixtures/hostile-targets/payloads.js";
 import { createHtmlReporter, toHtml } from "../../harness/reporters/html.js";
 import { createReporters, REPORTER_NAMES, REPORTERS } from "../../harness/reporters/index.js";

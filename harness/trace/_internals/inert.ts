@@ -1,6 +1,6 @@
 // Every string of the target's, and every string that may hold a secret of the run, goes through here before it is
-// put into a trace: the run's secrets replaced, then neutralised as the reporters do (reporters/_internals/neutralise.ts).
-import { neutralise } from "../../reporters/_internals/neutralise.js";
+// put into a trace: the run's secrets replaced, then neutralised as the reporters do (harness/_internals/neutralise.ts).
+import { neutralise } from "../../_internals/neutralise.js";
 import type { TraceHeaders } from "../exchange-record.js";
 
 /** Longest header value, URL or status line kept whole in a trace. */

@@ -1,6 +1,6 @@
 // Reading hand-built exchanges: the grpc-status a raw response carries, and a one-line account of it.
 import { grpcStatusOfHttp, isGrpcReply, statusText, type RawResponse } from "../../../harness/targets/grpc-target.js";
-import { neutralise } from "../../../harness/reporters/_internals/neutralise.js";
+import { neutralise } from "../../../harness/_internals/neutralise.js";
 
 /** grpc-status from the trailers (or the single header block of a trailers-only response); undefined when absent. */
 export function rawStatus(res: RawResponse): number | undefined {
