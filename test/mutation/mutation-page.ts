@@ -4,21 +4,25 @@
 import { mutationScore, type MutationCounts, type MutationResults, type UndetectedMutant } from "./mutation-results.js";
 
 /**
- * A surviving mutant reviewed: which (file, line, mutator, replacement), and why no check may fail it. "equivalent":
+ * A surviving mutant reviewed: which (file, line, column, mutator, replacement), and why no check may fail it. "equivalent":
  * no client could tell the difference (dead code, a log line, an internal limit the run cannot reach); "open": a
- * client could, but the specification leaves that behaviour open, so a check that gated on it would fail legal servers.
+ * client could, but the specification leaves that behaviour open, so a check that gated on it would fail legal servers;
+ * "killed": a sharper check kills it since the run (`why` names the check and the broken server with the same
+ * defect), seen failing with the mutant applied by hand; the next whole run of the sample records it killed.
  */
 export interface EquivalentMutant {
   file: string;
   line: number;
+  column: number;
   mutator: string;
   replacement: string;
-  kind: "equivalent" | "open";
+  kind: "equivalent" | "open" | "killed";
   why: string;
 }
 
+const VERDICT: Record<EquivalentMutant["kind"], string> = { equivalent: "equivalent", open: "left open by the spec", killed: "killed since by a sharper check" };
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
-const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) => e.file === m.file && e.line === m.line && e.mutator === m.mutator && e.replacement === m.replacement;
+const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) => e.file === m.file && e.line === m.line && e.column === m.column && e.mutator === m.mutator && e.replacement === m.replacement;
 const countsRow = (name: string, c: MutationCounts) => `| ${name} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.invalid} | ${mutationScore(c)} % |`;
 
 const INTRO = `# Mutation testing: what the catalogue catches
@@ -51,7 +55,7 @@ function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutan
   if (r.survived.length === 0) return ["No mutant survived."];
   const rows = r.survived.map((m) => {
     const eq = equivalents.find((e) => sameMutant(e, m));
-    return `| ${m.file}:${m.line}:${m.column} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ${eq ? `${eq.kind === "open" ? "left open by the spec" : "equivalent"}: ${eq.why}` : "**not explained yet**"} |`;
+    return `| ${m.file}:${m.line}:${m.column} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"} |`;
   });
   return ["| Where | Mutator | Was | Became | Verdict |", "|---|---|---|---|---|", ...rows];
 }
@@ -59,12 +63,13 @@ function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutan
 /** The page, from the results and the reviewed equivalents. */
 export function mutationPage(r: MutationResults, equivalents: readonly EquivalentMutant[]): string {
   const reviewed = r.survived.map((m) => equivalents.find((e) => sameMutant(e, m))).filter((e) => e !== undefined);
-  const equivalent = reviewed.length;
-  const open = reviewed.filter((e) => e.kind === "open").length;
-  const unexplained = r.survived.length - equivalent;
+  const kinds = (kind: EquivalentMutant["kind"]) => reviewed.filter((e) => e.kind === kind).length;
+  const [same, open, killedSince] = [kinds("equivalent"), kinds("open"), kinds("killed")];
+  const equivalent = same + open;
+  const unexplained = r.survived.length - reviewed.length;
   const detected = r.counts.killed + r.counts.timeout;
   const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - equivalent;
-  const share = nonEquivalent === 0 ? 0 : Math.round((detected / nonEquivalent) * 1000) / 10;
+  const share = nonEquivalent === 0 ? 0 : Math.round(((detected + killedSince) / nonEquivalent) * 1000) / 10;
   const noCoverage = r.noCoverage.map((m) => `- ${m.file}:${m.line}:${m.column} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}`);
   return [
     INTRO,
@@ -72,7 +77,7 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
     "",
     runLine(r),
     "",
-    `Score ${r.score} %: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants (${r.counts.invalid} that did not run are not counted). Of the ${r.counts.survived} survivors, ${equivalent} are reviewed as equivalent and ${unexplained} are not explained yet (of the reviewed, ${equivalent - open} no client could tell apart and ${open} change what the specification leaves open); detected over the mutants not reviewed as equivalent: ${share} %.`,
+    `Score ${r.score} %: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants (${r.counts.invalid} that did not run are not counted). Of the ${r.counts.survived} survivors, ${equivalent} are reviewed as equivalent (${same} no client could tell apart, ${open} change what the specification leaves open), ${killedSince} are killed since by a sharper check, and ${unexplained} are not explained yet; detected, or killed since, over the mutants not reviewed as equivalent: ${share} %.`,
     "",
     "| File | Mutants | Killed | Timed out | Survived | No coverage | Did not run | Score |",
     "|---|---|---|---|---|---|---|---|",
