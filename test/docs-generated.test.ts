@@ -1,5 +1,6 @@
 // The pages written from measured results, never by hand: docs/performance.md from bench/results.json (`npm run
-// bench`), docs/reliability.md from test/reference-server/reliability-results.json (`npm run soak`).
+// bench`), docs/reliability.md from test/reference-server/reliability-results.json (`npm run soak`), docs/mutation.md
+// from bench/mutation-results.json and bench/mutation-equivalent.json (`npm run mutation`).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,6 +8,8 @@ import { PACKAGE_ROOT } from "../contract/paths.js";
 import { performancePage, type BenchResults } from "./helpers/performance-page.js";
 import { reliabilityPage } from "./helpers/reliability-page.js";
 import { RELIABILITY_RESULTS, type ReliabilityResults } from "./helpers/reliability-results.js";
+import { mutationPage, type EquivalentMutant } from "./mutation/mutation-page.js";
+import type { MutationResults } from "./mutation/mutation-results.js";
 
 const read = (...path: string[]) => readFileSync(join(PACKAGE_ROOT, ...path), "utf8");
 
@@ -47,5 +50,28 @@ describe("docs/reliability.md", () => {
       expect(line, key).not.toMatch(/undefined|NaN/);
       for (const value of Object.values(entry.figures)) expect(line, key).toContain(String(value));
     }
+  });
+});
+
+describe("docs/mutation.md", () => {
+  const results = () => JSON.parse(read("bench", "mutation-results.json")) as MutationResults;
+  const equivalents = () => JSON.parse(read("bench", "mutation-equivalent.json")) as EquivalentMutant[];
+
+  it("is what the renderer makes of bench/mutation-results.json and bench/mutation-equivalent.json", () => {
+    expect(read("docs", "mutation.md")).toBe(mutationPage(results(), equivalents()));
+  });
+
+  it("reviews only mutants that survived the last run, each with its reason, and says how many are left unexplained", () => {
+    const r = results();
+    for (const e of equivalents()) {
+      expect(r.survived.some((m) => m.file === e.file && m.line === e.line && m.column === e.column && m.mutator === e.mutator && m.replacement === e.replacement), `${e.file}:${e.line} ${e.mutator}`).toBe(true);
+      expect(e.why.trim(), `${e.file}:${e.line}`).not.toBe("");
+      expect(["equivalent", "open", "killed"], `${e.file}:${e.line}`).toContain(e.kind);
+    }
+    const counted = r.counts.killed + r.counts.timeout + r.counts.survived + r.counts.noCoverage + r.counts.invalid;
+    expect(counted).toBe(r.counts.total);
+    expect(r.survived.length).toBe(r.counts.survived);
+    const left = r.survived.length - equivalents().length;
+    expect(read("docs", "mutation.md")).toContain(`, and ${left} are not explained yet;`);
   });
 });

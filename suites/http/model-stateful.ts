@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { fail, type CheckOutcome } from "../../harness/check.js";
 import { httpCheck, SkipProbe, StopProbe, statusLine, type Exchange, type Probe } from "./_internals/probe.js";
 import { JSON_TYPE, shownBody, uniqueBody } from "./_internals/representation.js";
-import { countListed } from "./_internals/uri.js";
+import { countListed, readListing } from "./_internals/uri.js";
 
 /** Generated sequences per collection, past the fixed walk (at most the run's --runs). */
 const MAX_SEQUENCES = 3;
@@ -199,14 +199,33 @@ class ReadUnknown implements Command {
   toString = () => "readUnknown";
 }
 
+/**
+ * A listing that shows none of the model's bodies still names its live messages, by id or link: one that names none
+ * of them (an empty listing, whatever is stored) has lost them. Read whole within its bound; the ids are searched in
+ * the pages' text, so a short id found by chance passes rather than fails.
+ */
+async function namesLive(m: Model, r: Real): Promise<void> {
+  if (m.live.size === 0) return;
+  let text = "";
+  const read = await readListing((path) => step(r, `list ${path}`, m.p.get(path)), r.collection, m.p.target.baseUrl, (value) => {
+    text += JSON.stringify(value);
+    return false;
+  });
+  if (!read.complete) return;
+  const ids = [...m.live.keys()].map((path) => decodeURIComponent(path.slice(path.lastIndexOf("/") + 1)));
+  if (ids.some((id) => id !== "" && text.includes(id))) return;
+  throw new ModelFailure(`the listing of ${r.collection} names none of the ${ids.length} message(s) the sequence created and did not delete (${[...m.live.keys()].slice(0, 3).join(", ")}): neither their bodies nor their ids`);
+}
+
 /** The listing, read whole within its bound: each message the model holds once, nothing replaced or deleted. */
 class List implements Command {
   check = (m: Model) => usable(m) && m.live.size + m.retired.size > 0;
   async run(m: Model, r: Real): Promise<void> {
     const live = [...m.live.values()];
     const read = await countListed((path) => step(r, `list ${path}`, m.p.get(path)), r.collection, [...live, ...m.retired], m.p.target.baseUrl);
-    // Past the bound, or a listing that shows no body of the model's at all (ids and links only): nothing to count.
-    if (!read.complete || !live.some((b) => (read.counts.get(b) ?? 0) > 0)) return;
+    if (!read.complete) return;
+    // A listing that shows no body of the model's at all (ids and links only): nothing to count, but it must name them.
+    if (!live.some((b) => (read.counts.get(b) ?? 0) > 0)) return namesLive(m, r);
     for (const [path, body] of m.live) {
       const n = read.counts.get(body) ?? 0;
       if (n === 0) throw new ModelFailure(`the listing of ${r.collection} does not show ${JSON.stringify(body)}, the body of ${path}, though it shows the sequence's other messages`);

@@ -1,4 +1,5 @@
-// http.negotiation.accept: Accept chooses the representation: JSON, XML (or 406), and 406 for a type nobody serves.
+// http.negotiation.accept: Accept chooses the representation: JSON, XML (or 406), and 406 for a type nobody serves;
+// without Accept, any type is acceptable (RFC 9110 §12.5.1), so the message comes back as JSON or XML.
 import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
 import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, shownBody, XML_TYPE } from "./_internals/representation.js";
@@ -9,7 +10,7 @@ const UNSUPPORTED = "image/png";
 export const negotiationAccept = httpCheck(
   {
     id: "http.negotiation.accept",
-    title: "Accept: application/json gets JSON, application/xml gets XML or 406, each carrying the message created, and an unsupported type gets 406",
+    title: "Accept: application/json gets JSON, application/xml gets XML or 406, each carrying the message created, an unsupported type gets 406, and no Accept gets the message as JSON or XML",
     severity: "MUST",
     spec: "§4.2 rule 8 and §1 principle 3",
   },
@@ -34,6 +35,12 @@ export const negotiationAccept = httpCheck(
       else p.problem(`GET ${path} with Accept: ${XML_TYPE} answered ${statusLine(xml.res)} with Content-Type ${mediaTypeOf(xml.res) || "(none)"}, neither XML nor 406`, xml);
       if (other.res.status === 406) shown.push(`${UNSUPPORTED} → 406`);
       else p.problem(`GET ${path} with Accept: ${UNSUPPORTED} answered ${statusLine(other.res)}, not 406 Not Acceptable`, other);
+      // No Accept at all: any media type is acceptable (RFC 9110 §12.5.1), so one of the representations served.
+      const none = await p.get(path, {});
+      const type = mediaTypeOf(none.res);
+      const parsed = isJsonType(type) ? parseJson(none.res.text).ok : isXmlType(type) && parseXml(none.res.text).ok;
+      if (none.res.status === 200 && parsed && p.bodyOf(none.res, created.body) === created.body) shown.push(`no Accept → ${isJsonType(type) ? "JSON" : "XML"}`);
+      else p.problem(`GET ${path} without Accept answered ${statusLine(none.res)} with Content-Type ${type || "(none)"}, not 200 with the message as JSON or XML (without Accept any type is acceptable, RFC 9110 §12.5.1)`, none);
     }
     return shown.join(", ");
   },

@@ -1,0 +1,98 @@
+// docs/mutation.md is written whole from bench/mutation-results.json (the last `npm run mutation`) and
+// bench/mutation-equivalent.json (the reviewed list of surviving mutants no client could tell apart):
+// scripts/mutation-page.js writes it, test/docs-generated.test.ts holds the page to the files.
+import { mutationScore, type MutationCounts, type MutationResults, type UndetectedMutant } from "./mutation-results.js";
+
+/**
+ * A surviving mutant reviewed: which (file, line, column, mutator, replacement), and why no check may fail it. "equivalent":
+ * no client could tell the difference (dead code, a log line, an internal limit the run cannot reach); "open": a
+ * client could, but the specification leaves that behaviour open, so a check that gated on it would fail legal servers;
+ * "killed": a sharper check kills it since the run (`why` names the check and the broken server with the same
+ * defect), seen failing with the mutant applied by hand; the next whole run of the sample records it killed.
+ */
+export interface EquivalentMutant {
+  file: string;
+  line: number;
+  column: number;
+  mutator: string;
+  replacement: string;
+  kind: "equivalent" | "open" | "killed";
+  why: string;
+}
+
+const VERDICT: Record<EquivalentMutant["kind"], string> = { equivalent: "equivalent", open: "left open by the spec", killed: "killed since by a sharper check" };
+const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
+const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) => e.file === m.file && e.line === m.line && e.column === m.column && e.mutator === m.mutator && e.replacement === m.replacement;
+const countsRow = (name: string, c: MutationCounts) => `| ${name} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.invalid} | ${mutationScore(c)} % |`;
+
+const INTRO = `# Mutation testing: what the catalogue catches
+
+Written by \`npm run mutation\` from \`bench/mutation-results.json\` and the reviewed \`bench/mutation-equivalent.json\`;
+do not edit by hand (\`test/docs-generated.test.ts\` holds it to them).
+
+StrykerJS changes the reference server's request handling in small ways (a status code, a condition, a removed
+statement, a changed string: one *mutant* each) and runs the catalogue's default check (no contract checks) in-process
+against each mutated server (\`test/mutation/catalogue.mutation.ts\`). A mutant is *killed* when a gating check fails,
+*timed out* when the server hung past Stryker's bound (detected too), *survived* when every gating check passed, and
+*no coverage* when the catalogue never ran the changed code. The score is Stryker's: killed and timed out over all
+four.
+
+The files are the reference server's request handling (\`scripts/mutation-sample.js\` lists them and what is left out).
+Their 1,600 mutants whole would take about six hours on 2 cores (178 took 41 minutes), so a run takes a seeded sample of their 12-line windows and
+mutates what lies wholly inside them; Stryker's incremental mode (\`bench/mutation-incremental.json\`, committed) then
+tests again only the mutants whose code changed, and \`scripts/mutation.js\` forces a whole run of the sample when the
+catalogue (\`suites/\`, \`harness/\`) changed since the results were recorded. \`EXAMPLE_CONFORMANCE_MUTATION_SAMPLE=all\`
+mutates the files whole; \`EXAMPLE_CONFORMANCE_MUTATION_SEED\` runs the catalogue at another seed.
+`;
+
+function runLine(r: MutationResults): string {
+  const sample = r.sample.share === "all" ? "the files whole" : `${r.sample.windows} windows drawn at share ${r.sample.share}, seed ${r.sample.seed}`;
+  const took = r.durationS !== undefined ? `, in ${Math.round(r.durationS / 60)} min` : "";
+  return `Measured ${r.date.slice(0, 10)} on Node ${r.node}, StrykerJS ${r.stryker}, ${sample}, the catalogue at seed ${r.catalogueSeed}, concurrency ${r.concurrency}${took}.`;
+}
+
+function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutant[]): string[] {
+  if (r.survived.length === 0) return ["No mutant survived."];
+  const rows = r.survived.map((m) => {
+    const eq = equivalents.find((e) => sameMutant(e, m));
+    return `| ${m.file}:${m.line}:${m.column} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"} |`;
+  });
+  return ["| Where | Mutator | Was | Became | Verdict |", "|---|---|---|---|---|", ...rows];
+}
+
+/** The page, from the results and the reviewed equivalents. */
+export function mutationPage(r: MutationResults, equivalents: readonly EquivalentMutant[]): string {
+  const reviewed = r.survived.map((m) => equivalents.find((e) => sameMutant(e, m))).filter((e) => e !== undefined);
+  const kinds = (kind: EquivalentMutant["kind"]) => reviewed.filter((e) => e.kind === kind).length;
+  const [same, open, killedSince] = [kinds("equivalent"), kinds("open"), kinds("killed")];
+  const equivalent = same + open;
+  const unexplained = r.survived.length - reviewed.length;
+  const detected = r.counts.killed + r.counts.timeout;
+  const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - equivalent;
+  const share = nonEquivalent === 0 ? 0 : Math.round(((detected + killedSince) / nonEquivalent) * 1000) / 10;
+  const noCoverage = r.noCoverage.map((m) => `- ${m.file}:${m.line}:${m.column} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}`);
+  return [
+    INTRO,
+    "## The last run",
+    "",
+    runLine(r),
+    "",
+    `Score ${r.score} %: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants (${r.counts.invalid} that did not run are not counted). Of the ${r.counts.survived} survivors, ${equivalent} are reviewed as equivalent (${same} no client could tell apart, ${open} change what the specification leaves open), ${killedSince} are killed since by a sharper check, and ${unexplained} are not explained yet; detected, or killed since, over the mutants not reviewed as equivalent: ${share} %.`,
+    "",
+    "| File | Mutants | Killed | Timed out | Survived | No coverage | Did not run | Score |",
+    "|---|---|---|---|---|---|---|---|",
+    ...Object.entries(r.files).map(([file, c]) => countsRow(file, c)),
+    countsRow("all", r.counts),
+    "",
+    "## Surviving mutants",
+    "",
+    "Each is killed by a sharper check (with a broken server in `fixtures/broken-servers/` that carries the same defect) or listed in `bench/mutation-equivalent.json` with why no check may fail it: no client could tell the difference (equivalent), or the specification leaves that behaviour open.",
+    "",
+    ...survivorTable(r, equivalents),
+    "",
+    "## Not covered",
+    "",
+    ...(noCoverage.length > 0 ? ["Code the catalogue's run never reached: a changed line there is no change a client of the default check sees.", "", ...noCoverage] : ["Every mutant's code was reached."]),
+    "",
+  ].join("\n");
+}
