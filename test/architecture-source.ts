@@ -81,6 +81,8 @@ export interface FunctionLength {
   line: number;
   /** Lines of its own: its span, less the spans of the functions nested in it but for the line each starts on. */
   own: number;
+  /** Lines counted whole, the functions nested in it included. */
+  whole: number;
 }
 
 const isFunction = (n: ts.Node): n is ts.FunctionLikeDeclaration =>
@@ -108,7 +110,7 @@ export function functionLengths(file: string): FunctionLength[] {
     return total;
   };
   const visit = (node: ts.Node) => {
-    if (isFunction(node) && node.body) out.push({ file, name: nameOf(node), line: lineOf(node.getStart(sf)) + 1, own: span(node) - nestedSpan(node.body) });
+    if (isFunction(node) && node.body) out.push({ file, name: nameOf(node), line: lineOf(node.getStart(sf)) + 1, own: span(node) - nestedSpan(node.body), whole: span(node) });
     ts.forEachChild(node, visit);
   };
   visit(sf);

@@ -11,6 +11,32 @@ const COMPOSITION_ROOTS = ["harness/cli/catalogue.ts", "harness/api/run-conforma
 
 /** Functions allowed past the rule, each with the issue that will split it (none now: every one has been split). */
 const KNOWN_LONG = new Map<string, number>([]);
+
+/** A function counted whole, the functions nested in it included, is at most this long (issue 42 item 6). */
+const MAX_WHOLE_LINES = 80;
+/**
+ * Functions past that when the rule came, each at the length it had then: none may grow, and none may join them.
+ * Each is to be split by job (issue 42 item 6), and taken off this list when it is.
+ */
+const KNOWN_LONG_WHOLE = new Map<string, number>([
+  ["harness/client/recording-servers.ts startRecordingServers", 210],
+  ["harness/targets/http-exchange.ts exchange", 124],
+  ["harness/targets/http-exchange.ts (anonymous)", 108],
+  ["harness/protocols/grpc/raw-h2.ts sendRaw", 117],
+  ["harness/protocols/grpc/raw-h2.ts (anonymous)", 110],
+  ["reference-server/grpc-guard.ts guardGrpcServer", 116],
+  ["reference-server/http/embedded-store.ts createEngineDatabase", 108],
+  ["reference-server/http/connection-gate.ts createConnectionGate", 107],
+  ["reference-server/http/routes.ts registerRoutes", 106],
+  ["harness/client/run-client.ts runClient", 104],
+  ["harness/client/run-client.ts (anonymous)", 102],
+  ["harness/load/_internals/resource-caller.ts resourceCaller", 96],
+  ["reference-server/http/sql-store.ts createSqlStore", 96],
+  ["harness/reporters/console.ts createConsoleReporter", 89],
+  ["reference-server/http/server.ts buildHttpApp", 89],
+  ["reference-server/http/data-dir-lease.ts runLeaseThread", 87],
+  ["harness/load/_internals/drive.ts drive", 82],
+]);
 const MAX_OWN_LINES = 60;
 
 describe("the import graph", () => {
@@ -50,5 +76,14 @@ describe("function lengths", () => {
 
   it("lists as known only functions that are still long", () => {
     for (const key of KNOWN_LONG.keys()) expect(all.some((f) => `${f.file} ${f.name}` === key && f.own > MAX_OWN_LINES), key).toBe(true);
+  });
+
+  it(`keeps every product function within ${MAX_WHOLE_LINES} lines counted whole (nested functions included), but for the known ones, which do not grow`, () => {
+    const long = all.filter((f) => f.whole > MAX_WHOLE_LINES && (KNOWN_LONG_WHOLE.get(`${f.file} ${f.name}`) ?? 0) < f.whole);
+    expect(long.map((f) => `${f.file}:${f.line} ${f.name}: ${f.whole} lines whole`)).toEqual([]);
+  });
+
+  it("lists as known long whole only functions that still are", () => {
+    for (const key of KNOWN_LONG_WHOLE.keys()) expect(all.some((f) => `${f.file} ${f.name}` === key && f.whole > MAX_WHOLE_LINES), key).toBe(true);
   });
 });
