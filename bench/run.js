@@ -222,7 +222,7 @@ function ratio(a, b, of = (x) => x.requestsPerSecond) {
 }
 
 /** A target judged by the interval of its rounds (see test/bench/interval.ts). */
-const judged = (id, target, goal, interval, unit = "") => ({ id, target, measured: showInterval(interval, unit), interval, goal, status: targetStatus(interval, goal) });
+const judged = (id, target, goal, interval, unit = "", samples = "rounds") => ({ id, target, measured: showInterval(interval, unit, samples), interval, goal, status: targetStatus(interval, goal) });
 /** A target measured by one run: there is no interval, and the page says so beside the status. */
 const oneRun = (id, target, measured, ok) => ({ id, target, measured: `${measured} (one run: no interval)`, interval: null, status: ok ? "met" : "not met" });
 
@@ -311,17 +311,17 @@ const g = results.grpc;
 const q = results.ratios;
 const grpcRow = (label, r) =>
   `| ${label} | ${showInterval(r.interval, " req/s")}; p99 ${showInterval(r.p99Interval, " ms")}; the median round: ${r.requestsPerSecond} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `; ${r.errors} errors in all` : ""}${ROUNDS > 1 ? ` (rounds: ${r.rounds.join(", ")} req/s)` : ""} |`;
-const ratioRow = (label, r) => `| ${label} | ${showInterval(r)} (rounds: ${r.rounds.join(", ")}) |`;
+const ratioRow = (label, r, samples = "rounds") => `| ${label} | ${showInterval(r, "", samples)} (${samples}: ${r.rounds.join(", ")}) |`;
 const m = results.machine;
 const targets = results.targets;
 const proxy = results.checkThroughProxy ?? { wallMs: NaN, exitCode: null, failed: [] };
 const check = results.check;
 if (!GRPC_ONLY) {
   targets.push(oneRun("proxyCheck", "default `check` through the 50 ms round-trip proxy at most 5 s", `${(proxy.wallMs / 1000).toFixed(1)} s`, proxy.wallMs <= 5000 && proxy.exitCode === 0));
-  targets.push(judged("checkToOneAtATime", "default `check` locally no slower than one check at a time (`--concurrency 1`): the ratio of each run to the one beside it at most 1", { atMost: 1 }, check.toOneAtATime));
+  targets.push(judged("checkToOneAtATime", "default `check` locally no slower than one check at a time (`--concurrency 1`): the ratio of each run to the one beside it at most 1", { atMost: 1 }, check.toOneAtATime, "", "pairs of runs"));
   // Issue 29's target. A floor stands under it: the clock probe of the history checks takes its samples 1.1 s apart
   // (a clock in whole seconds must be seen to tick), and process start comes before it.
-  targets.push(judged("checkUnderOneSecond", "default `check` of the built-in reference locally under 1 s (the history checks' clock probe alone spans 1.1 s)", { below: 1000 }, check.interval, " ms"));
+  targets.push(judged("checkUnderOneSecond", "default `check` of the built-in reference locally under 1 s (the history checks' clock probe alone spans 1.1 s)", { below: 1000 }, check.interval, " ms", "runs"));
 }
 if (q.referenceToPlain) {
   targets.push(judged("referenceToPlain", "reference at least 0.95x plain grpc-js requests/s", { atLeast: 0.95 }, q.referenceToPlain));
@@ -372,9 +372,9 @@ const lines = [
   ...(GRPC_ONLY
     ? []
     : [
-        `| \`check\` (default run, built-in reference server), wall time, ${CHECK_RUNS} runs | ${showInterval(check.interval, " ms")} (runs: ${check.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
-        `| the same with \`--concurrency 1\`, run alternately with it | ${showInterval(check.oneAtATime.interval, " ms")} (runs: ${check.oneAtATime.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
-        ratioRow("`check` / `check --concurrency 1`, each run over the one beside it", check.toOneAtATime),
+        `| \`check\` (default run, built-in reference server), wall time, ${CHECK_RUNS} runs | ${showInterval(check.interval, " ms", "runs")} (runs: ${check.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
+        `| the same with \`--concurrency 1\`, run alternately with it | ${showInterval(check.oneAtATime.interval, " ms", "runs")} (runs: ${check.oneAtATime.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
+        ratioRow("`check` / `check --concurrency 1`, each run over the one beside it", check.toOneAtATime, "pairs of runs"),
         `| \`check --grpc --http\` of the reference through a 50 ms round-trip proxy, wall time, one run | ${(proxy.wallMs / 1000).toFixed(1)} s (exit ${proxy.exitCode}${proxy.failed.length ? `: ${proxy.failed.join(", ")}` : ""}) |`,
       ]),
   ...results.notes.map((n) => `| ${n.split(":")[0]} | ${n.slice(n.indexOf(":") + 2)} |`),

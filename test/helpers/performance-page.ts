@@ -92,11 +92,11 @@ const TARGETS = [
   "- **`load`'s memory over a long run** is not measured by the bench: the run says so.",
 ];
 
-/** A mean with its interval: "0.912 (95 % interval 0.871 to 0.953, 10 rounds)", or the one round it has. */
-export function showInterval(i: Interval, unit = ""): string {
+/** A mean with its interval: "0.912 (95 % interval 0.871 to 0.953, 10 rounds)"; with one round, no interval. */
+export function showInterval(i: Interval, unit = "", samples = "rounds"): string {
   if (i.mean === null) return "not measured";
-  if (i.low === null || i.high === null) return `${i.mean}${unit} (one round: no interval)`;
-  return `${i.mean}${unit} (95 % interval ${i.low} to ${i.high}${unit}, ${i.n} rounds)`;
+  if (i.low === null || i.high === null) return `${i.mean}${unit} (one of the ${samples} alone: no interval)`;
+  return `${i.mean}${unit} (95 % interval ${i.low} to ${i.high}${unit}, ${i.n} ${samples})`;
 }
 
 /** The targets table: each target, what was measured with its interval, and met, not met or not resolved. */
