@@ -59,6 +59,20 @@ describe("bench/results.json's targets", () => {
   });
 });
 
+describe("the performance page's run", () => {
+  const results = JSON.parse(read("bench", "results.json")) as BenchResults;
+  const loadLine = (r: BenchResults) => performancePage(r).split("\n").find((l) => l.startsWith("Load average ")) ?? "";
+
+  it("says the load average at the start and the end, and that the figures are not quiet when the machine was busy", () => {
+    const busy = loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [9.5, 8, 7], loadAverageAtEnd: [0.2, 1, 2] });
+    expect(busy).toContain("9.5, 8, 7 at the start and 0.2, 1, 2 at the end, on 2 cores");
+    expect(busy).toMatch(/busy .* not quiet/);
+    const quiet = loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [0.3, 0.5, 0.6], loadAverageAtEnd: [0.9, 0.6, 0.6] });
+    expect(quiet).toContain("0.3, 0.5, 0.6 at the start");
+    expect(quiet).not.toMatch(/busy/);
+  });
+});
+
 describe("docs/reliability.md", () => {
   it("is what the renderer makes of test/reference-server/reliability-results.json", () => {
     const results = JSON.parse(readFileSync(RELIABILITY_RESULTS, "utf8")) as ReliabilityResults;
