@@ -12,9 +12,10 @@
 // starts every server afresh (one instance of a Node server can run steadily faster or slower than the next), runs
 // every gRPC measurement once, in an order rotated from round to round, so that whatever else the machine does weighs
 // on all alike, and stops them. Ratios are taken within a round; each figure is the mean over rounds with its 95 %
-// confidence interval (Student's t over the rounds, test/bench/interval.ts), and each target is met, not met or not
-// resolved by that interval, never by one median. BENCH_ONLY=grpc runs the gRPC measurements alone and keeps
-// bench/results.json and docs/performance.md as they are (their figures come from a whole run).
+// confidence interval (Student's t over the rounds, test/bench/interval.ts; a ratio is the geometric mean, its
+// interval on the log scale), and each target is met, not met or not resolved by that interval, never by one median.
+// BENCH_ONLY=grpc runs the gRPC measurements alone and keeps bench/results.json and docs/performance.md as they are
+// (their figures come from a whole run).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -24,7 +25,7 @@ import { startLatencyProxy } from "../dist/test/helpers/latency-proxy.js";
 import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js";
 import { missingGoLoad, runGoLoad, startPlainGrpcJs } from "../dist/test/bench/go-load.js";
 import { performancePage, showInterval, targetsTable } from "../dist/test/helpers/performance-page.js";
-import { meanInterval, targetStatus } from "../dist/test/bench/interval.js";
+import { meanInterval, ratioInterval, targetStatus } from "../dist/test/bench/interval.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
@@ -76,7 +77,7 @@ function checkWallTime() {
   const summary = (xs) => ({ medianMs: Math.round(median(xs)), interval: rounded(meanInterval(xs), 0), runsMs: xs.map(Math.round) });
   // Each run over the one-at-a-time run beside it: the pairs share whatever the machine was doing.
   const pairs = times.concurrent.map((t, i) => t / times.oneAtATime[i]);
-  return { ...summary(times.concurrent), oneAtATime: summary(times.oneAtATime), toOneAtATime: { ...rounded(meanInterval(pairs), 3), rounds: pairs.map(round3) } };
+  return { ...summary(times.concurrent), oneAtATime: summary(times.oneAtATime), toOneAtATime: { ...rounded(ratioInterval(pairs), 3), rounds: pairs.map(round3) } };
 }
 
 /** `check` of a reference server on both interfaces through a proxy that adds 25 ms each way: a 50 ms round trip. */
@@ -213,12 +214,12 @@ function summary(runs) {
 }
 
 /**
- * a / b within each round (of requests/s, or of whatever `of` picks): the mean of the rounds' ratios with its 95 %
- * interval, the median, and every round's ratio.
+ * a / b within each round (of requests/s, or of whatever `of` picks): the geometric mean of the rounds' ratios with
+ * its 95 % interval (on the log scale), the median, and every round's ratio.
  */
 function ratio(a, b, of = (x) => x.requestsPerSecond) {
   const perRound = a.map((x, i) => of(x) / of(b[i]));
-  return { ...rounded(meanInterval(perRound), 3), median: round3(median(perRound)), rounds: perRound.map(round3) };
+  return { ...rounded(ratioInterval(perRound), 3), median: round3(median(perRound)), rounds: perRound.map(round3) };
 }
 
 /** A target judged by the interval of its rounds (see test/bench/interval.ts). */
@@ -338,7 +339,7 @@ if (q.workers2ToWorkers1) {
 }
 const lines = [
   `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}${m.go ? `, ${m.go}` : ""}, ${m.platform}.`,
-  `Load: the Go generator (grpc-go client) with ${IN_FLIGHT} calls in flight over ${CONNECTIONS} connections, ${DURATION} after a 1 s warm-up, on the same machine as the server; ${ROUNDS} interleaved round${ROUNDS > 1 ? "s" : ""}, the servers started afresh for each; each figure the mean of the rounds with its 95 % confidence interval, each ratio the mean of the rounds' own ratios with its interval.`,
+  `Load: the Go generator (grpc-go client) with ${IN_FLIGHT} calls in flight over ${CONNECTIONS} connections, ${DURATION} after a 1 s warm-up, on the same machine as the server; ${ROUNDS} interleaved round${ROUNDS > 1 ? "s" : ""}, the servers started afresh for each; each figure the mean of the rounds with its 95 % confidence interval, each ratio the geometric mean of the rounds' own ratios with its interval (on the log scale).`,
   ...(m.cores <= 2 ? [`On ${m.cores} cores the generator shares the cores with the server it measures: absolute figures are the pair's, ratios compare servers under the same generator.`] : []),
   "",
   "| measure | result |",

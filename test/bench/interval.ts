@@ -1,6 +1,7 @@
 // The bench's statistics, pure: a 95 % confidence interval for the mean of per-round figures (Student's t over the
 // rounds: each round is one measurement, in fresh processes, so the rounds are the independent samples), and the
-// status of a target read from that interval rather than from one median. bench/run.js imports it from dist/.
+// status of a target read from that interval rather than from one median. A ratio's rounds are taken on the log scale
+// (ratioInterval). bench/run.js imports it from dist/.
 
 /** A 95 % confidence interval for the mean of `n` rounds; `low` and `high` are null with fewer than two rounds. */
 export interface Interval {
@@ -52,4 +53,14 @@ export function targetStatus(interval: Interval, target: Target): Status {
   if ("atLeast" in target) return low >= target.atLeast ? "met" : high < target.atLeast ? "not met" : "not resolved";
   if ("atMost" in target) return high <= target.atMost ? "met" : low > target.atMost ? "not met" : "not resolved";
   return high < target.below ? "met" : low >= target.below ? "not met" : "not resolved";
+}
+
+/**
+ * The interval of a ratio's rounds on the log scale: the geometric mean, exp(mean of logs ± t × s / √n). A ratio and
+ * its inverse get each other's inverse bounds, and no bound reaches zero however noisy the rounds.
+ */
+export function ratioInterval(rounds: readonly number[]): Interval {
+  const logs = meanInterval(rounds.map(Math.log));
+  const exp = (x: number | null) => (x === null ? null : Math.exp(x));
+  return { ...logs, mean: exp(logs.mean), low: exp(logs.low), high: exp(logs.high) };
 }

@@ -1,7 +1,7 @@
 // The bench's statistics (test/bench/interval.ts): a confidence interval over per-round figures and the status of a
 // target read from it. Pure: known inputs, known answers.
 import { describe, expect, it } from "vitest";
-import { meanInterval, targetStatus, tQuantile975 } from "./interval.js";
+import { meanInterval, ratioInterval, targetStatus, tQuantile975 } from "./interval.js";
 
 /** A fixed sequence of noise in [-1, 1) (a linear congruential generator): the same rounds on every run. */
 function noise(count: number, seed = 7): number[] {
@@ -63,6 +63,39 @@ describe("meanInterval", () => {
     const i = meanInterval([1.1 * 0.6, 1.1 * 1.4, 1.1 * 1.2]);
     expect(i.mean!).toBeGreaterThan(0.95);
     expect(targetStatus(i, { atLeast: 0.95 })).toBe("not resolved");
+  });
+});
+
+describe("ratioInterval", () => {
+  it("is the geometric mean's interval: a ratio's and its inverse's bounds are each other's inverses", () => {
+    const rounds = [0.8, 0.9, 1.1, 0.95, 1.02];
+    const i = ratioInterval(rounds);
+    const inverse = ratioInterval(rounds.map((x) => 1 / x));
+    expect(i.mean! * inverse.mean!).toBeCloseTo(1, 12);
+    expect(i.low! * inverse.high!).toBeCloseTo(1, 12);
+    expect(i.high! * inverse.low!).toBeCloseTo(1, 12);
+    expect(i.mean!).toBeCloseTo(Math.exp(rounds.reduce((a, x) => a + Math.log(x), 0) / rounds.length), 12);
+  });
+
+  it("never reaches zero or below, however noisy the rounds", () => {
+    const i = ratioInterval([0.2, 3, 0.5]);
+    expect(i.low!).toBeGreaterThan(0);
+    expect(targetStatus(i, { atLeast: 0.95 })).toBe("not resolved");
+  });
+
+  it("gives identical rounds a zero-width interval, and one round none", () => {
+    const i = ratioInterval([0.97, 0.97, 0.97]);
+    expect(i.low!).toBeCloseTo(0.97, 12);
+    expect(i.high!).toBeCloseTo(0.97, 12);
+    expect(ratioInterval([0.97])).toMatchObject({ low: null, high: null, n: 1 });
+    expect(ratioInterval([])).toMatchObject({ mean: null, n: 0 });
+  });
+
+  it("resolves a clear 10 % difference over 20 rounds of 5 % noise, and not 3 rounds of 40 %", () => {
+    const e = noise(20, 11);
+    expect(targetStatus(ratioInterval(e.map((x) => 0.855 * (1 + 0.05 * x))), { atLeast: 0.95 })).toBe("not met");
+    expect(targetStatus(ratioInterval(e.map((x) => 1.045 * (1 + 0.05 * x))), { atLeast: 0.95 })).toBe("met");
+    expect(targetStatus(ratioInterval([1.1 * 0.6, 1.1 * 1.4, 1.1 * 1.2]), { atLeast: 0.95 })).toBe("not resolved");
   });
 });
 

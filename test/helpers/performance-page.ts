@@ -58,9 +58,11 @@ const METHOD = (r: BenchResults, rtt: string, halfRtt: string) => [
   "steadily faster or slower than the next), runs every gRPC measurement once, in an order rotated from round to",
   "round, so that whatever else the machine does weighs on all alike, and stops the servers. Ratios are taken within",
   "each round. Each figure is the mean over the rounds with its ninety-five percent confidence interval (Student's t",
-  "over the rounds, `test/bench/interval.ts`), and each target is read from that interval, never from one median: a",
-  "target of at least a bound is **met** when the interval's lower end is at or above it, **not met** when its upper",
-  "end is below it, and **not resolved** when the interval straddles it (at most and below, likewise). Noise widens",
+  "over the rounds, `test/bench/interval.ts`); each ratio is the geometric mean of the rounds' ratios, its interval",
+  "taken on the log scale, so that a ratio and its inverse agree and no bound falls to zero. Each target is read",
+  "from its interval, never from one median: a target of at least a bound is **met** when the interval's lower end",
+  "is at or above it, **not met** when its upper end is below it, and **not resolved** when the interval straddles",
+  "it (at most and below, likewise). Noise widens",
   "the interval: on a busy machine, or with few rounds, a target comes out not resolved rather than met or missed by",
   "chance. A target measured by one run says so, and its status is that run's. `BENCH_DURATION` (seconds),",
   "`BENCH_ROUNDS` and `BENCH_CHECK_RUNS` set the length, the count of rounds and of local `check` runs;",
@@ -113,7 +115,7 @@ function loadLine(results: BenchResults): string[] {
   const busy = Math.max(start[0]!, end[0]!) > results.machine.cores / 2;
   return [
     "",
-    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at the end, on ${results.machine.cores} cores${busy ? ": the machine was busy with other work during the run, so these are not quiet figures, and the intervals are as wide as that noise makes them." : "."}`,
+    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at the end, on ${results.machine.cores} cores${busy ? ": the machine was busy with other work during the run, so these are not quiet figures. The intervals are as wide as the rounds' scatter makes them, but they cannot see a bias the other work puts on one server more than on another, so no status of this run settles a target." : "."}`,
   ];
 }
 
