@@ -112,10 +112,12 @@ export function targetsTable(results: BenchResults): string[] {
 function loadLine(results: BenchResults): string[] {
   const [start, end] = [results.loadAverageAtStart, results.loadAverageAtEnd];
   if (!start || !end) return [];
-  const busy = Math.max(start[0]!, end[0]!) > results.machine.cores / 2;
+  // The end's figure counts the bench's own processes (a server and its generator fill the cores): only the start's
+  // says what else the machine was doing.
+  const busy = start[0]! > results.machine.cores / 2;
   return [
     "",
-    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at the end, on ${results.machine.cores} cores${busy ? ": the machine was busy with other work during the run, so these are not quiet figures. The intervals are as wide as the rounds' scatter makes them, but they cannot see a bias the other work puts on one server more than on another, so no status of this run settles a target." : "."}`,
+    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at the end (the bench's own work counted in it), on ${results.machine.cores} cores${busy ? ": the machine was busy with other work when the run began, so these are not quiet figures. The intervals are as wide as the rounds' scatter makes them, but they cannot see a bias the other work puts on one server more than on another, so no status of this run settles a target." : "."}`,
   ];
 }
 
