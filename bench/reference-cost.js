@@ -8,7 +8,8 @@
 // call for two instances of the same build, side by side), so the servers are started afresh GENERATIONS times
 // (default 3), and each generation runs ROUNDS (default 3) interleaved rounds of DURATION (default 2s) each, in an
 // order rotated from round to round. Ratios are taken within a round; each is printed as the median and quartiles of
-// all rounds. REFERENCE_B=<root of another build of this repository> adds that build's reference as a third server,
+// all rounds, and the requests/s and p99 ratios also as the geometric mean with its 95 % interval (test/bench/interval.ts) and
+// whether the issue's targets (at least 0.95x the requests/s, p99 at most 1x) are met, not met or not resolved. REFERENCE_B=<root of another build of this repository> adds that build's reference as a third server,
 // to compare two versions of the reference in the same run. Benchmarks, not tests: node bench/reference-cost.js
 // (after npm run build).
 import { spawn } from "node:child_process";
@@ -16,6 +17,8 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { missingGoLoad, runGoLoad } from "../dist/test/bench/go-load.js";
+import { ratioInterval, targetStatus } from "../dist/test/bench/interval.js";
+import { showInterval } from "../dist/test/helpers/performance-page.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const GENERATIONS = Math.max(1, Number(process.env.GENERATIONS ?? 3));
@@ -157,4 +160,9 @@ for (const n of names) {
 for (const n of names.filter((x) => x !== "plain")) {
   const ratio = (k) => spread(rounds.map((r) => r[n][k] / r.plain[k]));
   console.log(`${n} / plain, within each round: CPU per call ${ratio("cpuUs")}; bytes allocated per call ${ratio("allocatedBytes")}; requests/s ${ratio("rps")}; p99 ${ratio("p99")}`);
+  for (const [k, goal, label] of [["rps", { atLeast: 0.95 }, "requests/s at least 0.95x"], ["p99", { atMost: 1 }, "p99 at most 1x"]]) {
+    const i = ratioInterval(rounds.map((r) => r[n][k] / r.plain[k]));
+    const shown = { ...i, mean: Number(i.mean.toFixed(3)), low: i.low === null ? null : Number(i.low.toFixed(3)), high: i.high === null ? null : Number(i.high.toFixed(3)) };
+    console.log(`${n} / plain, ${label}: ${showInterval(shown)}: ${targetStatus(i, goal)}`);
+  }
 }

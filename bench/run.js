@@ -7,10 +7,15 @@
 // reference's HTTP create and read throughput on each store under wrk. Prints the table, writes
 // bench/results.json with every figure and every round, and writes docs/performance.md whole from it.
 //
-// BENCH_DURATION (seconds, default 5) sets each load run's length, BENCH_ROUNDS (default 3) how many rounds. A round
-// runs every gRPC measurement once, in an order rotated from round to round, so that whatever else the machine does
-// weighs on all alike; ratios are taken within a round and each figure is the median over rounds. BENCH_ONLY=grpc
-// runs the gRPC measurements alone and keeps bench/results.json and docs/performance.md as they are (their figures come from a whole run).
+// BENCH_DURATION (seconds, default 2) sets each load run's length, BENCH_ROUNDS (default 10) how many rounds,
+// BENCH_CHECK_RUNS (default 5) how many runs of each local `check`. Many short rounds, not a few long ones: a round
+// starts every server afresh (one instance of a Node server can run steadily faster or slower than the next), runs
+// every gRPC measurement once, in an order rotated from round to round, so that whatever else the machine does weighs
+// on all alike, and stops them. Ratios are taken within a round; each figure is the mean over rounds with its 95 %
+// confidence interval (Student's t over the rounds, test/bench/interval.ts; a ratio is the geometric mean, its
+// interval on the log scale), and each target is met, not met or not resolved by that interval, never by one median.
+// BENCH_ONLY=grpc runs the gRPC measurements alone and keeps bench/results.json and docs/performance.md as they are
+// (their figures come from a whole run).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -19,14 +24,15 @@ import { implementations } from "../dist/fixtures/implementations/index.js";
 import { startLatencyProxy } from "../dist/test/helpers/latency-proxy.js";
 import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js";
 import { missingGoLoad, runGoLoad, startPlainGrpcJs } from "../dist/test/bench/go-load.js";
-import { performancePage } from "../dist/test/helpers/performance-page.js";
+import { performancePage, showInterval, targetsTable } from "../dist/test/helpers/performance-page.js";
+import { meanInterval, ratioInterval, targetStatus } from "../dist/test/bench/interval.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
-const SECONDS = Number(process.env.BENCH_DURATION ?? 5);
+const SECONDS = Number(process.env.BENCH_DURATION ?? 2);
 const DURATION = `${SECONDS}s`;
-const CHECK_RUNS = 5;
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const CHECK_RUNS = Math.max(1, Number(process.env.BENCH_CHECK_RUNS ?? 5));
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 10));
 /** The load every gRPC server is measured under: the issue's, and the generator's defaults. */
 const IN_FLIGHT = 64;
 const CONNECTIONS = 4;
@@ -42,6 +48,20 @@ const median = (xs) => {
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const round2 = (x) => Number(x.toFixed(2));
+const round3 = (x) => Number(x.toFixed(3));
+/** An interval with its figures rounded (`digits` places) for results.json. */
+const rounded = (i, digits) => {
+  const r = (x) => (x === null ? null : Number(x.toFixed(digits)));
+  return { ...i, mean: r(i.mean), low: r(i.low), high: r(i.high) };
+};
+/** The 1, 5 and 15 minute load averages, from /proc/loadavg where there is one. */
+function loadAverage() {
+  try {
+    return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
+  } catch {
+    return os.loadavg().map(round2);
+  }
+}
 
 /** The default `check` and the same one check at a time, run alternately, CHECK_RUNS times each. */
 function checkWallTime() {
@@ -54,8 +74,10 @@ function checkWallTime() {
       times[key].push(performance.now() - t0);
     }
   }
-  const summary = (xs) => ({ medianMs: Math.round(median(xs)), runsMs: xs.map(Math.round) });
-  return { ...summary(times.concurrent), oneAtATime: summary(times.oneAtATime) };
+  const summary = (xs) => ({ medianMs: Math.round(median(xs)), interval: rounded(meanInterval(xs), 0), runsMs: xs.map(Math.round) });
+  // Each run over the one-at-a-time run beside it: the pairs share whatever the machine was doing.
+  const pairs = times.concurrent.map((t, i) => t / times.oneAtATime[i]);
+  return { ...summary(times.concurrent), oneAtATime: summary(times.oneAtATime), toOneAtATime: { ...rounded(ratioInterval(pairs), 3), rounds: pairs.map(round3) } };
 }
 
 /** `check` of a reference server on both interfaces through a proxy that adds 25 ms each way: a 50 ms round trip. */
@@ -98,11 +120,11 @@ function harnessLoad(address, flag = "--grpc", threads = Math.max(1, Math.min(os
 }
 
 /** `load` over each transport against the reference, one thread each so that the transports are compared alike. */
-const transportLoads = (ref) => [
-  ["loadGrpcOnReference", () => harnessLoad(ref.address, "--grpc", 1)],
-  ["loadConnectOnReference", () => harnessLoad(ref.httpUrl, "--connect", 1)],
-  ["loadGrpcWebOnReference", () => harnessLoad(ref.httpUrl, "--grpc-web", 1)],
-  ["loadHttpOnReference", () => harnessLoad(ref.httpUrl, "--http", 1)],
+const transportLoads = [
+  ["loadGrpcOnReference", (s) => harnessLoad(s.reference.address, "--grpc", 1)],
+  ["loadConnectOnReference", (s) => harnessLoad(s.reference.httpUrl, "--connect", 1)],
+  ["loadGrpcWebOnReference", (s) => harnessLoad(s.reference.httpUrl, "--grpc-web", 1)],
+  ["loadHttpOnReference", (s) => harnessLoad(s.reference.httpUrl, "--http", 1)],
 ];
 
 const goLoad = (address) => runGoLoad(address, { concurrency: IN_FLIGHT, connections: CONNECTIONS, duration: DURATION, warmup: "1s" });
@@ -181,31 +203,62 @@ function machine() {
 
 /**
  * The round with the median requests/s (the lower of the middle two for an even count), whole, so that its
- * percentiles belong to it; and every round's figure.
+ * percentiles belong to it; the mean requests/s and p99 over the rounds with their intervals; every round's figure.
  */
 function summary(runs) {
   const r = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor((runs.length - 1) / 2)];
-  const errors = Object.values(r.errors ?? {}).reduce((a, b) => a + b, 0);
-  return { requestsPerSecond: r.requestsPerSecond, p50: r.latencyMs.p50, p90: r.latencyMs.p90, p99: r.latencyMs.p99, max: r.latencyMs.max, errors, rounds: runs.map((x) => x.requestsPerSecond) };
+  const errors = runs.reduce((sum, x) => sum + Object.values(x.errors ?? {}).reduce((a, b) => a + b, 0), 0);
+  const rps = runs.map((x) => x.requestsPerSecond);
+  const p99 = runs.map((x) => x.latencyMs.p99);
+  return { requestsPerSecond: r.requestsPerSecond, p50: r.latencyMs.p50, p90: r.latencyMs.p90, p99: r.latencyMs.p99, max: r.latencyMs.max, errors, interval: rounded(meanInterval(rps), 0), p99Interval: rounded(meanInterval(p99), 2), rounds: rps };
 }
 
-/** a / b within each round (of requests/s, or of whatever `of` picks): the median, and the spread over the rounds. */
+/**
+ * a / b within each round (of requests/s, or of whatever `of` picks): the geometric mean of the rounds' ratios with
+ * its 95 % interval (on the log scale), the median, and every round's ratio.
+ */
 function ratio(a, b, of = (x) => x.requestsPerSecond) {
   const perRound = a.map((x, i) => of(x) / of(b[i]));
-  return { median: round2(median(perRound)), min: round2(Math.min(...perRound)), max: round2(Math.max(...perRound)), rounds: perRound.map(round2) };
+  return { ...rounded(ratioInterval(perRound), 3), median: round3(median(perRound)), rounds: perRound.map(round3) };
+}
+
+/** A target judged by the interval of its rounds (see test/bench/interval.ts). */
+const judged = (id, target, goal, interval, unit = "", samples = "rounds") => ({ id, target, measured: showInterval(interval, unit, samples), interval, goal, status: targetStatus(interval, goal) });
+/** A target measured by one run: there is no interval, and the page says so beside the status. */
+const oneRun = (id, target, measured, ok) => ({ id, target, measured: `${measured} (one run: no interval)`, interval: null, status: ok ? "met" : "not met" });
+
+/** Every server, started afresh for one round; if one fails to start, those already started are stopped. */
+async function startServers(pg) {
+  const go = implementations.find((i) => i.name === "go");
+  const started = {};
+  try {
+    started.reference = await startReference();
+    started.plain = await startPlainGrpcJs();
+    started.go = await go.start();
+    // --workers above 1 needs a store the workers share; gRPC never touches it, and both sides use the same one.
+    if (pg) {
+      started.workers1 = await startReference(pg.url, 1);
+      started.workers2 = await startReference(pg.url, 2);
+    }
+    return started;
+  } catch (e) {
+    await Promise.all(Object.values(started).map((s) => s.close()));
+    throw e;
+  }
 }
 
 const results = {
   date: new Date().toISOString(),
   machine: machine(),
   // What else the machine was doing: figures from a busy machine mislead.
-  loadAverageAtStart: os.loadavg().map(round2),
+  loadAverageAtStart: loadAverage(),
   load: { duration: DURATION, warmup: "1s", inFlight: IN_FLIGHT, connections: CONNECTIONS, generator: "bench/go-load (grpc-go client, one ClientConn per connection)" },
   rounds: ROUNDS,
   check: GRPC_ONLY ? undefined : checkWallTime(),
   checkThroughProxy: GRPC_ONLY ? undefined : await checkThroughProxy(),
   grpc: {},
   ratios: {},
+  targets: [],
   notes: [],
   // Facts about a results file that its figures do not carry (docs/performance.md prints them); a new run has none.
   caveats: [],
@@ -218,34 +271,28 @@ try {
   if (missing) {
     results.notes.push(`gRPC servers: not measured: the Go load generator needs ${missing}`);
   } else {
-    const go = implementations.find((i) => i.name === "go");
-    // Every server runs for the whole benchmark; only the one being measured gets calls.
-    const servers = { reference: await startReference(), plain: await startPlainGrpcJs(), go: await go.start() };
-    // --workers above 1 needs a store the workers share; gRPC never touches it, and both sides use the same one.
-    if (pg) {
-      servers.workers1 = await startReference(pg.url, 1);
-      servers.workers2 = await startReference(pg.url, 2);
-    } else {
-      results.notes.push(`serve --workers: not measured: it needs PostgreSQL (${bin.missing})`);
-    }
+    if (!pg) results.notes.push(`serve --workers: not measured: it needs PostgreSQL (${bin.missing})`);
+    // Every server of a round runs for the whole round; only the one being measured gets calls.
     const measures = [
-      ["reference", () => goLoad(servers.reference.address)],
-      ["plain", () => goLoad(servers.plain.address)],
-      ["go", () => goLoad(servers.go.address)],
-      ["harnessLoadOnGo", () => harnessLoad(servers.go.address)],
-      ...transportLoads(servers.reference),
-      ...(pg ? [["workers1", () => goLoad(servers.workers1.address)], ["workers2", () => goLoad(servers.workers2.address)]] : []),
+      ["reference", (s) => goLoad(s.reference.address)],
+      ["plain", (s) => goLoad(s.plain.address)],
+      ["go", (s) => goLoad(s.go.address)],
+      ["harnessLoadOnGo", (s) => harnessLoad(s.go.address)],
+      ...transportLoads,
+      ...(pg ? [["workers1", (s) => goLoad(s.workers1.address)], ["workers2", (s) => goLoad(s.workers2.address)]] : []),
     ];
     const runs = Object.fromEntries(measures.map(([name]) => [name, []]));
-    try {
-      for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
+      const servers = await startServers(pg);
+      try {
         for (let k = 0; k < measures.length; k++) {
           const [name, measure] = measures[(k + round) % measures.length];
-          runs[name].push(await measure());
+          runs[name].push(await measure(servers));
         }
+      } finally {
+        await Promise.all(Object.values(servers).map((s) => s.close()));
       }
-    } finally {
-      await Promise.all(Object.values(servers).map((s) => s.close()));
+      console.error(`bench: round ${round + 1} of ${ROUNDS} done, load average ${loadAverage()[0]}`);
     }
     for (const [name, r] of Object.entries(runs)) results.grpc[name] = { ...summary(r), all: r };
     results.ratios.referenceToPlain = ratio(runs.reference, runs.plain);
@@ -261,43 +308,38 @@ try {
 } finally {
   await pg?.destroy();
 }
-results.loadAverageAtEnd = os.loadavg().map(round2);
-
 const g = results.grpc;
 const q = results.ratios;
-const met = (ok) => (ok ? "**met**" : "**not met**");
-const spread = (r) => `${r.median} (rounds ${r.min}-${r.max})`;
 const grpcRow = (label, r) =>
-  `| ${label} | ${r.requestsPerSecond} req/s; p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `; ${r.errors} errors` : ""}${ROUNDS > 1 ? ` (rounds: ${r.rounds.join(", ")} req/s)` : ""} |`;
+  `| ${label} | ${showInterval(r.interval, " req/s")}; p99 ${showInterval(r.p99Interval, " ms")}; the median round: ${r.requestsPerSecond} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `; ${r.errors} errors in all` : ""}${ROUNDS > 1 ? ` (rounds: ${r.rounds.join(", ")} req/s)` : ""} |`;
+const ratioRow = (label, r, samples = "rounds") => `| ${label} | ${showInterval(r, "", samples)} (${samples}: ${r.rounds.join(", ")}) |`;
 const m = results.machine;
-const targets = [];
+const targets = results.targets;
 const proxy = results.checkThroughProxy ?? { wallMs: NaN, exitCode: null, failed: [] };
-const check = results.check ?? { medianMs: NaN, runsMs: [], oneAtATime: { medianMs: NaN, runsMs: [] } };
-if (!GRPC_ONLY) targets.push(`| default \`check\` through the 50 ms round-trip proxy at most 5 s | ${(proxy.wallMs / 1000).toFixed(1)} s | ${met(proxy.wallMs <= 5000 && proxy.exitCode === 0)} |`);
+const check = results.check;
 if (!GRPC_ONLY) {
-  targets.push(
-    `| default \`check\` locally no slower than one check at a time (\`--concurrency 1\`, ${(check.oneAtATime.medianMs / 1000).toFixed(2)} s in this run) | ${(check.medianMs / 1000).toFixed(2)} s | ${met(check.medianMs <= check.oneAtATime.medianMs)} |`,
-    // Issue 29's target. A floor stands under it: the clock probe of the history checks takes its samples 1.1 s apart
-    // (a clock in whole seconds must be seen to tick), and process start comes before it.
-    `| default \`check\` of the built-in reference locally under 1 s | ${(check.medianMs / 1000).toFixed(2)} s (the history checks' clock probe alone spans 1.1 s) | ${met(check.medianMs < 1000)} |`,
-  );
+  targets.push(oneRun("proxyCheck", "default `check` through the 50 ms round-trip proxy at most 5 s", `${(proxy.wallMs / 1000).toFixed(1)} s`, proxy.wallMs <= 5000 && proxy.exitCode === 0));
+  targets.push(judged("checkToOneAtATime", "default `check` locally no slower than one check at a time (`--concurrency 1`): the ratio of each run to the one beside it at most 1", { atMost: 1 }, check.toOneAtATime, "", "pairs of runs"));
+  // Issue 29's target. A floor stands under it: the clock probe of the history checks takes its samples 1.1 s apart
+  // (a clock in whole seconds must be seen to tick), and process start comes before it.
+  targets.push(judged("checkUnderOneSecond", "default `check` of the built-in reference locally under 1 s (the history checks' clock probe alone spans 1.1 s)", { below: 1000 }, check.interval, " ms", "runs"));
 }
 if (q.referenceToPlain) {
-  targets.push(`| reference at least 0.95x plain grpc-js requests/s | ${spread(q.referenceToPlain)} | ${met(q.referenceToPlain.median >= 0.95)} |`);
-  targets.push(`| reference p99 no worse than plain grpc-js's | ${g.reference.p99} ms against ${g.plain.p99} ms; per-round ratio ${spread(q.referenceToPlainP99)} | ${met(q.referenceToPlainP99.median <= 1)} |`);
-  targets.push(`| \`load\` at least 0.6x the Go generator's requests/s against grpc-go | ${spread(q.harnessLoadToGoLoad)} | ${met(q.harnessLoadToGoLoad.median >= 0.6)} |`);
-  targets.push(`| \`load --connect\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadConnectToGrpc)} | ${met(q.loadConnectToGrpc.median >= 0.6)} |`);
-  targets.push(`| \`load --grpc-web\` at least 0.6x \`load --grpc\` against the reference, same load | ${spread(q.loadGrpcWebToGrpc)} | ${met(q.loadGrpcWebToGrpc.median >= 0.6)} |`);
-  targets.push("| `load`'s memory flat over a 60 s run on each transport | not measured by this bench | **not resolved** (unmeasured) |");
+  targets.push(judged("referenceToPlain", "reference at least 0.95x plain grpc-js requests/s", { atLeast: 0.95 }, q.referenceToPlain));
+  targets.push(judged("referenceToPlainP99", "reference p99 no worse than plain grpc-js's (the ratio at most 1)", { atMost: 1 }, q.referenceToPlainP99));
+  targets.push(judged("harnessLoadToGoLoad", "`load` at least 0.6x the Go generator's requests/s against grpc-go", { atLeast: 0.6 }, q.harnessLoadToGoLoad));
+  targets.push(judged("loadConnectToGrpc", "`load --connect` at least 0.6x `load --grpc` against the reference, same load", { atLeast: 0.6 }, q.loadConnectToGrpc));
+  targets.push(judged("loadGrpcWebToGrpc", "`load --grpc-web` at least 0.6x `load --grpc` against the reference, same load", { atLeast: 0.6 }, q.loadGrpcWebToGrpc));
+  targets.push({ id: "loadMemory", target: "`load`'s memory flat over a 60 s run on each transport", measured: "not measured by this bench", interval: null, status: "not resolved" });
 }
 if (q.workers2ToWorkers1) {
-  targets.push(
-    `| \`serve --workers 2\` near 2x one worker, with the generator on other cores | ${spread(q.workers2ToWorkers1)} here, where the generator shares the ${m.cores} cores with the server | ${m.cores >= 4 ? met(q.workers2ToWorkers1.median >= 1.7) : "**not resolved** on this machine: the generator needs cores of its own"} |`,
-  );
+  const w = judged("workers2ToWorkers1", "`serve --workers 2` near 2x one worker (at least 1.7x), with the generator on other cores", { atLeast: 1.7 }, q.workers2ToWorkers1);
+  // On a small machine the generator takes the cores the second worker would use: the interval cannot speak to the target.
+  targets.push(m.cores >= 4 ? w : { ...w, measured: `${w.measured}, where the generator shares the ${m.cores} cores with the server`, status: "not resolved" });
 }
 const lines = [
-  `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}${m.go ? `, ${m.go}` : ""}, ${m.platform}; load average ${results.loadAverageAtStart[0]} at the start, ${results.loadAverageAtEnd[0]} at the end.`,
-  `Load: the Go generator (grpc-go client) with ${IN_FLIGHT} calls in flight over ${CONNECTIONS} connections, ${DURATION} after a 1 s warm-up, on the same machine as the server; ${ROUNDS} interleaved round${ROUNDS > 1 ? "s" : ""}, each figure the median round, each ratio the median of the rounds' own ratios.`,
+  `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}${m.go ? `, ${m.go}` : ""}, ${m.platform}.`,
+  `Load: the Go generator (grpc-go client) with ${IN_FLIGHT} calls in flight over ${CONNECTIONS} connections, ${DURATION} after a 1 s warm-up, on the same machine as the server; ${ROUNDS} interleaved round${ROUNDS > 1 ? "s" : ""}, the servers started afresh for each; each figure the mean of the rounds with its 95 % confidence interval, each ratio the geometric mean of the rounds' own ratios with its interval (on the log scale).`,
   ...(m.cores <= 2 ? [`On ${m.cores} cores the generator shares the cores with the server it measures: absolute figures are the pair's, ratios compare servers under the same generator.`] : []),
   "",
   "| measure | result |",
@@ -307,23 +349,23 @@ const lines = [
         grpcRow("reference server (`serve`)", g.reference),
         grpcRow("plain grpc-js server (proto-loader, no guard)", g.plain),
         grpcRow("grpc-go server (fixtures/implementations/go)", g.go),
-        `| reference / plain grpc-js, requests/s | ${spread(q.referenceToPlain)} |`,
-        `| reference / plain grpc-js, p99 | ${spread(q.referenceToPlainP99)} |`,
-        `| reference / grpc-go, requests/s | ${spread(q.referenceToGo)} |`,
-        `| plain grpc-js / grpc-go, requests/s | ${spread(q.plainToGo)} |`,
-        `| \`example-conformance load --threads ${g.harnessLoadOnGo.all[0].threads}\` against grpc-go, same load | ${g.harnessLoadOnGo.requestsPerSecond} req/s; p50 ${g.harnessLoadOnGo.p50} ms, p99 ${g.harnessLoadOnGo.p99} ms |`,
-        `| \`load\` / Go generator against grpc-go, requests/s | ${spread(q.harnessLoadToGoLoad)} |`,
+        ratioRow("reference / plain grpc-js, requests/s", q.referenceToPlain),
+        ratioRow("reference / plain grpc-js, p99", q.referenceToPlainP99),
+        ratioRow("reference / grpc-go, requests/s", q.referenceToGo),
+        ratioRow("plain grpc-js / grpc-go, requests/s", q.plainToGo),
+        grpcRow(`\`example-conformance load --threads ${g.harnessLoadOnGo.all[0].threads}\` against grpc-go, same load`, g.harnessLoadOnGo),
+        ratioRow("`load` / Go generator against grpc-go, requests/s", q.harnessLoadToGoLoad),
         grpcRow("`load --grpc` against the reference, one thread", g.loadGrpcOnReference),
         grpcRow("`load --connect` against the reference, one thread", g.loadConnectOnReference),
         grpcRow("`load --grpc-web` against the reference, one thread", g.loadGrpcWebOnReference),
         grpcRow(`\`load --http\` against the reference (memory store), one thread, mix ${Object.entries(g.loadHttpOnReference.all[0].mix ?? {}).map(([k, n]) => `${k}=${n}`).join(",")}`, g.loadHttpOnReference),
-        `| \`load --connect\` / \`load --grpc\`, requests/s | ${spread(q.loadConnectToGrpc)} |`,
-        `| \`load --grpc-web\` / \`load --grpc\`, requests/s | ${spread(q.loadGrpcWebToGrpc)} |`,
+        ratioRow("`load --connect` / `load --grpc`, requests/s", q.loadConnectToGrpc),
+        ratioRow("`load --grpc-web` / `load --grpc`, requests/s", q.loadGrpcWebToGrpc),
         ...(g.workers1
           ? [
               grpcRow("`serve --workers 1` (PostgreSQL store)", g.workers1),
               grpcRow("`serve --workers 2` (PostgreSQL store)", g.workers2),
-              `| \`--workers 2\` / \`--workers 1\`, requests/s${m.cores <= 2 ? ` (the generator shares the ${m.cores} cores)` : ""} | ${spread(q.workers2ToWorkers1)} |`,
+              ratioRow(`\`--workers 2\` / \`--workers 1\`, requests/s${m.cores <= 2 ? ` (the generator shares the ${m.cores} cores)` : ""}`, q.workers2ToWorkers1),
             ]
           : []),
       ]
@@ -331,25 +373,29 @@ const lines = [
   ...(GRPC_ONLY
     ? []
     : [
-        `| \`check\` (default run, built-in reference server), wall time, median of ${CHECK_RUNS} | ${(check.medianMs / 1000).toFixed(2)} s (runs: ${check.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
-        `| the same with \`--concurrency 1\`, run alternately with it | ${(check.oneAtATime.medianMs / 1000).toFixed(2)} s (runs: ${check.oneAtATime.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
+        `| \`check\` (default run, built-in reference server), wall time, ${CHECK_RUNS} runs | ${showInterval(check.interval, " ms", "runs")} (runs: ${check.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
+        `| the same with \`--concurrency 1\`, run alternately with it | ${showInterval(check.oneAtATime.interval, " ms", "runs")} (runs: ${check.oneAtATime.runsMs.map((x) => (x / 1000).toFixed(2)).join(", ")} s) |`,
+        ratioRow("`check` / `check --concurrency 1`, each run over the one beside it", check.toOneAtATime, "pairs of runs"),
         `| \`check --grpc --http\` of the reference through a 50 ms round-trip proxy, wall time, one run | ${(proxy.wallMs / 1000).toFixed(1)} s (exit ${proxy.exitCode}${proxy.failed.length ? `: ${proxy.failed.join(", ")}` : ""}) |`,
       ]),
   ...results.notes.map((n) => `| ${n.split(":")[0]} | ${n.slice(n.indexOf(":") + 2)} |`),
   ...results.stores.map((r) =>
     r.note
       ? `| HTTP on the ${r.store} store | ${r.note} |`
-      : `| HTTP on the ${r.store} store, wrk 32 connections | create (POST) ${r.create.requestsPerSecond} req/s, p50 ${r.create.p50} ms, p99 ${r.create.p99} ms${r.create.non2xx ? `, ${r.create.non2xx} not 2xx` : ""}; read (GET) ${r.read.requestsPerSecond} req/s, p50 ${r.read.p50} ms, p99 ${r.read.p99} ms${r.read.non2xx ? `, ${r.read.non2xx} not 2xx` : ""} |`,
+      : `| HTTP on the ${r.store} store, wrk 32 connections, one run | create (POST) ${r.create.requestsPerSecond} req/s, p50 ${r.create.p50} ms, p99 ${r.create.p99} ms${r.create.non2xx ? `, ${r.create.non2xx} not 2xx` : ""}; read (GET) ${r.read.requestsPerSecond} req/s, p50 ${r.read.p50} ms, p99 ${r.read.p99} ms${r.read.non2xx ? `, ${r.read.non2xx} not 2xx` : ""} |`,
   ),
-  "",
-  "| target | measured | |",
-  "|---|---|---|",
-  ...targets,
 ];
 // Round trips through the 50 ms proxy, by time and by request bursts, and per check (bench/round-trips.js).
-if (!GRPC_ONLY) { const { measureRoundTrips, roundTripRows } = await import("./round-trips.js"); results.roundTrips = await measureRoundTrips(); const t = roundTripRows(results.roundTrips); lines.splice(lines.indexOf("|---|---|") + 1, 0, ...t.rows); lines.push(t.target); }
+if (!GRPC_ONLY) {
+  const { measureRoundTrips, roundTripRows } = await import("./round-trips.js");
+  results.roundTrips = await measureRoundTrips();
+  const t = roundTripRows(results.roundTrips);
+  lines.splice(lines.indexOf("|---|---|") + 1, 0, ...t.rows);
+  targets.push(t.target);
+}
+results.loadAverageAtEnd = loadAverage();
 results.table = lines.join("\n");
 // A partial run does not replace the whole run's figures.
 writeFileSync(GRPC_ONLY ? join(tmp, "results.json") : join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 if (!GRPC_ONLY) writeFileSync(join(ROOT, "docs", "performance.md"), performancePage(results));
-console.log(results.table);
+console.log([results.table, "", ...targetsTable(results)].join("\n"));

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../contract/paths.js";
+import { ratioInterval, targetStatus } from "./bench/interval.js";
 import { performancePage, type BenchResults } from "./helpers/performance-page.js";
 import { reliabilityPage } from "./helpers/reliability-page.js";
 import { RELIABILITY_RESULTS, type ReliabilityResults } from "./helpers/reliability-results.js";
@@ -22,16 +23,58 @@ describe("docs/performance.md", () => {
   it("has no figure in its prose but the results file's: the run's lines and the table aside, no digit but in code", () => {
     const results = JSON.parse(read("bench", "results.json")) as BenchResults;
     // A round trip no run measures, so that the figures rendered from it are known and can be taken out.
-    const page = performancePage({ ...results, table: "", caveats: [], roundTrips: { rttMs: 9_999_998 } });
+    const page = performancePage({ ...results, table: "", targets: [], caveats: [], roundTrips: { rttMs: 9_999_998 } });
     const prose = page
       .split("\n")
-      .filter((line) => !/^(Measured|Node) /.test(line))
+      .filter((line) => !/^(Measured|Node|Load average) /.test(line))
       .join("\n")
       .replace(/`[^`]*`/g, "")
       .replace(/\]\([^)]*\)/g, "]")
       .replace(/9999998|4999999/g, "")
       .replace(/HTTP\/(2|1\.1)|\bp(50|99)\b/g, "");
     expect(prose.match(/[^\n]{0,30}\d[^\n]{0,30}/g) ?? []).toEqual([]);
+  });
+});
+
+describe("bench/results.json's targets", () => {
+  const results = JSON.parse(read("bench", "results.json")) as BenchResults & { ratios: Record<string, { rounds: number[]; mean: number; low: number; high: number; n: number }> };
+  const page = read("docs", "performance.md");
+
+  it("keeps every round of each ratio, and the interval is the one its rounds give", () => {
+    expect(Object.keys(results.ratios).length).toBeGreaterThan(0);
+    for (const [name, r] of Object.entries(results.ratios)) {
+      expect(r.rounds, name).toHaveLength(results.rounds);
+      const again = ratioInterval(r.rounds);
+      // The rounds are stored to 3 places, as are the bounds: within 1 % (a few rounds' wide t multiplies the rounding).
+      for (const k of ["mean", "low", "high"] as const) expect(Math.abs(r[k] - (again[k] ?? NaN)), `${name} ${k}`).toBeLessThan(Math.max(0.002, 0.01 * r[k]));
+    }
+  });
+
+  it("calls each target met, not met or not resolved by its interval, and the page shows each with its interval", () => {
+    const targets = results.targets ?? [];
+    expect(targets.filter((t) => t.goal).length).toBeGreaterThan(0);
+    for (const t of targets) {
+      if (t.goal && t.interval) expect(t.status, t.id).toBe(t.id === "workers2ToWorkers1" && results.machine.cores < 4 ? "not resolved" : targetStatus(t.interval, t.goal));
+      const row = page.split("\n").find((l) => l.startsWith(`| ${t.target} |`)) ?? "";
+      expect(row, t.id).toContain(`**${t.status}**`);
+      if (t.interval?.low != null) expect(row, t.id).toContain(`interval ${t.interval.low} to ${t.interval.high}`);
+    }
+  });
+});
+
+describe("the performance page's run", () => {
+  const results = JSON.parse(read("bench", "results.json")) as BenchResults;
+  const loadLine = (r: BenchResults) => performancePage(r).split("\n").find((l) => l.startsWith("Load average ")) ?? "";
+
+  it("says the load average at the start and the end, and that the figures are not quiet when the machine was busy", () => {
+    const busy = loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [9.5, 8, 7], loadAverageAtEnd: [0.2, 1, 2] });
+    expect(busy).toContain("9.5, 8, 7 at the start and 0.2, 1, 2 at the end (the bench's own work counted in it), on 2 cores");
+    expect(busy).toMatch(/busy .* not quiet .* no status of this run settles a target/);
+    const quiet = loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [0.3, 0.5, 0.6], loadAverageAtEnd: [0.9, 0.6, 0.6] });
+    expect(quiet).toContain("0.3, 0.5, 0.6 at the start");
+    expect(quiet).not.toMatch(/busy/);
+    // The bench's own server and generator fill the cores: a high figure at the end alone is its own work.
+    expect(loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [0.3, 0.5, 0.6], loadAverageAtEnd: [2.6, 1.6, 0.9] })).not.toMatch(/busy/);
   });
 });
 

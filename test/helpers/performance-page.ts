@@ -1,6 +1,19 @@
 // docs/performance.md is written whole by `npm run bench` from the run it measured (bench/results.json): the method
 // in words, with no figure typed by hand, and every figure (the date, the machine, Node, the tool that drove the load,
-// each measure, each target and whether it was met) from the results. test/docs.test.ts holds the page to the file.
+// each measure, each target and whether it was met) from the results. test/docs-generated.test.ts holds the page to
+// the file.
+import type { Interval, Status, Target } from "../bench/interval.js";
+
+/** A target as bench/run.js judged it: by the interval of its rounds, or (interval null) by one run. */
+export interface TargetResult {
+  id: string;
+  target: string;
+  measured: string;
+  interval: Interval | null;
+  /** The threshold the interval was held to; absent for a target judged otherwise. */
+  goal?: Target;
+  status: Status;
+}
 
 /** What the page reads of bench/results.json (bench/run.js writes it). */
 export interface BenchResults {
@@ -8,10 +21,14 @@ export interface BenchResults {
   machine: { cpu: string; cores: number; memoryGiB: number; node: string; go?: string; platform: string };
   load: { duration: string; warmup: string; inFlight: number; connections: number; generator: string };
   rounds: number;
+  /** The 1, 5 and 15 minute load averages at the start and at the end of the run (/proc/loadavg). */
+  loadAverageAtStart?: number[];
+  loadAverageAtEnd?: number[];
+  targets?: TargetResult[];
   roundTrips?: { rttMs: number };
   /** Facts about this results file a reader needs (a row measured before a change, say); a new run writes none. */
   caveats?: string[];
-  /** The figures and the targets, as bench/run.js renders them. */
+  /** The figures, as bench/run.js renders them (the targets are rendered here, from `targets`). */
   table: string;
 }
 
@@ -37,19 +54,26 @@ const METHOD = (r: BenchResults, rtt: string, halfRtt: string) => [
   "  request bursts the proxy sees and by the report's own count of each check's traffic).",
   "- the reference's HTTP create (POST) and read (GET of one message) throughput on each store, under wrk.",
   "",
-  "A round runs every gRPC measurement once, in an order rotated from round to round, so that whatever else the",
-  "machine does weighs on all alike; ratios are taken within each round and reported as the median with the rounds'",
-  "spread. `BENCH_DURATION` (seconds) and `BENCH_ROUNDS` set the length and the count; `BENCH_ONLY=grpc` runs the gRPC",
-  "part alone and leaves `bench/results.json` and this page as they are. On a machine whose cores the generator",
-  "shares with the server, runs of the bench disagree by more than some differences they measure: a single run is",
-  "rough, and the rounds are printed beside each figure.",
+  "Many short rounds, not a few long ones: a round starts every server afresh (one instance of a Node server can run",
+  "steadily faster or slower than the next), runs every gRPC measurement once, in an order rotated from round to",
+  "round, so that whatever else the machine does weighs on all alike, and stops the servers. Ratios are taken within",
+  "each round. Each figure is the mean over the rounds with its ninety-five percent confidence interval (Student's t",
+  "over the rounds, `test/bench/interval.ts`); each ratio is the geometric mean of the rounds' ratios, its interval",
+  "taken on the log scale, so that a ratio and its inverse agree and no bound falls to zero. Each target is read",
+  "from its interval, never from one median: a target of at least a bound is **met** when the interval's lower end",
+  "is at or above it, **not met** when its upper end is below it, and **not resolved** when the interval straddles",
+  "it (at most and below, likewise). Noise widens",
+  "the interval: on a busy machine, or with few rounds, a target comes out not resolved rather than met or missed by",
+  "chance. A target measured by one run says so, and its status is that run's. `BENCH_DURATION` (seconds),",
+  "`BENCH_ROUNDS` and `BENCH_CHECK_RUNS` set the length, the count of rounds and of local `check` runs;",
+  "`BENCH_ONLY=grpc` runs the gRPC part alone and leaves `bench/results.json` and this page as they are.",
 ];
 
 const TARGETS = [
   "## Reading the targets",
   "",
-  "The last table says, target by target, what this run measured and whether the target was met. What the",
-  "figures do not say by themselves:",
+  "The last table says, target by target, what this run measured, with its interval, and whether the target was",
+  "met, not met or not resolved. What the figures do not say by themselves:",
   "",
   "- **Round trips through the proxy.** The JSON report counts each check's `traffic` (exchanges, bytes handed to",
   "  calls, and round trips: the times its calls in flight went from none to one), and the bench sums them; calls a",
@@ -62,13 +86,40 @@ const TARGETS = [
   "  samples straddle a second, and the history checks end before the checks that store data begin (a legal reply may",
   "  change with stored data): the run is at least the process start, that probe, then the other checks. A target",
   "  under that span cannot be met while the clock probe stands.",
-  "- **Reference against plain grpc-js.** Each run is steady within itself (its rounds' spread is printed), but",
-  "  separate runs on a machine whose cores the generator shares have disagreed by more than the target's margin: one",
-  "  run does not resolve it.",
+  "- **Reference against plain grpc-js.** Separate runs of a few long rounds on a machine whose cores the generator",
+  "  shares disagreed by more than the target's margin; the interval over many fresh rounds says whether this run",
+  "  resolves it.",
   "- **`serve --workers 2`.** Near twice one worker is only to be seen with the generator on cores of its own; on a",
   "  smaller machine the run says it is not resolved.",
   "- **`load`'s memory over a long run** is not measured by the bench: the run says so.",
 ];
+
+/** A mean with its interval: "0.912 (95 % interval 0.871 to 0.953, 10 rounds)"; with one round, no interval. */
+export function showInterval(i: Interval, unit = "", samples = "rounds"): string {
+  if (i.mean === null) return "not measured";
+  if (i.low === null || i.high === null) return `${i.mean}${unit} (one of the ${samples} alone: no interval)`;
+  return `${i.mean}${unit} (95 % interval ${i.low} to ${i.high}${unit}, ${i.n} ${samples})`;
+}
+
+/** The targets table: each target, what was measured with its interval, and met, not met or not resolved. */
+export function targetsTable(results: BenchResults): string[] {
+  const targets = results.targets ?? [];
+  if (targets.length === 0) return [];
+  return ["| target | measured | status |", "|---|---|---|", ...targets.map((t) => `| ${t.target} | ${t.measured} | **${t.status}** |`)];
+}
+
+/** The load average line: what else the machine was doing, and a warning when it was busy. */
+function loadLine(results: BenchResults): string[] {
+  const [start, end] = [results.loadAverageAtStart, results.loadAverageAtEnd];
+  if (!start || !end) return [];
+  // The end's figure counts the bench's own processes (a server and its generator fill the cores): only the start's
+  // says what else the machine was doing.
+  const busy = start[0]! > results.machine.cores / 2;
+  return [
+    "",
+    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at the end (the bench's own work counted in it), on ${results.machine.cores} cores${busy ? ": the machine was busy with other work when the run began, so these are not quiet figures. The intervals are as wide as the rounds' scatter makes them, but they cannot see a bias the other work puts on one server more than on another, so no status of this run settles a target." : "."}`,
+  ];
+}
 
 /** The whole of docs/performance.md for the results of one `npm run bench`. */
 export function performancePage(results: BenchResults): string {
@@ -81,9 +132,11 @@ export function performancePage(results: BenchResults): string {
     "",
     `Measured ${results.date.slice(0, 10)} at ${results.date.slice(11, 16)} UTC on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform};`,
     `Node ${m.node}${m.go === undefined ? "" : `, ${m.go}`}; the load driven by ${results.load.generator}; ${results.rounds} round${results.rounds === 1 ? "" : "s"} of ${results.load.duration} each.`,
+    ...loadLine(results),
     ...(results.caveats ?? []).flatMap((c) => ["", c]),
     "",
     results.table,
+    ...(results.targets?.length ? ["", ...targetsTable(results)] : []),
   ];
   return [
     "# Performance",
