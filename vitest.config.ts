@@ -182,11 +182,6 @@ export default defineConfig({
           include: ["test/**/*.test.ts", "suites/**/*.test.ts"],
           exclude: [...SOAK, ...UNIT],
           maxWorkers: SIDE_BY_SIDE,
-          // Files share their worker's modules: the harness is loaded once per worker, not once per file (a fifth
-          // of the project's CPU went to loading it again: 12 CLI test files took 50 CPU-s isolated, 29 shared).
-          // So a test file must leave no module state behind (a protocol it registers is unregistered after it)
-          // and mock no module (vi.mock would not reach modules another file loaded first: spy on an export).
-          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
