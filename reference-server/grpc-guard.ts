@@ -555,6 +555,23 @@ function restorePush(stream: GuardedStream): void {
   (stream as unknown as { push: PushMethod }).push = Readable.prototype.push as PushMethod;
 }
 
+/** What every session and stream of one guarded grpc-js server shares: made once, read by the handlers below. */
+interface Guard {
+  options: GuardOptions;
+  event: (kind: string, detail: string) => void;
+  protection: ProtectionLimits;
+  shedder: Shedder;
+  ledger: OwedLedger;
+  owing: Owing;
+  maxHeaderListBytes: number;
+  receiveWindow: number;
+  streamingRequestPaths: ReadonlySet<string>;
+  /** Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every
+   * stream's start and end cost more, seen under load with --cpu-prof), its streams and its account. */
+  books: Map<http2.ServerHttp2Session, SessionBook>;
+  onStreamError: (err: Error) => void;
+}
+
 /**
  * Puts the guard in front of grpc-js's stream handler on every HTTP/2 server the grpc-js server has bound.
  * grpc-js keeps those servers in a private field; the pinned version is tested, and a version without it
@@ -565,17 +582,8 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   if (!(servers instanceof Map) || servers.size === 0) {
     throw new Error("grpc-guard: this grpc-js version keeps no http2Servers; the protocol guard cannot be installed");
   }
-  const event = options.onEvent ?? (() => undefined);
-  const protection = options.protection ?? defaultLimits();
-  const shedder = createShedder(protection);
-  const maxHeaderListBytes = options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES;
-  const receiveWindow = windowWithinBounds(options.receiveWindowBytes ?? HTTP2_DEFAULT_WINDOW);
-  const ledger = options.ledger ?? createOwedLedger();
-  const owing: Owing = { ledger, event, now: performance.now() };
-  const streamingRequestPaths = options.streamingRequestPaths ?? new Set<string>();
-  // Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every stream's
-  // start and end cost more, seen under load with --cpu-prof), its streams and its account.
-  const books = new Map<http2.ServerHttp2Session, SessionBook>();
+  const guard = createGuard(options);
+  const { books, owing, ledger, shedder } = guard;
   // One sweep for all sessions: what each owes, and which stream stalled. No timer or closure per call.
   const sweep = setInterval(() => {
     const now = performance.now();
@@ -583,87 +591,7 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
     for (const book of books.values()) if (book.streams.size > 0) measure(book, now);
   }, sweepInterval(ledger.limits.stallMs));
   sweep.unref();
-  for (const h2 of servers.keys()) {
-    capConnections(h2, protection, (reason) => event("connection refused", reason));
-    // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
-    h2.updateSettings({ maxHeaderListSize: maxHeaderListBytes, initialWindowSize: receiveWindow });
-    h2.on("session", (session: http2.ServerHttp2Session) => {
-      const book: SessionBook = { session, n: 0, streams: new Set(), account: ledger.open(), owing };
-      books.set(session, book);
-      session.once("close", () => {
-        books.delete(session);
-        book.account.close();
-      });
-      // A session error (a protocol violation, nghttp2 refusing a flood of resets) ends that session only.
-      session.on("error", (err: Error) => event("session error", errorName(err)));
-      policePings(session, options, () => book.n);
-      // The stream windows come in SETTINGS; the connection's own window is raised by a WINDOW_UPDATE on stream 0.
-      if (receiveWindow > HTTP2_DEFAULT_WINDOW) session.setLocalWindowSize(receiveWindow);
-    });
-    const handlers = h2.listeners("stream") as StreamListener[];
-    h2.removeAllListeners("stream");
-    const onStreamError = (err: Error) => event("stream error", errorName(err));
-    h2.on("stream", (s: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
-      const stream = s as GuardedStream;
-      // Until grpc-js takes the stream, nobody else listens: a reset (any code) must end this stream only.
-      stream.on("error", onStreamError);
-      const session = stream.session as http2.ServerHttp2Session | undefined;
-      const book = session && books.get(session);
-      if (book) book.n++;
-      // What the shared listeners below need, on the stream itself: closures made per stream cost more.
-      const pending: Pending = {
-        h2, handlers, headers, rest, book, shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined,
-        held: 0, heard: owing.now, began: owing.now, streamed: false, left: 0, prefixAt: 0, announced: 0,
-      };
-      stream[PENDING] = pending;
-      stream.on("close", onGuardedClose);
-      const contentType = headers["content-type"];
-      // Not gRPC at all: grpc-js answers HTTP 415 itself.
-      if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) return forward(stream, pending);
-      if (headers[":method"] !== "POST") {
-        if (!answerable(stream)) return;
-        stream.respond({ ":status": 405, allow: "POST" }, { endStream: true });
-        stream.resume();
-        return;
-      }
-      // node:http2 enforces the advertised limit only once the client has acknowledged it: a client that sends
-      // its streams before that gets nghttp2's 64 KiB. Count what arrived (as RFC 9113 §6.5.2 does) and refuse it.
-      const headerBytes = headerListSize(rest[1], maxHeaderListBytes);
-      if (headerBytes > maxHeaderListBytes) {
-        event("call refused", `header list of ${headerBytes} bytes`);
-        return trailersOnly(stream, RESOURCE_EXHAUSTED, `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`);
-      }
-      // What the session owes counts before anything new is admitted on it: a client that leaves its replies unread
-      // gets no more until it reads, and one on another connection, owing nothing, is served.
-      const refused = ledger.refuse(book?.account) ?? shedder.admit();
-      if (refused !== undefined) {
-        event("call shed", refused);
-        // gRFC A6's pushback: a client that retries waits as long as HTTP's Retry-After: 1 asks on the other port.
-        return trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`, { "grpc-retry-pushback-ms": SHED_PUSHBACK_MS });
-      }
-      pending.admitted = true;
-      if (book) book.streams.add(stream);
-      guardWrites(stream);
-      const path = String(headers[":path"] ?? "");
-      if (!options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
-      const encoding = String(headers["grpc-encoding"] ?? "identity");
-      if (!SUPPORTED_ENCODINGS.includes(encoding)) {
-        return trailersOnly(stream, UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
-      }
-      if (!options.unaryPaths.has(path)) {
-        // Streamed calls are few (health's Watch, reflection): each chunk of theirs is counted, at no cost to Hello.
-        pending.streamed = streamingRequestPaths.has(path);
-        forward(stream, pending);
-        if (!stream.destroyed) countPushes(stream);
-        return;
-      }
-      pending.identity = encoding === "identity";
-      // Headers with END_STREAM: node:http2 ended the stream before handing it over, and nothing more will be pushed.
-      if (readableState(stream).ended && stream.readableLength === 0) return noMessage(stream);
-      // Take the first bytes as they come, before grpc-js (or anyone) reads them; judge them, and pass them on.
-      (stream as unknown as { push: PushMethod }).push = firstPush;
-    });
-  }
+  for (const h2 of servers.keys()) guardHttp2Server(guard, h2);
   return {
     destroySessions() {
       for (const session of [...books.keys()]) session.destroy();
@@ -675,6 +603,125 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       shedder.stop();
     },
   };
+}
+
+function createGuard(options: GuardOptions): Guard {
+  const event = options.onEvent ?? (() => undefined);
+  const ledger = options.ledger ?? createOwedLedger();
+  const protection = options.protection ?? defaultLimits();
+  return {
+    options,
+    event,
+    protection,
+    shedder: createShedder(protection),
+    ledger,
+    owing: { ledger, event, now: performance.now() },
+    maxHeaderListBytes: options.maxHeaderListBytes ?? DEFAULT_MAX_HEADER_LIST_BYTES,
+    receiveWindow: windowWithinBounds(options.receiveWindowBytes ?? HTTP2_DEFAULT_WINDOW),
+    streamingRequestPaths: options.streamingRequestPaths ?? new Set<string>(),
+    books: new Map(),
+    onStreamError: (err: Error) => event("stream error", errorName(err)),
+  };
+}
+
+/** One HTTP/2 server of grpc-js's: its connections capped, its sessions booked, its streams judged before grpc-js. */
+function guardHttp2Server(guard: Guard, h2: http2.Http2Server): void {
+  capConnections(h2, guard.protection, (reason) => guard.event("connection refused", reason));
+  // Sent in every new session's SETTINGS; node:http2 resets a stream whose header block passes it.
+  h2.updateSettings({ maxHeaderListSize: guard.maxHeaderListBytes, initialWindowSize: guard.receiveWindow });
+  h2.on("session", (session: http2.ServerHttp2Session) => openBook(guard, session));
+  const handlers = h2.listeners("stream") as StreamListener[];
+  h2.removeAllListeners("stream");
+  h2.on("stream", (s: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ...rest: unknown[]) => {
+    onStream(guard, h2, handlers, s as GuardedStream, headers, rest);
+  });
+}
+
+function openBook(guard: Guard, session: http2.ServerHttp2Session): void {
+  const book: SessionBook = { session, n: 0, streams: new Set(), account: guard.ledger.open(), owing: guard.owing };
+  guard.books.set(session, book);
+  session.once("close", () => {
+    guard.books.delete(session);
+    book.account.close();
+  });
+  // A session error (a protocol violation, nghttp2 refusing a flood of resets) ends that session only.
+  session.on("error", (err: Error) => guard.event("session error", errorName(err)));
+  policePings(session, guard.options, () => book.n);
+  // The stream windows come in SETTINGS; the connection's own window is raised by a WINDOW_UPDATE on stream 0.
+  if (guard.receiveWindow > HTTP2_DEFAULT_WINDOW) session.setLocalWindowSize(guard.receiveWindow);
+}
+
+function onStream(guard: Guard, h2: http2.Http2Server, handlers: StreamListener[], stream: GuardedStream, headers: http2.IncomingHttpHeaders, rest: unknown[]): void {
+  // Until grpc-js takes the stream, nobody else listens: a reset (any code) must end this stream only.
+  stream.on("error", guard.onStreamError);
+  const session = stream.session as http2.ServerHttp2Session | undefined;
+  const book = session && guard.books.get(session);
+  if (book) book.n++;
+  const now = guard.owing.now;
+  // What the shared listeners below need, on the stream itself: closures made per stream cost more.
+  const pending: Pending = {
+    h2, handlers, headers, rest, book, shedder: guard.shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined,
+    held: 0, heard: now, began: now, streamed: false, left: 0, prefixAt: 0, announced: 0,
+  };
+  stream[PENDING] = pending;
+  stream.on("close", onGuardedClose);
+  const contentType = headers["content-type"];
+  // Not gRPC at all: grpc-js answers HTTP 415 itself.
+  if (typeof contentType !== "string" || !contentType.startsWith("application/grpc")) return forward(stream, pending);
+  if (headers[":method"] !== "POST") {
+    if (!answerable(stream)) return;
+    stream.respond({ ":status": 405, allow: "POST" }, { endStream: true });
+    stream.resume();
+    return;
+  }
+  if (refusedAtAdmission(guard, stream, book, rest)) return;
+  pending.admitted = true;
+  if (book) book.streams.add(stream);
+  guardWrites(stream);
+  routeAdmitted(guard, stream, pending, headers);
+}
+
+/** The header-list bound and the shedding, before anything is admitted; true when the stream was answered. */
+function refusedAtAdmission(guard: Guard, stream: GuardedStream, book: SessionBook | undefined, rest: unknown[]): boolean {
+  const { maxHeaderListBytes } = guard;
+  // node:http2 enforces the advertised limit only once the client has acknowledged it: a client that sends
+  // its streams before that gets nghttp2's 64 KiB. Count what arrived (as RFC 9113 §6.5.2 does) and refuse it.
+  const headerBytes = headerListSize(rest[1], maxHeaderListBytes);
+  if (headerBytes > maxHeaderListBytes) {
+    guard.event("call refused", `header list of ${headerBytes} bytes`);
+    trailersOnly(stream, RESOURCE_EXHAUSTED, `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`);
+    return true;
+  }
+  // What the session owes counts before anything new is admitted on it: a client that leaves its replies unread
+  // gets no more until it reads, and one on another connection, owing nothing, is served.
+  const refused = guard.ledger.refuse(book?.account) ?? guard.shedder.admit();
+  if (refused === undefined) return false;
+  guard.event("call shed", refused);
+  // gRFC A6's pushback: a client that retries waits as long as HTTP's Retry-After: 1 asks on the other port.
+  trailersOnly(stream, RESOURCE_EXHAUSTED, `${refused}; retry later`, { "grpc-retry-pushback-ms": SHED_PUSHBACK_MS });
+  return true;
+}
+
+/** An admitted call: unknown methods and encodings answered here, streamed calls counted, unary ones read first. */
+function routeAdmitted(guard: Guard, stream: GuardedStream, pending: Pending, headers: http2.IncomingHttpHeaders): void {
+  const path = String(headers[":path"] ?? "");
+  if (!guard.options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
+  const encoding = String(headers["grpc-encoding"] ?? "identity");
+  if (!SUPPORTED_ENCODINGS.includes(encoding)) {
+    return trailersOnly(stream, UNIMPLEMENTED, `unsupported grpc-encoding ${encoding}`);
+  }
+  if (!guard.options.unaryPaths.has(path)) {
+    // Streamed calls are few (health's Watch, reflection): each chunk of theirs is counted, at no cost to Hello.
+    pending.streamed = guard.streamingRequestPaths.has(path);
+    forward(stream, pending);
+    if (!stream.destroyed) countPushes(stream);
+    return;
+  }
+  pending.identity = encoding === "identity";
+  // Headers with END_STREAM: node:http2 ended the stream before handing it over, and nothing more will be pushed.
+  if (readableState(stream).ended && stream.readableLength === 0) return noMessage(stream);
+  // Take the first bytes as they come, before grpc-js (or anyone) reads them; judge them, and pass them on.
+  (stream as unknown as { push: PushMethod }).push = firstPush;
 }
 
 /**

@@ -24,7 +24,6 @@ const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/targets/http-exchange.ts (anonymous)", 108],
   ["harness/protocols/grpc/raw-h2.ts sendRaw", 117],
   ["harness/protocols/grpc/raw-h2.ts (anonymous)", 110],
-  ["reference-server/grpc-guard.ts guardGrpcServer", 116],
   ["reference-server/http/embedded-store.ts createEngineDatabase", 108],
   ["reference-server/http/connection-gate.ts createConnectionGate", 107],
   ["reference-server/http/routes.ts registerRoutes", 106],
