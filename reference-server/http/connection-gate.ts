@@ -29,6 +29,7 @@ interface HttpSocket extends Socket {
 }
 
 interface Connection {
+  gate: Gate;
   socket: HttpSocket;
   account: OwedAccount;
   /** A request handed on whose reply the kernel has not yet taken whole. */
@@ -55,101 +56,23 @@ export interface ConnectionGate {
   handler: Handler;
 }
 
+/** What every connection behind one gate shares. */
+interface Gate {
+  next: Handler;
+  options: ConnectionGateOptions;
+  connections: WeakMap<Socket, Connection>;
+  stallMs: number;
+  /** How often a connection that owes is looked at: a stalled one is closed within a quarter of the bound past it. */
+  checkMs: number;
+}
+
 export function createConnectionGate(next: Handler, options: ConnectionGateOptions): ConnectionGate {
-  const { ledger } = options;
-  const connections = new WeakMap<Socket, Connection>();
-  const stallMs = ledger.limits.stallMs;
-  // Looked at often enough that a stalled connection is closed within a quarter of the bound past it.
-  const checkMs = Math.max(50, Math.min(1000, Math.floor(stallMs / 4)));
-
-  function open(socket: HttpSocket): Connection {
-    const c: Connection = { socket, account: ledger.open(), busy: false, waiting: [], owed: 0, watchdog: undefined, drained: false };
-    connections.set(socket, c);
-    socket.on("drain", () => {
-      c.drained = true;
-      count(c);
-      // Node's own drain listener, registered before this one, resumes a socket it paused; requests still wait here.
-      if (c.waiting.length > 0) pause(c);
-    });
-    socket.once("close", () => {
-      stopWatching(c);
-      c.owed = 0;
-      c.account.close();
-      // Node aborts the requests it parsed; those never handed on are dropped with it.
-      c.waiting.length = 0;
-    });
-    return c;
-  }
-
-  function dispatch(c: Connection, request: IncomingMessage, response: ServerResponse): void {
-    c.busy = true;
-    // A large reply is streamed as the client takes it (routes.ts): it owes bytes from its first piece on, long before
-    // it is written whole, and one whose client stops reading is never written whole. So it is watched from here
-    // until 'finish', when the kernel has taken all of it.
-    watch(c);
-    response.once("prefinish", () => count(c));
-    response.once("finish", () => {
-      stopWatching(c);
-      count(c);
-      // The next request on the next turn of the event loop, not in this one: a reply the kernel takes at once
-      // finishes within the same turn, so a pipeline would otherwise be served to its end (or until the kernel's
-      // buffers fill) before any other client's request was even read.
-      setImmediate(() => {
-        c.busy = false;
-        if (c.socket.destroyed) return;
-        const following = c.waiting.shift();
-        if (following !== undefined) dispatch(c, ...following);
-        if (c.waiting.length === 0) resume(c);
-      });
-    });
-    next(request, response);
-  }
-
-  /** Brings the account to what the socket holds now. */
-  function count(c: Connection): void {
-    const now = c.socket.destroyed ? 0 : c.socket.writableLength;
-    if (now > c.owed) c.account.owe(now - c.owed);
-    else c.account.paid(c.owed - now);
-    c.owed = now;
-  }
-
-  /**
-   * Closes the connection when its reply owes bytes and makes no progress for stallMs: nothing queued was taken
-   * (neither JS's queue nor libuv's shrank, and the socket did not drain). A reply with nothing queued is not stalled:
-   * it is being made, or waits for the store.
-   */
-  function watch(c: Connection): void {
-    if (c.watchdog !== undefined) return;
-    let queued = c.socket.writableLength;
-    let inLibuv = c.socket._handle?.writeQueueSize ?? 0;
-    let progressAt = performance.now();
-    c.drained = false;
-    c.watchdog = setInterval(() => {
-      count(c);
-      const nowQueued = c.socket.writableLength;
-      const nowInLibuv = c.socket._handle?.writeQueueSize ?? 0;
-      if (nowQueued === 0 || nowQueued < queued || nowInLibuv < inLibuv || c.drained) progressAt = performance.now();
-      queued = nowQueued;
-      inLibuv = nowInLibuv;
-      c.drained = false;
-      if (performance.now() - progressAt >= stallMs) {
-        stopWatching(c);
-        options.onClose?.(`${nowQueued} bytes of replies unread for ${stallMs} ms`);
-        c.socket.destroy();
-      }
-    }, checkMs);
-    c.watchdog.unref();
-  }
-
-  function stopWatching(c: Connection): void {
-    clearInterval(c.watchdog);
-    c.watchdog = undefined;
-  }
-
+  const stallMs = options.ledger.limits.stallMs;
+  const gate: Gate = { next, options, connections: new WeakMap(), stallMs, checkMs: Math.max(50, Math.min(1000, Math.floor(stallMs / 4))) };
   return {
     handler(request, response) {
       const socket = request.socket as HttpSocket;
-      const c = connections.get(socket) ?? open(socket);
+      const c = gate.connections.get(socket) ?? open(gate, socket);
       if (socket.destroyed) return;
       if (!c.busy) return dispatch(c, request, response);
       if (c.waiting.length >= MAX_WAITING) {
@@ -161,6 +84,91 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
       pause(c);
     },
   };
+}
+
+function open(gate: Gate, socket: HttpSocket): Connection {
+  const c: Connection = { gate, socket, account: gate.options.ledger.open(), busy: false, waiting: [], owed: 0, watchdog: undefined, drained: false };
+  gate.connections.set(socket, c);
+  socket.on("drain", () => {
+    c.drained = true;
+    count(c);
+    // Node's own drain listener, registered before this one, resumes a socket it paused; requests still wait here.
+    if (c.waiting.length > 0) pause(c);
+  });
+  socket.once("close", () => {
+    stopWatching(c);
+    c.owed = 0;
+    c.account.close();
+    // Node aborts the requests it parsed; those never handed on are dropped with it.
+    c.waiting.length = 0;
+  });
+  return c;
+}
+
+function dispatch(c: Connection, request: IncomingMessage, response: ServerResponse): void {
+  c.busy = true;
+  // A large reply is streamed as the client takes it (routes.ts): it owes bytes from its first piece on, long before
+  // it is written whole, and one whose client stops reading is never written whole. So it is watched from here
+  // until 'finish', when the kernel has taken all of it.
+  watch(c);
+  response.once("prefinish", () => count(c));
+  response.once("finish", () => {
+    stopWatching(c);
+    count(c);
+    // The next request on the next turn of the event loop, not in this one: a reply the kernel takes at once
+    // finishes within the same turn, so a pipeline would otherwise be served to its end (or until the kernel's
+    // buffers fill) before any other client's request was even read.
+    setImmediate(() => {
+      c.busy = false;
+      if (c.socket.destroyed) return;
+      const following = c.waiting.shift();
+      if (following !== undefined) dispatch(c, ...following);
+      if (c.waiting.length === 0) resume(c);
+    });
+  });
+  c.gate.next(request, response);
+}
+
+/** Brings the account to what the socket holds now. */
+function count(c: Connection): void {
+  const now = c.socket.destroyed ? 0 : c.socket.writableLength;
+  if (now > c.owed) c.account.owe(now - c.owed);
+  else c.account.paid(c.owed - now);
+  c.owed = now;
+}
+
+/**
+ * Closes the connection when its reply owes bytes and makes no progress for stallMs: nothing queued was taken
+ * (neither JS's queue nor libuv's shrank, and the socket did not drain). A reply with nothing queued is not stalled:
+ * it is being made, or waits for the store.
+ */
+function watch(c: Connection): void {
+  if (c.watchdog !== undefined) return;
+  const { stallMs, checkMs, options } = c.gate;
+  let queued = c.socket.writableLength;
+  let inLibuv = c.socket._handle?.writeQueueSize ?? 0;
+  let progressAt = performance.now();
+  c.drained = false;
+  c.watchdog = setInterval(() => {
+    count(c);
+    const nowQueued = c.socket.writableLength;
+    const nowInLibuv = c.socket._handle?.writeQueueSize ?? 0;
+    if (nowQueued === 0 || nowQueued < queued || nowInLibuv < inLibuv || c.drained) progressAt = performance.now();
+    queued = nowQueued;
+    inLibuv = nowInLibuv;
+    c.drained = false;
+    if (performance.now() - progressAt >= stallMs) {
+      stopWatching(c);
+      options.onClose?.(`${nowQueued} bytes of replies unread for ${stallMs} ms`);
+      c.socket.destroy();
+    }
+  }, checkMs);
+  c.watchdog.unref();
+}
+
+function stopWatching(c: Connection): void {
+  clearInterval(c.watchdog);
+  c.watchdog = undefined;
 }
 
 /**

@@ -194,7 +194,6 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
   const ledger = options.ledger ?? createOwedLedger();
 
   const requestTimeout = options.requestTimeoutMs ?? ledger.limits.arrivalMs;
-  const keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
   const app = Fastify({
     // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.
     logger: false,
@@ -203,27 +202,7 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     exposeHeadRoutes: false,
     // Rules 5 and 7 of part 4.2: another spelling of a path is another resource, which here does not exist.
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 256 },
-    // The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per
-    // connection, the next once the kernel took the previous reply, and a connection that never reads is closed.
-    serverFactory: (handler) => {
-      const gate = createConnectionGate(handler, {
-        ledger,
-        onClose: (why) => log.debug({ msg: "connection closed", detail: why }),
-      });
-      const server = http.createServer(
-        {
-          // Node looks for overdue requests every 30 s by default, so a 30 s bound could take a minute: look more often.
-          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
-          ...(options.maxHeaderBytes !== undefined && { maxHeaderSize: options.maxHeaderBytes }),
-        },
-        gate.handler,
-      );
-      // A client that trickles its request out does not hold a connection for Node's default five minutes.
-      server.requestTimeout = requestTimeout;
-      // Node's own default: an idle connection costs the server a socket, so it does not stay for fastify's 72 s.
-      server.keepAliveTimeout = keepAliveTimeout;
-      return server;
-    },
+    serverFactory: (handler) => gatedServer(handler, ledger, log, options, requestTimeout),
     return503OnClosing: true,
     clientErrorHandler: answerUnparsedRequest,
     // Malformed URLs and overlong ids are the client's mistakes: answered like any other error.
@@ -249,8 +228,45 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     },
   });
   await registerConnectRpc(app, { maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES });
-  // Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as
-  // the client likes. The same bound covers the body, counted from the request's start.
+  boundRequestArrival(app, requestTimeout);
+  const warmed = logRequests(app, log);
+
+  try {
+    await warmConnectRpc(app);
+    warmed();
+  } catch (err) {
+    await app.close();
+    shedder.stop();
+    throw err;
+  }
+  return { app, shedder, log };
+}
+
+/** The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per
+ * connection, the next once the kernel took the previous reply, and a connection that never reads is closed. */
+function gatedServer(handler: http.RequestListener, ledger: OwedLedger, log: ReturnType<typeof createLogger>, options: HttpServerOptions, requestTimeout: number): http.Server {
+  const gate = createConnectionGate(handler, {
+    ledger,
+    onClose: (why) => log.debug({ msg: "connection closed", detail: why }),
+  });
+  const server = http.createServer(
+    {
+      // Node looks for overdue requests every 30 s by default, so a 30 s bound could take a minute: look more often.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeout / 4))),
+      ...(options.maxHeaderBytes !== undefined && { maxHeaderSize: options.maxHeaderBytes }),
+    },
+    gate.handler,
+  );
+  // A client that trickles its request out does not hold a connection for Node's default five minutes.
+  server.requestTimeout = requestTimeout;
+  // Node's own default: an idle connection costs the server a socket, so it does not stay for fastify's 72 s.
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  return server;
+}
+
+/** Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as the
+ * client likes. The same bound covers the body, counted from the request's start. */
+function boundRequestArrival(app: FastifyInstance, requestTimeout: number): void {
   app.addHook("onRequest", (request, reply, done) => {
     const raw = request.raw;
     if (!raw.complete) {
@@ -264,17 +280,6 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     }
     done();
   });
-  const warmed = logRequests(app, log);
-
-  try {
-    await warmConnectRpc(app);
-    warmed();
-  } catch (err) {
-    await app.close();
-    shedder.stop();
-    throw err;
-  }
-  return { app, shedder, log };
 }
 
 /** One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get none. */
