@@ -24,14 +24,11 @@ const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/targets/http-exchange.ts (anonymous)", 108],
   ["harness/protocols/grpc/raw-h2.ts sendRaw", 117],
   ["harness/protocols/grpc/raw-h2.ts (anonymous)", 110],
-  ["reference-server/http/embedded-store.ts createEngineDatabase", 108],
   ["reference-server/http/routes.ts registerRoutes", 106],
   ["harness/client/run-client.ts runClient", 104],
   ["harness/client/run-client.ts (anonymous)", 102],
   ["harness/load/_internals/resource-caller.ts resourceCaller", 96],
-  ["reference-server/http/sql-store.ts createSqlStore", 96],
   ["harness/reporters/console.ts createConsoleReporter", 89],
-  ["reference-server/http/data-dir-lease.ts runLeaseThread", 87],
   ["harness/load/_internals/drive.ts drive", 82],
 ]);
 const MAX_OWN_LINES = 60;

@@ -221,93 +221,126 @@ export function fileSystemProblem(dataDir: string, err: unknown): DataDirError {
   return new DataDirError("io", `the data directory ${dataDir} cannot be used: ${what}`, { cause: err });
 }
 
+/** One lease thread's state: where the lease is, who this server is, and whether it holds or lost the lease. */
+interface LeaseRun {
+  dataDir: string;
+  cells: BigInt64Array;
+  leasePath: string;
+  holderPath: string;
+  me: Holder;
+  /** The lease was taken: from now on a renewal past its lapse loses it. */
+  acquired: boolean;
+  tell: (m: FromLeaseThread) => void;
+}
+
+const isLost = (run: LeaseRun) => Atomics.load(run.cells, LOST) !== 0n;
+
+function loseLease(run: LeaseRun, message: string): void {
+  if (isLost(run)) return;
+  Atomics.store(run.cells, LOST, 1n);
+  run.tell({ type: "lost", message });
+}
+
 /** The lease's thread: takes the lease, renews it until told to give it back or until it is lost. */
 async function runLeaseThread({ leaseFor: dataDir, cells }: LeaseThreadData): Promise<void> {
-  const tell = (m: FromLeaseThread) => parentPort?.postMessage(m);
-  const leasePath = join(dataDir, LEASE_NAME);
-  const holderPath = join(dataDir, HOLDER_NAME);
-  const me: Holder = { host: hostname(), pid: process.pid, started: new Date().toISOString(), token: randomUUID() };
-  let acquired = false;
-  const isLost = () => Atomics.load(cells, LOST) !== 0n;
-  const lose = (message: string) => {
-    if (isLost()) return;
-    Atomics.store(cells, LOST, 1n);
-    tell({ type: "lost", message });
+  const run: LeaseRun = {
+    dataDir,
+    cells,
+    leasePath: join(dataDir, LEASE_NAME),
+    holderPath: join(dataDir, HOLDER_NAME),
+    me: { host: hostname(), pid: process.pid, started: new Date().toISOString(), token: randomUUID() },
+    acquired: false,
+    tell: (m) => parentPort?.postMessage(m),
   };
-  const compromised = (): NodeJS.ErrnoException => Object.assign(new Error("the lease is lost"), { code: "ECOMPROMISED" });
-  // proper-lockfile's file system, so that a lapsed lease is never renewed and a lost one never removed.
-  const leaseFs = {
+  const holds = (): boolean => readHolder(run.holderPath)?.token === run.me.token;
+  let release: (() => Promise<void>) | undefined;
+  try {
+    release = await lockLease(run);
+    await claimLease(run);
+  } catch (err) {
+    if (release !== undefined && !isLost(run) && holds()) fs.rmSync(run.holderPath, { force: true });
+    await release?.().catch(() => undefined);
+    const e = err instanceof DataDirError ? err : fileSystemProblem(dataDir, err);
+    // The thread ends once the message is out: nothing else keeps it.
+    run.tell({ type: "refused", problem: e.problem, message: e.message });
+    return;
+  }
+  run.tell({ type: "held", token: run.me.token });
+  parentPort?.once("message", () => {
+    void (async () => {
+      if (!isLost(run)) {
+        if (holds()) fs.rmSync(run.holderPath, { force: true });
+        await release?.().catch(() => undefined);
+      }
+      run.tell({ type: "released" });
+    })();
+  });
+}
+
+/** Takes the lease from proper-lockfile, waiting out a lapsing one; three times taken by others is "in-use". */
+async function lockLease(run: LeaseRun): Promise<() => Promise<void>> {
+  const { dataDir, leasePath, holderPath, me } = run;
+  const onCompromised = (err: Error) => {
+    const by = readHolder(holderPath);
+    const taken = by !== undefined && by.token !== me.token;
+    loseLease(run, `the data directory ${dataDir}: this server's lease ${taken ? `was taken over by ${describeHolder(by)}` : `could not be renewed (${err.message})`}; stopping without another write`);
+  };
+  const options: LeaseOptions = { notice: (line) => run.tell({ type: "notice", line }) };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const release = await lockfile.lock(dataDir, { lockfilePath: leasePath, stale: LEASE_STALE_MS, update: LEASE_RENEW_MS, realpath: false, fs: leaseFileSystem(run), onCompromised });
+      run.acquired = true;
+      return release;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw fileSystemProblem(dataDir, err);
+      if (attempt === 2) throw new DataDirError("in-use", `the data directory ${dataDir} is in use: other servers kept taking its lease; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
+      await waitForLapse(dataDir, leasePath, holderPath, options);
+    }
+  }
+}
+
+/** Writes this server as the holder, and backs out (throwing "in-use") when another took the lease at the same moment. */
+async function claimLease(run: LeaseRun): Promise<void> {
+  const { dataDir, holderPath, me } = run;
+  try {
+    const tmp = `${holderPath}.${me.token}`;
+    fs.writeFileSync(tmp, `${JSON.stringify(me)}\n`);
+    fs.renameSync(tmp, holderPath);
+  } catch (err) {
+    throw fileSystemProblem(dataDir, err);
+  }
+  await sleep(SETTLE_MS);
+  const holder = readHolder(holderPath);
+  if (holder?.token !== me.token) {
+    // Back out without removing the lease: it is the winner's.
+    Atomics.store(run.cells, LOST, 1n);
+    throw new DataDirError("in-use", `the data directory ${dataDir} is in use by ${describeHolder(holder)}, which took its lease at the same moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
+  }
+  retireOldLock(dataDir, { notice: (line) => run.tell({ type: "notice", line }) });
+}
+
+/** proper-lockfile's file system, so that a lapsed lease is never renewed and a lost one never removed. */
+function leaseFileSystem(run: LeaseRun): typeof fs {
+  return {
     ...fs,
     utimes(path: string, atime: Date, mtime: Date, callback: (err: NodeJS.ErrnoException | null) => void) {
-      if (acquired && lapsed(cells)) {
-        lose(lapsedMessage(dataDir, cells));
-        return callback(compromised());
+      if (run.acquired && lapsed(run.cells)) {
+        loseLease(run, lapsedMessage(run.dataDir, run.cells));
+        return callback(Object.assign(new Error("the lease is lost"), { code: "ECOMPROMISED" }));
       }
       fs.utimes(path, atime, mtime, (err) => {
-        if (err === null) Atomics.store(cells, RENEWED, BigInt(mtime.getTime()));
+        if (err === null) Atomics.store(run.cells, RENEWED, BigInt(mtime.getTime()));
         callback(err);
       });
     },
     rmdir(path: string, callback: (err: NodeJS.ErrnoException | null) => void) {
-      if (isLost()) return callback(null);
+      if (isLost(run)) return callback(null);
       fs.rmdir(path, callback);
     },
     rmdirSync(path: string) {
-      if (!isLost()) fs.rmdirSync(path);
+      if (!isLost(run)) fs.rmdirSync(path);
     },
-  };
-  const onCompromised = (err: Error) => {
-    const by = readHolder(holderPath);
-    const taken = by !== undefined && by.token !== me.token;
-    lose(`the data directory ${dataDir}: this server's lease ${taken ? `was taken over by ${describeHolder(by)}` : `could not be renewed (${err.message})`}; stopping without another write`);
-  };
-  const options: LeaseOptions = { notice: (line) => tell({ type: "notice", line }) };
-
-  let release: (() => Promise<void>) | undefined;
-  try {
-    for (let attempt = 0; release === undefined; attempt++) {
-      try {
-        release = await lockfile.lock(dataDir, { lockfilePath: leasePath, stale: LEASE_STALE_MS, update: LEASE_RENEW_MS, realpath: false, fs: leaseFs, onCompromised });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw fileSystemProblem(dataDir, err);
-        if (attempt === 2) throw new DataDirError("in-use", `the data directory ${dataDir} is in use: other servers kept taking its lease; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
-        await waitForLapse(dataDir, leasePath, holderPath, options);
-      }
-    }
-    acquired = true;
-    try {
-      const tmp = `${holderPath}.${me.token}`;
-      fs.writeFileSync(tmp, `${JSON.stringify(me)}\n`);
-      fs.renameSync(tmp, holderPath);
-    } catch (err) {
-      throw fileSystemProblem(dataDir, err);
-    }
-    await sleep(SETTLE_MS);
-    const holder = readHolder(holderPath);
-    if (holder?.token !== me.token) {
-      // Back out without removing the lease: it is the winner's.
-      Atomics.store(cells, LOST, 1n);
-      throw new DataDirError("in-use", `the data directory ${dataDir} is in use by ${describeHolder(holder)}, which took its lease at the same moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
-    }
-    retireOldLock(dataDir, options);
-  } catch (err) {
-    if (release !== undefined && !isLost() && readHolder(holderPath)?.token === me.token) fs.rmSync(holderPath, { force: true });
-    await release?.().catch(() => undefined);
-    const e = err instanceof DataDirError ? err : fileSystemProblem(dataDir, err);
-    // The thread ends once the message is out: nothing else keeps it.
-    tell({ type: "refused", problem: e.problem, message: e.message });
-    return;
-  }
-  tell({ type: "held", token: me.token });
-  parentPort?.once("message", () => {
-    void (async () => {
-      if (!isLost()) {
-        if (readHolder(holderPath)?.token === me.token) fs.rmSync(holderPath, { force: true });
-        await release?.().catch(() => undefined);
-      }
-      tell({ type: "released" });
-    })();
-  });
+  } as typeof fs;
 }
 
 /**

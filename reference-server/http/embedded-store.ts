@@ -173,116 +173,145 @@ const BYTEA_PARSER = { 17: (hex: string) => Buffer.from(hex.slice(2), "hex") };
 /** Emscripten's abort: the engine's WebAssembly ended, and will answer nothing again. */
 const isEngineAbort = (err: unknown) => err instanceof Error && err.name === "RuntimeError";
 
+/** One engine's state as the store's database: what it needs, whether it was lost, and its one lane of calls. */
+interface Engine {
+  pglite: PGlite;
+  lease: Lease;
+  dataDir: string;
+  pgdata: string;
+  minFreeBytes: number;
+  log: ReturnType<typeof engineLog>;
+  lost: DataDirError | undefined;
+  /** Until the store is returned, a loss fails the open instead of being announced. */
+  opened: boolean;
+  /** Settles (rejected) when the store is lost, so that a call the dead engine will never answer is refused. */
+  gone: Promise<never>;
+  markLost: (error: DataDirError) => void;
+  lane: Promise<unknown>;
+}
+
 /**
  * The engine as the SQL store's database. One call at a time, each begun only after the lease was found fresh
  * (the argument is in data-dir-lease.ts); a call that would be answered after the lease or the engine was lost
  * is refused (503) instead, and nothing touches the engine again.
  */
 function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgdata: string, minFreeBytes: number, log: ReturnType<typeof engineLog>): SqlDatabase & { died(line: string): void; opened(): void } {
-  let lost: DataDirError | undefined;
-  // Until the store is returned, a loss fails the open instead of being announced.
-  let opened = false;
   let markLost!: (error: DataDirError) => void;
-  // Settles (rejected) when the store is lost, so that a call the dead engine will never answer is refused.
   const gone = new Promise<never>((_, reject) => {
     markLost = (error) => {
-      if (lost !== undefined) return;
-      lost = error;
+      if (engine.lost !== undefined) return;
+      engine.lost = error;
       reject(new StoreUnavailableError(error.message, { cause: error }));
       // A dead engine writes nothing more: the next server need not wait for the lease to lapse.
       if (error.problem !== "lost") lease.releaseNow();
-      if (opened) embeddedStoreEvents.emit("lost", error);
+      if (engine.opened) embeddedStoreEvents.emit("lost", error);
     };
   });
   gone.catch(() => undefined);
-  lease.onLost((error) => markLost(error));
-  const died = (line: string) => {
-    const cause = log.cause() ?? line;
-    const full = NO_SPACE.test(cause);
-    markLost(new DataDirError("io", `the embedded PostgreSQL in the data directory ${dataDir} stopped (${cause})${full ? ": its disk is full; free space on it" : ""}, and start serve again: every write acknowledged before is kept`));
-  };
-  /** Throws unless the engine may be used now: synchronously, right before the call into it. */
-  const fence = () => {
-    const problem = lost ?? lease.problem();
-    if (problem !== undefined) {
-      markLost(problem);
-      throw new StoreUnavailableError(problem.message, { cause: problem });
-    }
-  };
-  const failure = (err: unknown): unknown => {
-    if (lost !== undefined) return new StoreUnavailableError(lost.message, { cause: err });
-    if (isEngineAbort(err)) {
-      died((err as Error).message);
-      return new StoreUnavailableError((lost as DataDirError | undefined)?.message ?? (err as Error).message, { cause: err });
-    }
-    const e = err as { code?: unknown; message?: unknown };
-    if (e.code === DISK_FULL || NO_SPACE.test(String(e.message))) {
-      return new StoreFullError(`the disk of the data directory ${dataDir} is full (${String(e.message)})`, { cause: err, remedy: DISK_REMEDY });
-    }
-    return err;
-  };
-  let lane: Promise<unknown> = Promise.resolve();
-  const serially = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = lane.then(() => {
-      fence();
-      return work();
-    });
-    lane = run.catch(() => undefined);
-    return Promise.race([run, gone]).then(
-      (result) => {
-        fence();
-        return result;
-      },
-      (err: unknown) => {
-        throw failure(err);
-      },
-    );
-  };
-  const query = async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await pglite.query<R>(sql, [...params], { parsers: BYTEA_PARSER })).rows });
+  const engine: Engine = { pglite, lease, dataDir, pgdata, minFreeBytes, log, lost: undefined, opened: false, gone, markLost, lane: Promise.resolve() };
+  lease.onLost((error) => engine.markLost(error));
   return {
-    died,
+    died: (line) => died(engine, line),
     opened() {
-      opened = true;
-      if (lost !== undefined) embeddedStoreEvents.emit("lost", lost);
+      engine.opened = true;
+      if (engine.lost !== undefined) embeddedStoreEvents.emit("lost", engine.lost);
     },
-    query: (sql, params) => serially(() => query(sql, params)),
-    // By hand rather than pglite.transaction, which rolls back after any error: after a lost lease not even a
-    // ROLLBACK may reach the engine. The lane keeps every other call out until COMMIT or ROLLBACK.
-    transaction: (work) =>
-      serially(async () => {
-        await pglite.exec("begin");
-        try {
-          const result = await work({
-            query: (sql, params) => {
-              fence();
-              return query(sql, params);
-            },
-          });
-          fence();
-          await pglite.exec("commit");
-          return result;
-        } catch (err) {
-          if (lost === undefined && !(isEngineAbort(err))) await pglite.exec("rollback").catch(() => undefined);
-          throw err;
-        }
-      }),
-    async ensureRoom(bytes) {
-      if (minFreeBytes === 0) return;
-      const free = await freeBytes(pgdata);
-      // A body is written at least twice: into the WAL and into the table.
-      if (free - 2 * bytes < minFreeBytes) {
-        throw new StoreFullError(`the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`, { remedy: DISK_REMEDY });
-      }
-    },
+    query: (sql, params) => serially(engine, () => engineQuery(engine, sql, params)),
+    transaction: (work) => serially(engine, () => inTransaction(engine, work)),
+    ensureRoom: (bytes) => ensureRoom(engine, bytes),
     async close() {
       // A lost lease may be a successor's by now, and a clean shutdown writes a checkpoint: leave both alone.
-      if (lost !== undefined && lost.problem === "lost") return;
-      if (lost === undefined) {
-        await serially(() => pglite.close()).catch(() => undefined);
+      if (engine.lost !== undefined && engine.lost.problem === "lost") return;
+      if (engine.lost === undefined) {
+        await serially(engine, () => pglite.close()).catch(() => undefined);
         await lease.release();
       }
     },
     // In the process: it cannot be unreachable, only broken.
     isUnavailable: () => false,
   };
+}
+
+function died(engine: Engine, line: string): void {
+  const cause = engine.log.cause() ?? line;
+  const full = NO_SPACE.test(cause);
+  engine.markLost(new DataDirError("io", `the embedded PostgreSQL in the data directory ${engine.dataDir} stopped (${cause})${full ? ": its disk is full; free space on it" : ""}, and start serve again: every write acknowledged before is kept`));
+}
+
+/** Throws unless the engine may be used now: synchronously, right before the call into it. */
+function fence(engine: Engine): void {
+  const problem = engine.lost ?? engine.lease.problem();
+  if (problem !== undefined) {
+    engine.markLost(problem);
+    throw new StoreUnavailableError(problem.message, { cause: problem });
+  }
+}
+
+/** What an error from the engine is to the store: unavailable once lost or aborted, full when its disk is. */
+function failure(engine: Engine, err: unknown): unknown {
+  if (engine.lost !== undefined) return new StoreUnavailableError(engine.lost.message, { cause: err });
+  if (isEngineAbort(err)) {
+    died(engine, (err as Error).message);
+    return new StoreUnavailableError((engine.lost as DataDirError | undefined)?.message ?? (err as Error).message, { cause: err });
+  }
+  const e = err as { code?: unknown; message?: unknown };
+  if (e.code === DISK_FULL || NO_SPACE.test(String(e.message))) {
+    return new StoreFullError(`the disk of the data directory ${engine.dataDir} is full (${String(e.message)})`, { cause: err, remedy: DISK_REMEDY });
+  }
+  return err;
+}
+
+/** One call at a time on the engine's lane, fenced before it begins and before its answer is given. */
+function serially<T>(engine: Engine, work: () => Promise<T>): Promise<T> {
+  const run = engine.lane.then(() => {
+    fence(engine);
+    return work();
+  });
+  engine.lane = run.catch(() => undefined);
+  return Promise.race([run, engine.gone]).then(
+    (result) => {
+      fence(engine);
+      return result;
+    },
+    (err: unknown) => {
+      throw failure(engine, err);
+    },
+  );
+}
+
+async function engineQuery<R>(engine: Engine, sql: string, params: readonly unknown[] = []): Promise<{ rows: R[] }> {
+  return { rows: (await engine.pglite.query<R>(sql, [...params], { parsers: BYTEA_PARSER })).rows };
+}
+
+/**
+ * By hand rather than pglite.transaction, which rolls back after any error: after a lost lease not even a
+ * ROLLBACK may reach the engine. The lane keeps every other call out until COMMIT or ROLLBACK.
+ */
+async function inTransaction<T>(engine: Engine, work: (tx: Pick<SqlDatabase, "query">) => Promise<T>): Promise<T> {
+  const { pglite } = engine;
+  await pglite.exec("begin");
+  try {
+    const result = await work({
+      query: (sql, params) => {
+        fence(engine);
+        return engineQuery(engine, sql, params);
+      },
+    });
+    fence(engine);
+    await pglite.exec("commit");
+    return result;
+  } catch (err) {
+    if (engine.lost === undefined && !isEngineAbort(err)) await pglite.exec("rollback").catch(() => undefined);
+    throw err;
+  }
+}
+
+async function ensureRoom(engine: Engine, bytes: number): Promise<void> {
+  const { minFreeBytes, dataDir } = engine;
+  if (minFreeBytes === 0) return;
+  const free = await freeBytes(engine.pgdata);
+  // A body is written at least twice: into the WAL and into the table.
+  if (free - 2 * bytes < minFreeBytes) {
+    throw new StoreFullError(`the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`, { remedy: DISK_REMEDY });
+  }
 }

@@ -118,91 +118,27 @@ async function lockForWrite(tx: Pick<SqlDatabase, "query">, id: string, ifVersio
   return existing;
 }
 
+/** What every statement of one SQL store needs: the database and the store's limits. */
+interface SqlStore {
+  db: SqlDatabase;
+  maxMessages: number;
+  maxBytes: number;
+}
+
 export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): MessageStore {
   const { maxMessages, maxBytes } = { ...DEFAULT_STORE_LIMITS, ...limits };
-  /** Runs a statement, turning a lost database into StoreUnavailableError (503) and leaving other errors as they are. */
-  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (err) {
-      if (db.isUnavailable(err)) throw new StoreUnavailableError(err instanceof Error ? err.message : String(err), { cause: err });
-      throw err;
-    }
-  };
-  /** Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back). */
-  const account = async (tx: Pick<SqlDatabase, "query">, messages: number, bytes: number) => {
-    const { rows } = await tx.query(
-      "update store_usage set messages = messages + $1, bytes = bytes + $2 where messages + $1 <= $3 and bytes + $2 <= $4 returning messages",
-      [messages, bytes, maxMessages, maxBytes],
-    );
-    if (rows.length === 0) throw new StoreFullError(`the store holds its limit of ${maxMessages} messages or ${maxBytes} bytes of message bodies`);
-  };
+  const store: SqlStore = { db, maxMessages, maxBytes };
   return {
-    list: (filter, page) =>
-      guard(async () => {
-        const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
-        const params: unknown[] = [after, page.limit + 1];
-        let where = "seq > $1";
-        if (filter.body !== undefined) {
-          params.push(filter.body);
-          where += " and md5(body) = md5($3) and body = $3";
-        }
-        const { rows } = await db.query<Row>(`select ${COLUMNS} from messages where ${where} order by seq limit $2`, params);
-        if (rows.length <= page.limit) return { messages: rows.map(toMessage) };
-        const shown = rows.slice(0, page.limit);
-        return { messages: shown.map(toMessage), next: encodeCursor(Number(shown.at(-1)?.seq)) };
-      }),
+    list: (filter, page) => guarded(db, () => listMessages(db, filter, page)),
     get: (id) =>
-      guard(async () => {
+      guarded(db, async () => {
         if (!UUID.test(id)) return undefined;
         const { rows } = await db.query<Row>(`select ${COLUMNS} from messages where id = $1`, [id]);
         return rows[0] === undefined ? undefined : toMessage(rows[0]);
       }),
-    create: (body) =>
-      guard(async () => {
-        const bytes = Buffer.byteLength(body);
-        await db.ensureRoom?.(bytes);
-        // The id is chosen before the transaction, so that a create whose COMMIT went unanswered can be done again
-        // under it: its unique index makes a second insert wait for the first and fail if that one committed.
-        const id = randomUUID();
-        const insert = () =>
-          db.transaction(async (tx) => {
-            await account(tx, 1, bytes);
-            const { rows } = await tx.query<Row>(`insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`, [id, body, bytes]);
-            return toMessage(rows[0] as Row);
-          });
-        try {
-          return await insert();
-        } catch (err) {
-          if (!(err instanceof CommitOutcomeUnknown)) throw err;
-          return settleCreate(db, id, insert, err);
-        }
-      }),
-    replace: (id, body, ifVersion) =>
-      guard(async () => {
-        if (!UUID.test(id)) return { missing: true } as const;
-        // Every replace writes the whole body anew, whatever it replaces; a delete is always let through, to make room.
-        await db.ensureRoom?.(Buffer.byteLength(body));
-        return db.transaction(async (tx) => {
-          const existing = await lockForWrite(tx, id, ifVersion);
-          if (!("bytes" in existing)) return existing;
-          const bytes = Buffer.byteLength(body);
-          await account(tx, 0, bytes - Number(existing.bytes));
-          const updated = await tx.query<Row>(`update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning ${COLUMNS}`, [id, body, bytes]);
-          return { ok: toMessage(updated.rows[0] as Row) };
-        });
-      }),
-    delete: (id, ifVersion) =>
-      guard(async () => {
-        if (!UUID.test(id)) return { missing: true } as const;
-        return db.transaction(async (tx) => {
-          const existing = await lockForWrite(tx, id, ifVersion);
-          if (!("bytes" in existing)) return existing;
-          await tx.query("delete from messages where id = $1", [id]);
-          await account(tx, -1, -Number(existing.bytes));
-          return { ok: true } as const;
-        });
-      }),
+    create: (body) => guarded(db, () => createMessage(store, body)),
+    replace: (id, body, ifVersion) => guarded(db, () => replaceMessage(store, id, body, ifVersion)),
+    delete: (id, ifVersion) => guarded(db, () => deleteMessage(store, id, ifVersion)),
     async ping() {
       try {
         await db.query("select 1");
@@ -213,6 +149,86 @@ export function createSqlStore(db: SqlDatabase, limits: StoreLimits = {}): Messa
     },
     close: () => db.close(),
   };
+}
+
+/** Runs a statement, turning a lost database into StoreUnavailableError (503) and leaving other errors as they are. */
+async function guarded<T>(db: SqlDatabase, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (db.isUnavailable(err)) throw new StoreUnavailableError(err instanceof Error ? err.message : String(err), { cause: err });
+    throw err;
+  }
+}
+
+/** Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back). */
+async function account(store: SqlStore, tx: Pick<SqlDatabase, "query">, messages: number, bytes: number): Promise<void> {
+  const { maxMessages, maxBytes } = store;
+  const { rows } = await tx.query(
+    "update store_usage set messages = messages + $1, bytes = bytes + $2 where messages + $1 <= $3 and bytes + $2 <= $4 returning messages",
+    [messages, bytes, maxMessages, maxBytes],
+  );
+  if (rows.length === 0) throw new StoreFullError(`the store holds its limit of ${maxMessages} messages or ${maxBytes} bytes of message bodies`);
+}
+
+async function listMessages(db: SqlDatabase, filter: Parameters<MessageStore["list"]>[0], page: Parameters<MessageStore["list"]>[1]): ReturnType<MessageStore["list"]> {
+  const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
+  const params: unknown[] = [after, page.limit + 1];
+  let where = "seq > $1";
+  if (filter.body !== undefined) {
+    params.push(filter.body);
+    where += " and md5(body) = md5($3) and body = $3";
+  }
+  const { rows } = await db.query<Row>(`select ${COLUMNS} from messages where ${where} order by seq limit $2`, params);
+  if (rows.length <= page.limit) return { messages: rows.map(toMessage) };
+  const shown = rows.slice(0, page.limit);
+  return { messages: shown.map(toMessage), next: encodeCursor(Number(shown.at(-1)?.seq)) };
+}
+
+async function createMessage(store: SqlStore, body: string): Promise<StoredMessage> {
+  const { db } = store;
+  const bytes = Buffer.byteLength(body);
+  await db.ensureRoom?.(bytes);
+  // The id is chosen before the transaction, so that a create whose COMMIT went unanswered can be done again
+  // under it: its unique index makes a second insert wait for the first and fail if that one committed.
+  const id = randomUUID();
+  const insert = () =>
+    db.transaction(async (tx) => {
+      await account(store, tx, 1, bytes);
+      const { rows } = await tx.query<Row>(`insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`, [id, body, bytes]);
+      return toMessage(rows[0] as Row);
+    });
+  try {
+    return await insert();
+  } catch (err) {
+    if (!(err instanceof CommitOutcomeUnknown)) throw err;
+    return settleCreate(db, id, insert, err);
+  }
+}
+
+async function replaceMessage(store: SqlStore, id: string, body: string, ifVersion: number | undefined): ReturnType<MessageStore["replace"]> {
+  if (!UUID.test(id)) return { missing: true } as const;
+  // Every replace writes the whole body anew, whatever it replaces; a delete is always let through, to make room.
+  await store.db.ensureRoom?.(Buffer.byteLength(body));
+  return store.db.transaction(async (tx) => {
+    const existing = await lockForWrite(tx, id, ifVersion);
+    if (!("bytes" in existing)) return existing;
+    const bytes = Buffer.byteLength(body);
+    await account(store, tx, 0, bytes - Number(existing.bytes));
+    const updated = await tx.query<Row>(`update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning ${COLUMNS}`, [id, body, bytes]);
+    return { ok: toMessage(updated.rows[0] as Row) };
+  });
+}
+
+async function deleteMessage(store: SqlStore, id: string, ifVersion: number | undefined): ReturnType<MessageStore["delete"]> {
+  if (!UUID.test(id)) return { missing: true } as const;
+  return store.db.transaction(async (tx) => {
+    const existing = await lockForWrite(tx, id, ifVersion);
+    if (!("bytes" in existing)) return existing;
+    await tx.query("delete from messages where id = $1", [id]);
+    await account(store, tx, -1, -Number(existing.bytes));
+    return { ok: true } as const;
+  });
 }
 
 /**

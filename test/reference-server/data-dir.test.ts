@@ -42,7 +42,7 @@ describe.skipIf(!isRoot)("two serves on one data directory in separate PID names
     const fourth = serveDataDir(dir);
     const again = await listAll((await ports(fourth)).httpPort);
     expect([...again.keys()].sort()).toEqual([...ids].sort());
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("an older version's lock file (a bare PID)", () => {
