@@ -1,21 +1,19 @@
 // The replies at rest of a gRPC load run: Hello calls one at a time over node:http2, a client apart from the raw one
-// that drives the run (raw-h2.ts), so that a reply under load is compared with one another HTTP/2 client decoded.
+// that drives the run (harness/wire/raw-h2-client.ts), so that a reply under load is compared with one another
+// HTTP/2 client decoded.
 import http2 from "node:http2";
-import net from "node:net";
 import type { ParsedAddress } from "../../targets/address.js";
 import { grpcMessage, HELLO_PATH, Status } from "../../targets/grpc-target.js";
+import { keptHttp2Session, type KeptHttp2Session } from "../../wire/http2.js";
 import { grpcResult as result, type CallResult } from "./call-result.js";
-import { authorityOf } from "./raw-h2.js";
 
-/** One node:http2 connection for Hello calls made one at a time. */
-export function openConnection(address: ParsedAddress): http2.ClientHttp2Session {
-  const session = http2.connect(`http://${authorityOf(address)}`, {
-    ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
-    // As many streams as the server allows; the run's concurrency is the bound.
-    peerMaxConcurrentStreams: 1000,
-  });
-  session.on("error", () => undefined);
-  return session;
+/**
+ * One node:http2 connection (harness/wire/http2.ts) for Hello calls made one at a time, replaced for the next call
+ * once the server sent GOAWAY or it closed.
+ */
+export function openConnection(address: ParsedAddress): KeptHttp2Session {
+  // As many streams as the server allows; the run's concurrency is the bound.
+  return keptHttp2Session({ address, session: { peerMaxConcurrentStreams: 1000 } });
 }
 
 const HEADERS = { ":method": "POST", ":path": HELLO_PATH, "content-type": "application/grpc", te: "trailers" };
