@@ -47,13 +47,18 @@ export interface KeptHttp2Session {
 }
 
 const ignore = (): void => undefined;
+/** How long a closed session's socket may take to finish writing before it is destroyed. */
+const CLOSE_GRACE_MS = 1000;
 
 /**
  * One session kept for calls made one after another. A session that received GOAWAY (node:http2 then closes it once
  * its open streams end) or closed is not given again: the next call gets a new one, counted in `reconnections`.
+ * node:http2 leaves the socket of a session it closed after a GOAWAY half-open while the server keeps its side open:
+ * destroyed here a moment later, and at close().
  */
 export function keptHttp2Session(target: Http2Target): KeptHttp2Session {
   const open = new Set<http2.ClientHttp2Session>();
+  const sockets = new Set<net.Socket>();
   const ended = new WeakSet<http2.ClientHttp2Session>();
   const connect = (): http2.ClientHttp2Session => {
     const s = openHttp2Session(target);
@@ -61,6 +66,11 @@ export function keptHttp2Session(target: Http2Target): KeptHttp2Session {
     // A failed connection fails the calls on it; the session's own error event has nothing to add.
     s.on("error", ignore);
     s.once("goaway", () => ended.add(s));
+    s.once("connect", (_session: http2.ClientHttp2Session, socket: net.Socket) => {
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
+      s.once("close", () => setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref());
+    });
     s.once("close", () => {
       ended.add(s);
       open.delete(s);
@@ -82,7 +92,9 @@ export function keptHttp2Session(target: Http2Target): KeptHttp2Session {
     },
     close() {
       for (const s of open) s.destroy();
+      for (const socket of sockets) socket.destroy();
       open.clear();
+      sockets.clear();
     },
   };
 }

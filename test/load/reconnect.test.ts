@@ -81,6 +81,30 @@ describe("load against a server that ends connections", () => {
     }
   }, 60_000);
 
+  it("at rest, a call above the last stream of a GOAWAY is refused unprocessed and sent again on the new connection", async () => {
+    // Every connection's third call crosses a GOAWAY whose last stream is the one before it: REFUSED_STREAM.
+    // node:http2's server does not close a session it sent GOAWAY on by itself: the test closes them.
+    const sessions: http2.ServerHttp2Session[] = [];
+    const server = await ending((session, streams) => {
+      if (streams === 0) sessions.push(session);
+      if (streams === 3) session.goaway(http2.constants.NGHTTP2_NO_ERROR, 3);
+    });
+    const request = Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage("at rest") }]));
+    const rest = restCaller({ address: parseAddress(server.address), requests: [request], bodies: ["at rest"], atRest: [], concurrency: 1, connections: 1, timeoutMs: 20_000, durationMs: 0 });
+    try {
+      const results = [];
+      for (let k = 0; k < 16; k++) results.push(await rest.call(0, 0, k));
+      expect(results.map((r) => `${r.code} ${r.details}`)).toEqual(Array.from({ length: 16 }, () => "0 "));
+      // Two calls answered on each connection, the first one's two and then a resent one and a new one.
+      expect(server.sessions()).toBe(8);
+      expect(rest.reconnections).toBe(7);
+    } finally {
+      await rest.close();
+      for (const session of sessions) session.destroy();
+      await server.close();
+    }
+  }, 60_000);
+
   it("a connection age of 500 ms: no errors, reconnections counted", async () => {
     const server = await ending((session, streams) => {
       if (streams === 0) setTimeout(() => session.close(), 500).unref();

@@ -68,7 +68,7 @@ export function restCaller(spec: DriveSpec): Caller & { readonly reconnections: 
   if (spec.http) return { ...httpRpcCaller({ ...spec, connections: 1 }, spec.http), reconnections: 0 };
   const connection = openConnection(spec.address);
   return {
-    call: (_w, i) => call(connection.session, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs),
+    call: (_w, i) => call(connection, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs),
     close: () => connection.close(),
     get reconnections() {
       return connection.reconnections;
