@@ -1,7 +1,8 @@
 // The SHA-256 fingerprint of the certificate a TLS target presents, for the report: one bounded handshake of its own,
 // reading the certificate only (the run's clients verify it as the flags ask).
 import { readFileSync } from "node:fs";
-import tls from "node:tls";
+import type tls from "node:tls";
+import { openTls } from "../wire/tls.js";
 
 export interface TlsEndpoint {
   host: string;
@@ -25,17 +26,13 @@ export function tlsFingerprint(endpoint: TlsEndpoint, timeoutMs: number): Promis
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
     try {
-      socket = tls.connect({
-        host: endpoint.host,
-        port: endpoint.port,
-        ...(endpoint.servername !== undefined && !/^[\d.]+$|:/.test(endpoint.servername) && { servername: endpoint.servername }),
+      const material = {
         ...(endpoint.caFile !== undefined && { ca: readFileSync(endpoint.caFile) }),
         ...(endpoint.certFile !== undefined && { cert: readFileSync(endpoint.certFile) }),
         ...(endpoint.keyFile !== undefined && { key: readFileSync(endpoint.keyFile) }),
-        ALPNProtocols: endpoint.alpn,
-        // Only the certificate is read here; whether it is trusted is the run's clients' to decide.
-        rejectUnauthorized: false,
-      });
+      };
+      // Only the certificate is read here; whether it is trusted is the run's clients' to decide.
+      socket = openTls({ host: endpoint.host, port: endpoint.port }, { material, serverName: endpoint.servername, alpn: endpoint.alpn, verify: false });
     } catch {
       done(undefined);
       return;

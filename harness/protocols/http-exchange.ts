@@ -8,6 +8,7 @@ import type { TlsMaterial } from "../targets/connection.js";
 import { MAX_REPLY_BYTES } from "../targets/read-bounds.js";
 import type { TraceProtocol } from "../trace/exchange-record.js";
 import { plainRecord } from "../trace/records.js";
+import { tlsConnectOptions } from "../wire/tls.js";
 
 /** Largest response body read; past it the exchange ends "too-large". */
 export const MAX_BODY = MAX_REPLY_BYTES;
@@ -45,13 +46,13 @@ function headerRecord(raw: http.IncomingHttpHeaders): Record<string, string[]> {
 export function createHttpExchange(options: HttpExchangeOptions): HttpExchange {
   const base = options.baseUrl;
   const secure = base.protocol === "https:";
-  const agent = secure ? new https.Agent({ keepAlive: true, ...options.tls }) : new http.Agent({ keepAlive: true });
+  const tls = secure ? tlsConnectOptions({ material: options.tls, serverName: options.authority }) : undefined;
+  const agent = secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
   const requestOptions = (request: PlainRequest): https.RequestOptions => ({
     method: request.method ?? "POST",
     headers: { ...(options.authority !== undefined && { host: options.authority }), ...request.headers },
     agent: request.channel === "fresh" ? false : agent,
-    ...(secure && options.tls),
-    ...(secure && options.authority !== undefined && { servername: options.authority.replace(/:\d+$/, "") }),
+    ...tls,
   });
   const send = (request: PlainRequest): Promise<PlainResponse> => {
     const url = new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);

@@ -3,11 +3,10 @@
 // (http-inject.ts). The base URL (http-base-url.ts), the exchange (http-exchange.ts)
 // and the curl line (http-curl.ts) are their own modules.
 import net from "node:net";
-import tls from "node:tls";
 import { ConformanceError } from "../errors.js";
 import { resolveHttpTarget, type HttpTargetOptions, type ResolvedHttpTarget } from "../run-config.js";
 import { CallBudget } from "./budget.js";
-import { loadTls, type TlsMaterial, type TlsOptions } from "./connection.js";
+import { loadTls, type TlsOptions } from "./connection.js";
 import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
@@ -18,6 +17,7 @@ import { BackpressureLog, waitOut } from "./backpressure.js";
 import { backpressureWaitMs } from "./retry-after.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
+import { openTls } from "../wire/tls.js";
 
 
 /** A target from options as given: resolved (harness/run-config.ts), then opened. */
@@ -116,7 +116,7 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tls
   const { host, port } = endpointOf(url);
   const material = url.protocol === "https:" ? loadTls(tlsOptions ?? {}) : undefined;
   await new Promise<void>((resolve, reject) => {
-    const socket = material !== undefined ? tlsConnect(host, port, material) : net.connect({ host, port });
+    const socket = material !== undefined ? openTls({ host, port }, { material, serverName: host, alpn: ["http/1.1"] }) : net.connect({ host, port });
     const fail = (cause: string) => {
       socket.destroy();
       reject(new ConformanceError("unreachable", `cannot reach ${baseUrl}: ${cause}`));
@@ -150,8 +150,4 @@ export async function assertSpeaksHttp(baseUrl: string, flag: string, timeoutMs:
   const { host, port } = endpointOf(url);
   const answered = await http1Answer({ host, port, path: url.pathname, timeoutMs, ...(url.protocol === "https:" && { tls: loadTls(tlsOptions ?? {}) }) });
   if (answered !== undefined) throw new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: expected an HTTP/1.x reply to GET ${url.pathname}; got ${answered}`);
-}
-
-function tlsConnect(host: string, port: number, material: TlsMaterial): tls.TLSSocket {
-  return tls.connect({ host, port, ...material, ALPNProtocols: ["http/1.1"], ...(net.isIP(host) === 0 && { servername: host }) });
 }

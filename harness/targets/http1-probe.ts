@@ -1,9 +1,9 @@
 // Whether a target answers HTTP/1.1 at all, asked on a socket of its own so that what it sent instead can be named:
 // HTTP/2 frames (an HTTP/2-only port, as a gRPC server's is), TLS, other bytes, or nothing.
 import net from "node:net";
-import tls from "node:tls";
 import type { TlsMaterial } from "./connection.js";
 import { readFirstBytes } from "./first-bytes.js";
+import { openTls } from "../wire/tls.js";
 
 const FRAME_HEADER = 9;
 /** HTTP/2 frame types a server sends first (RFC 9113 §6): SETTINGS, or GOAWAY for a preface it did not get. */
@@ -26,7 +26,7 @@ export interface Http1ProbeOptions {
  */
 export function http1Answer(options: Http1ProbeOptions): Promise<string | undefined> {
   const { host, port } = options;
-  const socket = options.tls ? tls.connect({ host, port, ...options.tls, ALPNProtocols: ["http/1.1"], ...(net.isIP(host) === 0 && { servername: host }) }) : net.connect({ host, port });
+  const socket = options.tls ? openTls({ host, port }, { material: options.tls, serverName: host, alpn: ["http/1.1"] }) : net.connect({ host, port });
   const said = (received: Buffer) => (received.length > 0 ? describe(received) : undefined);
   return readFirstBytes<string | undefined>(socket, {
     connectEvent: options.tls ? "secureConnect" : "connect",

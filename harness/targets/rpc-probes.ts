@@ -1,7 +1,6 @@
 // The probes that refuse an RPC target before any check runs: nothing listening, no HTTP/2 where gRPC needs it,
 // credentials wanted and not given. Each is exit 3 or 5 with one line, never a verdict.
 import net from "node:net";
-import tls from "node:tls";
 import { encodeMessage } from "../../contract/message.js";
 import { ConformanceError } from "../errors.js";
 import { probeHandshake } from "../protocols/grpc/index.js";
@@ -12,6 +11,7 @@ import { Status, statusName, type GrpcTarget } from "./grpc-target.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
 import { http1Answer } from "./http1-probe.js";
+import { openTls } from "../wire/tls.js";
 
 function servernameOf(options: GrpcTargetOptions, address: ReturnType<typeof parseAddress>): string {
   return (options.authority ?? (address.kind === "tcp" ? address.host : "localhost")).replace(/:\d+$/, "");
@@ -42,10 +42,7 @@ export async function probeReachable(options: GrpcTargetOptions, flag?: string):
   const plaintextFix = options.address.startsWith("https://") ? "use http://" : "leave --tls out";
   await new Promise<void>((resolve, reject) => {
     const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
-    const servername = servernameOf(options, address);
-    const socket = useTls
-      ? tls.connect({ ...endpoint, ...material, ALPNProtocols: alpn, ...(net.isIP(servername) === 0 && { servername }) })
-      : net.connect(endpoint);
+    const socket = useTls ? openTls(endpoint, { material, serverName: servernameOf(options, address), alpn }) : net.connect(endpoint);
     let tcpUp = false;
     socket.once("connect", () => (tcpUp = true));
     const fail = (cause: string) => {

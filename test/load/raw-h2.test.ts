@@ -1,4 +1,4 @@
-// The raw HTTP/2 client that drives `load --grpc` (harness/load/_internals/raw-h2.ts): its framing against servers
+// The raw HTTP/2 client that drives `load --grpc` (harness/wire/raw-h2-client.ts): its framing against servers
 // that frame differently (grpc-go, node:http2's nghttp2 with Huffman and its dynamic table, a hand-written server
 // that splits, pads and withholds flow-control window), and its bounds against servers that send what no server
 // should (a frame over 16 KiB, a header block that decodes past 64 KiB, a push, a PING flood, DATA past the window,

@@ -42,7 +42,7 @@ interface Caller {
   close(): void | Promise<void>;
 }
 
-/** gRPC under load: the raw HTTP/2 client (raw-h2.ts), each distinct request's bytes passed as they are. */
+/** gRPC under load: the raw HTTP/2 client (`harness/wire/raw-h2-client.ts`), each distinct request's bytes as they are. */
 function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; counts: { reconnections: number } } {
   const raw = rawGrpcCaller(spec.address, spec.connections, spec.concurrency, spec.timeoutMs);
   const bodies = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
@@ -60,11 +60,20 @@ function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Ca
   };
 }
 
-/** A caller for calls made one at a time (the replies at rest), on a connection of its own. */
-export function restCaller(spec: DriveSpec): Caller {
-  if (spec.http) return httpRpcCaller({ ...spec, connections: 1 }, spec.http);
-  const session = openConnection(spec.address);
-  return { call: (_w, i) => call(session, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs), close: () => session.destroy() };
+/**
+ * A caller for calls made one at a time (the replies at rest), on a connection of its own; for gRPC, replaced for
+ * the next call when the server ends it (`reconnections`, as a drive's: not errors).
+ */
+export function restCaller(spec: DriveSpec): Caller & { readonly reconnections: number } {
+  if (spec.http) return { ...httpRpcCaller({ ...spec, connections: 1 }, spec.http), reconnections: 0 };
+  const connection = openConnection(spec.address);
+  return {
+    call: (_w, i) => call(connection, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs),
+    close: () => connection.close(),
+    get reconnections() {
+      return connection.reconnections;
+    },
+  };
 }
 
 export interface DriveResult {

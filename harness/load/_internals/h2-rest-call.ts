@@ -1,21 +1,19 @@
 // The replies at rest of a gRPC load run: Hello calls one at a time over node:http2, a client apart from the raw one
-// that drives the run (raw-h2.ts), so that a reply under load is compared with one another HTTP/2 client decoded.
+// that drives the run (harness/wire/raw-h2-client.ts), so that a reply under load is compared with one another
+// HTTP/2 client decoded.
 import http2 from "node:http2";
-import net from "node:net";
 import type { ParsedAddress } from "../../targets/address.js";
 import { grpcMessage, HELLO_PATH, Status } from "../../targets/grpc-target.js";
+import { keptHttp2Session, type KeptHttp2Session } from "../../wire/http2.js";
 import { grpcResult as result, type CallResult } from "./call-result.js";
-import { authorityOf } from "./raw-h2.js";
 
-/** One node:http2 connection for Hello calls made one at a time. */
-export function openConnection(address: ParsedAddress): http2.ClientHttp2Session {
-  const session = http2.connect(`http://${authorityOf(address)}`, {
-    ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
-    // As many streams as the server allows; the run's concurrency is the bound.
-    peerMaxConcurrentStreams: 1000,
-  });
-  session.on("error", () => undefined);
-  return session;
+/**
+ * One node:http2 connection (harness/wire/http2.ts) for Hello calls made one at a time, replaced for the next call
+ * once the server sent GOAWAY or it closed.
+ */
+export function openConnection(address: ParsedAddress): KeptHttp2Session {
+  // As many streams as the server allows; the run's concurrency is the bound.
+  return keptHttp2Session({ address, session: { peerMaxConcurrentStreams: 1000 } });
 }
 
 const HEADERS = { ":method": "POST", ":path": HELLO_PATH, "content-type": "application/grpc", te: "trailers" };
@@ -32,12 +30,14 @@ interface Slot {
   first: Buffer | undefined;
   more: Buffer[] | undefined;
   timedOut: boolean;
+  /** The server refused the stream unprocessed (REFUSED_STREAM, no reply): it may be sent again. */
+  refused: boolean;
   done: ((r: CallResult) => void) | undefined;
 }
 
 type SlotStream = http2.ClientHttp2Stream & { [SLOT]: Slot };
 
-const newSlot = (timeoutMs: number): Slot => ({ timeoutMs, stream: undefined, status: undefined, details: "", first: undefined, more: undefined, timedOut: false, done: undefined });
+const newSlot = (timeoutMs: number): Slot => ({ timeoutMs, stream: undefined, status: undefined, details: "", first: undefined, more: undefined, timedOut: false, refused: false, done: undefined });
 
 function onStatus(this: SlotStream, h: http2.IncomingHttpHeaders): void {
   if (h["grpc-status"] === undefined) return;
@@ -59,6 +59,7 @@ function onClose(this: SlotStream): void {
   const done = slot.done;
   slot.stream = undefined;
   slot.done = undefined;
+  slot.refused = slot.status === undefined && !slot.timedOut && this.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM;
   done?.(result(slot, this.rstCode));
 }
 
@@ -93,15 +94,27 @@ function cancel(slot: Slot): void {
   slot.stream.close(http2.constants.NGHTTP2_CANCEL);
 }
 
-/** One call, bounded by its own timer: for calls made one at a time. */
-export function call(session: http2.ClientHttp2Session, framed: Buffer, timeoutMs: number): Promise<CallResult> {
+/** One call on a session, bounded by its own timer; `refused` when the server refused it unprocessed. */
+function callOn(session: http2.ClientHttp2Session, framed: Buffer, timeoutMs: number): Promise<{ result: CallResult; refused: boolean }> {
   return new Promise((resolve) => {
     const slot = newSlot(timeoutMs);
     const timer = setTimeout(() => cancel(slot), timeoutMs);
     start(session, framed, slot, (r) => {
       clearTimeout(timer);
       // Kept past the call (the replies at rest): a copy of its own.
-      resolve(r.reply ? { ...r, reply: Buffer.from(r.reply) } : r);
+      resolve({ result: r.reply ? { ...r, reply: Buffer.from(r.reply) } : r, refused: slot.refused });
     });
   });
+}
+
+/**
+ * One call, bounded by its own timer, on the kept connection: for calls made one at a time. A call the server refused
+ * unprocessed (REFUSED_STREAM with no reply: above the last stream of a GOAWAY that crossed it, RFC 9113 §8.7) is
+ * sent once more, on the connection that replaced that one, within what is left of the same bound.
+ */
+export async function call(connection: KeptHttp2Session, framed: Buffer, timeoutMs: number): Promise<CallResult> {
+  const deadline = performance.now() + timeoutMs;
+  const first = await callOn(connection.session, framed, timeoutMs);
+  const left = Math.ceil(deadline - performance.now());
+  return first.refused && left > 0 ? (await callOn(connection.session, framed, left)).result : first.result;
 }

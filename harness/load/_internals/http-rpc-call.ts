@@ -9,6 +9,7 @@ import { frame, parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/
 import { codeForHttpStatus } from "../../protocols/http-rpc.js";
 import { HELLO_PATH } from "../../targets/grpc-target.js";
 import type { CallResult } from "./call-result.js";
+import { tlsConnectOptions } from "../../wire/tls.js";
 
 export type HttpRpcLoadProtocol = "connect" | "grpc-web";
 
@@ -31,7 +32,7 @@ export interface HttpWire {
 /** Keep-alive connections to the base URL, at most `connections` of them; TLS ones for an https:// URL. */
 export function openAgent(base: URL, connections: number, wire: HttpWire = {}): http.Agent {
   if (base.protocol !== "https:") return new http.Agent({ keepAlive: true, maxSockets: connections });
-  return new https.Agent({ keepAlive: true, maxSockets: connections, ...wire.tls, ...(wire.authority !== undefined && { servername: wire.authority.replace(/:\d+$/, "") }) });
+  return new https.Agent({ keepAlive: true, maxSockets: connections, ...tlsConnectOptions({ material: wire.tls, serverName: wire.authority }) });
 }
 
 export interface HttpRpcRequest {

@@ -5,7 +5,7 @@
 import type { ParsedAddress } from "../../targets/address.js";
 import { grpcMessage, HELLO_PATH } from "../../targets/grpc-target.js";
 import { grpcResult, type CallResult, type GrpcCallState } from "./call-result.js";
-import { RawH2Connection, type RawStreamSink } from "./raw-h2.js";
+import { RawH2Connection, type RawStreamSink } from "../../wire/raw-h2-client.js";
 
 class RawSlot implements RawStreamSink, GrpcCallState {
   status: number | undefined = undefined;

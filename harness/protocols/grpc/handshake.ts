@@ -1,9 +1,10 @@
 // Whether a target speaks HTTP/2 at all: its first frame must be SETTINGS (RFC 9113 §3.4), whatever else it does.
 import net from "node:net";
-import tls from "node:tls";
+import type tls from "node:tls";
 import type { ParsedAddress } from "../../targets/address.js";
 import type { TlsMaterial } from "../../targets/connection.js";
 import { readFirstBytes } from "../../targets/first-bytes.js";
+import { openTls } from "../../wire/tls.js";
 
 /** The client connection preface and an empty SETTINGS frame: what every HTTP/2 client sends first. */
 const PREFACE = Buffer.concat([Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1"), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
@@ -43,7 +44,7 @@ function speaksTls(options: HandshakeOptions): Promise<boolean> {
   const { address } = options;
   return new Promise((resolve) => {
     const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
-    const socket = tls.connect({ ...endpoint, rejectUnauthorized: false, ALPNProtocols: ["h2"] });
+    const socket = openTls(endpoint, { alpn: ["h2"], verify: false });
     const done = (yes: boolean) => {
       clearTimeout(timer);
       socket.destroy();
@@ -59,14 +60,7 @@ function speaksTls(options: HandshakeOptions): Promise<boolean> {
 function firstFrame(options: HandshakeOptions): Promise<string | undefined> {
   const { address, timeoutMs } = options;
   const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
-  const socket = options.tls
-    ? tls.connect({
-        ...endpoint,
-        ...options.tls,
-        ALPNProtocols: ["h2"],
-        ...(options.servername !== undefined && net.isIP(options.servername) === 0 && { servername: options.servername }),
-      })
-    : net.connect(endpoint);
+  const socket = options.tls ? openTls(endpoint, { material: options.tls, serverName: options.servername, alpn: ["h2"] }) : net.connect(endpoint);
   return readFirstBytes<string | undefined>(socket, {
     connectEvent: options.tls ? "secureConnect" : "connect",
     timeoutMs,

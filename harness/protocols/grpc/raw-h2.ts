@@ -1,13 +1,13 @@
 // The wire-level client: one hand-built gRPC request over node:http2 on its own connection, read back unnormalised.
 // Hand-built on purpose: checks send what a gRPC library refuses to (lying lengths, bad flags, stray frames).
 import http2 from "node:http2";
-import net from "node:net";
 import { SUITE_VERSION } from "../../version.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import type { GrpcFrame, RawRequest, RawResponse } from "../../targets/grpc-target.js";
 import { HELLO_PATH, isGrpcReply } from "../../targets/grpc-target.js";
 import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
 import { rawRecord } from "../../trace/records.js";
+import { openHttp2Session } from "../../wire/http2.js";
 
 /** Length-prefixes messages as gRPC does: a compressed flag byte, a 4-byte big-endian length, the payload. */
 export function encodeFrames(frames: readonly GrpcFrame[]): Uint8Array {
@@ -75,19 +75,6 @@ function announcedLengths(): (chunk: Buffer) => number[] {
   };
 }
 
-/** Opens an HTTP/2 session of its own to the target, over TLS when material is given. */
-function connectSession(conn: ConnectionOptions, tls: TlsMaterial | undefined): http2.ClientHttp2Session {
-  const authority = conn.authority ?? defaultAuthority(conn.address);
-  const address = conn.address;
-  const connectOptions: http2.SecureClientSessionOptions = {
-    ...(address.kind === "unix" && { createConnection: () => net.connect(address.path) }),
-    ...(tls && { ca: tls.ca, cert: tls.cert, key: tls.key, servername: authority.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") }),
-  };
-  const host = address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]` : address.host;
-  const port = address.kind === "unix" ? "" : `:${address.port}`;
-  return http2.connect(`${tls ? "https" : "http"}://${host}${port}`, connectOptions);
-}
-
 export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, request: RawRequest): Promise<RawResponse> {
   const authority = conn.authority ?? defaultAuthority(conn.address);
   const scheme = tls ? "https" : "http";
@@ -99,7 +86,7 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
-    const session = connectSession(conn, tls);
+    const session = openHttp2Session({ address: conn.address, tls, authority: conn.authority });
 
     const finish = (failure?: RawResponse["failure"]) => {
       if (settled) return;

@@ -6,9 +6,13 @@
 // or a malformed frame ends the connection (GOAWAY, every call in flight failed, no call answered that was not).
 // node:http2 costs about 30 µs of CPU a call on its own (AsyncResource, streams, nghttp2's callbacks into JS); this
 // costs a few: `load --grpc` sends through it, and node:http2 stays the client of the calls at rest.
+// Check does not use it: it speaks one kind of well-formed call and nothing else, where a check needs any headers,
+// bodies past one frame, streaming and TLS (grpc-js and harness/protocols/grpc/raw-h2.ts over harness/wire/http2.ts),
+// and a check's few calls gain nothing from its speed.
 import net from "node:net";
-import type { ParsedAddress } from "../../targets/address.js";
-import { HpackReader, MAX_HEADER_LIST, unaryRequestBlock } from "./hpack-decode.js";
+import type { ParsedAddress } from "../targets/address.js";
+import { defaultAuthority } from "../targets/connection.js";
+import { HpackReader, MAX_HEADER_LIST, unaryRequestBlock } from "./_internals/hpack-decode.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const enum Type { DATA = 0, HEADERS = 1, PRIORITY = 2, RST_STREAM = 3, SETTINGS = 4, PUSH_PROMISE = 5, PING = 6, GOAWAY = 7, WINDOW_UPDATE = 8, CONTINUATION = 9 }
@@ -100,10 +104,6 @@ const CLIENT_SETTINGS = (() => {
   return frame(Type.SETTINGS, 0, 0, p);
 })();
 
-/** The :authority of a call to address. */
-export const authorityOf = (address: ParsedAddress): string =>
-  address.kind === "unix" ? "localhost" : address.host.includes(":") ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`;
-
 /** One connection's calls: at most the server's SETTINGS_MAX_CONCURRENT_STREAMS open, the rest queued in order. */
 export class RawH2Connection {
   private readonly socket: net.Socket;
@@ -130,7 +130,7 @@ export class RawH2Connection {
   private goawayLast = MAX_STREAM_ID;
 
   constructor(address: ParsedAddress, path: string) {
-    this.block = unaryRequestBlock(path, authorityOf(address));
+    this.block = unaryRequestBlock(path, defaultAuthority(address));
     this.socket = address.kind === "unix" ? net.connect(address.path) : net.connect({ host: address.host, port: address.port, noDelay: true });
     this.socket.on("data", (chunk: Buffer) => this.onBytes(chunk));
     this.socket.on("error", (err) => this.fail(`connection error: ${err.message}`));
