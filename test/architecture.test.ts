@@ -22,8 +22,6 @@ const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/client/recording-servers.ts startRecordingServers", 210],
   ["harness/targets/http-exchange.ts exchange", 124],
   ["harness/targets/http-exchange.ts (anonymous)", 108],
-  ["harness/protocols/grpc/raw-h2.ts sendRaw", 117],
-  ["harness/protocols/grpc/raw-h2.ts (anonymous)", 110],
   ["reference-server/http/routes.ts registerRoutes", 106],
   ["harness/client/run-client.ts runClient", 104],
   ["harness/client/run-client.ts (anonymous)", 102],
