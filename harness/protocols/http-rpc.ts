@@ -41,8 +41,8 @@ export async function inflatedBody(res: PlainResponse, encoding: string | undefi
 
 /** How one protocol over plain HTTP carries a unary call: the request's headers and body, and how a reply reads. */
 export interface HttpRpcCodec {
-  /** The protocol's name as a trace records it. */
-  readonly traceAs: "connect" | "grpc-web";
+  /** The protocol's name as a trace records it (its module's). */
+  readonly traceAs: string;
   request(message: Uint8Array, deadlineMs: number, metadata: Record<string, string>): { headers: Record<string, string>; body: Uint8Array };
   reply(response: PlainResponse, deadlineMs: number): Promise<UnaryResult> | UnaryResult;
 }
