@@ -17,6 +17,7 @@ const UNIT = [
   "test/**/*.unit.test.ts",
   "test/architecture.test.ts",
   "test/architecture-options.test.ts",
+  "test/architecture-protocols.test.ts",
   "test/docs.test.ts",
   "test/docs-generated.test.ts",
   "test/engines.test.ts",
