@@ -4,12 +4,11 @@
 import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { frame, framedMessageBody } from "../protocols/grpc-web/index.js";
-import { protocolModules, type ProtocolModule } from "../protocols/index.js";
+import { protocolModules, type HelloAsk, type ProtocolModule } from "../protocols/index.js";
 import { carriesKey, isKey } from "./_internals/api-key.js";
 import { readBounded } from "./_internals/read-body.js";
 import { MAX_HEADER_VALUES, MAX_RECORDED_BODY_BYTES, MAX_RECORDED_REQUESTS, RESOURCES, type RecordedRequest } from "./recorded-request.js";
-import { CODE, encodeReply, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
+import { CODE, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
 /** Request headers past this many bytes are refused by the HTTP layer itself (431, or a reset stream). */
@@ -110,6 +109,16 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     return answer;
   }
 
+  /** What a protocol's recording side asks while it answers the recorded call r. */
+  const helloAsk = (r: RecordedRequest, closed: Promise<void>): HelloAsk => ({
+    answer: (codec, message) => answerHello(r, codec, message, closed),
+    said: (words) => void (r.answer = words),
+    statusName: statusWords,
+    maxBodyBytes: MAX_RECORDED_BODY_BYTES,
+  });
+
+  /** The protocol whose calls come to the gRPC port. */
+  const h2c = recordedOn("h2c");
   const grpc = http2.createServer({ settings: { maxHeaderListSize: MAX_HEADER_BYTES }, maxSessionMemory: 16 });
   const sessions = new Set<http2.ServerHttp2Session>();
   grpc.on("session", (session) => {
@@ -129,20 +138,13 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const body = await readBounded(stream, MAX_RECORDED_BODY_BYTES);
     const headers = headerRecord(raw);
     const isHelloCall = method === "POST" && path === HELLO_PATH;
-    const r = record(arrived, recordedOn("h2c")?.name ?? RESOURCES, method, path, headers, body, isHelloCall);
-    const status = (code: number, message: string) => {
-      r.answer = statusWords(code);
-      if (stream.destroyed || stream.headersSent) return;
-      stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": String(code), "grpc-message": encodeURIComponent(message) }, { endStream: true });
-    };
-    if (body.truncated) return status(CODE.RESOURCE_EXHAUSTED, `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`);
-    if (!isHelloCall) return keyMissing(headers, path) ? status(CODE.UNAUTHENTICATED, "API key required") : status(CODE.UNIMPLEMENTED, `no procedure at ${path.slice(0, 100)}`);
-    const answer = await answerHello(r, "proto", await framedMessageBody(body.body, headers["grpc-encoding"]?.[0], MAX_RECORDED_BODY_BYTES), closed);
-    if (answer === undefined || stream.destroyed) return;
-    if (answer.kind === "error") return status(answer.code, answer.message);
-    stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
-    stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
-    stream.end(frame(0, encodeReply(answer)));
+    const r = record(arrived, h2c?.name ?? RESOURCES, method, path, headers, body, isHelloCall);
+    const answer = h2c?.recording?.answerH2c;
+    if (answer === undefined) return void stream.respond({ ":status": 404 }, { endStream: true });
+    const ask = helloAsk(r, closed);
+    if (body.truncated) return answer(r, stream, ask, { code: CODE.RESOURCE_EXHAUSTED, message: `request larger than ${MAX_RECORDED_BODY_BYTES} bytes` });
+    if (!isHelloCall) return answer(r, stream, ask, keyMissing(headers, path) ? { code: CODE.UNAUTHENTICATED, message: "API key required" } : { code: CODE.UNIMPLEMENTED, message: `no procedure at ${path.slice(0, 100)}` });
+    return answer(r, stream, ask);
   }
 
   // Started with the recording servers, before the client runs: loading the reference server takes about 0.4 s the
@@ -181,12 +183,7 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
       return forward(req, res, r, body.body);
     }
     if (method !== "POST") return plain(405, "Hello is called with POST");
-    return rpc.recording.answerHttp1(r, res, {
-      answer: (codec, message) => answerHello(r, codec, message, closed),
-      said: (words) => void (r.answer = words),
-      statusName: statusWords,
-      maxBodyBytes: MAX_RECORDED_BODY_BYTES,
-    });
+    return rpc.recording.answerHttp1(r, res, helloAsk(r, closed));
   }
 
   /** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */

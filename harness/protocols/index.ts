@@ -36,5 +36,5 @@ export function protocolModule(name: string): ProtocolModule | undefined {
   return (PROTOCOLS as Readonly<Record<string, ProtocolModule>>)[name] ?? registered.get(name);
 }
 
-export type { ProtocolModule, TransportSetup, UnaryTransport } from "./protocol.js";
+export type { HelloAsk, ProtocolModule, TransportSetup, UnaryTransport } from "./protocol.js";
 export type { ExchangeObserver, PlainRequest, PlainResponse } from "./http-exchange.js";

@@ -1,6 +1,7 @@
 // What a protocol module is: its address rules, whether it needs the HTTP/2 handshake, its CLI row, and the unary
 // transport it builds. A protocol is one folder under harness/protocols/ whose index.ts exports one of these.
 import type { ServerResponse } from "node:http";
+import type { ServerHttp2Stream } from "node:http2";
 import type { Codec, HelloAnswer } from "../client/scenarios.js";
 import type { ParsedAddress } from "../targets/address.js";
 import type { ConnectionOptions, TlsMaterial } from "../targets/connection.js";
@@ -83,6 +84,11 @@ export interface RecordingSide {
   problems(call: RecordedCall, maxBodyBytes: number): Promise<string[]>;
   /** On the HTTP port: answers a POST of Hello as a legal server of the protocol does, with the scenario's answer. */
   answerHttp1?(call: RecordedCall, res: ServerResponse, ask: HelloAsk): Promise<void>;
+  /**
+   * On the gRPC port: answers a call as a legal server of the protocol does: with the refusal given (a body past the
+   * bound, no procedure at its path, no key), else with the scenario's answer to its Hello.
+   */
+  answerH2c?(call: RecordedCall, stream: ServerHttp2Stream, ask: HelloAsk, refusal?: { code: number; message: string }): Promise<void>;
 }
 
 /** What a protocol's recording side asks of the recording server while it answers a call of Hello. */
