@@ -6,7 +6,7 @@ import { decodeMessage, encodeMessage } from "../contract/message.js";
 import { shellQuote } from "./_internals/shell-quote.js";
 import type { RecordedCall } from "./call-recorder.js";
 import { GRPC } from "./protocols/grpc/index.js";
-import { HELLO_PATH as HELLO } from "./targets/grpc-target.js";
+import { HELLO_PATH as HELLO } from "./protocols/rpc.js";
 import type { GrpcTargetOptions } from "./run-config.js";
 
 /** A request larger than this is not put on a command line: the harness replay sends it. */

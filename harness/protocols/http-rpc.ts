@@ -1,6 +1,6 @@
 // What the RPC protocols over plain HTTP share: metadata as headers, the code an HTTP status stands for, a failed
 // exchange as the status an ordinary client would report, and a reply body inflated within its bound.
-import { Status, type MetadataValue, type UnaryResult } from "../targets/grpc-target.js";
+import { Status, type MetadataValue, type UnaryResult } from "./rpc.js";
 import { inflate, isIdentity } from "../targets/inflate.js";
 import { createHttpExchange, MAX_BODY, type PlainResponse } from "./http-exchange.js";
 import type { ProbeAnswer, SpeaksProbe, TransportSetup, UnaryTransport } from "./protocol.js";

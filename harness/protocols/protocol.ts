@@ -5,7 +5,7 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { Codec, HelloAnswer } from "../client/scenarios.js";
 import type { ParsedAddress } from "../targets/address.js";
 import type { ConnectionOptions, TlsMaterial } from "../targets/connection.js";
-import type { RawRequest, RawResponse, UnaryCallOptions, UnaryResult } from "../targets/grpc-target.js";
+import type { RawRequest, RawResponse, UnaryCallOptions, UnaryResult } from "./rpc.js";
 import type { ExchangeObserver, PlainRequest, PlainResponse } from "./http-exchange.js";
 
 /** A unary transport: requests in, what an ordinary client sees out. Guards wrap it (harness/targets/guards.ts). */

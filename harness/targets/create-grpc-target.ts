@@ -9,7 +9,8 @@ import { BackpressureLog, pushbackWait, waitOut, type AskedWait } from "./backpr
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions } from "./connection.js";
 import { createSilenceGuard, withCrowdingGuard } from "./guards.js";
-import type { GrpcTarget, PlainRequest, RawResponse } from "./grpc-target.js";
+import type { GrpcTarget } from "./grpc-target.js";
+import type { PlainRequest, RawResponse } from "../protocols/rpc.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
 
 export { endpointOf };

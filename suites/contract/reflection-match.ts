@@ -4,7 +4,7 @@ import { FileDescriptorProtoSchema, type DescriptorProto, type FileDescriptorPro
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from "../../harness/_internals/gen/grpc/reflection/v1/reflection_pb.js";
 import { contractFiles } from "../../harness/contract/descriptor.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "../grpc/_internals/calls.js";
 import { describeRaw, rawStatus } from "../grpc/_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

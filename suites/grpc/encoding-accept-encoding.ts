@@ -1,6 +1,6 @@
 // grpc.encoding.accept-encoding (SHOULD): refusing an unknown encoding, grpc-accept-encoding lists what is supported.
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { rawStatus } from "./_internals/raw.js";
 import { sendUnknownEncoding, UNKNOWN_ENCODING } from "./_internals/unknown-encoding.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

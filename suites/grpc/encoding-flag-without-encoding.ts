@@ -1,7 +1,7 @@
 // grpc.encoding.flag-without-encoding: the compressed flag with no grpc-encoding is a protocol error: INTERNAL.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

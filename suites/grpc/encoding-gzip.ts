@@ -2,7 +2,7 @@
 import { gzipSync } from "node:zlib";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { inflate } from "../../harness/targets/inflate.js";
 import { MAX_INFLATED_MESSAGE_BYTES } from "../../harness/targets/read-bounds.js";
 import { target } from "./_internals/calls.js";

@@ -2,7 +2,7 @@
 // grpc.golden.<file name>. Each file is validated when it is loaded (_internals/golden-case.ts): a case that does not
 // say exactly what it means (a misspelt status name, an unknown field) is a load error, never a check that passes on anything.
 import { fail, pass, type CheckContext, type CheckDefinition, type CheckOutcome } from "../../harness/check.js";
-import { droppedBeforeAnswer, Status, statusText, type UnaryResult } from "../../harness/targets/grpc-target.js";
+import { droppedBeforeAnswer, Status, statusText, type UnaryResult } from "../../harness/protocols/rpc.js";
 import { asReply, hello, show, target } from "./_internals/calls.js";
 import { goldenId, onWire, replyOutcomes, statusOutcomes, type GoldenCase } from "./_internals/golden-case.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";

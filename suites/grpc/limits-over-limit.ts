@@ -2,7 +2,7 @@
 // reset or a crash.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { PROBE_BOUND, receiveLimit, sizeText } from "./_internals/receive-limit.js";

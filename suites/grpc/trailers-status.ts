@@ -1,7 +1,7 @@
 // grpc.trailers.status: grpc-status present exactly once, and grpc-message percent-encoded, on success and on error.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import type { RawResponse } from "../../harness/targets/grpc-target.js";
+import type { RawResponse } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

@@ -1,7 +1,7 @@
 // grpc.unary.cardinality (SHOULD): zero or two request messages on a unary call get UNIMPLEMENTED.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

@@ -1,7 +1,7 @@
 // grpc.unary.single-response: a unary call gets exactly one response message, then trailers with grpc-status 0.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { isGrpcReply } from "../../harness/targets/grpc-target.js";
+import { isGrpcReply } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

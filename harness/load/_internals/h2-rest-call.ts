@@ -3,7 +3,7 @@
 import http2 from "node:http2";
 import net from "node:net";
 import type { ParsedAddress } from "../../targets/address.js";
-import { grpcMessage, HELLO_PATH, Status } from "../../targets/grpc-target.js";
+import { grpcMessage, HELLO_PATH, Status } from "../../protocols/rpc.js";
 import { grpcResult as result, type CallResult } from "./call-result.js";
 import { authorityOf } from "./raw-h2.js";
 

@@ -2,7 +2,7 @@
 // POST of Hello with gRPC's content type, a well-formed grpc-timeout and one length-prefixed Message.
 import type { ServerHttp2Stream } from "node:http2";
 import { encodeReply } from "../../client/scenarios.js";
-import { HELLO_PATH } from "../../targets/grpc-target.js";
+import { HELLO_PATH } from "../rpc.js";
 import { firstValue, frame, framedMessageBody, framedProblems, GRPC_TIMEOUT } from "../grpc-web/index.js";
 import type { HelloAsk, RecordedCall, RecordingSide } from "../protocol.js";
 

@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject } from "ajv";
 import { PACKAGE_ROOT } from "../../../contract/paths.js";
 import type { Profile, Severity } from "../../../harness/check.js";
 import { PROTOCOL_NAMES } from "../../../harness/protocols/index.js";
-import { Status } from "../../../harness/targets/grpc-target.js";
+import { Status } from "../../../harness/protocols/rpc.js";
 import { GRPC } from "../../../harness/protocols/grpc/index.js";
 
 export const GOLDEN_DIR = join(PACKAGE_ROOT, "fixtures", "golden", "grpc");
