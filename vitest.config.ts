@@ -18,6 +18,7 @@ const UNIT = [
   "test/architecture.test.ts",
   "test/architecture-options.test.ts",
   "test/architecture-wire-h2.test.ts",
+  "test/architecture-protocols.test.ts",
   "test/docs.test.ts",
   "test/docs-generated.test.ts",
   "test/engines.test.ts",

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { decodeMessage, encodeMessage } from "../contract/message.js";
 import { shellQuote } from "./_internals/shell-quote.js";
 import type { RecordedCall } from "./call-recorder.js";
-import { HELLO_PATH as HELLO } from "./targets/grpc-target.js";
+import { GRPC } from "./protocols/grpc/index.js";
+import { HELLO_PATH as HELLO } from "./protocols/rpc.js";
 import type { GrpcTargetOptions } from "./run-config.js";
 
 /** A request larger than this is not put on a command line: the harness replay sends it. */
@@ -13,7 +14,7 @@ const MAX_SHOWN_BODY = 4096;
 
 /** The grpcurl line for a call, or undefined when grpcurl cannot send that request as the check did. */
 export function grpcurlCommand(call: RecordedCall, target: GrpcTargetOptions, contractDir: string, placeholder: string): string | undefined {
-  if ((target.protocol ?? "grpc") !== "grpc" || target.inMemory) return undefined;
+  if ((target.protocol ?? GRPC) !== GRPC || target.inMemory) return undefined;
   if ((call.options.path ?? HELLO) !== HELLO || call.request.length > MAX_SHOWN_BODY) return undefined;
   const decoded = decodeMessage(call.request);
   // Only a request grpcurl's JSON says exactly: unknown fields, a body sent though empty, or bytes that are no Message cannot be.

@@ -4,6 +4,7 @@ import type { Area, CheckOutcome, Profile, Severity } from "./check.js";
 import { shellQuote } from "./_internals/shell-quote.js";
 import type { CheckTraffic } from "./traffic.js";
 import { placementFlag, type ApiKeyPlacement } from "./targets/http-target.js";
+import { moduleOf } from "./targets/rpc-endpoint.js";
 
 export type CheckStatus = CheckOutcome["status"] | "expected-fail";
 
@@ -164,7 +165,7 @@ export function replayFromOptions(options: ReplaySource): ((args: ReplayArgs) =>
   const words: string[] = ["npx", "example-conformance", "check"];
   const g = options.grpc;
   if (g !== undefined) {
-    words.push(g.protocol === "connect" ? "--connect" : g.protocol === "grpc-web" ? "--grpc-web" : "--grpc", g.address);
+    words.push(moduleOf(g.protocol).cli.flag, g.address);
     if (g.tls !== undefined && g.tls !== false) words.push("--tls", ...(typeof g.tls === "object" ? ["--ca", "<FILE>"] : []));
     if (g.authority !== undefined) words.push("--authority", g.authority);
     for (const key of Object.keys(g.metadata ?? {})) words.push("--metadata", `${key}=<METADATA_VALUE>`);

@@ -3,6 +3,7 @@ import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { rpcTargetFor, type CheckDefinition, type CheckOutcome, type Profile } from "./check.js";
+import { GRPC, grpcProtocol } from "./protocols/grpc/index.js";
 import { protocolModule } from "./protocols/index.js";
 import { claimAnswering, claimList } from "./claims.js";
 import { ConformanceError } from "./errors.js";
@@ -94,7 +95,7 @@ function judge(
 function protocolNeeded(check: CheckDefinition, options: RunConfig): string | undefined {
   const spoken = usedRpcTarget(check, options)?.protocol;
   if (check.area !== "grpc" || !options.grpc || !check.protocols || (check.protocols as readonly string[]).includes(spoken as string)) return undefined;
-  return check.protocols.includes("grpc") ? "--grpc" : undefined;
+  return check.protocols.includes(GRPC) ? grpcProtocol.cli.flag : undefined;
 }
 
 /** The RPC target a check runs over: the first of the run's whose protocol it applies to (rpcTargetFor). */
@@ -327,7 +328,7 @@ function targetOf(config: RunConfig): RunReport["target"] {
   return {
     contract: config.contract ?? "proto (shipped)",
     ...(config.grpc && {
-      grpc: `${config.grpc.address}${config.grpc.protocol === "grpc" ? "" : ` (${config.grpc.protocol})`}${config.builtIn ? " (built-in reference server)" : ""}`,
+      grpc: `${config.grpc.address}${config.grpc.protocol === GRPC ? "" : ` (${config.grpc.protocol})`}${config.builtIn ? " (built-in reference server)" : ""}`,
     }),
     ...(config.http && { http: config.builtIn ? `${config.http.baseUrl} (built-in reference server)` : config.http.baseUrl }),
     ...(config.client !== undefined && { client: config.client }),

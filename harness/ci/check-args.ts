@@ -1,6 +1,7 @@
 // The command line of `check` that the GitHub Action's inputs ask for. Secrets never appear in it: the API key and
 // the metadata reach the CLI through its environment (EXAMPLE_API_KEY, --metadata-from-env), and the signing key
 // through a file of its own (--sign-key names the file, never the key).
+import { PROTOCOLS } from "../protocols/index.js";
 import { actionInput } from "./action-input.js";
 
 /** The environment variable the metadata input is handed over in (named by --metadata-from-env). */
@@ -19,7 +20,10 @@ export interface ActionFiles {
 
 /** Inputs that take one value each, and the flag each becomes. */
 const SINGLE: readonly (readonly [string, string])[] = [
-  ["config", "--config"], ["grpc", "--grpc"], ["connect", "--connect"], ["grpc-web", "--grpc-web"], ["http", "--http"],
+  ["config", "--config"],
+  // An input per built-in protocol, named as the protocol is (action.yml declares them): its CLI flag.
+  ...Object.values(PROTOCOLS).map((m) => [m.name, m.cli.flag] as const),
+  ["http", "--http"],
   ["openapi", "--openapi"], ["image", "--image"], ["grpc-port", "--grpc-port"], ["http-port", "--http-port"],
   ["api-key-in", "--api-key-in"], ["ca", "--ca"], ["cert", "--cert"], ["key", "--key"], ["authority", "--authority"],
   ["only", "--only"], ["skip", "--skip"], ["profile", "--profile"], ["timeout", "--timeout"],

@@ -1,9 +1,13 @@
 // What a client under test sent to the recording servers, as data: each request bounded in bytes, and rendered for a
 // report with the run's API key as a placeholder (the reporters neutralise the rest).
+import { protocolModule } from "../protocols/index.js";
 import { API_KEY_PLACEHOLDER } from "../targets/http-curl.js";
 
-/** The protocol a request was spoken in, as the recording server read it. */
-export type RecordedProtocol = "grpc" | "connect" | "grpc-web" | "http";
+/** What a request to the resources is recorded as: the HTTP interface's, no RPC protocol's. */
+export const RESOURCES = "http";
+
+/** The protocol a request was spoken in, as the recording server read it: a protocol module's name, or RESOURCES. */
+export type RecordedProtocol = string;
 
 export interface RecordedRequest {
   /** 1-based, in the order the servers received them within the scenario. */
@@ -40,7 +44,8 @@ export const headerValue = (r: Pick<RecordedRequest, "headers">, name: string): 
 
 export const isHello = (r: RecordedRequest): boolean => r.helloIndex !== undefined;
 
-const PROTOCOL_NAMES: Readonly<Record<RecordedProtocol, string>> = { grpc: "gRPC", connect: "Connect", "grpc-web": "gRPC-Web", http: "HTTP" };
+/** The protocol's name as a report writes it: its module's title; "HTTP" for the resources. */
+const titleOf = (protocol: RecordedProtocol): string => protocolModule(protocol)?.recording?.title ?? "HTTP";
 
 /** The forms a secret takes in a request: as typed, percent- and form-encoded (a path), JSON-escaped (a body). */
 function secretForms(secret: string): string[] {
@@ -57,7 +62,7 @@ export function redactor(secret: string | undefined): (text: string) => string {
 
 /** "request #2 (gRPC POST /example.exampleService/Hello, answered UNAVAILABLE)": how a failure names the request. */
 export function requestName(r: RecordedRequest, redact: (t: string) => string): string {
-  return `request #${r.n} (${PROTOCOL_NAMES[r.protocol]} ${r.method} ${redact(r.path)} at ${r.atMs} ms, answered ${r.answer})`;
+  return `request #${r.n} (${titleOf(r.protocol)} ${r.method} ${redact(r.path)} at ${r.atMs} ms, answered ${r.answer})`;
 }
 
 /** Bytes of a body shown in hex in a failure's details. */

@@ -4,14 +4,11 @@
 import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { decodeMessage } from "../../contract/message.js";
-import { CONNECT_CODES } from "../protocols/connect/index.js";
-import { frame, parseFrames } from "../protocols/grpc-web/index.js";
-import { inflate, isIdentity } from "../targets/inflate.js";
+import { protocolModules, type HelloAsk, type ProtocolModule } from "../protocols/index.js";
 import { carriesKey, isKey } from "./_internals/api-key.js";
 import { readBounded } from "./_internals/read-body.js";
-import { MAX_HEADER_VALUES, MAX_RECORDED_BODY_BYTES, MAX_RECORDED_REQUESTS, type RecordedProtocol, type RecordedRequest } from "./recorded-request.js";
-import { CODE, encodeReply, encodeReplyJson, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
+import { MAX_HEADER_VALUES, MAX_RECORDED_BODY_BYTES, MAX_RECORDED_REQUESTS, RESOURCES, type RecordedRequest } from "./recorded-request.js";
+import { CODE, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
 /** Request headers past this many bytes are refused by the HTTP layer itself (431, or a reset stream). */
@@ -35,12 +32,6 @@ export interface RecordingOptions {
   apiKey?: string;
 }
 
-const CONNECT_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(CONNECT_CODES).map(([name, code]) => [code, name]));
-const CONNECT_HTTP_STATUS: Readonly<Record<string, number>> = {
-  canceled: 499, unknown: 500, invalid_argument: 400, deadline_exceeded: 504, not_found: 404, already_exists: 409, permission_denied: 403,
-  resource_exhausted: 429, failed_precondition: 400, aborted: 409, out_of_range: 400, unimplemented: 501, internal: 500, unavailable: 503,
-  data_loss: 500, unauthenticated: 401,
-};
 const STATUS_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(CODE).map(([name, code]) => [code, name]));
 const statusWords = (code: number) => STATUS_NAMES[code] ?? String(code);
 
@@ -57,20 +48,15 @@ function headerRecord(raw: http.IncomingHttpHeaders | http2.IncomingHttpHeaders)
   return out;
 }
 
-/** The request Message's body, for the greeting; undefined when the frames or the message are not well formed. */
-async function requestBody(frames: Uint8Array, encoding: string | undefined): Promise<string | undefined> {
-  const { frames: parsed, leftover } = parseFrames(frames);
-  const first = parsed[0];
-  if (parsed.length !== 1 || leftover !== 0 || first === undefined) return undefined;
-  let data = first.data;
-  if (first.flags === 1) {
-    if (isIdentity(encoding)) return undefined;
-    const inflated = await inflate(data, encoding as string, MAX_RECORDED_BODY_BYTES);
-    if (!inflated.ok) return undefined;
-    data = inflated.bytes;
-  } else if (first.flags !== 0) return undefined;
-  const decoded = decodeMessage(data);
-  return decoded.ok ? decoded.message.body : undefined;
+/** The protocol whose calls come to a port (on the HTTP port: whose content types name this one), by its module. */
+function recordedOn(port: "h2c" | "http1", contentType = ""): ProtocolModule | undefined {
+  const on = protocolModules().filter((m) => m.recording?.port === port);
+  if (port === "h2c") return on[0];
+  const named = on.find((m) => {
+    const types = m.recording?.contentTypes;
+    return types instanceof RegExp && types.test(contentType);
+  });
+  return named ?? on.find((m) => m.recording?.contentTypes === "rest");
 }
 
 /** Waits ms, or less if the exchange closes first: true when the time passed, false when the client gave up. */
@@ -90,7 +76,7 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     scenario.requireKey && options.apiKey !== undefined && !carriesKey(headers, path, options.apiKey);
 
   /** Counts the request and keeps it when under the bound; the returned record's answer is filled in later. */
-  function record(arrived: number, protocol: RecordedProtocol, method: string, path: string, headers: Record<string, string[]>, body: { body: Uint8Array; truncated: boolean }, hello: boolean): RecordedRequest {
+  function record(arrived: number, protocol: string, method: string, path: string, headers: Record<string, string[]>, body: { body: Uint8Array; truncated: boolean }, hello: boolean): RecordedRequest {
     received++;
     const r: RecordedRequest = {
       n: received,
@@ -123,6 +109,16 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     return answer;
   }
 
+  /** What a protocol's recording side asks while it answers the recorded call r. */
+  const helloAsk = (r: RecordedRequest, closed: Promise<void>): HelloAsk => ({
+    answer: (codec, message) => answerHello(r, codec, message, closed),
+    said: (words) => void (r.answer = words),
+    statusName: statusWords,
+    maxBodyBytes: MAX_RECORDED_BODY_BYTES,
+  });
+
+  /** The protocol whose calls come to the gRPC port. */
+  const h2c = recordedOn("h2c");
   const grpc = http2.createServer({ settings: { maxHeaderListSize: MAX_HEADER_BYTES }, maxSessionMemory: 16 });
   const sessions = new Set<http2.ServerHttp2Session>();
   grpc.on("session", (session) => {
@@ -142,20 +138,13 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const body = await readBounded(stream, MAX_RECORDED_BODY_BYTES);
     const headers = headerRecord(raw);
     const isHelloCall = method === "POST" && path === HELLO_PATH;
-    const r = record(arrived, "grpc", method, path, headers, body, isHelloCall);
-    const status = (code: number, message: string) => {
-      r.answer = statusWords(code);
-      if (stream.destroyed || stream.headersSent) return;
-      stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": String(code), "grpc-message": encodeURIComponent(message) }, { endStream: true });
-    };
-    if (body.truncated) return status(CODE.RESOURCE_EXHAUSTED, `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`);
-    if (!isHelloCall) return keyMissing(headers, path) ? status(CODE.UNAUTHENTICATED, "API key required") : status(CODE.UNIMPLEMENTED, `no procedure at ${path.slice(0, 100)}`);
-    const answer = await answerHello(r, "proto", await requestBody(body.body, headers["grpc-encoding"]?.[0]), closed);
-    if (answer === undefined || stream.destroyed) return;
-    if (answer.kind === "error") return status(answer.code, answer.message);
-    stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
-    stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
-    stream.end(frame(0, encodeReply(answer)));
+    const r = record(arrived, h2c?.name ?? RESOURCES, method, path, headers, body, isHelloCall);
+    const answer = h2c?.recording?.answerH2c;
+    if (answer === undefined) return void stream.respond({ ":status": 404 }, { endStream: true });
+    const ask = helloAsk(r, closed);
+    if (body.truncated) return answer(r, stream, ask, { code: CODE.RESOURCE_EXHAUSTED, message: `request larger than ${MAX_RECORDED_BODY_BYTES} bytes` });
+    if (!isHelloCall) return answer(r, stream, ask, keyMissing(headers, path) ? { code: CODE.UNAUTHENTICATED, message: "API key required" } : { code: CODE.UNIMPLEMENTED, message: `no procedure at ${path.slice(0, 100)}` });
+    return answer(r, stream, ask);
   }
 
   // Started with the recording servers, before the client runs: loading the reference server takes about 0.4 s the
@@ -178,14 +167,14 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const headers = headerRecord(req.headers);
     const contentType = (headers["content-type"]?.[0] ?? "").toLowerCase();
     const onHello = path.split("?")[0] === HELLO_PATH;
-    const protocol: RecordedProtocol = !onHello ? "http" : contentType.startsWith("application/grpc-web") ? "grpc-web" : "connect";
-    const r = record(arrived, protocol, method, path, headers, body, onHello && method === "POST");
+    const rpc = onHello ? recordedOn("http1", contentType) : undefined;
+    const r = record(arrived, rpc?.name ?? RESOURCES, method, path, headers, body, rpc !== undefined && method === "POST");
     const plain = (status: number, text: string) => {
       r.answer = String(status);
       if (!res.headersSent) res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
     };
     if (body.truncated) return plain(413, `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`);
-    if (protocol === "http") {
+    if (rpc?.recording?.answerHttp1 === undefined) {
       if (keyMissing(headers, path)) {
         r.answer = "401";
         res.writeHead(401, { "www-authenticate": "ApiKey", "content-type": "text/plain" }).end("API key required");
@@ -194,49 +183,7 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
       return forward(req, res, r, body.body);
     }
     if (method !== "POST") return plain(405, "Hello is called with POST");
-    if (protocol === "grpc-web") return onGrpcWeb(res, r, contentType, body.body, closed);
-    return onConnect(res, r, contentType, body.body, closed);
-  }
-
-  async function onConnect(res: http.ServerResponse, r: RecordedRequest, contentType: string, raw: Uint8Array, closed: Promise<void>): Promise<void> {
-    const codec: Codec | undefined = /^application\/proto\s*(;|$)/.test(contentType) ? "proto" : /^application\/json\s*(;|$)/.test(contentType) ? "json" : undefined;
-    const error = (code: number, message: string) => {
-      const name = CONNECT_NAMES[code] ?? "unknown";
-      r.answer = `${statusWords(code)} (HTTP ${CONNECT_HTTP_STATUS[name] ?? 500})`;
-      if (!res.headersSent) res.writeHead(CONNECT_HTTP_STATUS[name] ?? 500, { "content-type": "application/json" }).end(JSON.stringify({ code: name, message }));
-    };
-    if (codec === undefined) {
-      r.answer = "415";
-      res.writeHead(415, { "accept-post": "application/proto, application/json" }).end();
-      return;
-    }
-    const encoding = r.headers["content-encoding"]?.[0];
-    let data = raw;
-    if (!isIdentity(encoding)) {
-      const inflated = await inflate(raw, encoding as string, MAX_RECORDED_BODY_BYTES);
-      if (!inflated.ok) return error(inflated.reason === "unknown-encoding" ? CODE.UNIMPLEMENTED : CODE.INVALID_ARGUMENT, inflated.message);
-      data = inflated.bytes;
-    }
-    const answer = await answerHello(r, codec, codec === "proto" ? protoBody(data) : jsonBody(data), closed);
-    if (answer === undefined) return;
-    if (answer.kind === "error") return error(answer.code, answer.message);
-    if (res.headersSent) return;
-    res.writeHead(200, { "content-type": codec === "proto" ? "application/proto" : "application/json" }).end(codec === "proto" ? encodeReply(answer) : encodeReplyJson(answer));
-  }
-
-  async function onGrpcWeb(res: http.ServerResponse, r: RecordedRequest, contentType: string, raw: Uint8Array, closed: Promise<void>): Promise<void> {
-    const text = contentType.startsWith("application/grpc-web-text");
-    const frames = text ? Buffer.from(Buffer.from(raw).toString("latin1"), "base64") : raw;
-    const send = (payload: Uint8Array | undefined, code: number, message: string) => {
-      if (res.headersSent) return;
-      const trailer = Buffer.from(`grpc-status:${code}\r\ngrpc-message:${encodeURIComponent(message)}\r\n`, "latin1");
-      const out = Buffer.concat([payload ? frame(0, payload) : new Uint8Array(), frame(0x80, trailer)]);
-      res.writeHead(200, { "content-type": text ? "application/grpc-web-text+proto" : "application/grpc-web+proto" }).end(text ? out.toString("base64") : out);
-    };
-    const answer = await answerHello(r, "proto", await requestBody(frames, r.headers["grpc-encoding"]?.[0]), closed);
-    if (answer === undefined) return;
-    if (answer.kind === "error") return send(undefined, answer.code, answer.message);
-    send(encodeReply(answer), 0, "");
+    return rpc.recording.answerHttp1(r, res, helloAsk(r, closed));
   }
 
   /** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */
@@ -289,21 +236,4 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
       ]);
     },
   };
-}
-
-function protoBody(data: Uint8Array): string | undefined {
-  const decoded = decodeMessage(data);
-  return decoded.ok ? decoded.message.body : undefined;
-}
-
-/** proto3's JSON mapping of Message: an object whose body, when present, is a string (or null, the default). */
-function jsonBody(data: Uint8Array): string | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(data).toString("utf8"));
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-    const body = (value as Record<string, unknown>).body;
-    return body === undefined || body === null ? "" : typeof body === "string" ? body : undefined;
-  } catch {
-    return undefined;
-  }
 }

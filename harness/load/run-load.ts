@@ -13,7 +13,7 @@ import { loadTls, type TlsOptions } from "../targets/connection.js";
 import type { ApiKeyPlacement } from "../targets/http-target.js";
 import { metadataHeaders } from "../protocols/http-rpc.js";
 import { probeReachable } from "../targets/rpc-probes.js";
-import { statusName, statusText } from "../targets/grpc-target.js";
+import { statusName, statusText } from "../protocols/rpc.js";
 import { encodeFrames } from "../protocols/grpc/index.js";
 import { buildLoadReport, type LoadReport } from "./load-report.js";
 export type { LoadReport } from "./load-report.js";

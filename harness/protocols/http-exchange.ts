@@ -3,7 +3,7 @@
 // exchange passes through `exchange()`, where `onExchange` observers see it (round-trip counts, traces).
 import http from "node:http";
 import https from "node:https";
-import { HELLO_PATH, type PlainRequest, type PlainResponse } from "../targets/grpc-target.js";
+import { HELLO_PATH, type PlainRequest, type PlainResponse } from "./rpc.js";
 import type { TlsMaterial } from "../targets/connection.js";
 import { MAX_REPLY_BYTES } from "../targets/read-bounds.js";
 import type { TraceProtocol } from "../trace/exchange-record.js";

@@ -1,6 +1,6 @@
 // What the RPC protocols over plain HTTP share: metadata as headers, the code an HTTP status stands for, a failed
 // exchange as the status an ordinary client would report, and a reply body inflated within its bound.
-import { Status, type MetadataValue, type UnaryResult } from "../targets/grpc-target.js";
+import { Status, type MetadataValue, type UnaryResult } from "./rpc.js";
 import { inflate, isIdentity } from "../targets/inflate.js";
 import { createHttpExchange, MAX_BODY, type PlainResponse } from "./http-exchange.js";
 import type { ProbeAnswer, SpeaksProbe, TransportSetup, UnaryTransport } from "./protocol.js";
@@ -41,8 +41,8 @@ export async function inflatedBody(res: PlainResponse, encoding: string | undefi
 
 /** How one protocol over plain HTTP carries a unary call: the request's headers and body, and how a reply reads. */
 export interface HttpRpcCodec {
-  /** The protocol's name as a trace records it. */
-  readonly traceAs: "connect" | "grpc-web";
+  /** The protocol's name as a trace records it (its module's). */
+  readonly traceAs: string;
   request(message: Uint8Array, deadlineMs: number, metadata: Record<string, string>): { headers: Record<string, string>; body: Uint8Array };
   reply(response: PlainResponse, deadlineMs: number): Promise<UnaryResult> | UnaryResult;
 }

@@ -1,14 +1,14 @@
 // The protocols an RPC target may speak, one module each: the `Protocol` type, the CLI rows, the one-RPC-target
 // rule and the client choice are all read from PROTOCOLS. A new protocol is a folder beside these and one line here.
-import { connectProtocol } from "./connect/index.js";
-import { grpcProtocol } from "./grpc/index.js";
-import { grpcWebProtocol } from "./grpc-web/index.js";
+import { CONNECT, connectProtocol } from "./connect/index.js";
+import { GRPC, grpcProtocol } from "./grpc/index.js";
+import { GRPC_WEB, grpcWebProtocol } from "./grpc-web/index.js";
 import type { ProtocolModule } from "./protocol.js";
 
 export const PROTOCOLS = {
-  grpc: grpcProtocol,
-  connect: connectProtocol,
-  "grpc-web": grpcWebProtocol,
+  [GRPC]: grpcProtocol,
+  [CONNECT]: connectProtocol,
+  [GRPC_WEB]: grpcWebProtocol,
 } as const satisfies Readonly<Record<string, ProtocolModule>>;
 
 /** The name of a built-in protocol. */
@@ -36,5 +36,5 @@ export function protocolModule(name: string): ProtocolModule | undefined {
   return (PROTOCOLS as Readonly<Record<string, ProtocolModule>>)[name] ?? registered.get(name);
 }
 
-export type { ProtocolModule, TransportSetup, UnaryTransport } from "./protocol.js";
+export type { HelloAsk, ProtocolModule, TransportSetup, UnaryTransport } from "./protocol.js";
 export type { ExchangeObserver, PlainRequest, PlainResponse } from "./http-exchange.js";

@@ -2,7 +2,7 @@
 // request failed at the connection level, say the server died right after the set-up probes) has judged nothing
 // of it, and ends "unreachable", never "not conformant".
 import { ConformanceError } from "../errors.js";
-import { Status } from "./grpc-target.js";
+import { Status } from "../protocols/rpc.js";
 
 /** The target methods that send something (as bound() in session.ts counts them). */
 const SENDING = new Set(["unary", "raw", "exchange", "request"]);

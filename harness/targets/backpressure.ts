@@ -3,7 +3,7 @@
 // grpc-retry-pushback-ms, read here) is waited out and sent again, at most MAX_WAITS_PER_REQUEST times and
 // never for longer than MAX_WAIT_MS at once. Each wait is counted for the report. A request still refused past that
 // bound is noted, and the run ends "cannot check: ... keeps refusing" (exit 4), never a verdict on the server.
-import { Status } from "./grpc-target.js";
+import { Status } from "../protocols/rpc.js";
 
 /** Waits one request may make before the target counts as refusing it. */
 export const MAX_WAITS_PER_REQUEST = 5;

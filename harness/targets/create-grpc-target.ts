@@ -1,6 +1,7 @@
 // Builds the GrpcTarget that checks use: the protocol's transport (chosen from PROTOCOLS) behind the run's budget, the
 // guards of guards.ts and the backpressure policy of backpressure.ts. It takes resolved options (harness/run-config.ts)
 // and defaults nothing.
+import { CONNECT } from "../protocols/connect/index.js";
 import type { UnaryTransport } from "../protocols/index.js";
 import { resolveGrpcTarget, type GrpcTargetOptions, type ResolvedGrpcTarget } from "../run-config.js";
 import { parseAddress } from "./address.js";
@@ -8,7 +9,8 @@ import { BackpressureLog, pushbackWait, waitOut, type AskedWait } from "./backpr
 import { CallBudget } from "./budget.js";
 import { loadTls, type ConnectionOptions } from "./connection.js";
 import { createSilenceGuard, withCrowdingGuard } from "./guards.js";
-import type { GrpcTarget, PlainRequest, RawResponse } from "./grpc-target.js";
+import type { GrpcTarget } from "./grpc-target.js";
+import type { PlainRequest, RawResponse } from "../protocols/rpc.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
 
 export { endpointOf };
@@ -54,7 +56,7 @@ interface GuardedTargetOptions {
  * gRPC's pushback (gRFC A6), which gRPC-Web carries in the same trailers. The Connect protocol defines no retry signal
  * of its own ("clients must exercise judgment"): a Connect answer always stands.
  */
-const honoursPushback = (protocol: string): boolean => protocol !== "connect";
+const honoursPushback = (protocol: string): boolean => protocol !== CONNECT;
 
 /** The status of a hand-built exchange: grpc-status of its trailers (of its one header block when trailers-only). */
 function rawCode(r: RawResponse): number | undefined {

@@ -5,7 +5,7 @@
 import { decodeMessage, hex } from "../../contract/message.js";
 import { ConformanceError } from "../errors.js";
 import { createLimiter } from "../limiter.js";
-import { droppedBeforeAnswer, HELLO_PATH, Status, type UnaryCallOptions, type UnaryResult } from "./grpc-target.js";
+import { droppedBeforeAnswer, HELLO_PATH, Status, type UnaryCallOptions, type UnaryResult } from "../protocols/rpc.js";
 
 export type UnaryCall = (request: Uint8Array, options?: UnaryCallOptions) => Promise<UnaryResult>;
 export type Interceptor = (next: UnaryCall) => UnaryCall;

@@ -1,7 +1,7 @@
 // An RPC target with no socket: a handler function answers each call, as connect-es's router transport does, so that
 // checks can be run against a few lines of code in a unit test.
-import { Status, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "./grpc-target.js";
-import { HELLO_PATH } from "./grpc-target.js";
+import { Status, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "../protocols/rpc.js";
+import { HELLO_PATH } from "../protocols/rpc.js";
 
 export interface InMemoryCall {
   /** The method path, /example.exampleService/Hello unless a check asks for another. */

@@ -1,8 +1,8 @@
 // One exchange with a target as the trace keeps it: what the harness sent and what came back, bytes and all. The
 // places where exchanges happen fill it in; nothing else about them is known here.
 
-/** The wire an exchange went over: HTTP resources, the Connect protocol, gRPC-Web, gRPC over HTTP/2. */
-export type TraceProtocol = "http" | "connect" | "grpc-web" | "grpc";
+/** The wire an exchange went over: "http" for HTTP resources, else the name of the protocol module that made it. */
+export type TraceProtocol = string;
 
 export type TraceHeaders = Readonly<Record<string, string | number | readonly string[] | undefined>>;
 

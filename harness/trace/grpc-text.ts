@@ -5,7 +5,7 @@ import type { KeptExchange } from "./recorder.js";
 import { describeFrames, type FrameView } from "./_internals/bodies.js";
 import type { Inert } from "./_internals/inert.js";
 import type { TraceHeaders } from "./exchange-record.js";
-import { statusText } from "../targets/grpc-target.js";
+import { statusText } from "../protocols/rpc.js";
 
 export interface GrpcTextHeading {
   checkId: string;

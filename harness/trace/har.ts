@@ -2,7 +2,7 @@
 // Connect protocol and gRPC-Web. Binary bodies are base64 with the messages decoded beside them (`_decoded`, a
 // custom field as the format allows); every string of the target's is inert; a cut says so in `comment`.
 import { SUITE_VERSION } from "../version.js";
-import { asText, bodyShape, describeFrames, describeMessage } from "./_internals/bodies.js";
+import { asText, bodyShape, describeFrames, describeMessage, httpVersionOf } from "./_internals/bodies.js";
 import type { Inert } from "./_internals/inert.js";
 import type { TraceHeaders } from "./exchange-record.js";
 import type { KeptBody, KeptExchange } from "./recorder.js";
@@ -51,7 +51,7 @@ function entry(e: KeptExchange, inert: Inert, maxBody: number): Record<string, u
     request: {
       method: inert.line(e.request.method),
       url,
-      httpVersion: e.protocol === "grpc" ? "HTTP/2" : "HTTP/1.1",
+      httpVersion: httpVersionOf(e.protocol),
       cookies: [],
       headers: inert.headers(e.request.headers),
       queryString,
@@ -64,7 +64,7 @@ function entry(e: KeptExchange, inert: Inert, maxBody: number): Record<string, u
     response: {
       status: res?.status ?? 0,
       statusText: inert.line(res?.statusText ?? ""),
-      httpVersion: e.protocol === "grpc" ? "HTTP/2" : "HTTP/1.1",
+      httpVersion: httpVersionOf(e.protocol),
       cookies: [],
       headers: [...inert.headers(res?.headers), ...inert.headers(res?.trailers).map((h) => ({ ...h, comment: "trailer" }))],
       content: resContent,

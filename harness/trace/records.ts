@@ -1,7 +1,7 @@
 // The exchange records of today's clients, one builder each, so that each place an exchange happens reports it in
 // one line: the HTTP resources' exchange, the Connect and gRPC-Web client's, grpc-js calls and hand-built HTTP/2.
 import type { HttpResponse } from "../targets/http-target.js";
-import { HELLO_PATH, type PlainResponse, type RawResponse, type UnaryCallOptions, type UnaryResult } from "../targets/grpc-target.js";
+import { HELLO_PATH, type PlainResponse, type RawResponse, type UnaryCallOptions, type UnaryResult } from "../protocols/rpc.js";
 import type { ExchangeRecord, TraceHeaders, TraceProtocol } from "./exchange-record.js";
 
 type Sent = ExchangeRecord["request"];

@@ -4,6 +4,7 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ConformanceError } from "../errors.js";
+import { shownAsText } from "./_internals/bodies.js";
 import { createInert, type Redact } from "./_internals/inert.js";
 import { buildGrpcText } from "./grpc-text.js";
 import { buildHar } from "./har.js";
@@ -62,8 +63,8 @@ export function createTraceWriter(options: TraceOptions, redact: Redact = (t) =>
       traces.delete(checkId);
       if (!trace || (outcome.status !== "fail" && outcome.status !== "error") || trace.exchanges.length === 0) return undefined;
       // One file per check: gRPC exchanges as text when the check made any, else the HTTP ones as HAR.
-      const grpc = trace.exchanges.some((e) => e.protocol === "grpc");
-      const all = trace.exchanges.filter((e) => (e.protocol === "grpc") === grpc);
+      const grpc = trace.exchanges.some((e) => shownAsText(e.protocol));
+      const all = trace.exchanges.filter((e) => shownAsText(e.protocol) === grpc);
       const cuts: string[] = [];
       if (trace.dropped > 0) cuts.push(`cut: ${trace.dropped} earlier exchange(s) left out; the last ${limits.maxExchanges} are kept (--trace keeps ${limits.maxExchanges} per check)`);
       const other = trace.exchanges.length - all.length;

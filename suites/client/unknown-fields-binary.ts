@@ -3,6 +3,7 @@
 import { headerValue } from "../../harness/client/recorded-request.js";
 import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 export const unknownFieldsBinary: ClientCheck = {
   id: "client.unknown-fields.binary",
@@ -14,7 +15,7 @@ export const unknownFieldsBinary: ClientCheck = {
     copesWith(
       run,
       "a reply carrying unknown fields 2, 5 and 1000 (binary encoding)",
-      (r) => r.protocol !== "connect" || /^application\/proto/i.test(headerValue(r, "content-type") ?? ""),
+      (r) => r.protocol !== CONNECT || /^application\/proto/i.test(headerValue(r, "content-type") ?? ""),
       "the client made no Hello call in the binary encoding (gRPC, gRPC-Web or Connect's proto codec): nothing to judge",
     ),
 };

@@ -3,6 +3,7 @@
 import { headerValue } from "../../harness/client/recorded-request.js";
 import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 export const unknownFieldsJson: ClientCheck = {
   id: "client.unknown-fields.json",
@@ -14,7 +15,7 @@ export const unknownFieldsJson: ClientCheck = {
     copesWith(
       run,
       "a JSON reply carrying the unknown member addedByNewerServer",
-      (r) => r.protocol === "connect" && /^application\/json/i.test(headerValue(r, "content-type") ?? ""),
+      (r) => r.protocol === CONNECT && /^application\/json/i.test(headerValue(r, "content-type") ?? ""),
       "the client made no Hello call with Connect's JSON codec: nothing to judge",
     ),
 };

@@ -7,6 +7,8 @@ import type { PlainRequest, PlainResponse } from "../../harness/protocols/index.
 import { MALFORMED } from "../grpc/errors-malformed-request.js";
 import { target } from "../grpc/_internals/calls.js";
 import { describe, exchange, header, mediaType } from "../rpc/_internals/exchange.js";
+import { GRPC_WEB } from "../../harness/protocols/grpc-web/index.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 /**
  * The Connect protocol's table from code to HTTP status (connectrpc.com/docs/protocol, "Error Codes"). canceled was
@@ -34,7 +36,7 @@ const PAST_DEFAULT_LIMIT = 4 * 1024 * 1024 + 1;
  * compression), and one most answer with resource_exhausted (a message past the default limit).
  */
 function provocations(protocol: string): { what: string; req: PlainRequest }[] {
-  const connect = protocol === "connect";
+  const connect = protocol === CONNECT;
   const headers: Record<string, string> = connect
     ? { "content-type": "application/proto", "connect-protocol-version": "1" }
     : { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" };
@@ -65,7 +67,7 @@ function grpcWebStatus(res: PlainResponse): string | undefined {
 
 /** The code an error answer names: Connect's JSON code, or gRPC-Web's grpc-status (headers or trailer frame). */
 function codeNamed(protocol: string, res: PlainResponse): string | undefined {
-  if (protocol === "connect") {
+  if (protocol === CONNECT) {
     if (mediaType(res) !== "application/json" || res.body.length > 64 * 1024) return undefined;
     try {
       const code = (JSON.parse(Buffer.from(res.body).toString("utf8")) as { code?: unknown } | null)?.code;
@@ -85,7 +87,7 @@ export const connectErrorHttpStatus: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "§7 (4xx: the client's request was wrong; 5xx: a server-side error), Connect protocol (Error Codes: HTTP status per code)",
-  protocols: ["connect", "grpc-web"],
+  protocols: [CONNECT, GRPC_WEB],
   async run(ctx) {
     const protocol = target(ctx).protocol;
     const judged: string[] = [];
@@ -105,8 +107,8 @@ export const connectErrorHttpStatus: CheckDefinition = {
       if (code === undefined) continue;
       const allowed = CONNECT_HTTP_STATUS[code] as readonly number[];
       const status = res.status as number;
-      const right = protocol === "connect" ? allowed.includes(status) : classOf(status) === classOf(allowed[0] as number);
-      const expected = protocol === "connect" ? `HTTP ${allowed.join(" or ")}` : `a ${classOf(allowed[0] as number)}xx status`;
+      const right = protocol === CONNECT ? allowed.includes(status) : classOf(status) === classOf(allowed[0] as number);
+      const expected = protocol === CONNECT ? `HTTP ${allowed.join(" or ")}` : `a ${classOf(allowed[0] as number)}xx status`;
       if (right) judged.push(`${code} → ${status}`);
       else {
         const classWrong = classOf(status) !== classOf(allowed[0] as number);
@@ -116,7 +118,7 @@ export const connectErrorHttpStatus: CheckDefinition = {
     if (problems.length > 0) return fail(`${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`, { details: problems });
     if (judged.length === 0) {
       // gRPC-Web sends its errors as 200 with the status in the trailers, as the protocol allows: the rule holds.
-      if (protocol !== "connect") return pass(`${seenAs200} of ${seen} gRPC-Web error(s) provoked came as HTTP 200 with their status in the trailers, which the protocol allows${seenAs200 < seen ? "; the others named no code" : ""}`);
+      if (protocol !== CONNECT) return pass(`${seenAs200} of ${seen} gRPC-Web error(s) provoked came as HTTP 200 with their status in the trailers, which the protocol allows${seenAs200 < seen ? "; the others named no code" : ""}`);
       return skip("no request answered with a Connect error (a JSON code): no status to judge");
     }
     return pass(`every error's HTTP status fits its code: ${[...new Set(judged)].join(", ")}`);

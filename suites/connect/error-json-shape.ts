@@ -3,6 +3,7 @@ import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { CONNECT_CODES } from "../../harness/protocols/connect/index.js";
 import { MALFORMED } from "../grpc/errors-malformed-request.js";
 import { connectPost, describe, header, mediaType } from "../rpc/_internals/exchange.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 export const connectErrorJsonShape: CheckDefinition = {
   id: "connect.error.json-shape",
@@ -11,7 +12,7 @@ export const connectErrorJsonShape: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "Connect protocol (unary error response: application/json, code and message)",
-  protocols: ["connect"],
+  protocols: [CONNECT],
   async run(ctx) {
     // A message that does not parse: every server refuses it (grpc.errors.malformed-request judges how).
     const bad = MALFORMED[0] as (typeof MALFORMED)[number];

@@ -4,6 +4,7 @@ import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { asReply, hello, show } from "../grpc/_internals/calls.js";
 import { compareReplies } from "../grpc/_internals/variation.js";
 import { describe, exchange } from "../rpc/_internals/exchange.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 export const connectGet: CheckDefinition = {
   id: "connect.get",
@@ -14,7 +15,7 @@ export const connectGet: CheckDefinition = {
   // The contract does not mark Hello free of side effects, so serving GET is the server's choice: one that does
   // not is skipped, not failed.
   spec: "Connect protocol (unary GET requests: connect, encoding, base64 and message query parameters)",
-  protocols: ["connect"],
+  protocols: [CONNECT],
   async run(ctx) {
     const body = "connect get";
     const message = encodeMessage(body);

@@ -2,6 +2,7 @@
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { connectPost, describe, header, mediaType } from "../rpc/_internals/exchange.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 export const connectUnaryContentType: CheckDefinition = {
   id: "connect.unary.content-type",
@@ -10,7 +11,7 @@ export const connectUnaryContentType: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "Connect protocol (unary request and response: Content-Type application/proto)",
-  protocols: ["connect"],
+  protocols: [CONNECT],
   async run(ctx) {
     const res = await connectPost(ctx, encodeMessage("content type"));
     if (res.status !== 200) return fail(`a binary Hello call got ${describe(res)}, not 200`);

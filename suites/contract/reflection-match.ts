@@ -4,9 +4,10 @@ import { FileDescriptorProtoSchema, type DescriptorProto, type FileDescriptorPro
 import { ServerReflectionRequestSchema, ServerReflectionResponseSchema } from "../../harness/_internals/gen/grpc/reflection/v1/reflection_pb.js";
 import { contractFiles } from "../../harness/contract/descriptor.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "../grpc/_internals/calls.js";
 import { describeRaw, rawStatus } from "../grpc/_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 const SERVICE = "example.exampleService";
 const REFLECTION_PATHS = [
@@ -64,7 +65,7 @@ export const contractReflectionMatch: CheckDefinition = {
   profile: "contract",
   spec: "§2, §4.1",
   // gRPC server reflection is a gRPC streaming service.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     let files: FileDescriptorProto[] | undefined;
     for (const path of REFLECTION_PATHS) {

@@ -2,6 +2,7 @@
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { describe, grpcWebPost, header, mediaType } from "../rpc/_internals/exchange.js";
+import { GRPC_WEB } from "../../harness/protocols/grpc-web/index.js";
 
 export const grpcWebContentType: CheckDefinition = {
   id: "grpc-web.content-type",
@@ -10,7 +11,7 @@ export const grpcWebContentType: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-WEB.md (Content-Type application/grpc-web[+proto])",
-  protocols: ["grpc-web"],
+  protocols: [GRPC_WEB],
   async run(ctx) {
     const res = await grpcWebPost(ctx, encodeMessage("content type"));
     if (res.status !== 200) return fail(`a gRPC-Web Hello call got ${describe(res)}, not 200`);

@@ -3,6 +3,7 @@ import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { parseFrames, parseTrailerBlock } from "../../harness/protocols/grpc-web/index.js";
 import { describe, grpcWebPost } from "../rpc/_internals/exchange.js";
+import { GRPC_WEB } from "../../harness/protocols/grpc-web/index.js";
 
 export const grpcWebTrailersInBody: CheckDefinition = {
   id: "grpc-web.trailers.in-body",
@@ -11,7 +12,7 @@ export const grpcWebTrailersInBody: CheckDefinition = {
   area: "grpc",
   profile: "protocol",
   spec: "gRPC PROTOCOL-WEB.md (trailers are the last message of the body, MSB of the flag byte set)",
-  protocols: ["grpc-web"],
+  protocols: [GRPC_WEB],
   async run(ctx) {
     const res = await grpcWebPost(ctx, encodeMessage("trailers"));
     if (res.status !== 200) return fail(`a gRPC-Web Hello call got ${describe(res)}, not 200`);

@@ -3,6 +3,7 @@ import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 const DEADLINE_MS = 200;
 /** Scheduling and loopback latency allowed past the deadline before the call counts as hanging. */
@@ -16,7 +17,7 @@ export const deadlineRespected: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Timeout)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const body = [{ compressed: false, data: encodeMessage("deadline") }];
     const started = performance.now();

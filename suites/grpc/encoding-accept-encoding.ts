@@ -1,8 +1,9 @@
 // grpc.encoding.accept-encoding (SHOULD): refusing an unknown encoding, grpc-accept-encoding lists what is supported.
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { rawStatus } from "./_internals/raw.js";
 import { sendUnknownEncoding, UNKNOWN_ENCODING } from "./_internals/unknown-encoding.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const encodingAcceptEncoding: CheckDefinition = {
   id: "grpc.encoding.accept-encoding",
@@ -12,7 +13,7 @@ export const encodingAcceptEncoding: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC compression.md",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const res = await sendUnknownEncoding(ctx);
     if (rawStatus(res) !== Status.UNIMPLEMENTED) return skip("the unknown encoding was not refused (see grpc.encoding.unsupported)");

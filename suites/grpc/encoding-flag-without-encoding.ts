@@ -1,9 +1,10 @@
 // grpc.encoding.flag-without-encoding: the compressed flag with no grpc-encoding is a protocol error: INTERNAL.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const encodingFlagWithoutEncoding: CheckDefinition = {
   id: "grpc.encoding.flag-without-encoding",
@@ -13,7 +14,7 @@ export const encodingFlagWithoutEncoding: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Compressed-Flag), compression.md",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const res = await target(ctx).raw({ body: [{ compressed: true, data: encodeMessage("not really compressed") }] });
     if (rawStatus(res) === Status.INTERNAL) return pass("INTERNAL");

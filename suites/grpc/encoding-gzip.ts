@@ -2,11 +2,12 @@
 import { gzipSync } from "node:zlib";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { inflate } from "../../harness/targets/inflate.js";
 import { MAX_INFLATED_MESSAGE_BYTES } from "../../harness/targets/read-bounds.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const encodingGzip: CheckDefinition = {
   id: "grpc.encoding.gzip",
@@ -16,7 +17,7 @@ export const encodingGzip: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC compression.md",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const res = await target(ctx).raw({
       headers: { "grpc-encoding": "gzip", "grpc-accept-encoding": "identity,gzip" },

@@ -5,6 +5,7 @@ import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { stillServing } from "./_internals/still-serving.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 /** Each is malformed in a way every conforming protobuf decoder must notice. */
 export const MALFORMED = [
@@ -22,7 +23,7 @@ export const errorsMalformedRequest: CheckDefinition = {
   profile: "protocol",
   spec: "§7, gRPC PROTOCOL-HTTP2.md",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const problems: string[] = [];
     for (const m of MALFORMED) {

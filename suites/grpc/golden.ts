@@ -2,11 +2,12 @@
 // grpc.golden.<file name>. Each file is validated when it is loaded (_internals/golden-case.ts): a case that does not
 // say exactly what it means (a misspelt status name, an unknown field) is a load error, never a check that passes on anything.
 import { fail, pass, type CheckContext, type CheckDefinition, type CheckOutcome } from "../../harness/check.js";
-import { droppedBeforeAnswer, Status, statusText, type UnaryResult } from "../../harness/targets/grpc-target.js";
+import { droppedBeforeAnswer, Status, statusText, type UnaryResult } from "../../harness/protocols/rpc.js";
 import { asReply, hello, show, target } from "./_internals/calls.js";
 import { goldenId, onWire, replyOutcomes, statusOutcomes, type GoldenCase } from "./_internals/golden-case.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { compareReplies } from "./_internals/variation.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export { GOLDEN_DIR, loadGoldenCases, validateGoldenCase, type GoldenCase } from "./_internals/golden-case.js";
 
@@ -96,7 +97,7 @@ export function goldenCheck(c: GoldenCase): CheckDefinition {
     profile: c.profile,
     spec: c.spec,
     // Frames and headers built by hand are gRPC's wire; a message alone goes over any protocol unless the case narrows it.
-    ...(c.protocols !== undefined ? { protocols: c.protocols } : onWire(c) && { protocols: ["grpc"] as const }),
-    run: (ctx) => (wire && target(ctx).protocol === "grpc" ? judgeOnWire(ctx, j) : judgeByClient(ctx, j)),
+    ...(c.protocols !== undefined ? { protocols: c.protocols } : onWire(c) && { protocols: [GRPC] as const }),
+    run: (ctx) => (wire && target(ctx).protocol === GRPC ? judgeOnWire(ctx, j) : judgeByClient(ctx, j)),
   };
 }

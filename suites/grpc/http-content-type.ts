@@ -5,6 +5,7 @@ import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";
 import { stillServing } from "./_internals/still-serving.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const httpContentType: CheckDefinition = {
   id: "grpc.http.content-type",
@@ -14,7 +15,7 @@ export const httpContentType: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (a non-gRPC content-type: HTTP 415)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const res = await target(ctx).raw({
       headers: { "content-type": "text/plain" },

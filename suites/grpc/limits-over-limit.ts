@@ -2,11 +2,12 @@
 // reset or a crash.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { PROBE_BOUND, receiveLimit, sizeText } from "./_internals/receive-limit.js";
 import { stillServing } from "./_internals/still-serving.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const limitsOverLimit: CheckDefinition = {
   id: "grpc.limits.over-limit",
@@ -16,7 +17,7 @@ export const limitsOverLimit: CheckDefinition = {
   profile: "protocol",
   spec: "§8, gRPC statuscodes.md (RESOURCE_EXHAUSTED)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const send = (size: number) => target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("x".repeat(size)) }], refusalJudged: true });
     // gRPC's usual limit is the bound itself: a body of the bound's size is sent beside the probe, and its answer

@@ -3,6 +3,7 @@ import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const metadataBinBase64: CheckDefinition = {
   id: "grpc.metadata.bin-base64",
@@ -12,7 +13,7 @@ export const metadataBinBase64: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Binary-Header: implementations MUST accept padded and un-padded values)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const problems: string[] = [];
     for (const [form, value] of [["padded", "AAEC/w=="], ["unpadded", "AAEC/w"]] as const) {

@@ -1,7 +1,7 @@
 // grpc.stateless.connection-independent: the same reply on a reused connection, a fresh one, and under concurrency.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, skip, type CheckContext, type CheckDefinition } from "../../harness/check.js";
-import { Status, type UnaryCallOptions } from "../../harness/targets/grpc-target.js";
+import { Status, type UnaryCallOptions } from "../../harness/protocols/rpc.js";
 import { asReply, baseline, hello, show, type Reply } from "./_internals/calls.js";
 import { besideOthers, sameReply, variationProfile, type VariationProfile } from "./_internals/variation.js";
 

@@ -5,7 +5,7 @@ import { hello } from "./_internals/calls.js";
 import { exclusively } from "./_internals/exclusive.js";
 import { besideOthers } from "./_internals/variation.js";
 import { encodeMessage } from "../../contract/message.js";
-import type { UnaryResult } from "../../harness/targets/grpc-target.js";
+import type { UnaryResult } from "../../harness/protocols/rpc.js";
 
 function contains(result: UnaryResult, needles: string[]): string | undefined {
   const body = result.response ? Buffer.from(result.response).toString("latin1") : "";

@@ -4,6 +4,7 @@ import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";
 import { stillServing } from "./_internals/still-serving.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 /** Not Timeout = TimeoutValue TimeoutUnit with at most 8 digits and a unit of H M S m u n. */
 const MALFORMED_TIMEOUTS = ["abc", "123456789S", "-1S", "10x", "S", ""];
@@ -16,7 +17,7 @@ export const timeoutMalformed: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Timeout)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const problems: string[] = [];
     for (const value of MALFORMED_TIMEOUTS) {

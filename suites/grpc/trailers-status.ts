@@ -1,9 +1,10 @@
 // grpc.trailers.status: grpc-status present exactly once, and grpc-message percent-encoded, on success and on error.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import type { RawResponse } from "../../harness/targets/grpc-target.js";
+import type { RawResponse } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 /** PROTOCOL-HTTP2.md: Percent-Byte-Unencoded is 0x20-0x7E except %, so anything else must be %XX-encoded. */
 const PERCENT_ENCODED = /^(?:[\x20-\x24\x26-\x7e]|%[0-9A-Fa-f]{2})*$/;
@@ -31,7 +32,7 @@ export const trailersStatus: CheckDefinition = {
   profile: "protocol",
   spec: "gRPC PROTOCOL-HTTP2.md (Trailers, Status-Message)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const ok = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("trailers") }] });
     // An unknown method whose name holds "%" invites an error message that must encode it as %25.

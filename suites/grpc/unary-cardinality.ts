@@ -1,9 +1,10 @@
 // grpc.unary.cardinality (SHOULD): zero or two request messages on a unary call get UNIMPLEMENTED.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 export const unaryCardinality: CheckDefinition = {
   id: "grpc.unary.cardinality",
@@ -13,7 +14,7 @@ export const unaryCardinality: CheckDefinition = {
   profile: "protocol",
   spec: "§4.1 (one request), gRPC statuscodes.md (cardinality violation: UNIMPLEMENTED)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const message = { compressed: false, data: encodeMessage("one of two") };
     const zero = await target(ctx).raw({ body: [] });

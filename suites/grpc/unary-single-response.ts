@@ -1,9 +1,10 @@
 // grpc.unary.single-response: a unary call gets exactly one response message, then trailers with grpc-status 0.
 import { encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
-import { isGrpcReply } from "../../harness/targets/grpc-target.js";
+import { isGrpcReply } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
+import { GRPC } from "../../harness/protocols/grpc/index.js";
 
 const GRPC_CONTENT_TYPE = /^application\/grpc(\+proto)?(;.*)?$/i;
 
@@ -15,7 +16,7 @@ export const unarySingleResponse: CheckDefinition = {
   profile: "contract",
   spec: "§4.1 (one request, one response)",
   // Built by hand for gRPC's wire rules over HTTP/2.
-  protocols: ["grpc"],
+  protocols: [GRPC],
   async run(ctx) {
     const res = await target(ctx).raw({ body: [{ compressed: false, data: encodeMessage("single") }] });
     const problems: string[] = [];

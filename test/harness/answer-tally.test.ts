@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ConformanceError } from "../../harness/errors.js";
 import { createAnswerTally } from "../../harness/targets/answer-tally.js";
-import { Status, type UnaryResult } from "../../harness/targets/grpc-target.js";
+import { Status, type UnaryResult } from "../../harness/protocols/rpc.js";
 import type { HttpResponse } from "../../harness/targets/http-target.js";
 
 const unary = (code: number, details = "", headers: Record<string, string[]> = {}): UnaryResult => ({ code, details, headers, trailers: {} });

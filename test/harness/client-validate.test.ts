@@ -3,10 +3,11 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
-import type { RecordedRequest } from "../../harness/client/recorded-request.js";
+import { requestName, type RecordedRequest } from "../../harness/client/recorded-request.js";
 import { HELLO_PATH } from "../../harness/client/recording-servers.js";
 import { requestProblems } from "../../harness/client/validate.js";
 import { frame } from "../../harness/protocols/grpc-web/index.js";
+import { registerProtocol } from "../../harness/protocols/index.js";
 
 const MESSAGE = encodeMessage("from a test");
 
@@ -76,5 +77,27 @@ describe("requestProblems", () => {
     expect(problem).toMatch(/^its body is not a valid proto3 Message: /);
     expect(await requestProblems(grpc({}, frame(0, MESSAGE)))).toEqual([]);
     expect(await requestProblems(request("connect", { "content-type": "application/proto" }, MESSAGE))).toEqual([]);
+  });
+
+  it("judges a registered protocol's calls by that protocol's recording side, and names them by its title", async () => {
+    const unregister = registerProtocol({
+      name: "toy-recorded",
+      cli: { flag: "--toy-recorded", value: "url", description: "a protocol of this test's" },
+      needsHttp2Handshake: false,
+      endpoint: () => {
+        throw new Error("not reached: no target is made");
+      },
+      createTransport: () => {
+        throw new Error("not reached: no target is made");
+      },
+      recording: { title: "Toy", port: "http1", contentTypes: /^application\/toy/, deadlineHeader: "toy-deadline", problems: async (call) => (call.body.length === 0 ? ["an empty toy call"] : []) },
+    });
+    try {
+      expect(await requestProblems(request("toy-recorded", { "content-type": "application/toy" }, new Uint8Array()))).toEqual(["an empty toy call"]);
+      expect(await requestProblems(request("toy-recorded", { "content-type": "application/toy" }, MESSAGE))).toEqual([]);
+      expect(requestName(request("toy-recorded", {}, MESSAGE), (t) => t)).toMatch(/^request #1 \(Toy POST \/example/);
+    } finally {
+      unregister();
+    }
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { createSilenceGuard, TargetStopped, withCrowdingGuard, type UnaryCall } from "../../harness/targets/guards.js";
-import { Status, type UnaryResult } from "../../harness/targets/grpc-target.js";
+import { Status, type UnaryResult } from "../../harness/protocols/rpc.js";
 
 const ok = (): UnaryResult => ({ code: Status.OK, details: "", response: new Uint8Array(), headers: {}, trailers: {} });
 const status = (code: number, headers: Record<string, string[]> = { ":status": ["200"] }): UnaryResult => ({ code, details: "", headers, trailers: {} });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { runConformance } from "../../harness/api/run-conformance.js";
 import { createInMemoryClient, type InMemoryHandler } from "../../harness/targets/in-memory-client.js";
-import { Status } from "../../harness/targets/grpc-target.js";
+import { Status } from "../../harness/protocols/rpc.js";
 import { catalogue } from "../../suites/index.js";
 
 const HELLO = "/example.exampleService/Hello";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { sendRaw } from "../../harness/protocols/grpc/raw-h2.js";
 import { parseAddress } from "../../harness/targets/address.js";
-import { grpcStatusOfHttp, Status } from "../../harness/targets/grpc-target.js";
+import { grpcStatusOfHttp, Status } from "../../harness/protocols/rpc.js";
 import { describeRaw } from "../../suites/grpc/_internals/raw.js";
 import { cli } from "../helpers/cli.js";
 

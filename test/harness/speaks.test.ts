@@ -8,7 +8,7 @@ import { grpcAnswer } from "../../harness/protocols/grpc/speaks.js";
 import { frame } from "../../harness/protocols/grpc-web/index.js";
 import { grpcWebAnswer } from "../../harness/protocols/grpc-web/speaks.js";
 import type { PlainResponse } from "../../harness/protocols/http-exchange.js";
-import type { RawResponse } from "../../harness/targets/grpc-target.js";
+import type { RawResponse } from "../../harness/protocols/rpc.js";
 
 const text = (s: string) => new Uint8Array(Buffer.from(s, "utf8"));
 const plain = (status: number, type: string | undefined, body: Uint8Array = new Uint8Array(), more: Record<string, string[]> = {}): PlainResponse => ({

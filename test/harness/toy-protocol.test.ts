@@ -13,7 +13,7 @@ import { createHttpExchange } from "../../harness/protocols/http-exchange.js";
 import { registerProtocol, type ProtocolModule } from "../../harness/protocols/index.js";
 import { runConformance } from "../../harness/runner.js";
 import { parseRpcUrl } from "../../harness/targets/address.js";
-import { HELLO_PATH, Status } from "../../harness/targets/grpc-target.js";
+import { HELLO_PATH, Status } from "../../harness/protocols/rpc.js";
 import { catalogue } from "../../suites/index.js";
 import { withoutProgress } from "../helpers/cli.js";
 

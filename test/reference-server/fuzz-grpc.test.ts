@@ -4,7 +4,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
-import type { GrpcTarget, RawRequest, RawResponse } from "../../harness/targets/grpc-target.js";
+import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
+import type { RawRequest, RawResponse } from "../../harness/protocols/rpc.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
 import { heapAfterGc, mib } from "../helpers/heap.js";
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMessage } from "../../contract/message.js";
 import { parseAddress } from "../../harness/targets/address.js";
 import type { ConnectionOptions } from "../../harness/targets/connection.js";
-import type { RawRequest } from "../../harness/targets/grpc-target.js";
+import type { RawRequest } from "../../harness/protocols/rpc.js";
 import { encodeFrames, sendRaw } from "../../harness/protocols/grpc/index.js";
 import { guardGrpcServer, percentEncode } from "../../reference-server/grpc-guard.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";

@@ -1,7 +1,7 @@
 // What one call of a load run came to, whatever the transport: its own file, so that the transports' callers and
 // the driver that counts their results do not import each other.
 import { decodeFrames } from "../../protocols/grpc/index.js";
-import { Status } from "../../targets/grpc-target.js";
+import { Status } from "../../protocols/rpc.js";
 
 export interface CallResult {
   code: number;

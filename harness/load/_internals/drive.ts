@@ -2,7 +2,7 @@
 // in the CLI's thread, or in each worker thread of a --threads run.
 import { build as buildHistogram, type Histogram } from "hdr-histogram-js";
 import type { ParsedAddress } from "../../targets/address.js";
-import { Status, statusName } from "../../targets/grpc-target.js";
+import { Status, statusName } from "../../protocols/rpc.js";
 import { call, openConnection } from "./h2-rest-call.js";
 import { rawGrpcCaller } from "./raw-grpc-caller.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";

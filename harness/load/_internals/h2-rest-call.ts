@@ -3,7 +3,7 @@
 // HTTP/2 client decoded.
 import http2 from "node:http2";
 import type { ParsedAddress } from "../../targets/address.js";
-import { grpcMessage, HELLO_PATH, Status } from "../../targets/grpc-target.js";
+import { grpcMessage, HELLO_PATH, Status } from "../../protocols/rpc.js";
 import { keptHttp2Session, type KeptHttp2Session } from "../../wire/http2.js";
 import { grpcResult as result, type CallResult } from "./call-result.js";
 

@@ -3,11 +3,11 @@
 import http from "node:http";
 import https from "node:https";
 import type { TlsMaterial } from "../../targets/connection.js";
-import { Status } from "../../targets/grpc-target.js";
+import { Status } from "../../protocols/rpc.js";
 import { CONNECT_CODES } from "../../protocols/connect/index.js";
 import { frame, parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/index.js";
 import { codeForHttpStatus } from "../../protocols/http-rpc.js";
-import { HELLO_PATH } from "../../targets/grpc-target.js";
+import { HELLO_PATH } from "../../protocols/rpc.js";
 import type { CallResult } from "./call-result.js";
 import { tlsConnectOptions } from "../../wire/tls.js";
 

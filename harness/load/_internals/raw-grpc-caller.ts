@@ -3,7 +3,7 @@
 // connection the server ends (GOAWAY after N calls, as nginx does; a maximum connection age, as grpc-go's) is replaced,
 // and the calls it did not process are sent again on the new one: a deployment's limit, not an error.
 import type { ParsedAddress } from "../../targets/address.js";
-import { grpcMessage, HELLO_PATH } from "../../targets/grpc-target.js";
+import { grpcMessage, HELLO_PATH } from "../../protocols/rpc.js";
 import { grpcResult, type CallResult, type GrpcCallState } from "./call-result.js";
 import { RawH2Connection, type RawStreamSink } from "../../wire/raw-h2-client.js";
 

@@ -1,7 +1,7 @@
 // `load --http`: a mix of resource operations on messages each slot creates itself, over HTTP/1.1 keep-alive
 // connections. Every read is compared with what that slot last wrote (the server is stateless: a message read on
 // any connection is the one last written), and what a slot created and did not delete is deleted at the end.
-import { Status } from "../../targets/grpc-target.js";
+import { Status } from "../../protocols/rpc.js";
 import type { CallResult } from "./call-result.js";
 import { boundedExchange, openAgent, type BoundedReply, type HttpWire } from "./http-rpc-call.js";
 

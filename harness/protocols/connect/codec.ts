@@ -1,5 +1,5 @@
 // The Connect protocol's unary wire rules (connectrpc.com/docs/protocol): its error codes and how a reply reads.
-import { Status, type UnaryResult } from "../../targets/grpc-target.js";
+import { Status, type UnaryResult } from "../rpc.js";
 import type { PlainResponse } from "../http-exchange.js";
 import { codeForHttpStatus, failed } from "../http-rpc.js";
 

@@ -1,5 +1,5 @@
 // gRPC-Web's wire rules (grpc/grpc PROTOCOL-WEB.md): length-prefixed frames, the trailer frame, and how a reply reads.
-import { grpcMessage, Status, type UnaryResult } from "../../targets/grpc-target.js";
+import { grpcMessage, Status, type UnaryResult } from "../rpc.js";
 import type { PlainResponse } from "../http-exchange.js";
 import { codeForHttpStatus, failed, inflatedBody } from "../http-rpc.js";
 

@@ -1,7 +1,7 @@
 // The ordinary client: unary calls through grpc-js with pass-through (de)serializers, so checks see raw bytes.
 import * as grpc from "@grpc/grpc-js";
 import type { Socket } from "node:net";
-import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "../../targets/grpc-target.js";
+import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "../rpc.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
 import { unaryRecord } from "../../trace/records.js";

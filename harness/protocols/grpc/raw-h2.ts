@@ -3,8 +3,8 @@
 import http2 from "node:http2";
 import { SUITE_VERSION } from "../../version.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
-import type { GrpcFrame, RawRequest, RawResponse } from "../../targets/grpc-target.js";
-import { HELLO_PATH, isGrpcReply } from "../../targets/grpc-target.js";
+import type { GrpcFrame, RawRequest, RawResponse } from "../rpc.js";
+import { HELLO_PATH, isGrpcReply } from "../rpc.js";
 import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
 import { rawRecord } from "../../trace/records.js";
 import { openHttp2Session } from "../../wire/http2.js";

@@ -2,6 +2,7 @@
 // Message for Connect's proto bodies, length-prefixed frames for gRPC and gRPC-Web).
 import { decodeMessage } from "../../../contract/message.js";
 import { parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/index.js";
+import { protocolModule } from "../../protocols/index.js";
 import type { TraceProtocol } from "../exchange-record.js";
 import type { KeptBody } from "../recorder.js";
 import type { Inert } from "./inert.js";
@@ -63,10 +64,13 @@ export function describeFrames(body: KeptBody, inert: Inert, max: number): { fra
   };
 }
 
-/** Whether a body of this protocol and type is length-prefixed frames, one Message, or neither. */
+/** Whether a body of this protocol and type is length-prefixed frames, one Message, or neither: its module says. */
 export function bodyShape(protocol: TraceProtocol, contentType: string | undefined): "frames" | "message" | "other" {
-  const type = (contentType ?? "").toLowerCase();
-  if (protocol === "grpc" || (protocol === "grpc-web" && type.startsWith("application/grpc-web") && !type.startsWith("application/grpc-web-text"))) return "frames";
-  if (protocol === "connect" && /^application\/(proto|x-protobuf)\b/.test(type)) return "message";
-  return "other";
+  return protocolModule(protocol)?.trace?.bodyShape((contentType ?? "").toLowerCase()) ?? "other";
 }
+
+/** The HTTP version a protocol's exchanges go over, as its module says (HTTP resources: HTTP/1.1). */
+export const httpVersionOf = (protocol: TraceProtocol): "HTTP/1.1" | "HTTP/2" => protocolModule(protocol)?.trace?.httpVersion ?? "HTTP/1.1";
+
+/** Whether a check's trace shows a protocol's exchanges as text (gRPC's) rather than in a HAR file. */
+export const shownAsText = (protocol: TraceProtocol): boolean => protocolModule(protocol)?.trace?.format === "text";

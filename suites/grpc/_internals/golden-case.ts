@@ -6,7 +6,8 @@ import { Ajv, type ErrorObject } from "ajv";
 import { PACKAGE_ROOT } from "../../../contract/paths.js";
 import type { Profile, Severity } from "../../../harness/check.js";
 import { PROTOCOL_NAMES } from "../../../harness/protocols/index.js";
-import { Status } from "../../../harness/targets/grpc-target.js";
+import { Status } from "../../../harness/protocols/rpc.js";
+import { GRPC } from "../../../harness/protocols/grpc/index.js";
 
 export const GOLDEN_DIR = join(PACKAGE_ROOT, "fixtures", "golden", "grpc");
 
@@ -147,7 +148,7 @@ export function validateGoldenCase(file: string, raw: unknown): GoldenCase {
   if (!validate(raw)) return bad(describeError(validate.errors![0]!));
   const c = { name: basename(file, ".json"), ...(raw as Omit<GoldenCase, "name">) };
   if ((c.request.hex === undefined) === (c.request.frames === undefined)) bad("request needs exactly one of hex and frames");
-  if (onWire(c) && c.protocols?.some((p) => p !== "grpc")) bad("protocols: frames and headers built by hand are gRPC's wire, so the case applies to grpc alone");
+  if (onWire(c) && c.protocols?.some((p) => p !== GRPC)) bad("protocols: frames and headers built by hand are gRPC's wire, so the case applies to grpc alone");
   if (replyOutcomes(c).length > 1) bad("expect.anyOf allows at most one reply outcome (reply or sameAs)");
   if (onWire(c) && c.expect.anyOf.some((o) => "sameAs" in o)) bad("expect.anyOf: sameAs compares Messages, not a body built by hand on gRPC's wire");
   return c;

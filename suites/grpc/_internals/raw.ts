@@ -1,5 +1,5 @@
 // Reading hand-built exchanges: the grpc-status a raw response carries, and a one-line account of it.
-import { grpcStatusOfHttp, isGrpcReply, statusText, type RawResponse } from "../../../harness/targets/grpc-target.js";
+import { grpcStatusOfHttp, isGrpcReply, statusText, type RawResponse } from "../../../harness/protocols/rpc.js";
 import { neutralise } from "../../../harness/_internals/neutralise.js";
 
 /** grpc-status from the trailers (or the single header block of a trailers-only response); undefined when absent. */

@@ -3,7 +3,7 @@
 import type { CheckContext } from "../../../harness/check.js";
 import { encodeMessage } from "../../../contract/message.js";
 import { createLimiter } from "../../../harness/limiter.js";
-import { droppedBeforeAnswer, Status } from "../../../harness/targets/grpc-target.js";
+import { droppedBeforeAnswer, Status } from "../../../harness/protocols/rpc.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import { asReply, hello } from "./calls.js";
 import { stillServing } from "./still-serving.js";

@@ -2,7 +2,7 @@
 // the server's grpc-accept-encoding (fixtures/golden/grpc/encoding-unsupported.json sends the same to judge the status).
 import { encodeMessage } from "../../../contract/message.js";
 import type { CheckContext } from "../../../harness/check.js";
-import type { RawResponse } from "../../../harness/targets/grpc-target.js";
+import type { RawResponse } from "../../../harness/protocols/rpc.js";
 import { target } from "./calls.js";
 
 export const UNKNOWN_ENCODING = "x-conformance-unknown";

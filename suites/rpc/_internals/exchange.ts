@@ -1,7 +1,7 @@
 // What the Connect and gRPC-Web wire checks share: one plain exchange with the target, and how to describe it.
 import type { CheckContext } from "../../../harness/check.js";
 import { frame } from "../../../harness/protocols/grpc-web/index.js";
-import type { PlainRequest, PlainResponse } from "../../../harness/targets/grpc-target.js";
+import type { PlainRequest, PlainResponse } from "../../../harness/protocols/rpc.js";
 import { target } from "../../grpc/_internals/calls.js";
 
 /** One plain HTTP exchange with the RPC target (counted against the run's budget). */

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../../contract/message.js";
 import type { CheckContext } from "../../../harness/check.js";
-import type { GrpcTarget, UnaryResult } from "../../../harness/targets/grpc-target.js";
+import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
+import type { UnaryResult } from "../../../harness/protocols/rpc.js";
 import { hello } from "../../../suites/grpc/_internals/calls.js";
 import { exclusively, gated } from "../../../suites/grpc/_internals/exclusive.js";
 import { besideOthers, variationProfile } from "../../../suites/grpc/_internals/variation.js";

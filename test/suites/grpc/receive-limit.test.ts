@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { createInMemoryClient } from "../../../harness/targets/in-memory-client.js";
-import { Status } from "../../../harness/targets/grpc-target.js";
+import { Status } from "../../../harness/protocols/rpc.js";
 import { allowedOnceAll, allowedSoFar, limitFrom, PROBE_SIZES, type SizeAnswer } from "../../../suites/grpc/_internals/receive-limit.js";
 
 /** What the whole probe makes of all answers (its judge, less the still-serving question, which needs a target). */
