@@ -1,6 +1,6 @@
 // client.retry.unavailable's rule without a clock: recorded runs made by hand, the retry's gap chosen, so what the
 // judge decides is what its rule says (the end-to-end run of a client retrying without pause is in
-// test/cli/check-client-paths.test.ts).
+// test/harness/cli/check-client-paths.test.ts).
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../harness/client/recorded-request.js";
 import { redactor } from "../../harness/client/recorded-request.js";
