@@ -10,14 +10,17 @@ import type { Expectation } from "./expectations.js";
 import type { Protocol } from "./protocols/index.js";
 import type { ReplayArgs, Reporter, RunAttestation } from "./report.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
-import { isLocal } from "./targets/address.js";
+import type { SloTerm } from "./load/slo.js";
+import type { Mix } from "./load/_internals/resource-caller.js";
+import { ConformanceError } from "./errors.js";
+import { isLocal, parseAddress, type ParsedAddress } from "./targets/address.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { TlsOptions } from "./targets/connection.js";
 import { endpointOf as httpEndpointOf, parseHttpBaseUrl } from "./targets/http-base-url.js";
 import type { ApiKeyPlacement, PathWords } from "./targets/http-target.js";
 import type { InMemoryClient } from "./targets/in-memory-client.js";
 import type { HttpHandler } from "./targets/http-inject.js";
-import { endpointOf } from "./targets/rpc-endpoint.js";
+import { endpointOf, moduleOf } from "./targets/rpc-endpoint.js";
 
 /** Every default of a run. Read nowhere but here (test/architecture-options.test.ts holds it so). */
 export const RUN_DEFAULTS = Object.freeze({
@@ -40,6 +43,98 @@ export const RUN_DEFAULTS = Object.freeze({
   /** Bound on the requests discovery sends while following the server's links. */
   maxDiscoveryRequests: 50,
 });
+
+/** Every default of a `load` run, beside the run's: read nowhere but here and in load's --help. */
+export const LOAD_DEFAULTS = Object.freeze({
+  /** The protocol a run speaks when none is named. */
+  protocol: "grpc",
+  /** How long calls keep starting, in milliseconds. */
+  durationMs: 10_000,
+  /** The longest a run may be asked to last, in milliseconds. */
+  maxDurationMs: 10 * 60_000,
+  /** Calls in flight at once. */
+  concurrency: 64,
+  /** Connections the calls are spread over. */
+  connections: 4,
+  /** Threads that drive the calls. */
+  threads: 1,
+  /** Bound on one call, as check's (RUN_DEFAULTS.timeoutMs). */
+  timeoutMs: RUN_DEFAULTS.timeoutMs,
+  /** HTTP resources: the collection the messages are created in, as check's first (the specification's example). */
+  collection: RUN_DEFAULTS.collections[0] as string,
+  /** HTTP resources: how often each operation comes. */
+  mix: Object.freeze({ create: 1, read: 8, list: 1, update: 1, delete: 1 }) as Mix,
+});
+
+export interface LoadOptions {
+  /** gRPC: host:port, dns:///host:port or unix:///path; Connect, gRPC-Web and HTTP: the base URL (http(s)://host:port[/prefix]). */
+  address: string;
+  /** A protocol of the map that load drives (grpc, connect, grpc-web), or "http" for resources; default gRPC. */
+  protocol?: string;
+  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default LOAD_DEFAULTS.mix). */
+  collection?: string;
+  mix?: Mix;
+  /** How long calls keep starting (default 10 s, at most 10 m); the run stops by itself after it. */
+  durationMs?: number;
+  /** Calls in flight at once (default 64). */
+  concurrency?: number;
+  /** Connections the calls are spread over (default 4). */
+  connections?: number;
+  /** Calls started per second at most; absent for as fast as the target answers. */
+  rate?: number;
+  /** Bound on one call (default 5 s). */
+  timeoutMs?: number;
+  /**
+   * Threads that drive calls, each with its share of the concurrency, connections and rate (default 1). gRPC goes
+   * through a raw HTTP/2 client of about 10 µs of CPU a call (node:http2's costs 70-80), so one thread drives
+   * grpc-go on a core of its own; more threads use more cores. Needs the compiled harness (dist/).
+   */
+  threads?: number;
+  /** false: a target that is not this machine is refused (the CLI without --allow-remote). Default allowed. */
+  allowRemote?: boolean;
+  /** Stops the run early (Ctrl-C), keeping what was measured. */
+  signal?: AbortSignal;
+  /** Called about once a second. */
+  onProgress?: (p: LoadProgress) => void;
+  /** Thresholds the run is judged against. */
+  slo?: readonly SloTerm[];
+  /** Connect, gRPC-Web and HTTP over an https:// URL: the CA to trust and the client certificate (files). */
+  tls?: TlsOptions;
+  /** Connect, gRPC-Web and HTTP: the Host header and TLS server name. */
+  authority?: string;
+  /** Connect and gRPC-Web: metadata sent as headers on every call (-bin values base64). */
+  metadata?: Readonly<Record<string, string>>;
+  /** HTTP resources: the key sent with every request, where apiKeyIn places it (default the X-API-Key header). */
+  apiKey?: string;
+  apiKeyIn?: ApiKeyPlacement;
+}
+
+export interface LoadProgress {
+  elapsedMs: number;
+  requests: number;
+  errors: number;
+  requestsPerSecond: number;
+}
+
+/** A load run with every option given and checked, its target parsed once. */
+export type ResolvedLoad = Readonly<
+  Omit<LoadOptions, "protocol" | "durationMs" | "concurrency" | "connections" | "threads" | "timeoutMs" | "collection" | "mix" | "apiKeyIn"> & {
+    protocol: string;
+    /** The flag that names the target, for messages: --grpc, --connect, --http. */
+    flag: string;
+    /** Where the target is: host and port (or socket), and for a target over HTTP its base URL. */
+    endpoint: { address: ParsedAddress; url?: URL };
+    durationMs: number;
+    concurrency: number;
+    connections: number;
+    threads: number;
+    timeoutMs: number;
+    /** HTTP resources only. */
+    collection?: string;
+    mix?: Mix;
+    apiKeyIn: ApiKeyPlacement;
+  }
+>;
 
 export interface GrpcTargetOptions {
   /** host:port, dns:///host:port or unix:///path. */
@@ -341,5 +436,52 @@ export function resolveRunConfig(options: RunOptions, randomSeed: () => number):
     rpcPeers: session.rpcPeers,
     ...(session.http && { http: session.http }),
     session,
+  });
+}
+
+/** The HTTP resource interface `load --http` drives: not a protocol of the map, and spoken of by this name. */
+export const LOAD_HTTP = "http";
+
+/** Where a load run's target is, parsed once by its protocol's rules (the HTTP resource interface's for --http). */
+function loadEndpoint(protocol: string, address: string): { flag: string; endpoint: { address: ParsedAddress; url?: URL } } {
+  if (protocol !== LOAD_HTTP) {
+    const flag = moduleOf(protocol).cli.flag;
+    return { flag, endpoint: endpointOf({ address, protocol }, flag) };
+  }
+  const url = parseHttpBaseUrl(address, "--http");
+  // URL.hostname keeps an IPv6 address's brackets, as parseAddress wants them.
+  return { flag: "--http", endpoint: { url, address: parseAddress(`${url.hostname}:${httpEndpointOf(url).port}`, "--http") } };
+}
+
+/** A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag). */
+export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
+  const protocol = options.protocol ?? LOAD_DEFAULTS.protocol;
+  const durationMs = options.durationMs ?? LOAD_DEFAULTS.durationMs;
+  const concurrency = options.concurrency ?? LOAD_DEFAULTS.concurrency;
+  const connections = options.connections ?? LOAD_DEFAULTS.connections;
+  const threads = options.threads ?? LOAD_DEFAULTS.threads;
+  const usage = (message: string) => new ConformanceError("usage", message);
+  if (!(durationMs >= 1 && durationMs <= LOAD_DEFAULTS.maxDurationMs)) throw usage(`--duration must be between 1ms and ${LOAD_DEFAULTS.maxDurationMs / 60_000}m, got ${durationMs}ms`);
+  if (!(Number.isInteger(threads) && threads >= 1 && threads <= Math.min(concurrency, connections))) {
+    throw usage(`--threads ${threads}: expected a whole number from 1 to the lesser of --concurrency and --connections`);
+  }
+  const http = protocol === LOAD_HTTP;
+  if (!http && (options.mix !== undefined || options.collection !== undefined)) throw usage(`--${options.mix !== undefined ? "mix" : "collection"} is for --http runs`);
+  // Threads drive the raw HTTP/2 caller, which speaks only the protocol that needs HTTP/2 (gRPC).
+  if (threads > 1 && (http || !moduleOf(protocol).needsHttp2Handshake)) throw usage(`--threads ${threads}: only a gRPC run drives from several threads`);
+  const { flag, endpoint } = loadEndpoint(protocol, options.address);
+  if (options.allowRemote === false && !isLocal(endpoint.address)) throw usage(`${flag} ${options.address}: not this machine; a load run elsewhere needs --allow-remote`);
+  return Object.freeze({
+    ...options,
+    protocol,
+    flag,
+    endpoint,
+    durationMs,
+    concurrency,
+    connections,
+    threads,
+    timeoutMs: options.timeoutMs ?? LOAD_DEFAULTS.timeoutMs,
+    ...(http && { collection: options.collection ?? LOAD_DEFAULTS.collection, mix: options.mix ?? LOAD_DEFAULTS.mix }),
+    apiKeyIn: options.apiKeyIn ?? { in: "header" as const, name: RUN_DEFAULTS.apiKeyHeader },
   });
 }
