@@ -12,6 +12,7 @@ import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { parseCheckArgs } from "../../harness/cli/check-options.js";
 import { main } from "../../harness/cli/main.js";
 import { rpcTargetsOf } from "../../harness/cli/rpc-target.js";
+import { replayFromOptions } from "../../harness/index.js";
 import { createHttpExchange } from "../../harness/protocols/http-exchange.js";
 import { registerProtocol, type ProtocolModule } from "../../harness/protocols/index.js";
 import { runConformance } from "../../harness/runner.js";
@@ -120,6 +121,11 @@ describe("the CLI of a protocol registered from a test file", () => {
       { protocol: "grpc", flag: "--grpc", address: "127.0.0.1:1" },
       { protocol: "plain", flag: "--plain", address: "http://127.0.0.1:9" },
     ]);
+  });
+
+  it("names its flag in the replay line of a run started from code, rendered from check's option table", () => {
+    const render = replayFromOptions({ grpc: { address: "http://127.0.0.1:9", protocol: "plain", metadata: { token: "s3cret" } }, runs: 5 });
+    expect(render?.({ only: "grpc.unary.single-response", seed: 2 })).toBe("npx example-conformance check --plain http://127.0.0.1:9 --metadata 'token=<METADATA_VALUE>' --runs 5 --only grpc.unary.single-response --seed 2");
   });
 
   it("shows the flag in check --help with the module's text", async () => {
