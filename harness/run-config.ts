@@ -13,6 +13,7 @@ import { CONTRACT_DIR } from "../contract/paths.js";
 import type { SloTerm } from "./load/slo.js";
 import type { Mix } from "./load/_internals/resource-caller.js";
 import { ConformanceError } from "./errors.js";
+import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import { isLocal, parseAddress, type ParsedAddress } from "./targets/address.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { TlsOptions } from "./targets/connection.js";
@@ -293,7 +294,12 @@ export type ResolvedHttpTarget = Readonly<HttpTargetOptions & Required<Pick<Http
 /** The HTTP target of a run with every option given. */
 export type ResolvedHttpRun = Readonly<
   HttpRunTarget &
-    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & { maxDiscoveryRequests: number; words?: PathWords }
+    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & {
+      /** baseUrl parsed, once, where the run is resolved. */
+      url: URL;
+      maxDiscoveryRequests: number;
+      words?: PathWords;
+    }
 >;
 
 /** What a session is opened with. */
@@ -358,8 +364,9 @@ export function resolveGrpcTarget(options: GrpcTargetOptions): ResolvedGrpcTarge
   });
 }
 
-export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarget {
-  const { host } = httpEndpointOf(parseHttpBaseUrl(options.baseUrl));
+/** An HTTP target's options resolved; its base URL parsed here unless the caller parsed it already (resolveHttpRun). */
+export function resolveHttpTarget(options: HttpTargetOptions, url: URL = parseHttpBaseUrl(options.baseUrl)): ResolvedHttpTarget {
+  const { host } = httpEndpointOf(url);
   // An in-memory target, like an RPC one, counts as this machine (no rate limit by default).
   const local = options.inMemory !== undefined || localHost(host);
   return Object.freeze({
@@ -374,9 +381,11 @@ export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarge
 /** The HTTP target of a run; its timeout is the RPC target's when it names none. */
 export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | undefined, pathWords?: PathWords): ResolvedHttpRun {
   const apiKeyHeader = h.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader;
-  const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs });
+  const url = parseRunBaseUrl(h.baseUrl);
+  const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs }, url);
   return Object.freeze({
     ...h,
+    url,
     collections: h.collections && h.collections.length > 0 ? h.collections : RUN_DEFAULTS.collections,
     apiKeyHeader,
     apiKeyIn: target.apiKeyIn,
@@ -387,6 +396,14 @@ export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | unde
     maxDiscoveryRequests: RUN_DEFAULTS.maxDiscoveryRequests,
     ...(pathWords && { words: resolvePathWords(pathWords, h) }),
   });
+}
+
+/** The run's HTTP base URL, parsed once here: one that carries credentials is refused without echoing them. */
+function parseRunBaseUrl(baseUrl: string): URL {
+  if (hasCredentials(baseUrl)) {
+    throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
+  }
+  return parseHttpBaseUrl(baseUrl);
 }
 
 /** The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns. */

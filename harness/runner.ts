@@ -10,7 +10,6 @@ import { failingCall, recording, type RecordedCall } from "./call-recorder.js";
 import { grpcurlCommand } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
-import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
 import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
@@ -21,7 +20,6 @@ import { resolveRunConfig, type ResolvedGrpcTarget, type RunConfig, type RunOpti
 
 export type { RunOptions };
 import { describeSent } from "./targets/guards.js";
-import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { createTraceWriter, type TraceWriter } from "./trace/trace-writer.js";
@@ -209,7 +207,6 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   assertSomethingJudged(checks, options);
   const redact = createRedactor(options);
   const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
-  if (options.http) assertHttpBaseUrl(options.http.baseUrl);
   const config = resolveRunConfig(options, () => randomInt(0, 2 ** 31 - 1));
   const { seed } = config;
   const reporters = config.reporters ?? [];
@@ -313,13 +310,6 @@ function assertSomethingJudged(checks: readonly CheckDefinition[], options: RunO
       ? "--only/--skip: the selection leaves no check to run, so nothing would be judged"
       : `--only/--skip: the ${checks.length} selected check(s) need an interface that was not given (${given} target given), so nothing would be judged`,
   );
-}
-
-function assertHttpBaseUrl(baseUrl: string): void {
-  if (hasCredentials(baseUrl)) {
-    throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
-  }
-  parseHttpBaseUrl(baseUrl);
 }
 
 /** What the report says was checked: the contract, the targets, the image and the certificate. */

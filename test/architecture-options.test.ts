@@ -43,6 +43,8 @@ describe("defaults", () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect([config.seed, config.runs, config.concurrency, config.checkTimeoutMs]).toEqual([7, RUN_DEFAULTS.runs, RUN_DEFAULTS.concurrency, RUN_DEFAULTS.checkTimeoutMs]);
     expect(config.grpc).toMatchObject({ protocol: "grpc", timeoutMs: RUN_DEFAULTS.timeoutMs, maxCalls: RUN_DEFAULTS.maxCalls, rate: Infinity, metadata: {} });
+    // The HTTP target's base URL is parsed once, where the run is resolved, and carried typed.
+    expect(config.http?.url).toEqual(new URL("http://127.0.0.1:2"));
     expect(config.http).toMatchObject({ collections: RUN_DEFAULTS.collections, apiKeyIn: { in: "header", name: RUN_DEFAULTS.apiKeyHeader }, timeoutMs: RUN_DEFAULTS.timeoutMs, replicas: [] });
     expect(config.session).toMatchObject({ parallelism: RUN_DEFAULTS.concurrency, timeoutMs: RUN_DEFAULTS.timeoutMs, replicas: [] });
     // A remote target is rate-limited by default; the HTTP target's timeout follows the RPC target's.
