@@ -470,6 +470,30 @@ function loadEndpoint(protocol: string, address: string): { flag: string; endpoi
   return { flag: "--http", endpoint: { url, address: parseAddress(`${url.hostname}:${httpEndpointOf(url).port}`, "--http") } };
 }
 
+/** The flag a run's TLS options came from, for messages. */
+const tlsFlag = (tls: TlsOptions): string => (tls.caFile !== undefined ? "--ca" : tls.certFile !== undefined ? "--cert" : tls.keyFile !== undefined ? "--key" : "--tls");
+
+/**
+ * TLS, authority, metadata and the API key, each refused where it does not apply (exit 2 naming the flag); the TLS a
+ * run speaks: as given, or the system roots for an https:// URL given none.
+ */
+function loadTransportRules(o: LoadOptions, protocol: string, flag: string, url: URL | undefined): TlsOptions | undefined {
+  const usage = (message: string) => new ConformanceError("usage", message);
+  const http = protocol === LOAD_HTTP;
+  const metadata = Object.keys(o.metadata ?? {}).length > 0;
+  const given = [o.tls && tlsFlag(o.tls), o.authority !== undefined && "--authority", metadata && "--metadata"].filter((f): f is string => typeof f === "string");
+  // The raw HTTP/2 caller (gRPC) speaks plaintext and sends no metadata.
+  if (!http && moduleOf(protocol).needsHttp2Handshake && given.length > 0) {
+    throw usage(`${given[0]}: load over ${flag} speaks plaintext without metadata; TLS and metadata are for --connect, --grpc-web and --http runs`);
+  }
+  if (http && metadata) throw usage("--metadata is for --connect and --grpc-web runs; --http takes --api-key");
+  if (!http && (o.apiKey !== undefined || o.apiKeyIn !== undefined)) throw usage(`--${o.apiKey !== undefined ? "api-key" : "api-key-in"} is for --http runs; --connect and --grpc-web take --metadata`);
+  if (o.apiKey === "") throw usage("--api-key: the key is empty");
+  const secure = url?.protocol === "https:";
+  if (!secure && o.tls !== undefined) throw usage(`${flag} ${o.address}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
+  return secure ? (o.tls ?? {}) : undefined;
+}
+
 /** A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag). */
 export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
   const protocol = options.protocol ?? LOAD_DEFAULTS.protocol;
@@ -488,8 +512,10 @@ export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
   if (threads > 1 && (http || !moduleOf(protocol).needsHttp2Handshake)) throw usage(`--threads ${threads}: only a gRPC run drives from several threads`);
   const { flag, endpoint } = loadEndpoint(protocol, options.address);
   if (options.allowRemote === false && !isLocal(endpoint.address)) throw usage(`${flag} ${options.address}: not this machine; a load run elsewhere needs --allow-remote`);
+  const tls = loadTransportRules(options, protocol, flag, endpoint.url);
   return Object.freeze({
     ...options,
+    ...(tls && { tls }),
     protocol,
     flag,
     endpoint,

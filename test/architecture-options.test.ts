@@ -77,6 +77,12 @@ describe("load's options", () => {
     expect(refused({ address: "example.com:443", allowRemote: false })).toThrow(/^--grpc example\.com:443: not this machine; a load run elsewhere needs --allow-remote/);
     expect(refused({ address: "127.0.0.1:1", protocol: "nope" })).toThrow(/no protocol named nope/);
     expect(resolveLoadOptions({ address: "example.com:443" }).endpoint.address).toMatchObject({ host: "example.com" });
+    // TLS, metadata and the key where they apply, and only there; an https:// URL speaks TLS on the system roots.
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "connect", tls: { caFile: "ca.pem" } })).toThrow(/^--connect http:\/\/127\.0\.0\.1:1: TLS \(--tls, --ca, --cert, --key\) needs an https:\/\/ URL/);
+    expect(refused({ address: "127.0.0.1:1", metadata: { a: "b" } })).toThrow(/^--metadata: load over --grpc speaks plaintext without metadata/);
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "http", metadata: { a: "b" } })).toThrow(/^--metadata is for --connect and --grpc-web runs/);
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "grpc-web", apiKey: "k" })).toThrow(/^--api-key is for --http runs/);
+    expect(resolveLoadOptions({ address: "https://127.0.0.1:1", protocol: "connect" }).tls).toEqual({});
   });
 });
 

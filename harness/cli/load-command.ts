@@ -7,7 +7,7 @@ import { loadFailures, type LoadReport, type LoadReporter } from "../load/load-r
 import { parseSlo, type SloTerm } from "../load/slo.js";
 import type { TlsOptions } from "../targets/connection.js";
 import { parseApiKeyPlacement } from "../targets/http-target.js";
-import { resolveLoadOptions, type LoadOptions, type LoadProgress } from "../run-config.js";
+import { LOAD_HTTP, resolveLoadOptions, type LoadOptions, type LoadProgress } from "../run-config.js";
 import { collectMetadata } from "./metadata.js";
 import { openReportFile } from "../reporters/_internals/report-file.js";
 import { createLoadConsoleReporter } from "../reporters/load-console.js";
@@ -27,36 +27,21 @@ async function resolveSlo(opts: { slo?: string; config?: string }): Promise<SloT
   return slo === undefined ? [] : parseSlo(slo, `${file}: load.slo`);
 }
 
-/** TLS, authority, metadata and the API key of a Connect, gRPC-Web or HTTP run, each refused where it does not apply. */
-function transportOptions(opts: LoadCliOptions, protocol: string, where: string, env: CliIo["env"]): Partial<LoadOptions> {
-  const metadata = collectMetadata(opts, env);
+/**
+ * TLS, authority, metadata and the API key as the flags give them (the key from $EXAMPLE_API_KEY for --http); where
+ * each applies is resolveLoadOptions' rule, checked there once.
+ */
+function transportOptions(opts: LoadCliOptions, protocol: string, env: CliIo["env"]): Partial<LoadOptions> {
   const envKey = env.EXAMPLE_API_KEY !== undefined && env.EXAMPLE_API_KEY !== "" ? env.EXAMPLE_API_KEY : undefined;
-  const apiKey = protocol === "http" ? (opts.apiKey ?? envKey) : opts.apiKey;
-  const given = (
-    [
-      ["--tls", opts.tls === true],
-      ["--ca", opts.ca !== undefined],
-      ["--cert", opts.cert !== undefined],
-      ["--key", opts.key !== undefined],
-      ["--authority", opts.authority !== undefined],
-      ["--metadata", Object.keys(metadata).length > 0],
-    ] as const
-  ).filter(([, on]) => on);
-  if (protocol === "grpc" && given.length > 0) throw new ConformanceError("usage", `${given[0]?.[0]}: load over --grpc speaks plaintext without metadata; TLS and metadata are for --connect, --grpc-web and --http runs`);
-  if (protocol === "http" && Object.keys(metadata).length > 0) throw new ConformanceError("usage", "--metadata is for --connect and --grpc-web runs; --http takes --api-key");
-  if (protocol !== "http" && (opts.apiKey !== undefined || opts.apiKeyIn !== undefined)) throw new ConformanceError("usage", `--${opts.apiKey !== undefined ? "api-key" : "api-key-in"} is for --http runs; --connect and --grpc-web take --metadata`);
-  if (opts.apiKey === "") throw new ConformanceError("usage", "--api-key: the key is empty");
+  const apiKey = protocol === LOAD_HTTP ? (opts.apiKey ?? envKey) : opts.apiKey;
   const placement = opts.apiKeyIn === undefined ? undefined : parseApiKeyPlacement(opts.apiKeyIn);
   if (opts.apiKeyIn !== undefined && placement === undefined) throw new ConformanceError("usage", `--api-key-in ${opts.apiKeyIn}: expected header:NAME, bearer or query:NAME`);
-  const secure = where.startsWith("https:");
-  if (!secure && given.some(([flag]) => flag !== "--metadata" && flag !== "--authority")) {
-    throw new ConformanceError("usage", `--${protocol} ${where}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
-  }
+  const tlsGiven = opts.tls === true || opts.ca !== undefined || opts.cert !== undefined || opts.key !== undefined;
   const tls: TlsOptions = { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) };
   return {
-    ...(secure && { tls }),
+    ...(tlsGiven && { tls }),
     ...(opts.authority !== undefined && { authority: opts.authority }),
-    ...(protocol !== "http" && { metadata }),
+    metadata: collectMetadata(opts, env),
     ...(apiKey !== undefined && { apiKey }),
     ...(placement !== undefined && { apiKeyIn: placement }),
   };
@@ -83,7 +68,7 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
       const controller = new AbortController();
       const reporters: LoadReporter[] = [createLoadConsoleReporter({ stdout: io.stdout, stderr: io.stderr, color: io.isTty, live: io.stderrIsTty === true, quiet: opts.quiet === true })];
       const onProgress = (p: LoadProgress) => reporters.forEach((r) => r.onProgress?.(p));
-      const options = resolveLoadOptions({ address: where, protocol, ...transportOptions(opts, protocol, where, io.env), ...loadFigures(opts), slo, signal: controller.signal, onProgress });
+      const options = resolveLoadOptions({ address: where, protocol, ...transportOptions(opts, protocol, io.env), ...loadFigures(opts), slo, signal: controller.signal, onProgress });
       // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
       const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
       if (json) reporters.push(createLoadJsonReporter(json));
