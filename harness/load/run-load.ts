@@ -73,8 +73,8 @@ function driveInWorkers(specs: DriveSpec[], signal: AbortSignal | undefined, pro
   );
 }
 
-/** A load run: its options resolved and checked once (run-config.ts), then run. */
-export function runLoad(options: LoadOptions): Promise<LoadReport> {
+/** A load run: its options resolved and checked once (run-config.ts), then run; a mistake in them rejects, as any failure does. */
+export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   return runResolvedLoad(resolveLoadOptions(options));
 }
 
