@@ -1,10 +1,7 @@
 // The results of a run as data: what reporters read and runConformance returns.
 import type { ResourceCapabilities } from "./capabilities.js";
 import type { Area, CheckOutcome, Profile, Severity } from "./check.js";
-import { shellQuote } from "./_internals/shell-quote.js";
 import type { CheckTraffic } from "./traffic.js";
-import { placementFlag, type ApiKeyPlacement } from "./targets/http-target.js";
-import { moduleOf } from "./targets/rpc-endpoint.js";
 
 export type CheckStatus = CheckOutcome["status"] | "expected-fail";
 
@@ -141,49 +138,4 @@ export interface Reporter {
   onCheckEnd?(check: { id: string; title: string }): void;
   onCheckResult?(result: CheckResult): void;
   onRunEnd?(report: RunReport): void | Promise<void>;
-}
-
-/** What the replay line of a run started from code is made of: the parts of RunOptions a command line can say. */
-export interface ReplaySource {
-  grpc?: { address: string; tls?: unknown; authority?: string; metadata?: Readonly<Record<string, string>>; protocol?: string; inMemory?: unknown; timeoutMs?: number };
-  http?: { baseUrl: string; apiKey?: string; apiKeyIn?: ApiKeyPlacement; replicas?: readonly string[]; timeoutMs?: number; inMemory?: unknown };
-  replicas?: readonly string[];
-  contract?: string;
-  strict?: boolean;
-  profiles?: readonly string[];
-  runs?: number;
-  expectFailures?: string;
-}
-
-/**
- * The replay line of a run started from code (runConformance without replayCommand), as the CLI would print it
- * for the same options: every secret a placeholder (`<API_KEY>`, `<METADATA_VALUE>`), TLS files as `<FILE>` to fill
- * (from code they may be bytes). Undefined for an in-memory target, which no command line can reach.
- */
-export function replayFromOptions(options: ReplaySource): ((args: ReplayArgs) => string) | undefined {
-  if (options.grpc?.inMemory !== undefined || options.http?.inMemory !== undefined) return undefined;
-  const words: string[] = ["npx", "example-conformance", "check"];
-  const g = options.grpc;
-  if (g !== undefined) {
-    words.push(moduleOf(g.protocol).cli.flag, g.address);
-    if (g.tls !== undefined && g.tls !== false) words.push("--tls", ...(typeof g.tls === "object" ? ["--ca", "<FILE>"] : []));
-    if (g.authority !== undefined) words.push("--authority", g.authority);
-    for (const key of Object.keys(g.metadata ?? {})) words.push("--metadata", `${key}=<METADATA_VALUE>`);
-  }
-  for (const r of options.replicas ?? []) words.push("--replica", r);
-  if (options.http !== undefined) {
-    words.push("--http", options.http.baseUrl);
-    if (options.http.apiKey !== undefined) words.push("--api-key", "<API_KEY>");
-    if (options.http.apiKeyIn !== undefined) words.push("--api-key-in", placementFlag(options.http.apiKeyIn));
-    for (const r of options.http.replicas ?? []) words.push("--http-replica", r);
-  }
-  const timeoutMs = g?.timeoutMs ?? options.http?.timeoutMs;
-  if (timeoutMs !== undefined) words.push("--timeout", `${timeoutMs}ms`);
-  if (options.contract !== undefined) words.push("--contract", options.contract);
-  if (options.profiles?.includes("protocol")) words.push("--profile", "protocol");
-  if (options.strict) words.push("--strict");
-  if (options.runs !== undefined) words.push("--runs", String(options.runs));
-  if (options.expectFailures !== undefined) words.push("--expect-failures", options.expectFailures);
-  const base = words.map(shellQuote).join(" ");
-  return (args) => [base, "--only", shellQuote(args.only), "--seed", String(args.seed), ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : [])].join(" ");
 }

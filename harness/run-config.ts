@@ -10,14 +10,18 @@ import type { Expectation } from "./expectations.js";
 import type { Protocol } from "./protocols/index.js";
 import type { ReplayArgs, Reporter, RunAttestation } from "./report.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
-import { isLocal } from "./targets/address.js";
+import type { SloTerm } from "./load/slo.js";
+import type { Mix } from "./load/_internals/resource-caller.js";
+import { ConformanceError } from "./errors.js";
+import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
+import { isLocal, parseAddress, type ParsedAddress } from "./targets/address.js";
 import type { CallBudget } from "./targets/budget.js";
 import type { TlsOptions } from "./targets/connection.js";
 import { endpointOf as httpEndpointOf, parseHttpBaseUrl } from "./targets/http-base-url.js";
 import type { ApiKeyPlacement, PathWords } from "./targets/http-target.js";
 import type { InMemoryClient } from "./targets/in-memory-client.js";
 import type { HttpHandler } from "./targets/http-inject.js";
-import { endpointOf } from "./targets/rpc-endpoint.js";
+import { endpointOf, moduleOf } from "./targets/rpc-endpoint.js";
 
 /** Every default of a run. Read nowhere but here (test/architecture-options.test.ts holds it so). */
 export const RUN_DEFAULTS = Object.freeze({
@@ -40,6 +44,98 @@ export const RUN_DEFAULTS = Object.freeze({
   /** Bound on the requests discovery sends while following the server's links. */
   maxDiscoveryRequests: 50,
 });
+
+/** Every default of a `load` run, beside the run's: read nowhere but here and in load's --help. */
+export const LOAD_DEFAULTS = Object.freeze({
+  /** The protocol a run speaks when none is named. */
+  protocol: "grpc",
+  /** How long calls keep starting, in milliseconds. */
+  durationMs: 10_000,
+  /** The longest a run may be asked to last, in milliseconds. */
+  maxDurationMs: 10 * 60_000,
+  /** Calls in flight at once. */
+  concurrency: 64,
+  /** Connections the calls are spread over. */
+  connections: 4,
+  /** Threads that drive the calls. */
+  threads: 1,
+  /** Bound on one call, as check's (RUN_DEFAULTS.timeoutMs). */
+  timeoutMs: RUN_DEFAULTS.timeoutMs,
+  /** HTTP resources: the collection the messages are created in, as check's first (the specification's example). */
+  collection: RUN_DEFAULTS.collections[0] as string,
+  /** HTTP resources: how often each operation comes. */
+  mix: Object.freeze({ create: 1, read: 8, list: 1, update: 1, delete: 1 }) as Mix,
+});
+
+export interface LoadOptions {
+  /** gRPC: host:port, dns:///host:port or unix:///path; Connect, gRPC-Web and HTTP: the base URL (http(s)://host:port[/prefix]). */
+  address: string;
+  /** A protocol of the map that load drives (grpc, connect, grpc-web), or "http" for resources; default gRPC. */
+  protocol?: string;
+  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default LOAD_DEFAULTS.mix). */
+  collection?: string;
+  mix?: Mix;
+  /** How long calls keep starting (default 10 s, at most 10 m); the run stops by itself after it. */
+  durationMs?: number;
+  /** Calls in flight at once (default 64). */
+  concurrency?: number;
+  /** Connections the calls are spread over (default 4). */
+  connections?: number;
+  /** Calls started per second at most; absent for as fast as the target answers. */
+  rate?: number;
+  /** Bound on one call (default 5 s). */
+  timeoutMs?: number;
+  /**
+   * Threads that drive calls, each with its share of the concurrency, connections and rate (default 1). gRPC goes
+   * through a raw HTTP/2 client of about 10 µs of CPU a call (node:http2's costs 70-80), so one thread drives
+   * grpc-go on a core of its own; more threads use more cores. Needs the compiled harness (dist/).
+   */
+  threads?: number;
+  /** false: a target that is not this machine is refused (the CLI without --allow-remote). Default allowed. */
+  allowRemote?: boolean;
+  /** Stops the run early (Ctrl-C), keeping what was measured. */
+  signal?: AbortSignal;
+  /** Called about once a second. */
+  onProgress?: (p: LoadProgress) => void;
+  /** Thresholds the run is judged against. */
+  slo?: readonly SloTerm[];
+  /** Connect, gRPC-Web and HTTP over an https:// URL: the CA to trust and the client certificate (files). */
+  tls?: TlsOptions;
+  /** Connect, gRPC-Web and HTTP: the Host header and TLS server name. */
+  authority?: string;
+  /** Connect and gRPC-Web: metadata sent as headers on every call (-bin values base64). */
+  metadata?: Readonly<Record<string, string>>;
+  /** HTTP resources: the key sent with every request, where apiKeyIn places it (default the X-API-Key header). */
+  apiKey?: string;
+  apiKeyIn?: ApiKeyPlacement;
+}
+
+export interface LoadProgress {
+  elapsedMs: number;
+  requests: number;
+  errors: number;
+  requestsPerSecond: number;
+}
+
+/** A load run with every option given and checked, its target parsed once. */
+export type ResolvedLoad = Readonly<
+  Omit<LoadOptions, "protocol" | "durationMs" | "concurrency" | "connections" | "threads" | "timeoutMs" | "collection" | "mix" | "apiKeyIn"> & {
+    protocol: string;
+    /** The flag that names the target, for messages: --grpc, --connect, --http. */
+    flag: string;
+    /** Where the target is: host and port (or socket), and for a target over HTTP its base URL. */
+    endpoint: { address: ParsedAddress; url?: URL };
+    durationMs: number;
+    concurrency: number;
+    connections: number;
+    threads: number;
+    timeoutMs: number;
+    /** HTTP resources only. */
+    collection?: string;
+    mix?: Mix;
+    apiKeyIn: ApiKeyPlacement;
+  }
+>;
 
 export interface GrpcTargetOptions {
   /** host:port, dns:///host:port or unix:///path. */
@@ -198,7 +294,12 @@ export type ResolvedHttpTarget = Readonly<HttpTargetOptions & Required<Pick<Http
 /** The HTTP target of a run with every option given. */
 export type ResolvedHttpRun = Readonly<
   HttpRunTarget &
-    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & { maxDiscoveryRequests: number; words?: PathWords }
+    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & {
+      /** baseUrl parsed, once, where the run is resolved. */
+      url: URL;
+      maxDiscoveryRequests: number;
+      words?: PathWords;
+    }
 >;
 
 /** What a session is opened with. */
@@ -263,8 +364,9 @@ export function resolveGrpcTarget(options: GrpcTargetOptions): ResolvedGrpcTarge
   });
 }
 
-export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarget {
-  const { host } = httpEndpointOf(parseHttpBaseUrl(options.baseUrl));
+/** An HTTP target's options resolved; its base URL parsed here unless the caller parsed it already (resolveHttpRun). */
+export function resolveHttpTarget(options: HttpTargetOptions, url: URL = parseHttpBaseUrl(options.baseUrl)): ResolvedHttpTarget {
+  const { host } = httpEndpointOf(url);
   // An in-memory target, like an RPC one, counts as this machine (no rate limit by default).
   const local = options.inMemory !== undefined || localHost(host);
   return Object.freeze({
@@ -279,9 +381,11 @@ export function resolveHttpTarget(options: HttpTargetOptions): ResolvedHttpTarge
 /** The HTTP target of a run; its timeout is the RPC target's when it names none. */
 export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | undefined, pathWords?: PathWords): ResolvedHttpRun {
   const apiKeyHeader = h.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader;
-  const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs });
+  const url = parseRunBaseUrl(h.baseUrl);
+  const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs }, url);
   return Object.freeze({
     ...h,
+    url,
     collections: h.collections && h.collections.length > 0 ? h.collections : RUN_DEFAULTS.collections,
     apiKeyHeader,
     apiKeyIn: target.apiKeyIn,
@@ -292,6 +396,14 @@ export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | unde
     maxDiscoveryRequests: RUN_DEFAULTS.maxDiscoveryRequests,
     ...(pathWords && { words: resolvePathWords(pathWords, h) }),
   });
+}
+
+/** The run's HTTP base URL, parsed once here: one that carries credentials is refused without echoing them. */
+function parseRunBaseUrl(baseUrl: string): URL {
+  if (hasCredentials(baseUrl)) {
+    throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
+  }
+  return parseHttpBaseUrl(baseUrl);
 }
 
 /** The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns. */
@@ -341,5 +453,78 @@ export function resolveRunConfig(options: RunOptions, randomSeed: () => number):
     rpcPeers: session.rpcPeers,
     ...(session.http && { http: session.http }),
     session,
+  });
+}
+
+/** The HTTP resource interface `load --http` drives: not a protocol of the map, and spoken of by this name. */
+export const LOAD_HTTP = "http";
+
+/** Where a load run's target is, parsed once by its protocol's rules (the HTTP resource interface's for --http). */
+function loadEndpoint(protocol: string, address: string): { flag: string; endpoint: { address: ParsedAddress; url?: URL } } {
+  if (protocol !== LOAD_HTTP) {
+    const flag = moduleOf(protocol).cli.flag;
+    return { flag, endpoint: endpointOf({ address, protocol }, flag) };
+  }
+  const url = parseHttpBaseUrl(address, "--http");
+  // URL.hostname keeps an IPv6 address's brackets, as parseAddress wants them.
+  return { flag: "--http", endpoint: { url, address: parseAddress(`${url.hostname}:${httpEndpointOf(url).port}`, "--http") } };
+}
+
+/** The flag a run's TLS options came from, for messages. */
+const tlsFlag = (tls: TlsOptions): string => (tls.caFile !== undefined ? "--ca" : tls.certFile !== undefined ? "--cert" : tls.keyFile !== undefined ? "--key" : "--tls");
+
+/**
+ * TLS, authority, metadata and the API key, each refused where it does not apply (exit 2 naming the flag); the TLS a
+ * run speaks: as given, or the system roots for an https:// URL given none.
+ */
+function loadTransportRules(o: LoadOptions, protocol: string, flag: string, url: URL | undefined): TlsOptions | undefined {
+  const usage = (message: string) => new ConformanceError("usage", message);
+  const http = protocol === LOAD_HTTP;
+  const metadata = Object.keys(o.metadata ?? {}).length > 0;
+  const given = [o.tls && tlsFlag(o.tls), o.authority !== undefined && "--authority", metadata && "--metadata"].filter((f): f is string => typeof f === "string");
+  // The raw HTTP/2 caller (gRPC) speaks plaintext and sends no metadata.
+  if (!http && moduleOf(protocol).needsHttp2Handshake && given.length > 0) {
+    throw usage(`${given[0]}: load over ${flag} speaks plaintext without metadata; TLS and metadata are for --connect, --grpc-web and --http runs`);
+  }
+  if (http && metadata) throw usage("--metadata is for --connect and --grpc-web runs; --http takes --api-key");
+  if (!http && (o.apiKey !== undefined || o.apiKeyIn !== undefined)) throw usage(`--${o.apiKey !== undefined ? "api-key" : "api-key-in"} is for --http runs; --connect and --grpc-web take --metadata`);
+  if (o.apiKey === "") throw usage("--api-key: the key is empty");
+  const secure = url?.protocol === "https:";
+  if (!secure && o.tls !== undefined) throw usage(`${flag} ${o.address}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
+  return secure ? (o.tls ?? {}) : undefined;
+}
+
+/** A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag). */
+export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
+  const protocol = options.protocol ?? LOAD_DEFAULTS.protocol;
+  const durationMs = options.durationMs ?? LOAD_DEFAULTS.durationMs;
+  const concurrency = options.concurrency ?? LOAD_DEFAULTS.concurrency;
+  const connections = options.connections ?? LOAD_DEFAULTS.connections;
+  const threads = options.threads ?? LOAD_DEFAULTS.threads;
+  const usage = (message: string) => new ConformanceError("usage", message);
+  if (!(durationMs >= 1 && durationMs <= LOAD_DEFAULTS.maxDurationMs)) throw usage(`--duration must be between 1ms and ${LOAD_DEFAULTS.maxDurationMs / 60_000}m, got ${durationMs}ms`);
+  if (!(Number.isInteger(threads) && threads >= 1 && threads <= Math.min(concurrency, connections))) {
+    throw usage(`--threads ${threads}: expected a whole number from 1 to the lesser of --concurrency and --connections`);
+  }
+  const http = protocol === LOAD_HTTP;
+  if (!http && (options.mix !== undefined || options.collection !== undefined)) throw usage(`--${options.mix !== undefined ? "mix" : "collection"} is for --http runs`);
+  // Threads drive the raw HTTP/2 caller, which speaks only the protocol that needs HTTP/2 (gRPC).
+  if (threads > 1 && (http || !moduleOf(protocol).needsHttp2Handshake)) throw usage(`--threads ${threads}: only a gRPC run drives from several threads`);
+  const { flag, endpoint } = loadEndpoint(protocol, options.address);
+  if (options.allowRemote === false && !isLocal(endpoint.address)) throw usage(`${flag} ${options.address}: not this machine; a load run elsewhere needs --allow-remote`);
+  const tls = loadTransportRules(options, protocol, flag, endpoint.url);
+  return Object.freeze({
+    ...options,
+    ...(tls && { tls }),
+    protocol,
+    flag,
+    endpoint,
+    durationMs,
+    concurrency,
+    connections,
+    threads,
+    timeoutMs: options.timeoutMs ?? LOAD_DEFAULTS.timeoutMs,
+    ...(http && { collection: options.collection ?? LOAD_DEFAULTS.collection, mix: options.mix ?? LOAD_DEFAULTS.mix }),
+    apiKeyIn: options.apiKeyIn ?? { in: "header" as const, name: RUN_DEFAULTS.apiKeyHeader },
   });
 }

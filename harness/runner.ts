@@ -11,7 +11,6 @@ import { failingCall, recording, type RecordedCall } from "./call-recorder.js";
 import { grpcurlCommand } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../contract/paths.js";
-import { hasCredentials, withoutCredentials } from "./_internals/url-credentials.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
 import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
@@ -22,7 +21,6 @@ import { resolveRunConfig, type ResolvedGrpcTarget, type RunConfig, type RunOpti
 
 export type { RunOptions };
 import { describeSent } from "./targets/guards.js";
-import { parseHttpBaseUrl } from "./targets/http-base-url.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
 import { createTraceWriter, type TraceWriter } from "./trace/trace-writer.js";
@@ -148,14 +146,14 @@ function inScope(c: Pick<CheckDefinition, "area">, options: Pick<RunOptions, "gr
  * Under --trace: runs a check with its exchanges kept and, as soon as it ends failing or erring, writes them (so that
  * only the checks in flight hold theirs), with the grpcurl line beside each gRPC call that one repeats.
  */
-async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, files: Map<string, string>, config: RunConfig, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
+async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, record: CheckRecord, config: RunConfig, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
   const outcome = await tracer.around(check.id, run);
   const grpc = config.grpc;
   const file = tracer.finish(check.id, outcome, (e) => {
     const line = e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
     return line ? redact(line) : undefined;
   });
-  if (file !== undefined) files.set(check.id, file);
+  if (file !== undefined) record.traceFile = file;
   return outcome;
 }
 
@@ -191,9 +189,9 @@ export function gates(check: Pick<CheckDefinition, "severity" | "profile">, opti
  * Each result's traffic, read at the end: a memoised probe's calls count for the check that started it, which may
  * finish before they do.
  */
-function withTraffic(results: CheckResult[], traffic: ReturnType<typeof startChecks>["traffic"]): void {
+function withTraffic(results: CheckResult[], records: ReadonlyMap<string, CheckRecord>): void {
   for (const r of results) {
-    const t = traffic.get(r.id);
+    const t = records.get(r.id)?.traffic;
     if (t) r.traffic = { ...t.traffic };
   }
 }
@@ -210,7 +208,6 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   assertSomethingJudged(checks, options);
   const redact = createRedactor(options);
   const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
-  if (options.http) assertHttpBaseUrl(options.http.baseUrl);
   const config = resolveRunConfig(options, () => randomInt(0, 2 ** 31 - 1));
   const { seed } = config;
   const reporters = config.reporters ?? [];
@@ -222,11 +219,11 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
   const results: CheckResult[] = [];
-  const { started, calls, traceFiles, traffic } = startChecks(checks, session, config, reporters, tracer && { tracer, contractDir, redact });
-  const judged: Judged = { config, expectations, startedAt, calls, traceFiles, contractDir, redact };
+  const records = startChecks(checks, session, config, reporters, tracer && { tracer, contractDir, redact });
+  const judged: Judged = { config, expectations, startedAt, records, contractDir, redact };
   try {
     for (const check of checks) {
-      const { outcome, ms } = await (started.get(check.id) as Promise<{ outcome: CheckOutcome; ms: number }>);
+      const { outcome, ms } = await (records.get(check.id) as CheckRecord).done;
       const result = resultOf(check, outcome, ms, judged);
       results.push(result);
       for (const r of reporters) r.onCheckResult?.(result);
@@ -236,7 +233,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   }
   assertAnswered(session);
   assertLetThrough(session);
-  withTraffic(results, traffic);
+  withTraffic(results, records);
   const report: RunReport = {
     ...(config.implementation && { implementation: config.implementation }),
     ...(config.attestation && { attestation: config.attestation }),
@@ -316,13 +313,6 @@ function assertSomethingJudged(checks: readonly CheckDefinition[], options: RunO
   );
 }
 
-function assertHttpBaseUrl(baseUrl: string): void {
-  if (hasCredentials(baseUrl)) {
-    throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
-  }
-  parseHttpBaseUrl(baseUrl);
-}
-
 /** What the report says was checked: the contract, the targets, the image and the certificate. */
 function targetOf(config: RunConfig): RunReport["target"] {
   return {
@@ -343,8 +333,10 @@ function targetOf(config: RunConfig): RunReport["target"] {
  * target's checks, which run side by side within --concurrency as each declares it may. Each RPC check's unary calls
  * are remembered, so that its failure can name the grpcurl command that repeats it, and its traffic counted.
  */
-function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, reporters: readonly Reporter[], traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }) {
-  const calls = new Map<string, RecordedCall[]>();
+function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, reporters: readonly Reporter[], traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }): ReadonlyMap<string, CheckRecord> {
+  // Each record is there before its check starts (its calls and traffic are filed as it runs); its outcome is set below.
+  const records = new Map(checks.map((c) => [c.id, {} as CheckRecord]));
+  const recordOf = (c: CheckDefinition) => records.get(c.id) as CheckRecord;
   const contextFor = (c: CheckDefinition) => {
     const opened = session.context();
     // With several RPC targets, the check runs over the first whose protocol it applies to.
@@ -352,22 +344,20 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
     const ctx = chosen ? { ...opened, grpc: chosen } : opened;
     if (c.area !== "grpc" || !ctx.grpc) return ctx;
     const mine: RecordedCall[] = [];
-    calls.set(c.id, mine);
+    recordOf(c).calls = mine;
     return { ...ctx, grpc: recording(ctx.grpc, mine) };
   };
-  const traceFiles = new Map<string, string>();
-  const traffic = new Map<string, TrafficCounter>();
   const runChecked = (c: CheckDefinition, sink?: TraceSink) => {
     const counter = createTrafficCounter();
     // Only checks of a target's areas: a contract check reads files, a client check runs servers of its own.
-    if (c.area === "grpc" || c.area === "http") traffic.set(c.id, counter);
+    if (c.area === "grpc" || c.area === "http") recordOf(c).traffic = counter;
     return runCheck(c, contextFor(c), config.checkTimeoutMs, sink, counter);
   };
   // Reporters hear of a check as it starts and as it ends (side by side, in any order); its result comes in order.
   const runOne = async (c: CheckDefinition) => {
     for (const r of reporters) r.onCheckStart?.(c);
     try {
-      return await timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), traceFiles, config, traced.contractDir, traced.redact) : runChecked(c)));
+      return await timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), recordOf(c), config, traced.contractDir, traced.redact) : runChecked(c)));
     } finally {
       for (const r of reporters) r.onCheckEnd?.(c);
     }
@@ -381,13 +371,23 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
       // A head start only: the check does the same work itself, and says what went wrong there.
     }
   }
-  const started = new Map([
-    ...contract.map((c) => [c.id, runOne(c)] as const),
-    ...schedule(onTarget, config.concurrency, runOne).map((p, i) => [(onTarget[i] as CheckDefinition).id, p] as const),
-  ]);
+  for (const c of contract) recordOf(c).done = runOne(c);
+  schedule(onTarget, config.concurrency, runOne).forEach((p, i) => void (recordOf(onTarget[i] as CheckDefinition).done = p));
   // Awaited in order, results reported in catalogue order; until then a rejection (a usage error) must not count as unhandled.
-  for (const p of started.values()) p.catch(() => undefined);
-  return { started, calls, traceFiles, traffic };
+  for (const r of records.values()) r.done.catch(() => undefined);
+  return records;
+}
+
+/** What the run keeps of one check while it runs, in one record: its outcome to come, its calls, its trace file, its traffic. */
+interface CheckRecord {
+  /** The outcome and how long it took, once the check has run. */
+  done: Promise<{ outcome: CheckOutcome; ms: number }>;
+  /** An RPC check's unary calls, for the grpcurl line of its failure. */
+  calls?: RecordedCall[];
+  /** Under --trace, the file its exchanges were written to when it failed or erred. */
+  traceFile?: string;
+  /** The traffic of a check of a target's areas. */
+  traffic?: TrafficCounter;
 }
 
 /** What turning an outcome into a result reads: the run, its expected failures, its recorded calls, its redactor. */
@@ -395,8 +395,8 @@ interface Judged {
   config: RunConfig;
   expectations: readonly Expectation[];
   startedAt: Date;
-  calls: ReadonlyMap<string, readonly RecordedCall[]>;
-  traceFiles: ReadonlyMap<string, string>;
+  /** Each check's record: its calls and its trace file. */
+  records: ReadonlyMap<string, CheckRecord>;
   contractDir: string;
   redact: (text: string) => string;
 }
@@ -425,12 +425,14 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
     ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
     ...((outcome.details || outcome.suspects) && { details: [...(outcome.details ?? []), ...suspectLines(outcome.suspects, usedRpcTarget(check, config), j.contractDir)].map(redact) }),
     ...(note !== undefined && { note }),
-    ...grpcurlOf(outcome, j.calls.get(check.id), usedRpcTarget(check, config), j.contractDir, redact),
-    ...(j.traceFiles.has(check.id) && { trace: j.traceFiles.get(check.id) as string }),
+    ...grpcurlOf(outcome, j.records.get(check.id)?.calls, usedRpcTarget(check, config), j.contractDir, redact),
+    ...traceOf(j.records.get(check.id)),
     ...(needs !== undefined && { needs }),
     ...(claim !== undefined && { claim }),
   };
 }
+
+const traceOf = (record: CheckRecord | undefined): Pick<CheckResult, "trace"> => (record?.traceFile !== undefined ? { trace: record.traceFile } : {});
 
 /** The status an expected failure gives an outcome, and the note that says so; stale when the list is out of date. */
 function expectedOutcome(check: CheckDefinition, outcome: CheckOutcome, j: Judged): { status: CheckResult["status"]; note?: string; stale: boolean } {

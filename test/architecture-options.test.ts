@@ -5,30 +5,27 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../contract/paths.js";
 import { runCheck } from "../harness/session.js";
-import { resolveGrpcTarget, resolveRunConfig, RUN_DEFAULTS } from "../harness/run-config.js";
+import { LOAD_DEFAULTS, resolveGrpcTarget, resolveLoadOptions, resolveRunConfig, RUN_DEFAULTS } from "../harness/run-config.js";
 import { catalogue } from "../suites/index.js";
 import { httpContext } from "./helpers/http-context.js";
 import { productFiles } from "./architecture-source.js";
 
 const RESOLVER = "harness/run-config.ts";
 /** The CLI's option tables: they show the defaults in --help (and hand commander the same values). */
-const SHOWN_IN_HELP = ["harness/cli/check-options.ts", "harness/cli/option-table.ts"];
+const SHOWN_IN_HELP = ["harness/cli/check-options.ts", "harness/cli/option-table.ts", "harness/cli/load-options.ts"];
 /** The names the defaults had before they were resolved once: none may come back. */
 const OLD_NAMES = ["DEFAULT_TIMEOUT_MS", "DEFAULT_MAX_CALLS", "DEFAULT_REMOTE_RATE", "DEFAULT_COLLECTIONS", "DEFAULT_API_KEY_HEADER", "DEFAULT_API_KEY_PLACEMENT", "DEFAULT_MAX_DISCOVERY_REQUESTS", "DEFAULT_RUNS", "DEFAULT_CHECK_TIMEOUT_MS", "DEFAULT_CONCURRENCY"];
-/** Known, each owned by another issue's branch (the integrator removes them as they land). */
-const KNOWN = new Set([
-  // the load engineer's file: `load` resolves its own options (harness/load/run-load.ts)
-  "harness/load/run-load.ts ?? 5000",
-]);
 
 const files = productFiles(["harness", "suites"]);
 const text = new Map(files.map((f) => [f, readFileSync(join(PACKAGE_ROOT, f), "utf8")]));
 
 describe("defaults", () => {
   it("are read only by the resolving function and the --help tables", () => {
-    const users = files.filter((f) => /\bRUN_DEFAULTS\b/.test(text.get(f) as string));
-    expect(users).toContain(RESOLVER);
-    expect(users.filter((f) => f !== RESOLVER && !SHOWN_IN_HELP.includes(f))).toEqual([]);
+    for (const name of ["RUN_DEFAULTS", "LOAD_DEFAULTS"]) {
+      const users = files.filter((f) => new RegExp(`\\b${name}\\b`).test(text.get(f) as string));
+      expect(users).toContain(RESOLVER);
+      expect([name, users.filter((f) => f !== RESOLVER && !SHOWN_IN_HELP.includes(f))]).toEqual([name, []]);
+    }
   });
 
   it("have no second copy under an old name or as a literal fallback", () => {
@@ -38,7 +35,7 @@ describe("defaults", () => {
       const literals = [...t.matchAll(/\?\?\s*(5000|5_000|10_000)\b/g)].map((m) => `${f} ?? ${m[1]}`);
       return [...names, ...literals];
     });
-    expect(found.filter((k) => !KNOWN.has(k))).toEqual([]);
+    expect(found).toEqual([]);
   });
 
   it("resolve into a read-only configuration with every default applied", () => {
@@ -46,12 +43,46 @@ describe("defaults", () => {
     expect(Object.isFrozen(config)).toBe(true);
     expect([config.seed, config.runs, config.concurrency, config.checkTimeoutMs]).toEqual([7, RUN_DEFAULTS.runs, RUN_DEFAULTS.concurrency, RUN_DEFAULTS.checkTimeoutMs]);
     expect(config.grpc).toMatchObject({ protocol: "grpc", timeoutMs: RUN_DEFAULTS.timeoutMs, maxCalls: RUN_DEFAULTS.maxCalls, rate: Infinity, metadata: {} });
+    // The HTTP target's base URL is parsed once, where the run is resolved, and carried typed.
+    expect(config.http?.url).toEqual(new URL("http://127.0.0.1:2"));
     expect(config.http).toMatchObject({ collections: RUN_DEFAULTS.collections, apiKeyIn: { in: "header", name: RUN_DEFAULTS.apiKeyHeader }, timeoutMs: RUN_DEFAULTS.timeoutMs, replicas: [] });
     expect(config.session).toMatchObject({ parallelism: RUN_DEFAULTS.concurrency, timeoutMs: RUN_DEFAULTS.timeoutMs, replicas: [] });
     // A remote target is rate-limited by default; the HTTP target's timeout follows the RPC target's.
     expect(resolveGrpcTarget({ address: "example.com:443" }).rate).toBe(RUN_DEFAULTS.remoteRate);
     const given = resolveRunConfig({ checks: [], grpc: { address: "127.0.0.1:1", timeoutMs: 700 }, http: { baseUrl: "http://127.0.0.1:2" } }, () => 1);
     expect(given.http?.timeoutMs).toBe(700);
+  });
+});
+
+describe("load's options", () => {
+  it("resolve beside the run's: check's timeout and collection, every other default from LOAD_DEFAULTS, the target parsed once", () => {
+    const grpc = resolveLoadOptions({ address: "127.0.0.1:1" });
+    expect(Object.isFrozen(grpc)).toBe(true);
+    expect(grpc).toMatchObject({ protocol: "grpc", flag: "--grpc", timeoutMs: RUN_DEFAULTS.timeoutMs, threads: 1, durationMs: LOAD_DEFAULTS.durationMs, concurrency: LOAD_DEFAULTS.concurrency, connections: LOAD_DEFAULTS.connections });
+    expect(grpc.endpoint.address).toMatchObject({ kind: "tcp", host: "127.0.0.1", port: 1 });
+    expect(grpc).not.toHaveProperty("mix");
+    const http = resolveLoadOptions({ address: "http://[::1]:8080/api", protocol: "http" });
+    expect(http).toMatchObject({ flag: "--http", collection: RUN_DEFAULTS.collections[0], mix: LOAD_DEFAULTS.mix, apiKeyIn: { in: "header", name: RUN_DEFAULTS.apiKeyHeader } });
+    expect([http.endpoint.url?.href, http.endpoint.address]).toEqual(["http://[::1]:8080/api", expect.objectContaining({ host: "::1", port: 8080 })]);
+    expect(resolveLoadOptions({ address: "https://127.0.0.1/x", protocol: "connect" }).endpoint.address).toMatchObject({ port: 443 });
+  });
+
+  it("are checked there, once, for the API's callers as for the CLI's: one usage error naming the flag", () => {
+    const refused = (o: Parameters<typeof resolveLoadOptions>[0]) => () => resolveLoadOptions(o);
+    expect(refused({ address: "127.0.0.1:1", durationMs: 11 * 60_000 })).toThrow(/^--duration must be between 1ms and 10m/);
+    expect(refused({ address: "127.0.0.1:1", threads: 5 })).toThrow(/^--threads 5: expected a whole number from 1 to the lesser/);
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "connect", threads: 2 })).toThrow(/only a gRPC run drives from several threads/);
+    expect(refused({ address: "127.0.0.1:1", mix: LOAD_DEFAULTS.mix })).toThrow(/^--mix is for --http runs/);
+    expect(refused({ address: "not a url", protocol: "grpc-web" })).toThrow(/^--grpc-web not a url: not a valid URL/);
+    expect(refused({ address: "example.com:443", allowRemote: false })).toThrow(/^--grpc example\.com:443: not this machine; a load run elsewhere needs --allow-remote/);
+    expect(refused({ address: "127.0.0.1:1", protocol: "nope" })).toThrow(/no protocol named nope/);
+    expect(resolveLoadOptions({ address: "example.com:443" }).endpoint.address).toMatchObject({ host: "example.com" });
+    // TLS, metadata and the key where they apply, and only there; an https:// URL speaks TLS on the system roots.
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "connect", tls: { caFile: "ca.pem" } })).toThrow(/^--connect http:\/\/127\.0\.0\.1:1: TLS \(--tls, --ca, --cert, --key\) needs an https:\/\/ URL/);
+    expect(refused({ address: "127.0.0.1:1", metadata: { a: "b" } })).toThrow(/^--metadata: load over --grpc speaks plaintext without metadata/);
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "http", metadata: { a: "b" } })).toThrow(/^--metadata is for --connect and --grpc-web runs/);
+    expect(refused({ address: "http://127.0.0.1:1", protocol: "grpc-web", apiKey: "k" })).toThrow(/^--api-key is for --http runs/);
+    expect(resolveLoadOptions({ address: "https://127.0.0.1:1", protocol: "connect" }).tls).toEqual({});
   });
 });
 

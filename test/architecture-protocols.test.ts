@@ -11,14 +11,10 @@ import { productFiles, sourceOf } from "./architecture-source.js";
  * protocols come from the PROTOCOLS map, item 6): their literals are known here, file by file, until it lands.
  */
 const OWNED_ELSEWHERE = new Map<string, string>([
-  ["harness/config/config-file.ts", "configuration keys, to be read from PROTOCOLS (issue 39 item 6)"],
-  ["harness/config/apply-config.ts", "configuration keys, to be read from PROTOCOLS (issue 39 item 6)"],
   ["harness/run-config.ts", "the default protocol of a resolved target (issue 39 item 6)"],
-  ["harness/cli/load-command.ts", "load's protocol rows and rules (issue 39 items 5 and 6)"],
   ["harness/cli/check-options.ts", "the --grpc row's text (issue 39 item 6)"],
   ["harness/cli/run-options.ts", "the RPC target from the flags (issue 39 item 6)"],
   ["harness/cli/check-command.ts", "the built-in reference server's targets (issue 39 item 6)"],
-  ["harness/load/run-load.ts", "load's protocols, to be read from PROTOCOLS (issue 39 item 5)"],
   ["harness/load/_internals/http-rpc-call.ts", "load's HTTP transports, which the wire layer replaces (issue 39 items 1 and 5)"],
   [
     "harness/trace/records.ts",

@@ -1,6 +1,7 @@
 // The package's runConformance: the engine given the shipped catalogue unless the caller names its own checks. A
 // composition root, like the CLI: the engine itself (harness/runner.ts) never imports the checks.
-import { replayFromOptions, type RunReport } from "../report.js";
+import type { RunReport } from "../report.js";
+import { replayFromOptions } from "../cli/replay-from-options.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance as runEngine } from "../runner.js";
 import { catalogue, pathWords } from "../cli/catalogue.js";

@@ -32,10 +32,12 @@ export function applyConfig(
   const t = config.targets ?? {};
   // One RPC target a run: a flag naming any of them replaces the file's, whichever protocol it names.
   const rpcGiven = protocolModules().some((m) => given(optionKey(m) as keyof CheckCliOptions));
+  // The file names each protocol's target by the protocol's name, the option by its flag's key (grpc-web, grpcWeb).
   if (!rpcGiven) {
-    if (t.grpc !== undefined) out.grpc = t.grpc;
-    if (t.connect !== undefined) out.connect = t.connect;
-    if (t["grpc-web"] !== undefined) out.grpcWeb = t["grpc-web"];
+    for (const m of protocolModules()) {
+      const address = t[m.name];
+      if (typeof address === "string") (out as unknown as Record<string, unknown>)[optionKey(m)] = address;
+    }
   }
   if (!given("http") && t.http !== undefined) out.http = t.http;
   if (!given("replica") && t.replicas !== undefined) out.replica = [...t.replicas];

@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject } from "ajv";
 import { isMap, isScalar, isSeq, type Document } from "yaml";
 import { CLAIM_VALUES, type Claims } from "../claims.js";
 import { ConformanceError } from "../errors.js";
+import { protocolModules } from "../protocols/index.js";
 import { parseConfigYaml } from "./bounded-yaml.js";
 
 /** The file `check` reads when --config is not given and the file is in the working directory. */
@@ -28,11 +29,17 @@ export interface ConfigExpectedFailure {
   line: number;
 }
 
+/**
+ * The file's targets: one key for each protocol of the map (a registered protocol's too), named as the protocol is
+ * (grpc, connect, grpc-web), the same target as its flag names; the HTTP target and the replicas beside them.
+ */
+export type ConfigTargets = { http?: string; replicas?: string[]; "http-replicas"?: string[] } & { readonly [protocol: string]: string | string[] | undefined };
+
 export interface ConformanceConfig {
   /** The file it was read from. */
   file: string;
   implementation?: Implementation;
-  targets?: { grpc?: string; http?: string; connect?: string; "grpc-web"?: string; replicas?: string[]; "http-replicas"?: string[] };
+  targets?: ConfigTargets;
   /** Environment variable names, never values. */
   credentials?: { "api-key-env"?: string; "api-key-in"?: string; "metadata-env"?: string[] };
   claims?: Claims;
@@ -49,8 +56,11 @@ const text = { type: "string", minLength: 1, maxLength: 2048 } as const;
 const texts = { type: "array", items: text, maxItems: 256 } as const;
 const envName = { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$", maxLength: 256 } as const;
 
-/** The schema of the file: unknown keys are refused, so a misspelt key cannot be silently ignored. */
-const SCHEMA = {
+/**
+ * The schema of the file, its targets' keys read from the protocol map as it stands (registered protocols too): unknown
+ * keys are refused, so a misspelt key cannot be silently ignored.
+ */
+const schemaFor = (protocols: readonly string[]) => ({
   type: "object",
   additionalProperties: false,
   properties: {
@@ -63,7 +73,7 @@ const SCHEMA = {
     targets: {
       type: "object",
       additionalProperties: false,
-      properties: { grpc: text, http: text, connect: text, "grpc-web": text, replicas: texts, "http-replicas": texts },
+      properties: { ...Object.fromEntries(protocols.map((name) => [name, text])), http: text, replicas: texts, "http-replicas": texts },
     },
     credentials: {
       type: "object",
@@ -91,9 +101,21 @@ const SCHEMA = {
     skip: texts,
     load: { type: "object", additionalProperties: false, properties: { slo: text } },
   },
-} as const;
+});
 
-const validate = new Ajv({ allErrors: false, strict: true }).compile(SCHEMA);
+const ajv = new Ajv({ allErrors: false, strict: true });
+/** The validator of each set of protocols met, compiled once (a test that registers one compiles a second). */
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+
+function validatorFor(protocols: readonly string[]): ReturnType<typeof ajv.compile> {
+  const key = protocols.join("\n");
+  let validate = validators.get(key);
+  if (validate === undefined) {
+    validate = ajv.compile(schemaFor(protocols));
+    validators.set(key, validate);
+  }
+  return validate;
+}
 
 /** Reads and validates a configuration file; every problem is a config error (exit 2) naming the line and the key. */
 export function loadConfigFile(file: string): ConformanceConfig {
@@ -107,6 +129,7 @@ export function loadConfigFile(file: string): ConformanceConfig {
   const parsed = parseConfigYaml(raw.toString("utf8"), file);
   const { doc, at } = parsed;
   const value: unknown = parsed.value ?? {};
+  const validate = validatorFor(protocolModules().map((m) => m.name));
   if (!validate(value)) throw new ConformanceError("config", describe(file, doc, at, validate.errors?.[0]));
   const config = value as Omit<ConformanceConfig, "file" | "expected-failures"> & { "expected-failures"?: Omit<ConfigExpectedFailure, "line">[] };
   const failures = config["expected-failures"]?.map((e, i) => {

@@ -4,6 +4,12 @@ import type { Histogram } from "hdr-histogram-js";
 import { encodeHistogram, latencyAt, latencyFigures, type LatencyFigures } from "./histograms.js";
 import { judgeSlo, type SloResult, type SloTerm } from "./slo.js";
 
+/** What a load run tells its reporters (harness/reporters/load-*.ts): its progress about once a second, its report at the end. */
+export interface LoadReporter {
+  onProgress?(progress: { elapsedMs: number; requests: number; errors: number; requestsPerSecond: number }): void;
+  onLoadEnd?(report: LoadReport): void | Promise<void>;
+}
+
 export interface LoadReport {
   target: string;
   durationMs: number;

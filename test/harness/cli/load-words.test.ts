@@ -1,6 +1,6 @@
 // `load`'s words: its help names every target and `merge`, and its summary says properly what an --http run left.
 import { describe, expect, it } from "vitest";
-import { formatLoadReport } from "../../../harness/cli/load-command.js";
+import { formatLoadReport } from "../../../harness/reporters/load-console.js";
 import type { LoadReport } from "../../../harness/load/load-report.js";
 import { cli } from "../../helpers/cli.js";
 

@@ -63,7 +63,7 @@ describe("load's target options", () => {
   it.each([
     [["--connect", "http://127.0.0.1:2", "--grpc", "127.0.0.1:2"], /one target a run: --grpc and --connect were both given/],
     [["--grpc-web", "https://example.com"], /not this machine; a load run elsewhere needs --allow-remote/],
-    [["--connect", "not a url"], /--connect not a url: not a URL/],
+    [["--connect", "not a url"], /--connect not a url: not a valid URL/],
     [["--grpc-web", "http://127.0.0.1:2", "--threads", "2"], /only a gRPC run drives from several threads/],
   ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {
     const run = await cli(["load", ...args]);

@@ -2,13 +2,17 @@
 // served by a few lines below. The whole catalogue runs over it: what it can judge passes on a correct server and
 // fails on a broken one; the checks of gRPC's own wire skip, saying so. Adding a protocol needs no harness edit:
 // its CLI flag (--plain, from the module's cli row) is parsed, shown in --help, replayed and run by `check` too.
+import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { parseCheckArgs } from "../../../harness/cli/check-options.js";
 import { main } from "../../../harness/cli/main.js";
 import { rpcTargetsOf } from "../../../harness/cli/rpc-target.js";
+import { replayFromOptions } from "../../../harness/index.js";
 import { createHttpExchange } from "../../../harness/protocols/http-exchange.js";
 import { registerProtocol, type ProtocolModule } from "../../../harness/protocols/index.js";
 import { runConformance } from "../../../harness/runner.js";
@@ -119,6 +123,11 @@ describe("the CLI of a protocol registered from a test file", () => {
     ]);
   });
 
+  it("names its flag in the replay line of a run started from code, rendered from check's option table", () => {
+    const render = replayFromOptions({ grpc: { address: "http://127.0.0.1:9", protocol: "plain", metadata: { token: "s3cret" } }, runs: 5 });
+    expect(render?.({ only: "grpc.unary.single-response", seed: 2 })).toBe("npx example-conformance check --plain http://127.0.0.1:9 --metadata 'token=<METADATA_VALUE>' --runs 5 --only grpc.unary.single-response --seed 2");
+  });
+
   it("shows the flag in check --help with the module's text", async () => {
     const { code, stdout } = await cli(["check", "--help"]);
     expect(code).toBe(0);
@@ -138,5 +147,17 @@ describe("the CLI of a protocol registered from a test file", () => {
     const failed = (JSON.parse(broken.stdout) as { checks: { id: string; status: string; replay?: string }[] }).checks.find((c) => c.id === "grpc.stateless.history-independent");
     expect(failed?.status).toBe("fail");
     expect(failed?.replay).toContain(`--plain ${countingUrl}`);
+  });
+
+  it("takes its target from the configuration file under the protocol's name, as the built-in protocols' are", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "toy-config-")), "example-conformance.yaml");
+    writeFileSync(file, `targets:\n  plain: ${countingUrl}\nonly: [grpc.stateless.history-independent]\n`);
+    const run = await cli(["check", "--config", file, "--seed", "4", "--runs", "10", "--reporter", "json"]);
+    expect(withoutProgress(run.stderr)).toBe("");
+    const report = JSON.parse(run.stdout) as { target: { grpc?: string }; checks: { id: string; status: string; replay?: string }[] };
+    expect(report.target.grpc).toBe(`${countingUrl} (plain)`);
+    // The broken server is what was checked: the file's key reached the protocol's option.
+    expect(report.checks.find((c) => c.id === "grpc.stateless.history-independent")?.status).toBe("fail");
+    expect(run.code).toBe(1);
   });
 });
