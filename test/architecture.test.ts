@@ -20,8 +20,6 @@ const MAX_WHOLE_LINES = 80;
  */
 const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/client/recording-servers.ts startRecordingServers", 210],
-  ["harness/targets/http-exchange.ts exchange", 124],
-  ["harness/targets/http-exchange.ts (anonymous)", 108],
   ["harness/protocols/grpc/raw-h2.ts sendRaw", 117],
   ["harness/protocols/grpc/raw-h2.ts (anonymous)", 110],
   ["reference-server/grpc-guard.ts guardGrpcServer", 116],
