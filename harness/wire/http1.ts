@@ -81,7 +81,7 @@ function headerLists(raw: readonly string[]): Record<string, string[]> {
 
 function requestOptions(req: Http1Request): https.RequestOptions {
   const agent = req.connection === "fresh" ? false : agents.get(req.connection);
-  if (agent === undefined) throw new Error("a closed or foreign HTTP/1.1 pool");
+  if (agent === undefined) throw new Error("an HTTP/1.1 pool openHttp1Pool did not open");
   return {
     host: req.host ?? req.origin.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: req.port ?? (req.origin.port === "" ? undefined : Number(req.origin.port)),
