@@ -20,8 +20,6 @@ const MAX_WHOLE_LINES = 80;
  */
 const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/client/recording-servers.ts startRecordingServers", 210],
-  ["harness/targets/http-exchange.ts exchange", 124],
-  ["harness/targets/http-exchange.ts (anonymous)", 108],
   ["reference-server/http/routes.ts registerRoutes", 106],
   ["harness/client/run-client.ts runClient", 104],
   ["harness/client/run-client.ts (anonymous)", 102],

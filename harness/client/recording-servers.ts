@@ -5,12 +5,15 @@ import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { protocolModules, type HelloAsk, type ProtocolModule } from "../protocols/index.js";
+import { http1Exchange } from "../wire/http1.js";
 import { carriesKey, isKey } from "./_internals/api-key.js";
 import { readBounded } from "./_internals/read-body.js";
 import { MAX_HEADER_VALUES, MAX_RECORDED_BODY_BYTES, MAX_RECORDED_REQUESTS, RESOURCES, type RecordedRequest } from "./recorded-request.js";
 import { CODE, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
+/** Bound on the reference server's answer to a forwarded resource request: it answers at once; this bounds a wedged one. */
+const UPSTREAM_TIMEOUT_MS = 30_000;
 /** Request headers past this many bytes are refused by the HTTP layer itself (431, or a reset stream). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -193,18 +196,13 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     // behind it, which refuses a parameter it does not understand, never sees it.
     const key = options.apiKey;
     if (key !== undefined) for (const [name, value] of [...target.searchParams]) if (isKey(value, key)) target.searchParams.delete(name, value);
-    const headers = { ...req.headers };
-    delete headers.host;
-    const upstream = http.request(target, { method: req.method, headers }, (reply) => {
-      r.answer = String(reply.statusCode ?? 502);
-      res.writeHead(reply.statusCode ?? 502, reply.headers);
-      reply.pipe(res);
-    });
-    upstream.on("error", () => {
-      r.answer = "502";
-      if (!res.headersSent) res.writeHead(502).end();
-    });
-    upstream.end(body);
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && name !== "host") headers[name] = value;
+    const answer = await http1Exchange({ origin: target, method: req.method ?? "GET", path: target.pathname + target.search, headers, body, timeoutMs: UPSTREAM_TIMEOUT_MS, connection: "fresh" });
+    r.answer = answer.failure === undefined ? String(answer.status) : "502";
+    if (res.headersSent) return;
+    if (answer.failure === undefined) res.writeHead(answer.status as number, answer.headers).end(answer.body);
+    else res.writeHead(502).end();
   }
 
   const listen = (server: http.Server | http2.Http2Server) =>

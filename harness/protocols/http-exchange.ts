@@ -1,11 +1,11 @@
 // The shared HTTP exchange layer of the RPC protocols spoken over plain HTTP (Connect, gRPC-Web, and any protocol
-// registered beside them): one request exactly as given, over HTTP/1.1 (or HTTPS), read back within bounds. Every
-// exchange passes through `exchange()`, where `onExchange` observers see it (round-trip counts, traces).
-import http from "node:http";
-import https from "node:https";
+// registered beside them): one request exactly as given, over the wire layer's HTTP/1.1 client (wire/http1.ts) on
+// a keep-alive pool or a connection of its own, read back within bounds. Every exchange passes through
+// `exchange()`, where `onExchange` observers see it (round-trip counts, traces).
 import { HELLO_PATH, type PlainRequest, type PlainResponse } from "./rpc.js";
 import type { TlsMaterial } from "../targets/connection.js";
-import { MAX_REPLY_BYTES } from "../targets/read-bounds.js";
+import { MAX_REPLY_BYTES } from "../wire/bounds.js";
+import { http1Exchange, openHttp1Pool, type Http1Answer } from "../wire/http1.js";
 import type { TraceProtocol } from "../trace/exchange-record.js";
 import { plainRecord } from "../trace/records.js";
 import { tlsConnectOptions } from "../wire/tls.js";
@@ -37,67 +37,45 @@ export interface HttpExchange {
   close(): void;
 }
 
-function headerRecord(raw: http.IncomingHttpHeaders): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k] = Array.isArray(v) ? v : [v];
-  return out;
+/** The PlainResponse of a wire answer: a reply past the bound keeps its head and no body; a timeout, nothing. */
+function plain({ status, headers, body, failure }: Http1Answer): PlainResponse {
+  if (failure?.kind === "timeout") return { headers: {}, body: new Uint8Array(), failure };
+  const head = { ...(status !== undefined && { status }), headers };
+  if (failure?.kind === "too-large") return { ...head, body: new Uint8Array(), failure };
+  if (failure?.kind === "connection") return { ...head, body: new Uint8Array(body), failure: { kind: "connection", message: failure.message } };
+  return { ...head, body: new Uint8Array(body) };
 }
 
 export function createHttpExchange(options: HttpExchangeOptions): HttpExchange {
   const base = options.baseUrl;
   const secure = base.protocol === "https:";
   const tls = secure ? tlsConnectOptions({ material: options.tls, serverName: options.authority }) : undefined;
-  const agent = secure ? new https.Agent({ keepAlive: true, ...tls }) : new http.Agent({ keepAlive: true });
-  const requestOptions = (request: PlainRequest): https.RequestOptions => ({
+  const pool = openHttp1Pool(base, { ...(tls && { tls }) });
+  const requestOptions = (request: PlainRequest) => ({
     method: request.method ?? "POST",
     headers: { ...(options.authority !== undefined && { host: options.authority }), ...request.headers },
-    agent: request.channel === "fresh" ? false : agent,
-    ...tls,
   });
-  const send = (request: PlainRequest): Promise<PlainResponse> => {
-    const url = new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);
-    const timeoutMs = request.timeoutMs ?? options.timeoutMs;
-    return new Promise((resolve) => {
-      let settled = false;
-      const done = (r: PlainResponse) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        request.signal?.removeEventListener("abort", cancel);
-        resolve(r);
-      };
-      const req = (secure ? https : http).request(url, requestOptions(request), (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const answer = () => ({ status: res.statusCode ?? 0, headers: headerRecord(res.headers) });
-        res.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_BODY) {
-            req.destroy();
-            done({ ...answer(), body: new Uint8Array(), failure: { kind: "too-large" } });
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on("end", () => done({ ...answer(), body: new Uint8Array(Buffer.concat(chunks)) }));
-        res.on("error", (err) => done({ ...answer(), body: new Uint8Array(Buffer.concat(chunks)), failure: { kind: "connection", message: err.message } }));
-      });
-      const timer = setTimeout(() => {
-        req.destroy();
-        done({ headers: {}, body: new Uint8Array(), failure: { kind: "timeout" } });
-      }, timeoutMs);
-      req.on("error", (err) => done({ headers: {}, body: new Uint8Array(), failure: { kind: "connection", message: err.message } }));
-      const cancel = () => req.destroy(new Error("cancelled: the check ran out of time"));
-      request.signal?.addEventListener("abort", cancel, { once: true });
-      req.end(request.body === undefined ? undefined : Buffer.from(request.body));
+  const urlOf = (request: PlainRequest) => new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);
+  const send = async (request: PlainRequest): Promise<PlainResponse> => {
+    const url = urlOf(request);
+    const answer = await http1Exchange({
+      origin: url,
+      ...requestOptions(request),
+      path: url.pathname + url.search,
+      ...(request.body !== undefined && { body: request.body }),
+      timeoutMs: request.timeoutMs ?? options.timeoutMs,
+      maxBytes: MAX_BODY,
+      connection: request.channel === "fresh" ? "fresh" : pool,
+      ...(tls && { tls }),
+      ...(request.signal && { signal: request.signal }),
     });
+    return plain(answer);
   };
   const observers = options.onExchange ?? [];
   const traced = (request: PlainRequest, startedAt: number, response: PlainResponse) =>
     request.trace?.(() => {
       const sent = requestOptions(request);
-      const url = new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);
-      return plainRecord(options.traceAs ?? "http", { method: sent.method as string, url: url.href, headers: sent.headers as Record<string, string>, ...(request.body && { body: request.body }) }, startedAt, response);
+      return plainRecord(options.traceAs ?? "http", { method: sent.method, url: urlOf(request).href, headers: sent.headers, ...(request.body && { body: request.body }) }, startedAt, response);
     });
   return {
     async exchange(request) {
@@ -109,6 +87,6 @@ export function createHttpExchange(options: HttpExchangeOptions): HttpExchange {
       traced(request, startedAt, response);
       return response;
     },
-    close: () => agent.destroy(),
+    close: () => pool.close(),
   };
 }

@@ -1,9 +1,7 @@
 // A response body with its content codings undone, as a client that sent no Accept-Encoding reads it (RFC 9110
 // §12.5.3: then any coding is acceptable), bounded after each coding: shared by the wire's exchange and the in-memory one.
+import { MAX_RESPONSE_BYTES } from "../wire/bounds.js";
 import { inflate, isIdentity } from "./inflate.js";
-
-/** A response body past this is cut off: a conformance probe never needs more, and a hostile target cannot fill memory. */
-export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Content codings a response may stack ("gzip, br"), at most this many: more is no body a probe can read. */
 const MAX_CODINGS = 3;

@@ -2,11 +2,12 @@
 // as fastify's own inject does), and its answer is read within the wire exchange's bounds (http-exchange.ts): the
 // time, the body's bytes, the header block's size and the content codings. What Node's server would never send
 // (a body on HEAD, 204 or 304) is not read, so a handler is judged on what it would put on the wire.
-import { maxHeaderSize, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import inject from "light-my-request";
 import type { HttpRequest, HttpResponse } from "./http-target.js";
-import { decodeBody, MAX_RESPONSE_BYTES } from "./decode-body.js";
+import { decodeBody } from "./decode-body.js";
+import { MAX_HEADER_BYTES, MAX_RESPONSE_BYTES } from "../wire/bounds.js";
 import { httpRecord } from "../trace/records.js";
 
 /** A request handler as node:http's createServer takes it: what an in-memory HTTP target serves from. */
@@ -63,7 +64,7 @@ export function injectExchange(
   });
 }
 
-/** The status, the headers (within Node's client's header bound) and the body (within MAX_RESPONSE_BYTES). */
+/** The status, the headers (within the wire client's header bound, MAX_HEADER_BYTES) and the body (within MAX_RESPONSE_BYTES). */
 function read(method: string, res: inject.Response, stream: Readable, finish: (res: HttpResponse) => void): void {
   const headers: Record<string, string[]> = {};
   let headerBytes = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n`.length + 2;
@@ -74,7 +75,7 @@ function read(method: string, res: inject.Response, stream: Readable, finish: (r
     }
   }
   // Node's client parser stops at this many bytes of headers (HPE_HEADER_OVERFLOW): a failed exchange, not an answer.
-  if (headerBytes > maxHeaderSize) return finish(failed({ kind: "connection", message: "Parse Error: Header overflow" }));
+  if (headerBytes > MAX_HEADER_BYTES) return finish(failed({ kind: "connection", message: "Parse Error: Header overflow" }));
   const answer = { status: res.statusCode, statusText: res.statusMessage, headers };
   const status = res.statusCode;
   if (method === "HEAD" || status === 204 || status === 304 || status < 200) {

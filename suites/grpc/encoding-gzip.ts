@@ -4,7 +4,7 @@ import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/protocols/rpc.js";
 import { inflate } from "../../harness/targets/inflate.js";
-import { MAX_INFLATED_MESSAGE_BYTES } from "../../harness/targets/read-bounds.js";
+import { MAX_INFLATED_MESSAGE_BYTES } from "../../harness/wire/bounds.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";

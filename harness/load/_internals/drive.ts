@@ -6,7 +6,7 @@ import { Status, statusName } from "../../protocols/rpc.js";
 import { call, openConnection } from "./h2-rest-call.js";
 import { rawGrpcCaller } from "./raw-grpc-caller.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
-import { httpRpcCall, httpRpcRequest, openAgent, type HttpRpcLoadProtocol, type HttpRpcRequest, type HttpWire } from "./http-rpc-call.js";
+import { httpRpcCall, httpRpcRequest, openPool, type HttpRpcLoadProtocol, type HttpRpcRequest, type HttpWire } from "./http-rpc-call.js";
 
 export type { CallResult } from "./call-result.js";
 import type { CallResult } from "./call-result.js";
@@ -52,11 +52,11 @@ function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; count
 function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
   const base = new URL(how.baseUrl);
   // Keep-alive connections, as many as asked; a call waits for a free one past that.
-  const agent = openAgent(base, spec.connections, spec.wire);
+  const pool = openPool(base, spec.connections, spec.wire);
   const requests = spec.requests.map((r) => httpRpcRequest(how.protocol, base, r.subarray(5)));
   return {
-    call: (_w, i) => httpRpcCall(how.protocol, base, agent, requests[i] as HttpRpcRequest, spec.timeoutMs, spec.wire),
-    close: () => agent.destroy(),
+    call: (_w, i) => httpRpcCall(how.protocol, base, pool, requests[i] as HttpRpcRequest, spec.timeoutMs, spec.wire),
+    close: () => pool.close(),
   };
 }
 

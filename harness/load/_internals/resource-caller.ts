@@ -3,7 +3,7 @@
 // any connection is the one last written), and what a slot created and did not delete is deleted at the end.
 import { Status } from "../../protocols/rpc.js";
 import type { CallResult } from "./call-result.js";
-import { boundedExchange, openAgent, type BoundedReply, type HttpWire } from "./http-rpc-call.js";
+import { boundedExchange, openPool, type BoundedReply, type HttpWire } from "./http-rpc-call.js";
 
 export const MIX_OPERATIONS = ["create", "read", "list", "update", "delete"] as const;
 export type MixOperation = (typeof MIX_OPERATIONS)[number];
@@ -49,7 +49,7 @@ export interface ResourceCaller {
 
 export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: number, connections: number, timeoutMs: number, wire: HttpWire = {}): ResourceCaller {
   const collection = new URL(collectionUrl);
-  const agent = openAgent(collection, connections, wire);
+  const pool = openPool(collection, connections, wire);
   const sequence = mixSequence(mix);
   /** Per slot: each message it holds, by its path, with the body it last wrote. */
   const held = Array.from({ length: concurrency }, () => new Map<string, string>());
@@ -59,7 +59,7 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
   const send = (method: string, path: string, body?: string): Promise<Reply | string> => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify({ body }));
     const headers: Record<string, string> = { accept: "application/json", ...(payload && { "content-type": "application/json", "content-length": String(payload.length) }) };
-    return boundedExchange(agent, collection, method, path, headers, payload, timeoutMs, wire);
+    return boundedExchange(pool, collection, method, path, headers, payload, timeoutMs, wire);
   };
 
   const outcome = (op: MixOperation, r: Reply | string, ok: (r: Reply) => boolean): CallResult => {
@@ -73,7 +73,7 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
     const r = await send("POST", collection.pathname, body);
     const result = outcome("create", r, (x) => x.status >= 200 && x.status < 300);
     if (typeof r === "string" || result.code !== Status.OK) return result;
-    const location = r.headers.location ?? r.headers["content-location"];
+    const location = r.headers.location?.[0] ?? r.headers["content-location"]?.[0];
     if (typeof location !== "string") return { code: Status.UNKNOWN, details: "no Location", answered: true, label: "create: no Location" };
     const path = new URL(location, collection).pathname;
     mine.set(path, body);
@@ -138,7 +138,7 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
           mine.clear();
         }),
       );
-      agent.destroy();
+      pool.close();
       return counts;
     },
   };

@@ -4,7 +4,7 @@
 import { ConformanceError } from "../../errors.js";
 import { probeHttpCredentials } from "../../targets/http-credentials.js";
 import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "../../targets/http-target.js";
-import { boundedExchange, openAgent, type HttpWire } from "./http-rpc-call.js";
+import { boundedExchange, openPool, type HttpWire } from "./http-rpc-call.js";
 
 export interface ResourceCredentialsOptions {
   /** The run's wire, the key placed as the run places it. */
@@ -18,7 +18,7 @@ export interface ResourceCredentialsOptions {
 
 /** An HttpTarget over one keep-alive connection: what the probe needs of one (request), and no more. */
 function probeTarget(collection: URL, wire: HttpWire, timeoutMs: number, unreachable: boolean): HttpTarget {
-  const agent = openAgent(collection, 1, wire);
+  const pool = openPool(collection, 1, wire);
   let calls = 0;
   return {
     baseUrl: collection.origin,
@@ -29,19 +29,17 @@ function probeTarget(collection: URL, wire: HttpWire, timeoutMs: number, unreach
       calls++;
       const body = req.body === undefined ? undefined : Buffer.from(req.body);
       const headers = { ...req.headers, ...(body && { "content-length": String(body.length) }) };
-      const r = await boundedExchange(agent, collection, req.method, req.path, headers, body, req.timeoutMs ?? timeoutMs, wire);
+      const r = await boundedExchange(pool, collection, req.method, req.path, headers, body, req.timeoutMs ?? timeoutMs, wire);
       if (typeof r === "string") {
         // The first target's exchange that gets no answer: the target cannot be reached (exit 3), not refusing.
         if (unreachable) throw new ConformanceError("unreachable", `cannot reach ${collection.href}: ${r}`);
         return { status: 0, statusText: "", headers: {}, body: new Uint8Array(), text: "", failure: { kind: "connection", message: r } };
       }
-      const headerLists: Record<string, string[]> = {};
-      for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headerLists[k] = Array.isArray(v) ? v : [v];
-      return { status: r.status, statusText: "", headers: headerLists, body: r.body, text: r.body.toString("utf8") };
+      return { status: r.status, statusText: "", headers: r.headers, body: r.body, text: r.body.toString("utf8") };
     },
     curl: () => "",
     async close() {
-      agent.destroy();
+      pool.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 // The Connect protocol's unary wire rules (connectrpc.com/docs/protocol): its error codes and how a reply reads.
 import { Status, type UnaryResult } from "../rpc.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { codeForHttpStatus, failed } from "../http-rpc.js";
+import { codeForHttpStatus, failed, inflatedBody } from "../http-rpc.js";
 
 /** Connect's error codes (its protocol document), by the gRPC code each stands for. */
 export const CONNECT_CODES: Readonly<Record<string, number>> = {
@@ -23,7 +23,11 @@ export const CONNECT_CODES: Readonly<Record<string, number>> = {
   unauthenticated: Status.UNAUTHENTICATED,
 };
 
-/** The code and message of a JSON error body; the HTTP status's code when the body is no such error. */
+/**
+ * The code and message of a JSON error body; the HTTP status's code when the body is no such error. The protocol
+ * says an error's Content-Type must be application/json and a client must infer the code from the HTTP status when
+ * the error body is missing or malformed: a reply of another type (a proxy's page) is not read as an error body.
+ */
 function errorOf(res: PlainResponse): { code: number; details: string } {
   let code = codeForHttpStatus(res.status as number);
   let details = `HTTP ${res.status}`;
@@ -54,4 +58,9 @@ export function fromConnect(res: PlainResponse, deadline: number): UnaryResult {
   }
   if (res.status === 200) return { code: Status.OK, details: "", response: res.body, headers, trailers };
   return { ...errorOf(res), headers, trailers };
+}
+
+/** A Connect unary reply as check and load alike read it: its body's Content-Encoding undone, then fromConnect. */
+export async function readConnectReply(res: PlainResponse, deadline: number): Promise<UnaryResult> {
+  return fromConnect(await inflatedBody(res, res.headers["content-encoding"]?.[0]), deadline);
 }

@@ -1,13 +1,13 @@
 // The Connect protocol's unary calls (connectrpc.com/docs/protocol) over the shared HTTP exchange layer. The only
 // file outside this folder may import.
 import { parseRpcUrl } from "../../targets/address.js";
-import { createHttpRpcTransport, inflatedBody } from "../http-rpc.js";
+import { createHttpRpcTransport } from "../http-rpc.js";
 import type { ProtocolModule } from "../protocol.js";
 import { connectRecording } from "./recording.js";
 import { connectSpeaks } from "./speaks.js";
-import { fromConnect } from "./codec.js";
+import { readConnectReply } from "./codec.js";
 
-export { CONNECT_CODES, fromConnect } from "./codec.js";
+export { CONNECT_CODES, readConnectReply } from "./codec.js";
 
 /** The Connect protocol's name: what checks declare in `protocols`, the key of PROTOCOLS. */
 export const CONNECT = "connect";
@@ -28,6 +28,6 @@ export const connectProtocol: ProtocolModule = {
         headers: { ...metadata, "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(deadline) },
         body: message,
       }),
-      reply: async (res, deadline) => fromConnect(await inflatedBody(res, res.headers["content-encoding"]?.[0]), deadline),
+      reply: readConnectReply,
     }),
 };

@@ -3,7 +3,7 @@ import * as grpc from "@grpc/grpc-js";
 import type { Socket } from "node:net";
 import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult } from "../rpc.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
-import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
+import { MAX_REPLY_BYTES } from "../../wire/bounds.js";
 import { unaryRecord } from "../../trace/records.js";
 
 const passThrough = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);

@@ -5,7 +5,7 @@ import { SUITE_VERSION } from "../../version.js";
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import type { GrpcFrame, RawRequest, RawResponse } from "../rpc.js";
 import { HELLO_PATH, isGrpcReply } from "../rpc.js";
-import { MAX_REPLY_BYTES } from "../../targets/read-bounds.js";
+import { MAX_REPLY_BYTES } from "../../wire/bounds.js";
 import { rawRecord } from "../../trace/records.js";
 import { openHttp2Session } from "../../wire/http2.js";
 

@@ -3,7 +3,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { createHttpTarget } from "../../../harness/targets/create-http-target.js";
-import { MAX_RESPONSE_BYTES } from "../../../harness/targets/decode-body.js";
+import { MAX_RESPONSE_BYTES } from "../../../harness/wire/bounds.js";
 import type { HttpHandler } from "../../../harness/targets/http-inject.js";
 import { resolveHttpTarget } from "../../../harness/run-config.js";
 
