@@ -90,12 +90,14 @@ async function onLaterPage(p: Probe, c: string, first: Exchange, m: Listable): P
 }
 
 /**
- * Whether a page of a listing shows a message: its body, or (a listing of summaries, which need not show bodies)
- * a link or an id that names the message's URI.
+ * Whether a page of a listing shows a message: its body (not within a link, which may repeat the filter's query),
+ * or (a listing of summaries, which need not show bodies) a link or an id that names the message's URI.
  */
 function lists(p: Probe, c: string, ex: Exchange, m: Listable): boolean {
-  if (ex.res.text.includes(m.body)) return true;
-  const linked = linksOf(ex.res).map((l) => toTargetPath(l.href, p.target.baseUrl, c)?.replace(/[?#].*$/, ""));
+  // The body outside the page's links: a self link that repeats the query (?body=...) shows no message.
+  const links = linksOf(ex.res);
+  if (links.reduce((text, l) => text.split(l.href).join(""), ex.res.text).includes(m.body)) return true;
+  const linked = links.map((l) => toTargetPath(l.href, p.target.baseUrl, c)?.replace(/[?#].*$/, ""));
   const rep = representationOf(ex.res);
   const ids = rep ? [...idsOf(rep.value)].map((id) => `${c}/${encodeURIComponent(id)}`) : [];
   return [...linked, ...ids].includes(m.uri.path);

@@ -9,6 +9,7 @@ import { errorsClientErrorClass } from "./errors-client-error-class.js";
 import { errorsMalformed400 } from "./errors-malformed-400.js";
 import { getNoPayload } from "./get-no-payload.js";
 import { headMatchesGet } from "./head-matches-get.js";
+import { listingNext } from "./listing-next.js";
 import { maturity } from "./maturity.js";
 import { methods405Allow } from "./methods-405-allow.js";
 import { modelStateful } from "./model-stateful.js";
@@ -49,6 +50,7 @@ export const httpChecks: readonly CheckDefinition[] = [
   pathsExtensionNotServed,
   pathsCaseSensitive,
   getNoPayload,
+  listingNext,
   negotiationAccept,
   contentType415,
   errorsMalformed400,

@@ -26,7 +26,10 @@ it("the default check of the reference server passes (no gating check fails)", a
       { address: server.httpUrl, protocol: "connect" },
       { address: server.httpUrl, protocol: "grpc-web" },
     ],
-    http: { baseUrl: server.httpUrl, apiKey },
+    // The reference's ?body= filter, as its users name it (--filter body): it documents the filter
+    // (reference-server/http/README.md) and offers no URI template or OpenAPI document that names it, so a check
+    // judges it only when told, as it would any server's.
+    http: { baseUrl: server.httpUrl, apiKey, filters: ["body"] },
     // The default check without its contract checks: they read the contract, never the server.
     skip: ["contract.*"],
     builtIn: true,

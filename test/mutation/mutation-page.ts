@@ -16,13 +16,15 @@ export interface EquivalentMutant {
   column: number;
   mutator: string;
   replacement: string;
+  /** The code changed, where two mutants share the rest (at !== undefined && {...} and at !== undefined, both to true). */
+  original?: string;
   kind: "equivalent" | "open" | "killed";
   why: string;
 }
 
 const VERDICT: Record<EquivalentMutant["kind"], string> = { equivalent: "equivalent", open: "left open by the spec", killed: "killed since by a sharper check" };
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
-const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) => e.file === m.file && e.line === m.line && e.column === m.column && e.mutator === m.mutator && e.replacement === m.replacement;
+const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) => e.file === m.file && e.line === m.line && e.column === m.column && e.mutator === m.mutator && e.replacement === m.replacement && (e.original === undefined || e.original === m.original);
 const countsRow = (name: string, c: MutationCounts) => `| ${name} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.invalid} | ${mutationScore(c)} % |`;
 
 const INTRO = `# Mutation testing: what the catalogue catches
@@ -32,7 +34,8 @@ do not edit by hand (\`test/docs-generated.test.ts\` holds it to them).
 
 StrykerJS changes the reference server's request handling in small ways (a status code, a condition, a removed
 statement, a changed string: one *mutant* each) and runs the catalogue's default check (no contract checks) in-process
-against each mutated server (\`test/mutation/catalogue.mutation.ts\`). A mutant is *killed* when a gating check fails,
+against each mutated server (\`test/mutation/catalogue.mutation.ts\`), told what the reference documents and does not
+advertise, as its users would tell it: its \`?body=\` filter (\`--filter body\`). A mutant is *killed* when a gating check fails,
 *timed out* when the server hung past Stryker's bound (detected too), *survived* when every gating check passed, and
 *no coverage* when the catalogue never ran the changed code. The score is Stryker's: killed and timed out over all
 four.

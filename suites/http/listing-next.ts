@@ -1,0 +1,80 @@
+// http.listing.next: a listing's rel="next" (RFC 8288) leads on through the collection: following it never comes
+// back to a page already read. Judged only where the server pages, by its own next link on the listing or on the
+// listing asked for one message a page (?limit=1, the commonest name, a guess that judges nothing where it is not
+// understood). Found by mutation testing (docs/mutation.md): the reference's pages with their cursor dropped
+// (page.ts:70, store.ts:137 and :141), each page the first again, its next link the page itself.
+import { linksOf } from "./_internals/links.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { uniqueBody } from "./_internals/representation.js";
+import { toTargetPath } from "./_internals/uri.js";
+
+/** Pages one walk reads at most: a loop shows by the second or third, a long listing is not read to its end. */
+const MAX_PAGES = 8;
+/** Messages created to make a listing page, two at a time. */
+const MAX_CREATED = 4;
+/** The page size asked for when the listing shows no next link by itself. */
+const GUESS = "limit=1";
+
+export const listingNext = httpCheck(
+  {
+    id: "http.listing.next",
+    title: "a paged listing's next link leads on: following rel=\"next\" never returns to a page already read (judged where the server pages, by itself or with ?limit=1)",
+    severity: "MUST",
+    spec: "§4.2 (level 3: links to the next state transitions) and RFC 8288 §3.3 (the registered relation next: the next in a series)",
+  },
+  async (p) => {
+    const shown: string[] = [];
+    const unpaged: string[] = [];
+    for (const { path: c } of await p.reach()) {
+      // Two messages, so that a listing of one a page has a second page whatever else the collection holds; two
+      // more when no page links on yet, so that a server paging by two or three of its own shows its next link.
+      let first: Exchange | undefined;
+      for (let made = 0; first === undefined && made < MAX_CREATED; made += 2) {
+        await p.all([() => p.createOrStop(c, uniqueBody("page-a")), () => p.createOrStop(c, uniqueBody("page-b"))]);
+        first = await pagedListing(p, c);
+      }
+      if (first === undefined) {
+        unpaged.push(c);
+        continue;
+      }
+      const walked = await walk(p, first);
+      if (walked !== undefined) shown.push(`${c}: ${walked}`);
+    }
+    if (shown.length === 0 && unpaged.length > 0 && p.problems.length === 0) {
+      p.skip(`not applicable: no listing shows a next link, by itself or with ?${GUESS} (${unpaged.join(", ")}): the server does not page, or names its page size otherwise`);
+    }
+    return shown.join("; ");
+  },
+);
+
+/** The first page of a listing that has a next one: the listing as it is, else asked for one message a page. */
+async function pagedListing(p: Probe, c: string): Promise<Exchange | undefined> {
+  for (const path of [c, `${c}?${GUESS}`]) {
+    const ex = await p.get(path);
+    if (ex.res.status === 200 && nextOf(p, ex) !== undefined) return ex;
+  }
+  return undefined;
+}
+
+function nextOf(p: Probe, ex: Exchange): string | undefined {
+  const next = linksOf(ex.res).find((l) => l.rel?.toLowerCase() === "next");
+  return next === undefined ? undefined : toTargetPath(next.href, p.target.baseUrl, ex.req.path, true);
+}
+
+/** Follows next from the first page within MAX_PAGES; a next link to a page already read is the problem. */
+async function walk(p: Probe, first: Exchange): Promise<string | undefined> {
+  const read = [first.req.path];
+  let page = first;
+  for (let next = nextOf(p, page); next !== undefined; next = nextOf(p, page)) {
+    if (read.includes(next)) {
+      p.problem(`following rel="next" from ${first.req.path}, ${page.req.path} links to ${next}, a page already read (page ${read.indexOf(next) + 1} of the walk): the series loops, so a client following next never reaches the end, nor the messages past the first page`, page);
+      return undefined;
+    }
+    if (read.length >= MAX_PAGES) return `${read.length} pages read by rel="next", none repeated (not read to the end)`;
+    page = await p.get(next);
+    read.push(next);
+    // A page that does not answer 200 (a rate limit, a cursor that expired) ends the walk unjudged past it.
+    if (page.res.status !== 200) return `${read.length - 1} page(s) read by rel="next", none repeated; GET ${next} then answered ${statusLine(page.res)}`;
+  }
+  return `${read.length} page(s) read by rel="next" to the end, none repeated`;
+}
