@@ -22,6 +22,7 @@ import type { ApiKeyPlacement, PathWords } from "./targets/http-target.js";
 import type { InMemoryClient } from "./targets/in-memory-client.js";
 import type { HttpHandler } from "./targets/http-inject.js";
 import { endpointOf, moduleOf } from "./targets/rpc-endpoint.js";
+import { GRPC } from "./protocols/grpc/index.js";
 
 /** Every default of a run. Read nowhere but here (test/architecture-options.test.ts holds it so). */
 export const RUN_DEFAULTS = Object.freeze({
@@ -48,7 +49,7 @@ export const RUN_DEFAULTS = Object.freeze({
 /** Every default of a `load` run, beside the run's: read nowhere but here and in load's --help. */
 export const LOAD_DEFAULTS = Object.freeze({
   /** The protocol a run speaks when none is named. */
-  protocol: "grpc",
+  protocol: GRPC,
   /** How long calls keep starting, in milliseconds. */
   durationMs: 10_000,
   /** The longest a run may be asked to last, in milliseconds. */
@@ -356,7 +357,7 @@ export function resolveGrpcTarget(options: GrpcTargetOptions): ResolvedGrpcTarge
   const local = options.inMemory !== undefined || isLocal(endpointOf(options).address);
   return Object.freeze({
     ...options,
-    protocol: options.protocol ?? "grpc",
+    protocol: options.protocol ?? GRPC,
     metadata: options.metadata ?? {},
     timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
     maxCalls: options.maxCalls ?? RUN_DEFAULTS.maxCalls,

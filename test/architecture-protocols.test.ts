@@ -6,21 +6,8 @@ import ts from "typescript";
 import { PROTOCOL_NAMES } from "../harness/protocols/index.js";
 import { productFiles, sourceOf } from "./architecture-source.js";
 
-/**
- * Files another branch of issue 39 owns (the options helper makes configuration keys, CLI rows and load's
- * protocols come from the PROTOCOLS map, item 6): their literals are known here, file by file, until it lands.
- */
-const OWNED_ELSEWHERE = new Map<string, string>([
-  ["harness/run-config.ts", "the default protocol of a resolved target (issue 39 item 6)"],
-  ["harness/cli/check-options.ts", "the --grpc row's text (issue 39 item 6)"],
-  ["harness/cli/run-options.ts", "the RPC target from the flags (issue 39 item 6)"],
-  ["harness/cli/check-command.ts", "the built-in reference server's targets (issue 39 item 6)"],
-  ["harness/load/_internals/http-rpc-call.ts", "load's HTTP transports, which the wire layer replaces (issue 39 items 1 and 5)"],
-  [
-    "harness/trace/records.ts",
-    "the gRPC records raw-h2.ts builds: they move into protocols/grpc/ with raw-h2.ts's import line, which the wire layer's branch owns (issue 39 item 1)",
-  ],
-]);
+/** Files allowed a protocol's name outside its folder, with why: none since issue 39's branches landed. */
+const OWNED_ELSEWHERE = new Map<string, string>([]);
 
 /**
  * The same words in another sense, each named where it is written. "grpc" is also the name of a check's area and of

@@ -28,6 +28,8 @@ import { duration, givenOn, toOptions } from "./option-table.js";
 import { createReplayRenderer } from "./replay.js";
 import { chooseReporters, openReporterFiles, reporterStreams } from "./reporter-option.js";
 import { toHttpTarget, toRunOptions } from "./run-options.js";
+import { CONNECT } from "../protocols/connect/index.js";
+import { GRPC_WEB } from "../protocols/grpc-web/index.js";
 
 /** What every run of `check` shares, whichever target it checks. */
 interface RunContext {
@@ -175,8 +177,8 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     http = toHttpTarget(opts, server.httpUrl, builtInKey);
     // It serves Connect and gRPC-Web on its HTTP port: all three RPC targets, so rpc.cross-protocol.equivalent judges.
     peers = [
-      { protocol: "connect", address: server.httpUrl },
-      { protocol: "grpc-web", address: server.httpUrl },
+      { protocol: CONNECT, address: server.httpUrl },
+      { protocol: GRPC_WEB, address: server.httpUrl },
     ];
     stop = server.close;
   }

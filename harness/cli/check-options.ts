@@ -10,6 +10,7 @@ import { withoutCredentials } from "../_internals/url-credentials.js";
 import { rpcOptionRows, type RpcTargetOptions } from "./rpc-target.js";
 import { collect, integerSpec, repeat, shared, toOptions, type OptionTable } from "./option-table.js";
 import { collectReporter, REPORT_FILE_FLAGS, type ReporterRequest } from "./reporter-option.js";
+import { GRPC } from "../protocols/grpc/index.js";
 
 /** The port an image serves gRPC on when --grpc-port does not say: gRPC's customary 50051. */
 export const DEFAULT_IMAGE_GRPC_PORT = 50051;
@@ -80,7 +81,7 @@ const reportFile = (key: keyof typeof REPORT_FILE_FLAGS, what: string) => ({
  * when called: a protocol registered before the command is built gets its flag.
  */
 export function checkTable(): OptionTable<CheckCliOptions> {
-  const rpcRows = rpcOptionRows((m) => (m.name === "grpc" ? `${m.cli.description} (with no RPC flag and no --http: check the built-in reference server)` : m.cli.description));
+  const rpcRows = rpcOptionRows((m) => (m.name === GRPC ? `${m.cli.description} (with no RPC flag and no --http: check the built-in reference server)` : m.cli.description));
   return { config: CONFIG_ROW, ...(rpcRows as OptionTable<RpcTargetOptions>), ...CHECK_ROWS };
 }
 

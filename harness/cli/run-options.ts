@@ -6,6 +6,7 @@ import type { CheckCliOptions } from "./check-options.js";
 import { parseMetadata } from "./metadata.js";
 import type { Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
+import { GRPC } from "../protocols/grpc/index.js";
 
 /** The HTTP target as the flags describe it. */
 export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: string | undefined = opts.apiKey): HttpRunTarget {
@@ -49,7 +50,7 @@ export function toRunOptions(
 ): Omit<RunOptions, "checks"> {
   // gRPC is the default protocol, left unsaid so that the report reads as before.
   const named = rpcTargetsOf(opts)[0]?.protocol;
-  const grpc = grpcAddress !== undefined ? rpcTarget(opts, grpcAddress, named === "grpc" ? undefined : named, metadata) : undefined;
+  const grpc = grpcAddress !== undefined ? rpcTarget(opts, grpcAddress, named === GRPC ? undefined : named, metadata) : undefined;
   const rpcPeers = grpc ? peers.map((p) => rpcTarget(opts, p.address, p.protocol, metadata)) : [];
   return {
     ...(opts.contract !== undefined && { contract: opts.contract }),

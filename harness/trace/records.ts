@@ -43,10 +43,10 @@ export function plainRecord(protocol: TraceProtocol, request: Sent, startedAt: n
 }
 
 /** A grpc-js unary call: what the library shows of it (metadata, whole messages, the status and trailers). */
-export function unaryRecord(url: string, headers: TraceHeaders, request: Uint8Array, options: UnaryCallOptions, startedAt: number, r: UnaryResult): ExchangeRecord {
+export function unaryRecord(protocol: TraceProtocol, url: string, headers: TraceHeaders, request: Uint8Array, options: UnaryCallOptions, startedAt: number, r: UnaryResult): ExchangeRecord {
   const { signal: _signal, trace: _trace, ...callOptions } = options;
   return {
-    protocol: "grpc",
+    protocol,
     via: "grpc-js",
     startedAt,
     durationMs: Date.now() - startedAt,
@@ -58,10 +58,10 @@ export function unaryRecord(url: string, headers: TraceHeaders, request: Uint8Ar
 }
 
 /** A hand-built HTTP/2 request (raw-h2.ts): the frames as sent and received. */
-export function rawRecord(request: Sent, startedAt: number, body: Uint8Array, r: RawResponse): ExchangeRecord {
+export function rawRecord(protocol: TraceProtocol, request: Sent, startedAt: number, body: Uint8Array, r: RawResponse): ExchangeRecord {
   const failure = failureText(r.failure);
   return {
-    protocol: "grpc",
+    protocol,
     via: "raw-h2",
     startedAt,
     durationMs: Date.now() - startedAt,

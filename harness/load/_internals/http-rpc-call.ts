@@ -2,15 +2,15 @@
 // distinct body, a reply read bounded, and the call's status worked out from either protocol's rules.
 import type { TlsMaterial } from "../../targets/connection.js";
 import { Status, type PlainResponse } from "../../protocols/rpc.js";
-import { readConnectReply } from "../../protocols/connect/index.js";
-import { frame, fromGrpcWeb } from "../../protocols/grpc-web/index.js";
+import { CONNECT, readConnectReply } from "../../protocols/connect/index.js";
+import { frame, fromGrpcWeb, type GRPC_WEB } from "../../protocols/grpc-web/index.js";
 import { HELLO_PATH } from "../../protocols/rpc.js";
 import { MAX_LOAD_REPLY_BYTES } from "../../wire/bounds.js";
 import { http1Exchange, openHttp1Pool, type Http1Pool } from "../../wire/http1.js";
 import type { CallResult } from "./call-result.js";
 import { tlsConnectOptions } from "../../wire/tls.js";
 
-export type HttpRpcLoadProtocol = "connect" | "grpc-web";
+export type HttpRpcLoadProtocol = typeof CONNECT | typeof GRPC_WEB;
 
 /**
  * How every exchange of an HTTP run goes out, beside its own headers: TLS (an https:// base URL), the :authority
@@ -40,9 +40,9 @@ export interface HttpRpcRequest {
 /** The request for one message, encoded: built once per distinct body and sent many times. */
 export function httpRpcRequest(protocol: HttpRpcLoadProtocol, base: URL, message: Uint8Array): HttpRpcRequest {
   const path = `${base.pathname.replace(/\/$/, "")}${HELLO_PATH}`;
-  const body = Buffer.from(protocol === "connect" ? message : frame(0, message));
+  const body = Buffer.from(protocol === CONNECT ? message : frame(0, message));
   const headers: Record<string, string> =
-    protocol === "connect"
+    protocol === CONNECT
       ? { "content-type": "application/proto", "connect-protocol-version": "1", "content-length": String(body.length) }
       : { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "content-length": String(body.length) };
   return { path, headers, body };
@@ -60,9 +60,9 @@ const shedByHttp = (status: number, headers: Readonly<Record<string, readonly st
  */
 async function replyResult(protocol: HttpRpcLoadProtocol, reply: BoundedReply, timeoutMs: number): Promise<CallResult> {
   const res: PlainResponse = { status: reply.status, headers: reply.headers, body: reply.body };
-  const r = protocol === "connect" ? await readConnectReply(res, timeoutMs) : await fromGrpcWeb(res, timeoutMs);
+  const r = protocol === CONNECT ? await readConnectReply(res, timeoutMs) : await fromGrpcWeb(res, timeoutMs);
   const code = r.code !== Status.OK && shedByHttp(reply.status, reply.headers) ? Status.RESOURCE_EXHAUSTED : r.code;
-  const answered = protocol === "connect" || reply.status !== 200 || r.trailers["grpc-status"] !== undefined || reply.headers["grpc-status"] !== undefined;
+  const answered = protocol === CONNECT || reply.status !== 200 || r.trailers["grpc-status"] !== undefined || reply.headers["grpc-status"] !== undefined;
   const message = r.response === undefined ? undefined : Buffer.from(r.response.buffer, r.response.byteOffset, r.response.byteLength);
   return message && code === Status.OK ? { code, details: r.details, reply: message, answered } : { code, details: r.details, answered };
 }

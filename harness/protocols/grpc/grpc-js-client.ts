@@ -137,7 +137,7 @@ export class GrpcJsClient {
             trailers: toRecord(status.metadata),
           };
           const authority = this.#options.authority ?? defaultAuthority(this.#options.address);
-          options.trace?.(() => unaryRecord(`${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`, toRecord(metadata), request, options, startedAt, result));
+          options.trace?.(() => unaryRecord("grpc", `${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`, toRecord(metadata), request, options, startedAt, result));
           resolve(result);
         });
       });

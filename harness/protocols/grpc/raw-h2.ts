@@ -112,7 +112,7 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
         result.leftover = leftover;
         if (failure) result.failure = failure;
         call.session.destroy();
-        request.trace?.(() => rawRecord({ method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
+        request.trace?.(() => rawRecord("grpc", { method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
         resolve(result);
       },
     };
