@@ -290,7 +290,13 @@ export interface RunOptions {
 export type ResolvedGrpcTarget = Readonly<GrpcTargetOptions & Required<Pick<GrpcTargetOptions, "metadata" | "timeoutMs" | "maxCalls" | "rate">> & { protocol: string }>;
 
 /** An HTTP target with every option given. */
-export type ResolvedHttpTarget = Readonly<HttpTargetOptions & Required<Pick<HttpTargetOptions, "timeoutMs" | "apiKeyIn" | "maxCalls" | "rate">>>;
+export type ResolvedHttpTarget = Readonly<
+  HttpTargetOptions &
+    Required<Pick<HttpTargetOptions, "timeoutMs" | "apiKeyIn" | "maxCalls" | "rate">> & {
+      /** baseUrl parsed, once, where the target is resolved. */
+      url: URL;
+    }
+>;
 
 /** The HTTP target of a run with every option given. */
 export type ResolvedHttpRun = Readonly<
@@ -298,6 +304,8 @@ export type ResolvedHttpRun = Readonly<
     Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & {
       /** baseUrl parsed, once, where the run is resolved. */
       url: URL;
+      /** The replicas' URLs, parsed once with them. */
+      replicaUrls: readonly URL[];
       maxDiscoveryRequests: number;
       words?: PathWords;
     }
@@ -372,6 +380,7 @@ export function resolveHttpTarget(options: HttpTargetOptions, url: URL = parseHt
   const local = options.inMemory !== undefined || localHost(host);
   return Object.freeze({
     ...options,
+    url,
     timeoutMs: options.timeoutMs ?? RUN_DEFAULTS.timeoutMs,
     apiKeyIn: options.apiKeyIn ?? { in: "header" as const, name: options.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader },
     maxCalls: options.maxCalls ?? RUN_DEFAULTS.maxCalls,
@@ -391,6 +400,7 @@ export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | unde
     apiKeyHeader,
     apiKeyIn: target.apiKeyIn,
     replicas: h.replicas ?? [],
+    replicaUrls: (h.replicas ?? []).map((r) => parseHttpBaseUrl(r, "--http-replica")),
     timeoutMs: target.timeoutMs,
     maxCalls: target.maxCalls,
     rate: target.rate,

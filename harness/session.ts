@@ -103,10 +103,11 @@ async function probeTargets(g: ResolvedGrpcTarget | undefined, replicas: readonl
   };
   const http = async (run: ResolvedHttpRun) => {
     if (run.inMemory) return;
-    for (const [i, url] of [run.baseUrl, ...run.replicas].entries()) {
+    const given = [run.baseUrl, ...run.replicas];
+    for (const [i, url] of [run.url, ...run.replicaUrls].entries()) {
       const flag = i === 0 ? "--http" : "--http-replica";
-      await probeHttpReachable(url, run.timeoutMs, run.tls, flag);
-      await assertSpeaksHttp(url, flag, run.timeoutMs, run.tls);
+      await probeHttpReachable(url, run.timeoutMs, run.tls, flag, given[i]);
+      await assertSpeaksHttp(url, flag, run.timeoutMs, run.tls, given[i]);
     }
   };
   const others = async () => {
@@ -192,9 +193,9 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
   const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.tls !== undefined && { tls: h.tls }) };
   // An in-memory target (http-inject.ts) is the primary alone: a replica is a URL, on the wire.
   const own = { ...shared, ...(h.inMemory && { inMemory: h.inMemory }) };
-  const primary = openHttpTarget({ baseUrl: h.baseUrl, ...own, ...(budget && { budget }) }, backpressure);
+  const primary = openHttpTarget({ baseUrl: h.baseUrl, url: h.url, ...own, ...(budget && { budget }) }, backpressure);
   // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
-  const httpReplicas = h.replicas.map((baseUrl) => openHttpTarget({ baseUrl, ...shared, budget: primary.budget }, backpressure));
+  const httpReplicas = h.replicaUrls.map((url, i) => openHttpTarget({ baseUrl: h.replicas[i] as string, url, ...shared, budget: primary.budget }, backpressure));
   const httpConfig: HttpConfig = {
     collections: h.collections,
     apiKeyHeader: h.apiKeyHeader,
@@ -212,7 +213,7 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
     collection: h.collections[0] as string,
     keyGiven: h.apiKey !== undefined,
     placement: h.apiKeyIn,
-    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, ...own, apiKeyIn: placement, budget: primary.budget }, backpressure),
+    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, url: h.url, ...own, apiKeyIn: placement, budget: primary.budget }, backpressure),
   }).catch(async (err: unknown) => (await close(), Promise.reject(err)));
   return { http: primary as HttpTarget, httpConfig, close };
 }

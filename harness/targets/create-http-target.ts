@@ -8,7 +8,7 @@ import { resolveHttpTarget, type HttpTargetOptions, type ResolvedHttpTarget } fr
 import { CallBudget } from "./budget.js";
 import { loadTls, type TlsOptions } from "./connection.js";
 import { SILENT_CALLS_LIMIT } from "./guards.js";
-import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
+import { endpointOf } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
 import { injectExchange } from "./http-inject.js";
@@ -27,7 +27,7 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
 
 /** A target from resolved options: it defaults nothing. */
 export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new BackpressureLog()): HttpTarget & { budget: CallBudget } {
-  const base = parseHttpBaseUrl(options.baseUrl);
+  const base = options.url;
   const prefix = base.pathname.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs;
   const placement: ApiKeyPlacement = options.apiKeyIn;
@@ -111,8 +111,7 @@ const NO_APPLICATION_PROTOCOL = "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL";
  * client certificate, so that a certificate the run does not trust is a set-up problem named once (exit 3, and the
  * flag that fixes it), never a failure of every check. Exit 3 with the cause when nothing answers.
  */
-export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tlsOptions?: TlsOptions, flag = "--http"): Promise<void> {
-  const url = parseHttpBaseUrl(baseUrl);
+export async function probeHttpReachable(url: URL, timeoutMs: number, tlsOptions?: TlsOptions, flag = "--http", baseUrl = url.href): Promise<void> {
   const { host, port } = endpointOf(url);
   const material = url.protocol === "https:" ? loadTls(tlsOptions ?? {}) : undefined;
   await new Promise<void>((resolve, reject) => {
@@ -145,8 +144,7 @@ export async function probeHttpReachable(baseUrl: string, timeoutMs: number, tls
  * Refuses, before any check runs, an HTTP target that does not answer HTTP/1.1, which the HTTP checks speak (an
  * HTTP/2-only port, a gRPC server's say): exit 3 with one line naming the flag, the address and what answered.
  */
-export async function assertSpeaksHttp(baseUrl: string, flag: string, timeoutMs: number, tlsOptions?: TlsOptions): Promise<void> {
-  const url = parseHttpBaseUrl(baseUrl, flag);
+export async function assertSpeaksHttp(url: URL, flag: string, timeoutMs: number, tlsOptions?: TlsOptions, baseUrl = url.href): Promise<void> {
   const { host, port } = endpointOf(url);
   const answered = await http1Answer({ host, port, path: url.pathname, timeoutMs, ...(url.protocol === "https:" && { tls: loadTls(tlsOptions ?? {}) }) });
   if (answered !== undefined) throw new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: expected an HTTP/1.x reply to GET ${url.pathname}; got ${answered}`);

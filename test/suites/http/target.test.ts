@@ -57,7 +57,7 @@ describe("parseHttpBaseUrl", () => {
 
 describe("probeHttpReachable", () => {
   it("throws an unreachable error with the URL and the cause when nothing listens", async () => {
-    await expect(probeHttpReachable("http://127.0.0.1:1", 2000)).rejects.toMatchObject({
+    await expect(probeHttpReachable(new URL("http://127.0.0.1:1"), 2000, undefined, "--http", "http://127.0.0.1:1")).rejects.toMatchObject({
       code: "unreachable",
       message: expect.stringMatching(/^cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED/),
     });
@@ -65,7 +65,7 @@ describe("probeHttpReachable", () => {
 
   it("resolves when a connection can be made", async () => {
     const url = await start();
-    await expect(probeHttpReachable(url, 2000)).resolves.toBeUndefined();
+    await expect(probeHttpReachable(new URL(url), 2000)).resolves.toBeUndefined();
   });
 });
 
