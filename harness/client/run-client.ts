@@ -1,7 +1,7 @@
 // Runs the client under test once, contained (a PID namespace, else its own session and process group, swept), bounded
 // in time: at the bound it is killed with all it started, and the run is "hung", the client's defect. Its stdout and
 // stderr are kept bounded for the report.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { ConformanceError } from "../errors.js";
 import { findOnPath, isExecutable } from "./_internals/executable.js";
@@ -97,7 +97,6 @@ const cannotStart = (client: ClientCommand, code: string | undefined) => new Con
  */
 export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
-    let t0 = performance.now();
     const unshare = namespaceUnshare();
     // The init's environment is empty (NODE_OPTIONS and the like are the client's, not for our init); the client's
     // own arrives with its command on the init's stdin.
@@ -105,97 +104,131 @@ export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeout
       unshare === undefined
         ? spawn(client.command, [...client.args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true })
         : spawn(unshare, [...UNSHARE_FLAGS, process.execPath, "-e", INIT_SCRIPT], { stdio: ["pipe", "pipe", "pipe", "pipe"], env: {}, detached: true });
-    const out = tail();
-    const err = tail();
-    child.stdout?.on("data", (c: Buffer) => out.add(c));
-    child.stderr?.on("data", (c: Buffer) => err.add(c));
     const sweeper = unshare === undefined && child.pid !== undefined ? createSweeper(child.pid) : undefined;
-    const leftRunning = new Set<number>();
-    let hung = false;
-    let settled = false;
-    const stop = () => {
-      killGroup(child.pid);
-      for (const pid of sweeper?.sweep() ?? []) leftRunning.add(pid);
+    const run: ClientProcess = {
+      client, child, inNamespace: unshare !== undefined, sweeper, out: tail(), err: tail(), leftRunning: new Set(), hung: false, settled: false,
+      t0: performance.now(), bound: undefined, walk: undefined, status: undefined, signal, resolve, reject,
+      stop: () => {
+        killGroup(child.pid);
+        for (const pid of sweeper?.sweep() ?? []) run.leftRunning.add(pid);
+      },
     };
-    const onBound = () => {
-      hung = true;
-      stop();
-    };
+    child.stdout?.on("data", (c: Buffer) => run.out.add(c));
+    child.stderr?.on("data", (c: Buffer) => run.err.add(c));
     // In a namespace the bound is set again, to timeoutMs, when the init says the client runs: the init's own start (a
     // node start, slow on a loaded machine) is not the client's time. Until then it may take INIT_START_MS more.
-    let bound = setTimeout(onBound, unshare === undefined ? timeoutMs : timeoutMs + INIT_START_MS);
-    const walk = sweeper !== undefined ? setInterval(() => sweeper.record(), WALK_MS) : undefined;
+    run.bound = setTimeout(() => onBound(run), unshare === undefined ? timeoutMs : timeoutMs + INIT_START_MS);
+    run.walk = sweeper !== undefined ? setInterval(() => sweeper.record(), WALK_MS) : undefined;
     sweeper?.record();
-    signal?.addEventListener("abort", stop, { once: true });
-    const ended = () => {
-      clearTimeout(bound);
-      clearInterval(walk);
-      signal?.removeEventListener("abort", stop);
-    };
-    const fail = (e: unknown) => {
-      if (settled) return;
-      settled = true;
-      ended();
-      stop();
-      reject(e);
-    };
-    // The init's word on the client: when it started (the bound and the duration count from there, as they did when
-    // the harness started it itself) and how it ended.
-    let status: InitMessage["exit"];
-    if (unshare !== undefined) {
-      child.stdin?.on("error", () => undefined); // An init that died before reading: its exit says the rest.
-      child.stdin?.end(JSON.stringify({ command: client.command, args: client.args, env }));
-      let lines = "";
-      child.stdio[3]?.on("data", (c: Buffer) => {
-        lines += c.toString("utf8");
-        for (let nl = lines.indexOf("\n"); nl >= 0; nl = lines.indexOf("\n")) {
-          let m: InitMessage;
-          try {
-            m = JSON.parse(lines.slice(0, nl)) as InitMessage;
-          } catch {
-            m = {}; // Only our init writes here; a line it did not write says nothing.
-          }
-          lines = lines.slice(nl + 1);
-          if (m.spawned === true && !settled) {
-            t0 = performance.now();
-            clearTimeout(bound);
-            bound = setTimeout(onBound, timeoutMs);
-          }
-          if (m.exit !== undefined) status = m.exit;
-          if (m.error !== undefined) fail(m.error === "ENOENT" || m.error === "EACCES" ? cannotStart(client, m.error) : new ConformanceError("internal", `client command ${client.command}: ${m.error}`));
-        }
-      });
-    }
-    child.once("error", (e: NodeJS.ErrnoException) => fail(e.code === "ENOENT" || e.code === "EACCES" ? cannotStart(client, e.code) : e));
-    child.once("exit", (exitCode, exitSignal) => {
-      ended();
-      sweeper?.record();
-      const durationMs = Math.round(performance.now() - t0);
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(drain);
-        // Whatever the client left running goes with it: nothing it started outlives its run.
-        stop();
-        if (settled) return;
-        settled = true;
-        const left = [...leftRunning].sort((a, b) => a - b);
-        warnLeftRunning(left);
-        const [code, sig] = status ?? [exitCode, exitSignal];
-        resolve({ exitCode: code, signal: sig, hung, durationMs, stdout: out.text(), stderr: err.text(), ...(left.length > 0 && { leftRunning: left }) });
-      };
-      const pipes = [child.stdout, child.stderr, ...(unshare !== undefined ? [child.stdio[3] as Readable | null] : [])];
-      const drain = setTimeout(() => {
-        for (const p of pipes) p?.destroy();
-        finish();
-      }, DRAIN_MS);
-      let open = pipes.length;
-      const closed = () => --open === 0 && finish();
-      for (const p of pipes) {
-        if (p === null || p === undefined || p.readableEnded || p.destroyed) closed();
-        else p.once("close", closed);
-      }
-    });
+    signal?.addEventListener("abort", run.stop, { once: true });
+    if (unshare !== undefined) listenToInit(run, env, timeoutMs);
+    child.once("error", (e: NodeJS.ErrnoException) => fail(run, e.code === "ENOENT" || e.code === "EACCES" ? cannotStart(client, e.code) : e));
+    child.once("exit", (exitCode, exitSignal) => onExit(run, exitCode, exitSignal));
   });
+}
+
+/** One run of the client: its process, what it wrote, its bound, and how the promise of its run settles (once). */
+interface ClientProcess {
+  client: ClientCommand;
+  child: ChildProcess;
+  inNamespace: boolean;
+  sweeper: ReturnType<typeof createSweeper> | undefined;
+  out: ReturnType<typeof tail>;
+  err: ReturnType<typeof tail>;
+  leftRunning: Set<number>;
+  hung: boolean;
+  settled: boolean;
+  /** When the client started: the bound and the duration count from there. */
+  t0: number;
+  bound: NodeJS.Timeout | undefined;
+  walk: NodeJS.Timeout | undefined;
+  /** The client's own exit, as the namespace's init reports it. */
+  status: InitMessage["exit"];
+  signal: AbortSignal | undefined;
+  resolve: (run: ClientRun) => void;
+  reject: (err: unknown) => void;
+  /** Kills the client's group, and sweeps (outside a namespace) what it started. */
+  stop: () => void;
+}
+
+function onBound(run: ClientProcess): void {
+  run.hung = true;
+  run.stop();
+}
+
+function ended(run: ClientProcess): void {
+  clearTimeout(run.bound);
+  clearInterval(run.walk);
+  run.signal?.removeEventListener("abort", run.stop);
+}
+
+function fail(run: ClientProcess, e: unknown): void {
+  if (run.settled) return;
+  run.settled = true;
+  ended(run);
+  run.stop();
+  run.reject(e);
+}
+
+/**
+ * The init's word on the client: when it started (the bound and the duration count from there, as they did when the
+ * harness started it itself) and how it ended.
+ */
+function listenToInit(run: ClientProcess, env: NodeJS.ProcessEnv, timeoutMs: number): void {
+  const { child, client } = run;
+  child.stdin?.on("error", () => undefined); // An init that died before reading: its exit says the rest.
+  child.stdin?.end(JSON.stringify({ command: client.command, args: client.args, env }));
+  let lines = "";
+  child.stdio[3]?.on("data", (c: Buffer) => {
+    lines += c.toString("utf8");
+    for (let nl = lines.indexOf("\n"); nl >= 0; nl = lines.indexOf("\n")) {
+      let m: InitMessage;
+      try {
+        m = JSON.parse(lines.slice(0, nl)) as InitMessage;
+      } catch {
+        m = {}; // Only our init writes here; a line it did not write says nothing.
+      }
+      lines = lines.slice(nl + 1);
+      if (m.spawned === true && !run.settled) {
+        run.t0 = performance.now();
+        clearTimeout(run.bound);
+        run.bound = setTimeout(() => onBound(run), timeoutMs);
+      }
+      if (m.exit !== undefined) run.status = m.exit;
+      if (m.error !== undefined) fail(run, m.error === "ENOENT" || m.error === "EACCES" ? cannotStart(client, m.error) : new ConformanceError("internal", `client command ${client.command}: ${m.error}`));
+    }
+  });
+}
+
+/** The client exited: its pipes are read to their end (within DRAIN_MS), what it left running is killed, the run settles. */
+function onExit(run: ClientProcess, exitCode: number | null, exitSignal: NodeJS.Signals | null): void {
+  const { child } = run;
+  ended(run);
+  run.sweeper?.record();
+  const durationMs = Math.round(performance.now() - run.t0);
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(drain);
+    // Whatever the client left running goes with it: nothing it started outlives its run.
+    run.stop();
+    if (run.settled) return;
+    run.settled = true;
+    const left = [...run.leftRunning].sort((a, b) => a - b);
+    warnLeftRunning(left);
+    const [code, sig] = run.status ?? [exitCode, exitSignal];
+    run.resolve({ exitCode: code, signal: sig, hung: run.hung, durationMs, stdout: run.out.text(), stderr: run.err.text(), ...(left.length > 0 && { leftRunning: left }) });
+  };
+  const pipes = [child.stdout, child.stderr, ...(run.inNamespace ? [child.stdio[3] as Readable | null] : [])];
+  const drain = setTimeout(() => {
+    for (const p of pipes) p?.destroy();
+    finish();
+  }, DRAIN_MS);
+  let open = pipes.length;
+  const closed = () => --open === 0 && finish();
+  for (const p of pipes) {
+    if (p === null || p === undefined || p.readableEnded || p.destroyed) closed();
+    else p.once("close", closed);
+  }
 }
