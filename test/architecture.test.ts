@@ -22,7 +22,6 @@ const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/client/recording-servers.ts startRecordingServers", 166],
   ["reference-server/http/routes.ts registerRoutes", 106],
   ["harness/load/_internals/resource-caller.ts resourceCaller", 96],
-  ["harness/load/_internals/drive.ts drive", 82],
 ]);
 const MAX_OWN_LINES = 60;
 

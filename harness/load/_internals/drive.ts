@@ -149,25 +149,7 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
       // From its scheduled send, or from its start when a timer woke a fraction of a millisecond early: corrected is
       // never shorter than uncorrected.
       corrected?.recordValue(Math.max(1, Math.round((ended - Math.min(due, callStart)) * 1000)));
-      result.requests++;
-      Atomics.add(progress, 0, 1);
-      if (res.code !== 0) {
-        const name = res.label ?? statusName(res.code);
-        const counts = isShed(res) ? result.shed : result.errors;
-        counts[name] = (counts[name] ?? 0) + 1;
-        if (counts === result.errors) {
-          result.failed++;
-          Atomics.add(progress, 1, 1);
-        }
-        continue;
-      }
-      const rest = atRest[i];
-      if (rest === undefined) continue;
-      result.compared++;
-      if (!res.reply || !res.reply.equals(rest)) {
-        result.mismatches++;
-        result.example ??= `request ${JSON.stringify(spec.bodies[i])}: reply at rest ${rest.toString("hex")}, under load ${res.reply?.toString("hex") ?? "none"}`;
-      }
+      tally(result, res, progress, atRest[i], spec.bodies[i]);
     }
   };
   try {
@@ -178,13 +160,7 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   }
   // The clean-up after the run is not part of its time.
   const elapsedMs = performance.now() - t0;
-  if (resources) {
-    const counts = await resources.finish();
-    result.compared += counts.compared;
-    result.mismatches += counts.mismatches;
-    if (counts.example !== undefined) result.example ??= counts.example;
-    result.resources = { created: counts.created, leftBehind: counts.leftBehind };
-  }
+  if (resources) addResourceCounts(result, await resources.finish());
   result.elapsedMs = elapsedMs;
   result.reconnections = grpc?.counts.reconnections ?? 0;
   if (spec.rate !== undefined && !stopped()) {
@@ -193,4 +169,34 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
     result.unsent = Math.max(0, due - started);
   }
   return result;
+}
+
+/** One call's outcome counted: a request, an error or a shed call by its name, or a reply compared with the one at rest. */
+function tally(result: DriveResult, res: CallResult, progress: Int32Array, rest: Buffer | undefined, body: unknown): void {
+  result.requests++;
+  Atomics.add(progress, 0, 1);
+  if (res.code !== 0) {
+    const name = res.label ?? statusName(res.code);
+    const counts = isShed(res) ? result.shed : result.errors;
+    counts[name] = (counts[name] ?? 0) + 1;
+    if (counts === result.errors) {
+      result.failed++;
+      Atomics.add(progress, 1, 1);
+    }
+    return;
+  }
+  if (rest === undefined) return;
+  result.compared++;
+  if (!res.reply || !res.reply.equals(rest)) {
+    result.mismatches++;
+    result.example ??= `request ${JSON.stringify(body)}: reply at rest ${rest.toString("hex")}, under load ${res.reply?.toString("hex") ?? "none"}`;
+  }
+}
+
+/** What the resource caller compared and left behind, added to the run's counts. */
+function addResourceCounts(result: DriveResult, counts: Awaited<ReturnType<ReturnType<typeof resourceCaller>["finish"]>>): void {
+  result.compared += counts.compared;
+  result.mismatches += counts.mismatches;
+  if (counts.example !== undefined) result.example ??= counts.example;
+  result.resources = { created: counts.created, leftBehind: counts.leftBehind };
 }
