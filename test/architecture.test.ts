@@ -21,7 +21,6 @@ const MAX_WHOLE_LINES = 80;
 const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/client/recording-servers.ts startRecordingServers", 166],
   ["reference-server/http/routes.ts registerRoutes", 106],
-  ["harness/load/_internals/resource-caller.ts resourceCaller", 96],
 ]);
 const MAX_OWN_LINES = 60;
 

@@ -47,45 +47,23 @@ export interface ResourceCaller {
   finish(): Promise<ResourceCounts>;
 }
 
+/** What every call of one resource caller shares: where, over which pool, its bound, and what it counted. */
+interface Resources {
+  collection: URL;
+  pool: ReturnType<typeof openPool>;
+  timeoutMs: number;
+  wire: HttpWire;
+  counts: ResourceCounts;
+  /** Numbers the bodies the run writes, so that each is its own. */
+  serial: number;
+}
+
 export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: number, connections: number, timeoutMs: number, wire: HttpWire = {}): ResourceCaller {
   const collection = new URL(collectionUrl);
-  const pool = openPool(collection, connections, wire);
+  const res: Resources = { collection, pool: openPool(collection, connections, wire), timeoutMs, wire, counts: { compared: 0, mismatches: 0, created: 0, leftBehind: 0 }, serial: 0 };
   const sequence = mixSequence(mix);
   /** Per slot: each message it holds, by its path, with the body it last wrote. */
   const held = Array.from({ length: concurrency }, () => new Map<string, string>());
-  const counts: ResourceCounts = { compared: 0, mismatches: 0, created: 0, leftBehind: 0 };
-  let serial = 0;
-
-  const send = (method: string, path: string, body?: string): Promise<Reply | string> => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify({ body }));
-    const headers: Record<string, string> = { accept: "application/json", ...(payload && { "content-type": "application/json", "content-length": String(payload.length) }) };
-    return boundedExchange(pool, collection, method, path, headers, payload, timeoutMs, wire);
-  };
-
-  const outcome = (op: MixOperation, r: Reply | string, ok: (r: Reply) => boolean): CallResult => {
-    if (typeof r === "string") return { code: Status.UNAVAILABLE, details: r, answered: false, label: `${op}: no reply` };
-    if (shedding(r)) return { code: Status.RESOURCE_EXHAUSTED, details: `HTTP ${r.status}`, answered: true, label: `HTTP ${r.status}` };
-    return ok(r) ? { code: Status.OK, details: "", answered: true } : { code: Status.UNKNOWN, details: `HTTP ${r.status}`, answered: true, label: `${op} HTTP ${r.status}` };
-  };
-
-  const create = async (mine: Map<string, string>, w: number): Promise<CallResult> => {
-    const body = `load ${w} ${serial++}`;
-    const r = await send("POST", collection.pathname, body);
-    const result = outcome("create", r, (x) => x.status >= 200 && x.status < 300);
-    if (typeof r === "string" || result.code !== Status.OK) return result;
-    const location = r.headers.location?.[0] ?? r.headers["content-location"]?.[0];
-    if (typeof location !== "string") return { code: Status.UNKNOWN, details: "no Location", answered: true, label: "create: no Location" };
-    const path = new URL(location, collection).pathname;
-    mine.set(path, body);
-    counts.created++;
-    return result;
-  };
-
-  const pick = (mine: Map<string, string>, k: number): [string, string] | undefined => {
-    if (mine.size === 0) return undefined;
-    return [...mine.entries()][k % mine.size];
-  };
-
   return {
     async call(w, k) {
       const mine = held[w] as Map<string, string>;
@@ -95,34 +73,12 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
       // Nothing of its own to read, update or delete yet: it creates; at its bound it deletes instead.
       if (op !== "list" && op !== "create" && mine.size === 0) op = "create";
       if (op === "create" && mine.size >= MAX_HELD) op = "delete";
-      if (op === "create") return create(mine, w);
-      if (op === "list") return outcome("list", await send("GET", collection.pathname), (x) => x.status === 200);
-      const [path, last] = pick(mine, k) as [string, string];
-      if (op === "read") {
-        const r = await send("GET", path);
-        const result = outcome("read", r, (x) => x.status === 200);
-        if (typeof r === "string" || result.code !== Status.OK) return result;
-        let body: unknown;
-        try {
-          body = (JSON.parse(r.body.toString("utf8")) as { body?: unknown }).body;
-        } catch {
-          body = undefined;
-        }
-        counts.compared++;
-        if (body !== last) {
-          counts.mismatches++;
-          counts.example ??= `GET ${path}: last written ${JSON.stringify(last)}, read ${JSON.stringify(body)?.slice(0, 200) ?? "no body field"}`;
-        }
-        return result;
-      }
-      if (op === "update") {
-        const body = `load ${w} ${serial++}`;
-        const r = await send("PUT", path, body);
-        const result = outcome("update", r, (x) => x.status >= 200 && x.status < 300);
-        if (result.code === Status.OK) mine.set(path, body);
-        return result;
-      }
-      const r = await send("DELETE", path);
+      if (op === "create") return create(res, mine, w);
+      if (op === "list") return outcome("list", await send(res, "GET", collection.pathname), (x) => x.status === 200);
+      const [path, last] = [...mine.entries()][k % mine.size] as [string, string];
+      if (op === "read") return read(res, path, last);
+      if (op === "update") return update(res, mine, w, path);
+      const r = await send(res, "DELETE", path);
       const result = outcome("delete", r, (x) => x.status >= 200 && x.status < 300);
       if (result.code === Status.OK || (typeof r !== "string" && r.status === 404)) mine.delete(path);
       return result;
@@ -132,16 +88,69 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
       await Promise.all(
         held.map(async (mine) => {
           for (const path of [...mine.keys()]) {
-            const r = await send("DELETE", path);
-            if (typeof r === "string" || r.status >= 300) counts.leftBehind++;
+            const r = await send(res, "DELETE", path);
+            if (typeof r === "string" || r.status >= 300) res.counts.leftBehind++;
           }
           mine.clear();
         }),
       );
-      pool.close();
-      return counts;
+      res.pool.close();
+      return res.counts;
     },
   };
+}
+
+function send(res: Resources, method: string, path: string, body?: string): Promise<Reply | string> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify({ body }));
+  const headers: Record<string, string> = { accept: "application/json", ...(payload && { "content-type": "application/json", "content-length": String(payload.length) }) };
+  return boundedExchange(res.pool, res.collection, method, path, headers, payload, res.timeoutMs, res.wire);
+}
+
+function outcome(op: MixOperation, r: Reply | string, ok: (r: Reply) => boolean): CallResult {
+  if (typeof r === "string") return { code: Status.UNAVAILABLE, details: r, answered: false, label: `${op}: no reply` };
+  if (shedding(r)) return { code: Status.RESOURCE_EXHAUSTED, details: `HTTP ${r.status}`, answered: true, label: `HTTP ${r.status}` };
+  return ok(r) ? { code: Status.OK, details: "", answered: true } : { code: Status.UNKNOWN, details: `HTTP ${r.status}`, answered: true, label: `${op} HTTP ${r.status}` };
+}
+
+async function create(res: Resources, mine: Map<string, string>, w: number): Promise<CallResult> {
+  const body = `load ${w} ${res.serial++}`;
+  const r = await send(res, "POST", res.collection.pathname, body);
+  const result = outcome("create", r, (x) => x.status >= 200 && x.status < 300);
+  if (typeof r === "string" || result.code !== Status.OK) return result;
+  const location = r.headers.location?.[0] ?? r.headers["content-location"]?.[0];
+  if (typeof location !== "string") return { code: Status.UNKNOWN, details: "no Location", answered: true, label: "create: no Location" };
+  const path = new URL(location, res.collection).pathname;
+  mine.set(path, body);
+  res.counts.created++;
+  return result;
+}
+
+/** Reads a message the slot holds and compares its body with the one the slot last wrote. */
+async function read(res: Resources, path: string, last: string): Promise<CallResult> {
+  const r = await send(res, "GET", path);
+  const result = outcome("read", r, (x) => x.status === 200);
+  if (typeof r === "string" || result.code !== Status.OK) return result;
+  let body: unknown;
+  try {
+    body = (JSON.parse(r.body.toString("utf8")) as { body?: unknown }).body;
+  } catch {
+    body = undefined;
+  }
+  const { counts } = res;
+  counts.compared++;
+  if (body !== last) {
+    counts.mismatches++;
+    counts.example ??= `GET ${path}: last written ${JSON.stringify(last)}, read ${JSON.stringify(body)?.slice(0, 200) ?? "no body field"}`;
+  }
+  return result;
+}
+
+async function update(res: Resources, mine: Map<string, string>, w: number, path: string): Promise<CallResult> {
+  const body = `load ${w} ${res.serial++}`;
+  const r = await send(res, "PUT", path, body);
+  const result = outcome("update", r, (x) => x.status >= 200 && x.status < 300);
+  if (result.code === Status.OK) mine.set(path, body);
+  return result;
 }
 
 /** Parses `create=1,read=8,list=1,update=1,delete=1` (missing operations weigh 0). */
