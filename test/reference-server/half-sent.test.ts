@@ -57,17 +57,7 @@ describe("half-sent requests on connections whose windows are shut", () => {
     expect(answers.filter((a) => a.status !== "0")).toEqual([]);
     const servedAgainMs = await servedAgainAfter(s, attackers);
     // Recorded once the test has held every bound: a failed run's figures do not reach the page.
-    recordReliability("half-sent", "test/reference-server/half-sent.test.ts", {
-      connections: attackers.length,
-      streams: STREAMS,
-      heldMax: Math.max(...held),
-      rssBeforeMiB: Math.round(watch.before / MIB),
-      rssMaxMiB: Math.round(peak / MIB),
-      watermarkMiB: watermark,
-      bystanderRounds: answers.length,
-      slowestHelloMs: Math.max(...answers.map((a) => a.ms)),
-      servedAgainMs,
-    });
+    recordReliability("half-sent", "test/reference-server/half-sent.test.ts", floodFigures({ attackers, held, before: watch.before, peak, watermark, answers, servedAgainMs }));
   });
 
   it("once the attacker leaves, everyone is served within 5 s, though what it left took memory past the watermark", async () => {
@@ -109,18 +99,7 @@ describe("whole 1 MiB requests, a hundred admitted at once on each connection, r
     }
     expect(answers.filter((a) => a.status !== "0")).toEqual([]);
     const servedAgainMs = await servedAgainAfter(s, attackers);
-    recordReliability("whole-requests-unread", "test/reference-server/half-sent.test.ts", {
-      connections: attackers.length,
-      streams: STREAMS,
-      heldMax: Math.max(...held),
-      resetMin: Math.min(...reset),
-      rssBeforeMiB: Math.round(watch.before / MIB),
-      rssMaxMiB: Math.round(peak / MIB),
-      watermarkMiB: watermark,
-      bystanderRounds: answers.length,
-      slowestHelloMs: Math.max(...answers.map((a) => a.ms)),
-      servedAgainMs,
-    });
+    recordReliability("whole-requests-unread", "test/reference-server/half-sent.test.ts", floodFigures({ attackers, held, before: watch.before, peak, watermark, answers, servedAgainMs }, { resetMin: Math.min(...reset) }));
   });
 });
 
@@ -187,6 +166,25 @@ const ids = (): number[] => Array.from({ length: STREAMS }, (_, i) => 1 + 2 * i)
 const count = (outcomes: SendOutcome[], which: SendOutcome): number => outcomes.filter((o) => o === which).length;
 
 /** Opens STREAMS Hello streams on `c` at once, then sends `payload` on every one together (ended when `end`). */
+/** A flood's figures for the reliability page, in the page's order; `extra` goes after the streams held. */
+function floodFigures(
+  f: { attackers: readonly unknown[]; held: readonly number[]; before: number; peak: number; watermark: number; answers: readonly Answer[]; servedAgainMs: number },
+  extra: Record<string, number> = {},
+): Record<string, number> {
+  return {
+    connections: f.attackers.length,
+    streams: STREAMS,
+    heldMax: Math.max(...f.held),
+    ...extra,
+    rssBeforeMiB: Math.round(f.before / MIB),
+    rssMaxMiB: Math.round(f.peak / MIB),
+    watermarkMiB: f.watermark,
+    bystanderRounds: f.answers.length,
+    slowestHelloMs: Math.max(...f.answers.map((a) => a.ms)),
+    servedAgainMs: f.servedAgainMs,
+  };
+}
+
 async function halfSend(c: RawH2Connection, payload: Buffer, end = false): Promise<SendOutcome[]> {
   await c.write(...ids().map((id) => frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO))));
   return Promise.all(ids().map((id) => c.sendData(id, payload, { endStream: end, withinMs: 20_000 })));
