@@ -32,7 +32,8 @@ export interface GrpcServerOptions extends LogOptions {
   protection?: Partial<ProtectionLimits>;
   /** What the server owes clients that do not read (owed.ts); default a ledger of its own with the default limits. */
   ledger?: OwedLedger;
-  /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
+  /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has
+   * acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
   maxHeaderListBytes?: number;
 }
 
@@ -143,7 +144,14 @@ function helloHandler(log: Logger, logCalls: boolean): grpc.handleUnaryCall<Buff
         callback(null, encodeReply(helloReply(decoded.message.body)));
       }
     }
-    if (logCalls) log.debug({ msg: "call", method: "Hello", code: grpc.status[code], requestBytes: call.request.length, ms: Math.round(performance.now() - started) });
+    if (logCalls)
+      log.debug({
+        msg: "call",
+        method: "Hello",
+        code: grpc.status[code],
+        requestBytes: call.request.length,
+        ms: Math.round(performance.now() - started),
+      });
   };
 }
 

