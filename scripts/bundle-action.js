@@ -37,6 +37,7 @@ const PRELUDE = [
 const PROTO_LOOKUPS = [
   {
     file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text the bundle looks for, not a template
     texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"],
   },
   {

@@ -1,16 +1,7 @@
 // `command: check` of the GitHub Action: the CLI's check run in this process with the inputs' flags, then the
 // step's outputs, the job summary and the `require` gate on a partial verdict. Secrets reach the CLI through the
 // environment it is given (EXAMPLE_API_KEY, the metadata variable) or a file of this run's own (the signing key).
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";

@@ -310,7 +310,7 @@ function serveUntilStopped(
       if (cluster.isWorker) process.disconnect?.();
       resolve();
     };
-    let unwatch = () => undefined as void;
+    let unwatch: () => void = () => {};
     const stop = (why: string) => {
       for (const s of STOP_SIGNALS) process.off(s, stop);
       unwatch();

@@ -7,7 +7,7 @@ import { openTls } from "../wire/tls.js";
 
 const FRAME_HEADER = 9;
 /** HTTP/2 frame types a server sends first (RFC 9113 §6): SETTINGS, or GOAWAY for a preface it did not get. */
-const H2_FRAMES: Readonly<Record<number, string>> = { 0x04: "SETTINGS", 0x07: "GOAWAY" };
+const H2_FRAMES: Readonly<Record<number, string>> = { 4: "SETTINGS", 7: "GOAWAY" };
 
 export interface Http1ProbeOptions {
   host: string;

@@ -7,7 +7,7 @@ import { probeHandshake } from "../protocols/grpc/index.js";
 import { resolveGrpcTarget, type GrpcTargetOptions } from "../run-config.js";
 import { parseAddress } from "./address.js";
 import { loadTls, type TlsOptions } from "./connection.js";
-import { type GrpcTarget } from "./grpc-target.js";
+import type { GrpcTarget } from "./grpc-target.js";
 import { Status, statusName } from "../protocols/rpc.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";

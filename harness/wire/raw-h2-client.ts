@@ -15,7 +15,7 @@ import { defaultAuthority } from "../targets/connection.js";
 import { HpackReader, MAX_HEADER_LIST, unaryRequestBlock } from "./_internals/hpack-decode.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-const enum Type {
+enum Type {
   DATA = 0,
   HEADERS = 1,
   PRIORITY = 2,
@@ -305,7 +305,7 @@ export class RawH2Connection {
               COMPRESSION_ERROR,
               `a header block HPACK cannot decode: ${err instanceof Error ? err.message : String(err)}`,
             );
-      this.send(frame(Type.GOAWAY, 0, 0, Buffer.concat([u32(this.nextId - 2 > 0 ? this.nextId - 2 : 0), u32(e.code)])));
+      this.send(frame(Type.GOAWAY, 0, 0, Buffer.concat([u32(Math.max(this.nextId - 2, 0)), u32(e.code)])));
       this.fail(`connection error: ${e.message}`);
       setImmediate(() => this.socket.destroy());
       return;

@@ -163,7 +163,7 @@ function* piecesOf(parts: Iterable<Part>): Generator<string, void, undefined> {
   let held = "";
   for (const part of parts) {
     for (const slice of slicesOf(part.text)) {
-      held += escape(slice, part.escaping);
+      held += escapePart(slice, part.escaping);
       if (held.length >= PIECE_UNITS) {
         yield held;
         held = "";
@@ -192,7 +192,7 @@ function* slicesOf(text: Text): Generator<string, void, undefined> {
   }
 }
 
-function escape(text: string, escaping: Part["escaping"]): string {
+function escapePart(text: string, escaping: Part["escaping"]): string {
   if (escaping === "json") return JSON.stringify(text).slice(1, -1);
   return escaping === "xml" ? escapeText(text) : text;
 }

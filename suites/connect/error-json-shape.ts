@@ -2,7 +2,7 @@
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { CONNECT_CODES } from "../../harness/protocols/connect/index.js";
 import { MALFORMED } from "../grpc/errors-malformed-request.js";
-import { connectPost, describe, header, mediaType } from "../rpc/_internals/exchange.js";
+import { connectPost, describe, mediaType } from "../rpc/_internals/exchange.js";
 import { CONNECT } from "../../harness/protocols/connect/index.js";
 
 export const connectErrorJsonShape: CheckDefinition = {

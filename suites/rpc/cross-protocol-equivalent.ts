@@ -9,7 +9,7 @@
 // compared.
 import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../contract/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
-import { type GrpcTarget } from "../../harness/targets/grpc-target.js";
+import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
 import { statusText, type UnaryResult } from "../../harness/protocols/rpc.js";
 import { withUnknownFields } from "../grpc/compat-unknown-fields.js";
 import { show } from "../grpc/_internals/calls.js";

@@ -69,7 +69,7 @@ describe("a killed holder's lease", () => {
     const racers = [serveDataDir(dir), serveDataDir(dir)];
     const outcomes = await Promise.all(racers.map((r) => r.listening));
     expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
-    const loser = racers[outcomes.findIndex((o) => o === undefined)] as DataDirServe;
+    const loser = racers[outcomes.indexOf(undefined)] as DataDirServe;
     expect((await loser.exited).code).toBe(75);
     expect(loser.stderr()).toMatch(/is in use by example-conformance on host \S+, process \d+ in its PID namespace/);
   }, 90_000);

@@ -2,7 +2,6 @@
 // on many connections, and the XML listing of bodies made of `&` (five bytes each once escaped). Each attack runs
 // against `serve` in its own process, from raw sockets written for the purpose, while bystanders from 127.0.0.2
 // call Hello on the gRPC port and GET / on the HTTP port.
-import type net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   cleanUp,

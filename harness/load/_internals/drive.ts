@@ -231,7 +231,7 @@ function tally(
   }
   if (rest === undefined) return;
   result.compared++;
-  if (!res.reply || !res.reply.equals(rest)) {
+  if (!res.reply?.equals(rest)) {
     result.mismatches++;
     result.example ??=
       `request ${JSON.stringify(body)}: reply at rest ${rest.toString("hex")}, under load ` +

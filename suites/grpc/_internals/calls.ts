@@ -2,7 +2,7 @@
 import type { CheckContext } from "../../../harness/check.js";
 import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../contract/message.js";
 import { gated } from "./exclusive.js";
-import { type GrpcTarget } from "../../../harness/targets/grpc-target.js";
+import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
 import { statusText, type UnaryCallOptions, type UnaryResult } from "../../../harness/protocols/rpc.js";
 
 export function target(ctx: CheckContext): GrpcTarget {

@@ -5,7 +5,7 @@ import { neutralise } from "../../../harness/_internals/neutralise.js";
 /** grpc-status from the trailers (or the single header block of a trailers-only response); undefined when absent. */
 export function rawStatus(res: RawResponse): number | undefined {
   const values = res.trailers["grpc-status"] ?? (res.trailersOnly ? undefined : res.headers["grpc-status"]);
-  if (!values || values.length !== 1) return undefined;
+  if (values?.length !== 1) return undefined;
   const n = Number(values[0]);
   return Number.isInteger(n) && n >= 0 ? n : undefined;
 }

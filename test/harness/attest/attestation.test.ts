@@ -11,6 +11,12 @@ import type { RunReport } from "../../../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
 import { cli } from "../../helpers/cli.js";
 
+/** The parts of an in-toto statement the assertions read (JSON.parse gives no type). */
+interface Statement {
+  subject: { digest: { sha256: string } }[];
+  predicate: { result: string; passedTests: string[]; configuration: { name: string; annotations?: unknown }[] };
+}
+
 const dir = mkdtempSync(join(tmpdir(), "attest-"));
 const pair = () => {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -74,7 +80,7 @@ describe("a signed attestation", () => {
       signatures: { keyid: string; sig: string }[];
     };
     expect(envelope.payloadType).toBe("application/vnd.in-toto+json");
-    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as Record<string, any>;
+    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as Statement;
     expect(statement).toMatchObject({
       _type: "https://in-toto.io/Statement/v1",
       predicateType: "https://in-toto.io/attestation/test-result/v0.1",
@@ -84,12 +90,10 @@ describe("a signed attestation", () => {
       uri: "https://example.com/ref",
       annotations: { version: "2.0", grpc: reference.grpcAddress },
     });
-    expect(statement.subject[0].digest.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(statement.subject[0]?.digest.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(statement.predicate.result).toBe("PASSED");
     expect(statement.predicate.passedTests).toContain("grpc.defaults.decodes");
-    const runAnnotations = statement.predicate.configuration.find(
-      (c: { name: string }) => c.name === "run",
-    ).annotations;
+    const runAnnotations = statement.predicate.configuration.find((c) => c.name === "run")?.annotations;
     expect(runAnnotations).toMatchObject({ verdict: "conformant", claims: ["replicas: single"] });
     // The signature is over DSSE's PAE, as any DSSE verifier checks it.
     expect(pae("t", Buffer.from("ab")).toString()).toBe("DSSEv1 1 t 2 ab");

@@ -18,7 +18,7 @@ const oneLine = (stderr: string) => {
   expect(stderr.split("\n").filter((l) => l !== "")).toHaveLength(1);
   expect(stderr).not.toMatch(/^\s+at |node:internal|Error:/m);
 };
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 let reference: ReferenceServer;
 /** A plain HTTP/1.1 JSON server: every request 200 application/json. */
@@ -79,7 +79,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--http", grpcPort()],
     says: () =>
       new RegExp(
-        `^example-conformance: --http ${escape(grpcPort())} does not speak HTTP/1\\.1, which the HTTP checks ` +
+        `^example-conformance: --http ${escapeRegExp(grpcPort())} does not speak HTTP/1\\.1, which the HTTP checks ` +
           `speak: expected an HTTP/1\\.x reply to GET /; got HTTP/2 frames \\(a (SETTINGS|GOAWAY) frame first\\): ` +
           `an HTTP/2-only port, as a gRPC server's is\\n$`,
       ),
@@ -89,7 +89,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--http", reference.httpUrl, "--http-replica", grpcPort()],
     says: () =>
       new RegExp(
-        `^example-conformance: --http-replica ${escape(grpcPort())} does not speak HTTP/1\\.1, .*; got HTTP/2 frames`,
+        `^example-conformance: --http-replica ${escapeRegExp(grpcPort())} does not speak HTTP/1\\.1, .*; got HTTP/2 frames`,
       ),
   },
   {
@@ -97,7 +97,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--grpc", json.url.replace("http://", "")],
     says: () =>
       new RegExp(
-        `^example-conformance: --grpc ${escape(json.url.replace("http://", ""))} does not speak HTTP/2: .*it ` +
+        `^example-conformance: --grpc ${escapeRegExp(json.url.replace("http://", ""))} does not speak HTTP/2: .*it ` +
           `answered in HTTP/1\\.x`,
       ),
   },
@@ -106,7 +106,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--grpc", h2json.address],
     says: () =>
       new RegExp(
-        `^example-conformance: --grpc ${escape(h2json.address)} does not speak gRPC: expected a gRPC reply to a ` +
+        `^example-conformance: --grpc ${escapeRegExp(h2json.address)} does not speak gRPC: expected a gRPC reply to a ` +
           `call of Hello: content-type application/grpc or a grpc-status; got HTTP 200 application/json \\(15 ` +
           `bytes\\) and no grpc-status\\n$`,
       ),
@@ -116,7 +116,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--grpc", reference.grpcAddress, "--replica", h2json.address],
     says: () =>
       new RegExp(
-        `^example-conformance: --replica ${escape(h2json.address)} does not speak gRPC: .*got HTTP 200 ` +
+        `^example-conformance: --replica ${escapeRegExp(h2json.address)} does not speak gRPC: .*got HTTP 200 ` +
           `application/json`,
       ),
   },
@@ -125,7 +125,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--connect", grpcPort()],
     says: () =>
       new RegExp(
-        `^example-conformance: --connect ${escape(grpcPort())} does not speak Connect: expected a Connect reply ` +
+        `^example-conformance: --connect ${escapeRegExp(grpcPort())} does not speak Connect: expected a Connect reply ` +
           `to a unary POST of Hello \\(application/proto, or application/json after a 415\\).*; got HTTP/2 frames ` +
           `\\(a (SETTINGS|GOAWAY) frame first\\): an HTTP/2-only port, as a gRPC server's is\\n$`,
       ),
@@ -135,7 +135,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--connect", json.url],
     says: () =>
       new RegExp(
-        `^example-conformance: --connect ${escape(json.url)} does not speak Connect: expected .*; got HTTP 200 ` +
+        `^example-conformance: --connect ${escapeRegExp(json.url)} does not speak Connect: expected .*; got HTTP 200 ` +
           `application/json "\\{\\\\"messages\\\\":\\[\\]\\}"\\n$`,
       ),
   },
@@ -144,7 +144,7 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--grpc-web", json.url],
     says: () =>
       new RegExp(
-        `^example-conformance: --grpc-web ${escape(json.url)} does not speak gRPC-Web: expected a gRPC-Web reply ` +
+        `^example-conformance: --grpc-web ${escapeRegExp(json.url)} does not speak gRPC-Web: expected a gRPC-Web reply ` +
           `.*; got HTTP 200 application/json "\\{\\\\"messages\\\\":\\[\\]\\}", with no grpc-status\\n$`,
       ),
   },
@@ -153,13 +153,13 @@ const WRONG_KIND: readonly WrongKind[] = [
     args: () => ["--grpc-web", grpcPort()],
     says: () =>
       new RegExp(
-        `^example-conformance: --grpc-web ${escape(grpcPort())} does not speak gRPC-Web: .*; got HTTP/2 frames`,
+        `^example-conformance: --grpc-web ${escapeRegExp(grpcPort())} does not speak gRPC-Web: .*; got HTTP/2 frames`,
       ),
   },
   {
     name: "--connect beside a right --grpc, at a plain HTTP JSON server",
     args: () => ["--grpc", reference.grpcAddress, "--connect", json.url],
-    says: () => new RegExp(`^example-conformance: --connect ${escape(json.url)} does not speak Connect: `),
+    says: () => new RegExp(`^example-conformance: --connect ${escapeRegExp(json.url)} does not speak Connect: `),
   },
 ];
 
@@ -253,7 +253,7 @@ describe("exit 3, one line: a flag over TLS at an HTTP/2-only TLS port", () => {
       // Before: exit 5, "the target wants credentials (pass --metadata): every call got PERMISSION_DENIED".
       expect(run.stderr).toMatch(
         new RegExp(
-          `^example-conformance: --connect ${escape(url)} does not speak Connect: expected .*; got HTTP 403 ` +
+          `^example-conformance: --connect ${escapeRegExp(url)} does not speak Connect: expected .*; got HTTP 403 ` +
             `text/plain "Missing ALPN Protocol.*": an HTTP/2-only TLS port, as a gRPC server's is\\n$`,
         ),
       );
@@ -267,7 +267,7 @@ describe("exit 3, one line: a flag over TLS at an HTTP/2-only TLS port", () => {
     const run = await runCliProcess(["check", "--http", url, "--ca", material.certFile, "--timeout", "3s"]);
     expect(run.stderr).toMatch(
       new RegExp(
-        `^example-conformance: --http ${escape(url)} does not speak HTTP/1\\.1, which the HTTP checks speak: TLS ` +
+        `^example-conformance: --http ${escapeRegExp(url)} does not speak HTTP/1\\.1, which the HTTP checks speak: TLS ` +
           `refused ALPN http/1\\.1 \\(no application protocol\\): an HTTP/2-only TLS port, as a gRPC server's ` +
           `is\\n$`,
       ),
@@ -320,7 +320,7 @@ describe("exit 3, one line: a target that answered the probes and then nothing a
       ]);
       expect(run.stderr).toMatch(
         new RegExp(
-          `^example-conformance: no verdict: --http ${escape(server.url)} answered none of the checks' calls ` +
+          `^example-conformance: no verdict: --http ${escapeRegExp(server.url)} answered none of the checks' calls ` +
             `after the set-up probes \\(\\d+ failed at the connection level; the first: .*ECONNREFUSED.*\\)\\n$`,
         ),
       );
@@ -350,7 +350,7 @@ describe("exit 3, one line: a target that answered the probes and then nothing a
       // The first refusal may reach the tally as the silence guard's words: it knows the target stopped.
       expect(run.stderr).toMatch(
         new RegExp(
-          `^example-conformance: no verdict: --connect ${escape(server.url)} answered none of the checks' calls ` +
+          `^example-conformance: no verdict: --connect ${escapeRegExp(server.url)} answered none of the checks' calls ` +
             `after the set-up probes \\(\\d+ failed at the connection level; the first: ` +
             `.*(ECONNREFUSED|connections are refused).*\\)\\n$`,
         ),

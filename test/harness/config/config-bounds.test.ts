@@ -22,7 +22,7 @@ const write = (name: string, text: string) => {
   expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1 << 20);
   return path;
 };
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A bound on ending at all, for a loaded 2-core machine (a refusal takes about 2 s, mostly the CLI starting). */
 const ENDS_WITHIN_MS = 30_000;
@@ -34,7 +34,7 @@ const MODEST_RSS_MIB = 256;
 async function refused(path: string, line: number, why: RegExp): Promise<void> {
   const run = await runMeasured(["check", "--config", path], {}, BACKSTOP_MS);
   expect(run.signal, "killed by the backstop: the refusal did not end").toBeNull();
-  expect(run.stderr).toMatch(new RegExp(`^example-conformance: ${escape(path)}:${line}: ${why.source}\n$`));
+  expect(run.stderr).toMatch(new RegExp(`^example-conformance: ${escapeRegExp(path)}:${line}: ${why.source}\n$`));
   expect(run.code).toBe(2);
   expect(run.ms, `ended after ${run.ms} ms`).toBeLessThan(ENDS_WITHIN_MS);
   expect(run.peakRssMib).toBeGreaterThan(0);

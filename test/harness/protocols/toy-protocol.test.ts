@@ -97,7 +97,7 @@ const good = serve((body) => body);
 const counting = serve((body) => `${body} #${++calls}`);
 let goodUrl = "";
 let countingUrl = "";
-let unregister = () => undefined as void;
+let unregister: () => void = () => {};
 
 /** The CLI in this process, its output kept. */
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -189,6 +189,7 @@ describe("the HTML report of a failing run, in headless Chromium", () => {
     const box = await section.boundingBox();
     expect(box?.height ?? 0).toBeGreaterThan(0);
     expect(box?.y ?? 800, "the section's top within the window").toBeLessThan(800);
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (innerText), which the page shows a reader
     return (await section.innerText()).replace(/\s+/g, " ");
   }
 

@@ -149,11 +149,11 @@ describe("check --trace DIR of a gRPC server that sends two replies to a unary c
       expect(check?.trace).toMatch(/grpc\.unary\.single-response\.grpc\.txt$/);
       expect(text).toMatch(/^# example-conformance trace: grpc\.unary\.single-response \(fail\)$/m);
       expect(text).toMatch(/^> HEADERS$/m);
-      expect(text).toMatch(/^>   :path: \/example\.exampleService\/Hello$/m);
+      expect(text).toMatch(/^> {3}:path: \/example\.exampleService\/Hello$/m);
       expect(text).toMatch(/^< HEADERS :status 200$/m);
       expect(text).toMatch(/^< DATA \d+ bytes: message 1, not compressed, length \d+ \{"body":/m);
       expect(text).toMatch(/^< DATA \d+ bytes: message 2, not compressed, length \d+ \{"body":/m);
-      expect(text).toMatch(/^< HEADERS \(trailers\)\n<   grpc-status: 0$/m);
+      expect(text).toMatch(/^< HEADERS \(trailers\)\n< {3}grpc-status: 0$/m);
     } finally {
       await server.close();
     }
@@ -203,8 +203,8 @@ describe("check --trace DIR against targets whose every text channel is hostile"
     expect(all).toContain("\\\\x1b[2K");
     expect(all).toContain("\\u202e");
     // Calls made through grpc-js are there too, each with the grpcurl line that repeats it where one can.
-    expect(all).toMatch(/^   \(through grpc-js: /m);
-    expect(all).toMatch(/^   repeat: grpcurl -plaintext .* example\.exampleService\/Hello$/m);
+    expect(all).toMatch(/^ {3}\(through grpc-js: /m);
+    expect(all).toMatch(/^ {3}repeat: grpcurl -plaintext .* example\.exampleService\/Hello$/m);
   });
 
   it(

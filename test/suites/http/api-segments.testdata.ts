@@ -383,7 +383,7 @@ export const apiSegments: readonly ApiSegment[] = [
   {
     segment: "summarize",
     expected: "verb",
-    source: MISC + ": Microsoft Azure AI Language (/language/analyze-text/jobs... summarize tasks)",
+    source: `${MISC}: Microsoft Azure AI Language (/language/analyze-text/jobs... summarize tasks)`,
   },
   { segment: "issues", expected: "noun", source: "Jira Cloud REST API v3 (/rest/api/3/issue... search results)" },
   { segment: "worklogs", expected: "noun", source: "Jira Cloud REST API v3 (/issue/{id}/worklog)" },
