@@ -167,7 +167,9 @@ function suspectLines(
       grpcurlCommand({ request, options: {}, answered: false }, used, contractDir, METADATA_PLACEHOLDER);
     return (
       `${i + 1}. ${describeSent(request)}: ` +
-      `${line ? `grpcurl: ${line}` : "no grpcurl line sends it as it was sent (hand-built, or over 4 KiB); the check's replay sends it"}`
+      (line
+        ? `grpcurl: ${line}`
+        : "no grpcurl line sends it as it was sent (hand-built, or over 4 KiB); the check's replay sends it")
     );
   });
   const more = suspects.length > SUSPECTS_LISTED ? [`and ${suspects.length - SUSPECTS_LISTED} more`] : [];
@@ -391,7 +393,9 @@ function targetOf(config: RunConfig): RunReport["target"] {
   return {
     contract: config.contract ?? "proto (shipped)",
     ...(config.grpc && {
-      grpc: `${config.grpc.address}${config.grpc.protocol === GRPC ? "" : ` (${config.grpc.protocol})`}${config.builtIn ? " (built-in reference server)" : ""}`,
+      grpc:
+        `${config.grpc.address}${config.grpc.protocol === GRPC ? "" : ` (${config.grpc.protocol})`}` +
+        `${config.builtIn ? " (built-in reference server)" : ""}`,
     }),
     ...(config.http && {
       http: config.builtIn ? `${config.http.baseUrl} (built-in reference server)` : config.http.baseUrl,

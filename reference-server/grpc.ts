@@ -57,7 +57,8 @@ export const SERVER_CHANNEL_OPTIONS = {
   "grpc.keepalive_time_ms": 60_000, // ping an idle connection every minute
   "grpc.keepalive_timeout_ms": 20_000, // and drop it when the ping goes unanswered
   "grpc.keepalive_permit_without_calls": 1,
-  "grpc.http2.min_ping_interval_without_data_ms": 10_000, // pings more often than this are abuse: GOAWAY (enforced by the guard)
+  // Pings more often than this are abuse: GOAWAY (enforced by the guard).
+  "grpc.http2.min_ping_interval_without_data_ms": 10_000,
   "grpc.http2.max_ping_strikes": 2,
   "grpc.max_connection_idle_ms": 5 * 60_000,
   "grpc.max_connection_age_ms": 30 * 60_000,

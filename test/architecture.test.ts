@@ -1,7 +1,10 @@
 // The house's shape, read from the source with the TypeScript compiler: no import circle, the engine never reaches
 // for the checks, a protocol is reached only through its public file, and no function runs past a screen.
 import { describe, expect, it } from "vitest";
-import { circles, functionLengths, importGraph, productFiles } from "./architecture-source.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PACKAGE_ROOT } from "../contract/paths.js";
+import { circles, functionLengths, importGraph, PRODUCT_DIRS, productFiles } from "./architecture-source.js";
 
 const graph = importGraph();
 const arrows = [...graph].flatMap(([from, tos]) => tos.map((to) => ({ from, to })));
@@ -18,7 +21,7 @@ const KNOWN_LONG = new Map<string, number>([
   ["harness/cli/check-usage.ts checkUsage", 82],
   ["harness/load/merge.ts mergeLoadReports", 75],
   ["harness/reporters/load-console.ts formatLoadReport", 61],
-  ["suites/http/delete-then-404.ts (callback of httpCheck)", 64],
+  ["suites/http/delete-then-404.ts (callback of httpCheck)", 65],
   ["suites/http/maturity.ts (callback of httpCheck)", 91],
   ["suites/http/negotiation-accept.ts (callback of httpCheck)", 72],
   ["suites/http/stateless-replicas.ts (callback of httpCheck)", 79],
@@ -111,5 +114,18 @@ describe("function lengths", () => {
         all.some((f) => `${f.file} ${f.name}` === key && f.whole > MAX_WHOLE_LINES),
         key,
       ).toBe(true);
+  });
+});
+
+describe("line length", () => {
+  it("keeps every product line within 120 characters, comments and strings included (issue 42 item 5)", () => {
+    const files = productFiles([...PRODUCT_DIRS, "fixtures"]).filter((f) => !f.includes("node_modules"));
+    expect(files.length).toBeGreaterThan(150);
+    const long = files.flatMap((f) =>
+      readFileSync(join(PACKAGE_ROOT, f), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (line.length > 120 ? [`${f}:${i + 1}: ${line.length} characters`] : [])),
+    );
+    expect(long).toEqual([]);
   });
 });

@@ -11,8 +11,14 @@ export const MAX_SHOWN_BYTES = 1024;
  * without the u flag, so that lone surrogates are seen one code unit at a time.
  */
 // eslint-disable-next-line no-control-regex
-const UNSAFE =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE = new RegExp(
+  [
+    "[\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff",
+    "\\ufff9-\\ufffb\\ufdd0-\\ufdef\\ufffe\\uffff]",
+    "|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]",
+  ].join(""),
+  "g",
+);
 
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 

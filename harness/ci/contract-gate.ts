@@ -193,8 +193,8 @@ export async function contractGate(): Promise<number> {
     // Never a silent "compatible": the job shows that nothing was compared, and why.
     if (gate.breakingSkipped !== undefined)
       process.stdout.write(
-        `::warning ` +
-          `title=${forAnnotationProperty("example-conformance contract: breaking not checked")}::${forAnnotationData(forTerminal(gate.breakingSkipped))}\n`,
+        `::warning title=${forAnnotationProperty("example-conformance contract: breaking not checked")}` +
+          `::${forAnnotationData(forTerminal(gate.breakingSkipped))}\n`,
       );
     text = summary(verdict, dir, gate);
   } catch (reason) {

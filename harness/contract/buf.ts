@@ -254,7 +254,9 @@ function reservedFix(d: Diagnostic): string | undefined {
       ? `\`reserved ${number};\` and \`reserved "${name}";\``
       : "`reserved` with its number and name";
   // A renumbered field shows as a deleted one: its old number is what clients still send.
-  return `fix: a field's number is its identity on the wire: keep it, or if it is gone for good reserve it with ${what}`;
+  return `fix: a field's number is its identity on the wire: keep it, or if it is gone for good reserve it with ${
+    what
+  }`;
 }
 
 /** Control characters from a file's path or a quoted string would reach the terminal: shown escaped instead. */

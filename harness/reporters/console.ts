@@ -128,10 +128,8 @@ function notJudged({ w }: ConsoleOut, report: RunReport): void {
   const notRun = report.unjudged.filter((u) => u.why === "selection");
   if (notRun.length > 0) {
     const shown = notRun.slice(0, NOT_RUN_SHOWN).map((u) => u.id);
-    w(
-      `not run: ` +
-        `${shown.join(", ")}${notRun.length > shown.length ? `, and ${notRun.length - shown.length} more (all in the JSON report)` : ""}\n`,
-    );
+    const more = notRun.length - shown.length;
+    w(`not run: ${shown.join(", ")}${more > 0 ? `, and ${more} more (all in the JSON report)` : ""}\n`);
   }
   for (const x of report.waivers) w(`waived: ${x.id} (${t(x.pattern)}): ${t(x.reason)}\n`);
   for (const r of report.checks.filter((x) => x.note !== undefined && x.status !== "expected-fail"))
@@ -171,8 +169,8 @@ function summary({ w, verbosity }: ConsoleOut, report: RunReport): void {
     );
   const identity = [
     report.implementation &&
-      `implementation ` +
-        `${report.implementation.name}${report.implementation.version !== undefined ? ` ${report.implementation.version}` : ""}`,
+      `implementation ${report.implementation.name}` +
+        `${report.implementation.version !== undefined ? ` ${report.implementation.version}` : ""}`,
     report.target.imageDigest !== undefined && `image digest ${report.target.imageDigest}`,
     report.target.tlsFingerprint !== undefined && `TLS certificate SHA-256 ${report.target.tlsFingerprint}`,
   ].filter(Boolean);

@@ -90,9 +90,19 @@ ${[
   block("counterexample", r.counterexample !== undefined ? [r.counterexample] : []),
   block("evidence", evidence(r)),
 ].join("")}
-${r.trace !== undefined ? `<p class="trace">trace: <a href="${h(traceHref(r.trace, options.pageDir))}">${words(r.trace)}</a></p>` : ""}${r.note ? `<p>${words(r.note)}</p>` : ""}
+${r.trace !== undefined ? traceLink(r.trace, options.pageDir) : ""}${r.note ? `<p>${words(r.note)}</p>` : ""}
 </article>`;
 }
+
+const traceLink = (trace: string, pageDir: string | undefined): string =>
+  `<p class="trace">trace: <a href="${h(traceHref(trace, pageDir))}">${words(trace)}</a></p>`;
+
+const containerLog = (log: readonly string[]): string =>
+  section(
+    "log",
+    `Container log (last ${log.length} lines)`,
+    `<pre><code>${log.map((l) => words(l)).join("\n")}</code></pre>`,
+  );
 
 const section = (id: string, title: string, body: string): string =>
   `<section id="${id}">\n<h2>${title}</h2>\n${body}\n</section>`;
@@ -159,7 +169,9 @@ function unjudged(report: RunReport): string {
   const items = report.unjudged.map(
     (u) =>
       `<code>${words(u.id)}</code> [${u.severity}] ` +
-      `${UNJUDGED_WORDS[u.why]}${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${words(u.needs)}</code>)` : ""}${u.claim !== undefined ? ` (claim <code>${words(u.claim)}</code>, declared, not judged)` : ""}: ` +
+      `${UNJUDGED_WORDS[u.why]}` +
+      `${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${words(u.needs)}</code>)` : ""}` +
+      `${u.claim !== undefined ? ` (claim <code>${words(u.claim)}</code>, declared, not judged)` : ""}: ` +
       `${words(u.why === "claimed" ? u.reason.replace(CLAIM_PREFIX, "") : u.reason)}`,
   );
   return section("unjudged", `Gating checks not judged (${report.unjudged.length})`, list(items, ""));
@@ -318,8 +330,10 @@ function skipped(report: RunReport): string {
 
 const STYLE = `
 *{box-sizing:border-box}
-body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1.5rem 2rem;color:#1b1f24;max-width:72rem;overflow-wrap:break-word}
-h1{font-size:1.6rem;margin:0 0 .5rem;line-height:1.25}h2{font-size:1.15rem;margin:1.6rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
+body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1.5rem 2rem;color:#1b1f24;max-width:72rem;
+overflow-wrap:break-word}
+h1{font-size:1.6rem;margin:0 0 .5rem;line-height:1.25}
+h2{font-size:1.15rem;margin:1.6rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 h3{font-size:1rem;margin:0 0 .2rem;font-weight:600}
 .verdict-banner{padding:.5rem .9rem;border-radius:6px;font-weight:600;margin:.4rem 0}
 .ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.warn{background:#fff8c5;color:#7d4e00}
@@ -330,12 +344,16 @@ h3{font-size:1rem;margin:0 0 .2rem;font-weight:600}
 .meta{color:#57606a;font-size:.85rem}.label{color:#57606a;font-size:.8rem;margin:.5rem 0 0}
 code{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .w,:not(pre)>code{display:inline-block;max-width:100%;overflow-wrap:anywhere}
-pre{margin:.1rem 0 .3rem;padding:.4rem .6rem;background:#f6f8fa;border-radius:4px;white-space:pre;overflow-x:auto;max-width:100%}
-dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}
+pre{margin:.1rem 0 .3rem;padding:.4rem .6rem;background:#f6f8fa;border-radius:4px;white-space:pre;overflow-x:auto;
+max-width:100%}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
+dt{font-weight:600}dd{margin:0;min-width:0}
 ul{padding-left:1.2rem;margin:.3rem 0}li{margin:.15rem 0}ul.compact li{margin:0}
 details{margin:.3rem 0}summary{cursor:pointer}
 .print-only{display:none}
-@media (max-width:40rem){body{padding:1rem;font-size:14px}dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .5rem}}
+@media (max-width:40rem){
+body{padding:1rem;font-size:14px}dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .5rem}
+}
 @media print{
 @page{size:A4;margin:12mm}
 .print-only{display:block}.verdict-banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}
@@ -369,7 +387,7 @@ ${particulars(report)}
 ${attested(report)}
 ${passed(report)}
 ${skipped(report)}
-${report.containerLog ? section("log", `Container log (last ${report.containerLog.length} lines)`, `<pre><code>${report.containerLog.map((l) => words(l)).join("\n")}</code></pre>`) : ""}
+${report.containerLog ? containerLog(report.containerLog) : ""}
 </body>
 </html>
 `;

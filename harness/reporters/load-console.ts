@@ -60,8 +60,8 @@ export function formatLoadReport(r: LoadReport, color: boolean): string {
   const merged = r.mergedFrom ? ` (merged from ${r.mergedFrom.length} runs)` : "";
   const lines = [
     `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${t(r.target)} (${r.concurrency} in flight ` +
-      `over ${r.connections} ` +
-      `connections${r.threads > 1 ? `, ${r.threads} threads` : ""}${r.rate !== undefined ? `, scheduled at ${r.rate}/s` : ""})${merged}${r.interrupted ? ", stopped early" : ""}`,
+      `over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""}` +
+      `${r.rate !== undefined ? `, scheduled at ${r.rate}/s` : ""})${merged}${r.interrupted ? ", stopped early" : ""}`,
     `requests/s   ${r.requestsPerSecond}`,
     latencyLine(r.correctedLatencyMs ? "latency ms   from send       " : "latency ms   ", r.latencyMs),
     ...(r.correctedLatencyMs ? [latencyLine("latency ms   from schedule   ", r.correctedLatencyMs)] : []),

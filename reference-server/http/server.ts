@@ -50,8 +50,10 @@ export interface HttpServerOptions extends LogOptions {
    * maxReplyBytes); default 1 MiB.
    */
   pageBytes?: number;
-  /** The largest message representation one reply carries; past it 500 (see README.md). Default 5 × bodyLimitBytes + 64
-   * KiB. */
+  /**
+   * The largest message representation one reply carries; past it 500 (see README.md). Default 5 × bodyLimitBytes
+   * + 64 KiB.
+   */
   maxReplyBytes?: number;
   /** A request not fully received within this is answered 408 and its connection closed; default the ledger's arrivalMs
    * (30 s). */

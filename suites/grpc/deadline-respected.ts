@@ -11,7 +11,9 @@ const SLACK_MS = 1500;
 
 export const deadlineRespected: CheckDefinition = {
   id: "grpc.deadline.respected",
-  title: `a call with grpc-timeout ${DEADLINE_MS}m ends within the deadline (a reply or DEADLINE_EXCEEDED), never hangs`,
+  title:
+    `a call with grpc-timeout ${DEADLINE_MS}m ends within the deadline (a reply or DEADLINE_EXCEEDED), ` +
+    "never hangs",
   severity: "SHOULD",
   area: "grpc",
   profile: "protocol",

@@ -54,8 +54,8 @@ function judgeOf(c: GoldenCase): Judge {
     matches: (code) =>
       names.some((n) => (n === "not-ok" ? code !== Status.OK : code === Status[n as keyof typeof Status])),
     details: [
-      `request: ` +
-        `${hex !== undefined ? `bytes ${hex || "(none)"}` : `frames ${JSON.stringify(frames)}`}${path ? ` to ${path}` : ""}`,
+      `request: ${hex !== undefined ? `bytes ${hex || "(none)"}` : `frames ${JSON.stringify(frames)}`}` +
+        `${path ? ` to ${path}` : ""}`,
     ],
   };
 }

@@ -124,8 +124,8 @@ export const statelessHistoryIndependent: CheckDefinition = {
           }
         },
         ([r, history, other]) =>
-          `request ${show(r)} after ` +
-          `${history.length === 0 ? "no other request" : history.map(show).join(", ")}${other ? " from another client" : " on the same connection"}`,
+          `request ${show(r)} after ${history.length === 0 ? "no other request" : history.map(show).join(", ")}` +
+          `${other ? " from another client" : " on the same connection"}`,
         { maxRuns: 50 },
       );
       // Judged in this order, whatever finished first: what the profile showed, call counting, leaks, the property.

@@ -68,7 +68,8 @@ export const deleteThen404 = httpCheck(
         );
       else
         shown.push(
-          `DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, and ${c} no longer lists it`,
+          `DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, ` +
+            `and ${c} no longer lists it`,
         );
     }
     if (shown.length === 0 && refused.length > 0 && p.problems.length === 0)

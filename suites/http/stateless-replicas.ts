@@ -28,7 +28,8 @@ export const statelessReplicas = httpCheck(
         if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
           p.problem(
             `a message created at ${p.target.baseUrl}${path}: GET ${path} on ${replica.baseUrl} answered ` +
-              `${statusLine(read.res)}${read.res.status === 200 ? ` with body ${JSON.stringify(p.bodyOf(read.res))}` : ""}, ` +
+              `${statusLine(read.res)}` +
+              `${read.res.status === 200 ? ` with body ${JSON.stringify(p.bodyOf(read.res))}` : ""}, ` +
               `not 200 with the body sent`,
             read,
           );
@@ -62,13 +63,11 @@ export const statelessReplicas = httpCheck(
         const noDelete = p.notOffered("delete", del);
         if (noDelete !== undefined) {
           shown.push(
-            `created on ${p.target.baseUrl}, read${noPut === undefined ? " and replaced" : ""} on ${replica.baseUrl} (${[
-              noPut,
-              noDelete,
-            ]
-              .filter((r) => r !== undefined)
-              .map((r) => `not offered: ${r}`)
-              .join("; ")})`,
+            `created on ${p.target.baseUrl}, read${noPut === undefined ? " and replaced" : ""} on ${replica.baseUrl} ` +
+              `(${[noPut, noDelete]
+                .filter((r) => r !== undefined)
+                .map((r) => `not offered: ${r}`)
+                .join("; ")})`,
           );
           continue;
         }

@@ -19,7 +19,8 @@ export function grpcAnswer(res: RawResponse): ProbeAnswer {
   const bytes = res.frames.reduce((n, f) => n + 5 + f.data.length, 0) + res.leftover;
   return {
     speaks: false,
-    answered: `HTTP ${res.httpStatus} ${type === "" ? "with no content-type" : type} (${bytes} bytes) and no grpc-status`,
+    answered:
+      `HTTP ${res.httpStatus} ${type === "" ? "with no content-type" : type}` + ` (${bytes} bytes) and no grpc-status`,
   };
 }
 

@@ -8,8 +8,11 @@ import type { KeptBody } from "../recorder.js";
 import type { Inert } from "./inert.js";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-const TEXTUAL =
-  /^(text\/|application\/([\w.+-]*\+)?(json|xml)\b|application\/(x-www-form-urlencoded|javascript|problem\+json|grpc-web-text))/i;
+const TEXTUAL = new RegExp(
+  "^(text/|application/([\\w.+-]*\\+)?(json|xml)\\b|" +
+    "application/(x-www-form-urlencoded|javascript|problem\\+json|grpc-web-text))",
+  "i",
+);
 
 /** The body as UTF-8 text when its type says text and its bytes are UTF-8; otherwise undefined. */
 export function asText(body: KeptBody, contentType: string | undefined): string | undefined {

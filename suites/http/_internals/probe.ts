@@ -54,6 +54,10 @@ export function statusLine(res: HttpResponse): string {
  * each. */
 export const PROBLEMS_SHOWN = 20;
 
+/** A collection exercised, as the note names it. */
+const describeCollection = (r: { template: string; parent?: unknown }): string =>
+  r.parent ? `${r.template} (under a message created for it)` : r.template;
+
 const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 197)}...` : text).replace(/\s+/g, " ");
 
 export class Probe {
@@ -92,8 +96,8 @@ export class Probe {
     const beyond = found.collections.filter((r) => r.source !== "given");
     if (beyond.length > 0 || found.notes.length > 0) {
       this.note(
-        `collections exercised: ` +
-          `${found.collections.map((r) => (r.parent ? `${r.template} (under a message created for it)` : r.template)).join(", ")}${found.notes.length > 0 ? `; ${found.notes.join("; ")}` : ""}`,
+        `collections exercised: ${found.collections.map(describeCollection).join(", ")}` +
+          `${found.notes.length > 0 ? `; ${found.notes.join("; ")}` : ""}`,
       );
     }
     return (this.#reached = out);

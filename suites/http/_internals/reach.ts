@@ -62,9 +62,8 @@ async function findReachable(ctx: CheckContext): Promise<Reach> {
       `${left.length} more collections found (${left
         .slice(0, 3)
         .map((c) => c.template)
-        .join(
-          ", ",
-        )}${left.length > 3 ? ", ..." : ""}) were not exercised: at most ${MAX_PROBED_COLLECTIONS} collections are tried`,
+        .join(", ")}${left.length > 3 ? ", ..." : ""}) ` +
+        `were not exercised: at most ${MAX_PROBED_COLLECTIONS} collections are tried`,
     );
   return { collections: out, notes };
 }
