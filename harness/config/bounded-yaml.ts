@@ -14,6 +14,7 @@ import {
   Parser,
   type Document,
   type Node,
+  type YAMLMap,
 } from "yaml";
 import { ConformanceError } from "../errors.js";
 
@@ -212,6 +213,25 @@ function* boundedTokens(
  * before it or inside the node it names, and the keys and items the document holds with each alias counted as all
  * it repeats, refused at the node where the count passes the limit.
  */
+/** A map or sequence being walked: its children, the next to enter, and the entries counted under it so far. */
+interface Frame {
+  node: Node;
+  children: (Node | null | undefined)[];
+  next: number;
+  entries: number;
+}
+
+/** Refuses a map whose scalar keys repeat (NaN keys never equal each other, so they are left alone). */
+function refuseDuplicateKeys(node: YAMLMap, refuse: (offset: number | undefined, why: string) => never): void {
+  const keys = new Set<unknown>();
+  for (const pair of node.items) {
+    const key = pair.key;
+    if (!isScalar(key) || (typeof key.value === "number" && Number.isNaN(key.value))) continue;
+    if (keys.has(key.value)) refuse(key.range?.[0], "not valid YAML: Map keys must be unique");
+    keys.add(key.value);
+  }
+}
+
 function checkNodes(
   doc: Document,
   limits: ConfigLimits,
@@ -230,12 +250,6 @@ function checkNodes(
     if (total > limits.entries)
       refuse(offset, tooManyEntries(limits.entries, repeated > 0 ? ", each alias counted as all it repeats" : ""));
   };
-  interface Frame {
-    node: Node;
-    children: (Node | null | undefined)[];
-    next: number;
-    entries: number;
-  }
   const stack: Frame[] = [];
   const enter = (node: Node | null | undefined): number | undefined => {
     if (!node) return 0;
@@ -251,13 +265,7 @@ function checkNodes(
       return repeats;
     }
     if (isMap(node)) {
-      const keys = new Set<unknown>();
-      for (const pair of node.items) {
-        const key = pair.key;
-        if (!isScalar(key) || (typeof key.value === "number" && Number.isNaN(key.value))) continue;
-        if (keys.has(key.value)) refuse(key.range?.[0], "not valid YAML: Map keys must be unique");
-        keys.add(key.value);
-      }
+      refuseDuplicateKeys(node, refuse);
       add(node.items.length, node.range?.[0]);
       stack.push({
         node,

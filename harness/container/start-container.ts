@@ -85,19 +85,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
   }
 
   const lines: string[] = [];
-  const keep = (stream: Readable) => {
-    let partial = "";
-    stream.on("data", (chunk: Buffer | string) => {
-      const text = partial + chunk.toString();
-      const parts = text.split("\n");
-      partial = parts.pop() ?? "";
-      for (const line of parts) {
-        lines.push(line);
-        if (lines.length > LOG_LINES) lines.shift();
-      }
-    });
-    stream.on("error", () => undefined);
-  };
+  const keep = keepLastLines(lines);
   const ports = [options.grpcPort, ...(options.httpPort !== undefined ? [options.httpPort] : [])];
   let container: Awaited<ReturnType<InstanceType<typeof GenericContainer>["start"]>>;
   try {
@@ -138,14 +126,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
       };
       await waitUntilServing(grpcAddress, startupTimeoutMs, () => lines.slice(-5).join(" | "), exited);
     }
-    // What the run certifies is this image, whatever tag named it: its ID is a digest of its content.
-    let imageDigest: string | undefined;
-    try {
-      const id = (await client.container.getById(container.getId()).inspect()).Image;
-      if (typeof id === "string" && /^sha256:[0-9a-f]{64}$/.test(id)) imageDigest = id;
-    } catch {
-      // The report then names the image by its name alone.
-    }
+    const imageDigest = await imageDigestOf(client, container.getId());
     return {
       grpcAddress,
       ...(httpUrl !== undefined && { httpUrl }),
@@ -156,6 +137,39 @@ export async function startContainer(options: ContainerOptions): Promise<Started
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/** A log consumer that keeps the stream's last LOG_LINES whole lines in `lines`. */
+function keepLastLines(lines: string[]): (stream: Readable) => void {
+  return (stream) => {
+    let partial = "";
+    stream.on("data", (chunk: Buffer | string) => {
+      const text = partial + chunk.toString();
+      const parts = text.split("\n");
+      partial = parts.pop() ?? "";
+      for (const line of parts) {
+        lines.push(line);
+        if (lines.length > LOG_LINES) lines.shift();
+      }
+    });
+    stream.on("error", () => undefined);
+  };
+}
+
+/**
+ * What the run certifies is this image, whatever tag named it: its ID is a digest of its content. Undefined when
+ * the runtime does not say; the report then names the image by its name alone.
+ */
+async function imageDigestOf(
+  client: Awaited<ReturnType<typeof containerRuntime>>["client"],
+  id: string,
+): Promise<string | undefined> {
+  try {
+    const image = (await client.container.getById(id).inspect()).Image;
+    return typeof image === "string" && /^sha256:[0-9a-f]{64}$/.test(image) ? image : undefined;
+  } catch {
+    return undefined;
   }
 }
 
