@@ -2,7 +2,7 @@
 // it (when grpcurl can express it: a Message to Hello), to the address the user gave, with the user's TLS options
 // and metadata names; every value of the user's metadata as a placeholder, as in replay lines.
 import { join } from "node:path";
-import { decodeMessage, encodeMessage } from "../contract/message.js";
+import { decodeMessage, encodeMessage } from "../common/message.js";
 import { shellQuote } from "./_internals/shell-quote.js";
 import type { RecordedCall } from "./call-recorder.js";
 import { GRPC } from "./protocols/grpc/index.js";

@@ -1,8 +1,8 @@
 // The programmatic API of example-conformance.
 export { ConformanceError, EXIT_CODES } from "./errors.js";
 export type { ErrorCode } from "./errors.js";
-export { lintContract, breakingContract, BUF_FORMATS, LINT_FORMATS } from "./contract/buf.js";
-export type { BufFormat, BufRun, ContractFinding, LintFormat, LintOptions, BreakingOptions } from "./contract/buf.js";
+export { lintContract, breakingContract, BUF_FORMATS, LINT_FORMATS } from "./buf/buf.js";
+export type { BufFormat, BufRun, ContractFinding, LintFormat, LintOptions, BreakingOptions } from "./buf/buf.js";
 export { compareRuns, diffExitCode, newGatingFailures, FAIL_ON } from "./diff/compare-runs.js";
 export type { ComparableReport, DiffEntry, FailOn, RunDiff } from "./diff/compare-runs.js";
 export { loadReport } from "./diff/load-report.js";
@@ -37,7 +37,7 @@ export type {
   Sharing,
 } from "./check.js";
 export { catalogue, clientCatalogue, clientChecks } from "./api/run-conformance.js";
-export type { ClientUnderTest } from "./client/run-scenario.js";
+export type { ClientUnderTest } from "./client-check/run-scenario.js";
 export { startReferenceServer } from "../reference-server/start.js";
 export type { ReferenceServer, ReferenceServerOptions } from "../reference-server/start.js";
 export { createGrpcTarget } from "./targets/create-grpc-target.js";

@@ -9,7 +9,7 @@ import type { Implementation } from "./config/config-file.js";
 import type { Expectation } from "./expectations.js";
 import type { Protocol } from "./protocols/index.js";
 import type { ReplayArgs, Reporter, RunAttestation } from "./report.js";
-import { CONTRACT_DIR } from "../contract/paths.js";
+import { CONTRACT_DIR } from "../common/paths.js";
 import type { SloTerm } from "./load/slo.js";
 import type { Mix } from "./load/_internals/resource-caller.js";
 import { ConformanceError } from "./errors.js";

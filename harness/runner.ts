@@ -10,7 +10,7 @@ import { ConformanceError } from "./errors.js";
 import { failingCall, recording, type RecordedCall } from "./call-recorder.js";
 import { grpcurlCommand } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
-import { CONTRACT_DIR } from "../contract/paths.js";
+import { CONTRACT_DIR } from "../common/paths.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
 import { schedule } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";

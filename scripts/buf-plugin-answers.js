@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const plugin = join(root, "dist", "harness", "contract", "buf-plugin");
+const plugin = join(root, "dist", "harness", "buf", "buf-plugin");
 const { runPlugin } = await import(join(plugin, "server.js"));
 const SERVICE = "/buf.plugin.check.v1.CheckService/";
 

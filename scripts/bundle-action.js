@@ -1,7 +1,7 @@
 // Builds the GitHub Action's bundle (npm run bundle): action-dist/, committed, which action.yml runs with node20 and
 // no node_modules. esbuild bundles harness/ci/action.ts into index.js, and the buf check plugin into
 // proto/plugin/buf-plugin-example (buf starts it by name from PATH); the files the code reads at run time by path
-// are copied beside them, where contract/paths.ts finds the package root (package.json and proto/): the contract,
+// are copied beside them, where common/paths.ts finds the package root (package.json and proto/): the contract,
 // the golden cases, WordNet's four lemma indexes (suites/http/_internals/lexicon.ts), and the .proto files of gRPC
 // health and reflection (the built-in reference server's, when the check names no target). Native addons (ssh2's and
 // cpu-features', optional there) are left out. Deterministic: the same sources give the same bytes.
@@ -137,6 +137,6 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(join(OUT, "proto", "plugin"), { recursive: true });
 await bundle("harness/ci/action.ts", join(OUT, "index.js"));
 const plugin = join(OUT, "proto", "plugin", "buf-plugin-example");
-await bundle("harness/contract/buf-plugin/main.ts", plugin, "#!/usr/bin/env node\n");
+await bundle("harness/buf/buf-plugin/main.ts", plugin, "#!/usr/bin/env node\n");
 chmodSync(plugin, 0o755);
 copyAssets();

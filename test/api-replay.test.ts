@@ -1,6 +1,6 @@
 // From code, as from the CLI: each result carries the replay line, and that line, run, reproduces the failure.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../contract/message.js";
+import { encodeMessage } from "../common/message.js";
 import { runConformance, createInMemoryClient, replayFromOptions } from "../harness/index.js";
 import { cli } from "./helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "./helpers/grpc-js-server.js";

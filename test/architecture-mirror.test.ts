@@ -3,10 +3,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../contract/paths.js";
+import { PACKAGE_ROOT } from "../common/paths.js";
 
 /** The rooms a test may mirror: the product's folders, and the fixtures and bench that have tests of their own. */
-const ROOMS = ["harness", "suites", "reference-server", "contract", "proto", "fixtures", "bench", "scripts"];
+const ROOMS = ["harness", "suites", "reference-server", "common", "proto", "fixtures", "bench", "scripts"];
 /** The tests of the test helpers themselves live beside them. */
 const OWN_FOLDERS = new Set(["helpers"]);
 

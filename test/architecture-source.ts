@@ -3,10 +3,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve, dirname } from "node:path";
 import ts from "typescript";
-import { PACKAGE_ROOT } from "../contract/paths.js";
+import { PACKAGE_ROOT } from "../common/paths.js";
 
 /** The folders of the product: what ships and what runs in a check (tests and generated code are not). */
-export const PRODUCT_DIRS = ["harness", "suites", "reference-server", "contract", "proto"] as const;
+export const PRODUCT_DIRS = ["harness", "suites", "reference-server", "common", "proto"] as const;
 
 const generated = (path: string) => /(^|\/)(gen|node_modules)\//.test(path);
 

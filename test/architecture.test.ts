@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PACKAGE_ROOT } from "../contract/paths.js";
+import { PACKAGE_ROOT } from "../common/paths.js";
 import { circles, functionLengths, importGraph, PRODUCT_DIRS, productFiles } from "./architecture-source.js";
 
 const graph = importGraph();
@@ -36,7 +36,7 @@ const MAX_WHOLE_LINES = 80;
  * Each is to be split by job (issue 42 item 6), and taken off this list when it is.
  */
 const KNOWN_LONG_WHOLE = new Map<string, number>([
-  ["harness/client/recording-servers.ts startRecordingServers", 229],
+  ["harness/client-check/recording-servers.ts startRecordingServers", 229],
   ["reference-server/http/routes.ts registerRoutes", 130],
   // Spread past 80 by formatting to 120 columns (issue 42 item 5), to be split:
   ["harness/cli/check-usage.ts checkUsage", 82],

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../contract/paths.js";
+import { PACKAGE_ROOT } from "../common/paths.js";
 import { ratioInterval, targetStatus } from "./bench/interval.js";
 import { performancePage, type BenchResults } from "./helpers/performance-page.js";
 import { reliabilityPage } from "./helpers/reliability-page.js";

@@ -4,7 +4,7 @@ import { dirname, join, relative } from "node:path";
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { renderChecksMarkdown } from "../harness/docs.js";
-import { PACKAGE_ROOT } from "../contract/paths.js";
+import { PACKAGE_ROOT } from "../common/paths.js";
 import { renderDefectsMarkdown } from "../fixtures/defects.js";
 import { REPORTER_NAMES } from "../harness/reporters/index.js";
 import { catalogue, grpcChecks, httpChecks } from "../suites/index.js";

@@ -4,7 +4,7 @@ import { createClient, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { describe, expect, it } from "vitest";
 import { exampleService } from "../gen/example/example_pb.js";
-import { encodeMessage } from "../contract/message.js";
+import { encodeMessage } from "../common/message.js";
 import {
   protocolImplementations,
   type ProtocolImplementation,

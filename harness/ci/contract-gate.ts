@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
-import { breakingContract, lintContract, type ContractFinding } from "../contract/buf.js";
+import { breakingContract, lintContract, type ContractFinding } from "../buf/buf.js";
 import { ConformanceError } from "../errors.js";
 import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal } from "../_internals/neutralise.js";
 

@@ -8,7 +8,7 @@ import {
   type BufFormat,
   type BufRun,
   type LintFormat,
-} from "../contract/buf.js";
+} from "../buf/buf.js";
 import type { CliIo } from "./io.js";
 
 const formatOption = (formats: readonly string[], description: string) =>

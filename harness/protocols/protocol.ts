@@ -2,7 +2,7 @@
 // transport it builds. A protocol is one folder under harness/protocols/ whose index.ts exports one of these.
 import type { ServerResponse } from "node:http";
 import type { ServerHttp2Stream } from "node:http2";
-import type { Codec, HelloAnswer } from "../client/scenarios.js";
+import type { Codec, HelloAnswer } from "../client-check/scenarios.js";
 import type { ParsedAddress } from "../targets/address.js";
 import type { ConnectionOptions, TlsMaterial } from "../targets/connection.js";
 import type { RawRequest, RawResponse, UnaryCallOptions, UnaryResult } from "./rpc.js";

@@ -2,7 +2,7 @@
 // behaves the same but for what it guards. The silence guard makes once more a call that got no answer in time and
 // ends the run's waiting on a target that stopped answering; the crowding guard sends again alone a call refused or
 // dropped while others were in flight.
-import { decodeMessage, hex } from "../../contract/message.js";
+import { decodeMessage, hex } from "../../common/message.js";
 import { ConformanceError } from "../errors.js";
 import { createLimiter } from "../limiter.js";
 import { droppedBeforeAnswer, HELLO_PATH, Status, type UnaryCallOptions, type UnaryResult } from "../protocols/rpc.js";

@@ -1,7 +1,7 @@
 // The probes that refuse an RPC target before any check runs: nothing listening, no HTTP/2 where gRPC needs it,
 // credentials wanted and not given. Each is exit 3 or 5 with one line, never a verdict.
 import net from "node:net";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { ConformanceError } from "../errors.js";
 import { probeHandshake } from "../protocols/grpc/index.js";
 import { resolveGrpcTarget, type GrpcTargetOptions } from "../run-config.js";

@@ -2,7 +2,7 @@
 // access by it, as a server may: the placement is open, so any header, metadata entry or query parameter, bare or as
 // "Bearer K", counts.
 import { pass, skip } from "../../harness/check.js";
-import { carriesKey } from "../../harness/client/_internals/api-key.js";
+import { carriesKey } from "../../harness/client-check/_internals/api-key.js";
 import { failWith, type ClientCheck } from "./_internals/client-check.js";
 
 export const apiKeyEachRequest: ClientCheck = {

@@ -1,7 +1,7 @@
 // A client SHOULD bound its wait with a deadline its protocol carries (grpc-timeout; Connect's connect-timeout-ms), so
 // that a slow server can stop working for it: the scenario holds the first reply past a reasonable deadline.
 import { pass, skip } from "../../harness/check.js";
-import { headerValue, type RecordedRequest } from "../../harness/client/recorded-request.js";
+import { headerValue, type RecordedRequest } from "../../harness/client-check/recorded-request.js";
 import { protocolModule } from "../../harness/protocols/index.js";
 import { failWith, hellos, NO_HELLO, type ClientCheck } from "./_internals/client-check.js";
 

@@ -1,6 +1,6 @@
 // The client checks and their scenarios as a Markdown section, appended to docs/checks.md by `npm run docs` (a test
 // keeps that file in step).
-import { SCENARIOS } from "../../harness/client/scenarios.js";
+import { SCENARIOS } from "../../harness/client-check/scenarios.js";
 import type { ClientCheck } from "./_internals/client-check.js";
 
 const cell = (s: string) => s.replace(/\|/g, "\\|");
@@ -9,8 +9,9 @@ export function renderClientChecksMarkdown(checks: readonly ClientCheck[]): stri
   return [
     "## Client checks (`check-client`)",
     "",
-    "`example-conformance check-client -- CMD` runs a client under check once per scenario against recording servers",
-    "of its own (`harness/client/`) and judges what it sends and how it copes; the checks are in `suites/client/`.",
+    "`example-conformance check-client -- CMD` runs a client under check once per scenario against recording",
+    "servers of its own (`harness/client-check/`) and judges what it sends and how it copes; the checks are in",
+    "`suites/client/`.",
     "Each is of the contract profile: a MUST failure gates, a SHOULD failure is a warning unless `--strict`.",
     "",
     "| ID | Severity | Scenario | Spec | What it checks |",

@@ -1,6 +1,6 @@
 // The client catalogue (check-client), in the order a run reports: each check judges one scenario's run of the client.
 import type { CheckDefinition } from "../../harness/check.js";
-import type { ClientUnderTest } from "../../harness/client/run-scenario.js";
+import type { ClientUnderTest } from "../../harness/client-check/run-scenario.js";
 import { apiKeyEachRequest } from "./api-key.js";
 import { deadline } from "./deadline.js";
 import { emptyReply } from "./empty-reply.js";

@@ -1,6 +1,6 @@
 // Every request the client sends is valid for its protocol and valid proto3: what a legal server may refuse it for.
 import { pass, skip } from "../../harness/check.js";
-import { requestProblems } from "../../harness/client/validate.js";
+import { requestProblems } from "../../harness/client-check/validate.js";
 import { failWith, type ClientCheck } from "./_internals/client-check.js";
 
 export const requestsValid: ClientCheck = {

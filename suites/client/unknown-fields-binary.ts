@@ -1,6 +1,6 @@
 // A newer server's reply in the binary encoding carries fields this contract does not know: proto3 keeps or skips
 // them, so the client must succeed (client and server are upgraded independently).
-import { headerValue } from "../../harness/client/recorded-request.js";
+import { headerValue } from "../../harness/client-check/recorded-request.js";
 import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
 import { CONNECT } from "../../harness/protocols/connect/index.js";

@@ -1,6 +1,6 @@
 // Over Connect's JSON codec a reply with a member the contract does not know: proto3's JSON mapping lets a parser
 // reject unknown fields by default, so succeeding is only what a client SHOULD do.
-import { headerValue } from "../../harness/client/recorded-request.js";
+import { headerValue } from "../../harness/client-check/recorded-request.js";
 import { copesWith } from "./_internals/copes.js";
 import type { ClientCheck } from "./_internals/client-check.js";
 import { CONNECT } from "../../harness/protocols/connect/index.js";

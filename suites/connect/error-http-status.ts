@@ -1,6 +1,6 @@
 // connect.error.http-status: an error's HTTP status is the one the Connect protocol maps its code to (gRPC-Web: of its
 // class).
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { CONNECT_CODES } from "../../harness/protocols/connect/index.js";
 import { frame, parseFrames, parseTrailerBlock } from "../../harness/protocols/grpc-web/index.js";

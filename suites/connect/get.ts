@@ -1,5 +1,5 @@
 // connect.get: where a server serves Connect GET for Hello, the reply is the reply to the message in the query.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { asReply, hello, show } from "../grpc/_internals/calls.js";
 import { compareReplies } from "../grpc/_internals/variation.js";

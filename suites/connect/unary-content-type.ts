@@ -1,5 +1,5 @@
 // connect.unary.content-type: a Connect unary reply to a binary request is labelled application/proto.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { connectPost, describe, header, mediaType } from "../rpc/_internals/exchange.js";
 import { CONNECT } from "../../harness/protocols/connect/index.js";

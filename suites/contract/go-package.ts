@@ -1,5 +1,5 @@
 // contract.go-package: the contract file carries option go_package = "./example" (spec part 2).
-import { contractFiles } from "../../harness/contract/descriptor.js";
+import { contractFiles } from "../../harness/buf/descriptor.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 export const EXPECTED_GO_PACKAGE = "./example";

@@ -1,6 +1,6 @@
 // contract.lint: the contract passes buf lint with the product's rules.
-import { lintContract } from "../../harness/contract/buf.js";
-import { cachedLint } from "../../harness/contract/lint-cache.js";
+import { lintContract } from "../../harness/buf/buf.js";
+import { cachedLint } from "../../harness/buf/lint-cache.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 export const contractLint: CheckDefinition = {

@@ -6,7 +6,7 @@ import {
   ServerReflectionRequestSchema,
   ServerReflectionResponseSchema,
 } from "../../harness/_internals/gen/grpc/reflection/v1/reflection_pb.js";
-import { contractFiles } from "../../harness/contract/descriptor.js";
+import { contractFiles } from "../../harness/buf/descriptor.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "../grpc/_internals/calls.js";

@@ -1,6 +1,6 @@
 // contract.shape: the contract declares exactly what the spec's parts 2 and 4.1 fix, whatever else it adds.
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type } from "@bufbuild/protobuf/wkt";
-import { contractFiles } from "../../harness/contract/descriptor.js";
+import { contractFiles } from "../../harness/buf/descriptor.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 export const contractShape: CheckDefinition = {

@@ -1,5 +1,5 @@
 // grpc-web.content-type: a gRPC-Web reply is labelled as gRPC-Web.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { describe, grpcWebPost, header, mediaType } from "../rpc/_internals/exchange.js";
 import { GRPC_WEB } from "../../harness/protocols/grpc-web/index.js";

@@ -1,5 +1,5 @@
 // grpc-web.trailers.in-body: a gRPC-Web reply carries its status in a trailer frame at the end of the body.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { parseFrames, parseTrailerBlock } from "../../harness/protocols/grpc-web/index.js";
 import { describe, grpcWebPost } from "../rpc/_internals/exchange.js";

@@ -1,6 +1,6 @@
 // grpc.compat.unknown-fields: a newer client's fields the contract does not know are accepted and change nothing.
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { encodeMessage, hex } from "../../contract/message.js";
+import { encodeMessage, hex } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { asReply, hello, show } from "./_internals/calls.js";
 import { compareReplies } from "./_internals/variation.js";

@@ -1,5 +1,5 @@
 // grpc.deadline.respected (SHOULD): a call with a short grpc-timeout ends by it (a reply or DEADLINE_EXCEEDED).
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";

@@ -1,5 +1,5 @@
 // grpc.defaults.decodes: every reply decodes as Message: field 1 length-delimited, valid UTF-8.
-import { encodeMessage, hex } from "../../contract/message.js";
+import { encodeMessage, hex } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { asReply, hello, show } from "./_internals/calls.js";
 

@@ -1,5 +1,5 @@
 // grpc.defaults.omitted (SHOULD): a reply whose body is the empty string does not send field 1 (proto3 encoding).
-import { encodeMessage, hex } from "../../contract/message.js";
+import { encodeMessage, hex } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { asReply, hello } from "./_internals/calls.js";
 

@@ -1,5 +1,5 @@
 // grpc.encoding.flag-without-encoding: the compressed flag with no grpc-encoding is a protocol error: INTERNAL.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";

@@ -1,7 +1,7 @@
 // grpc.encoding.gzip (SHOULD): a gzip-compressed request is served, or refused with UNIMPLEMENTED and
 // grpc-accept-encoding.
 import { gzipSync } from "node:zlib";
-import { decodeMessage, encodeMessage } from "../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/protocols/rpc.js";
 import { inflate } from "../../harness/targets/inflate.js";

@@ -1,5 +1,5 @@
 // grpc.errors.malformed-request: bytes that are not a Message get a non-OK status, and the server keeps serving.
-import { hex } from "../../contract/message.js";
+import { hex } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 
 import { target } from "./_internals/calls.js";

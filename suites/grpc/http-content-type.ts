@@ -1,6 +1,6 @@
 // grpc.http.content-type (SHOULD): a request whose content-type is not gRPC gets HTTP 415.
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";

@@ -1,6 +1,6 @@
 // grpc.limits.over-limit (SHOULD): a request past the target's own receive limit gets RESOURCE_EXHAUSTED, not a
 // reset or a crash.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";

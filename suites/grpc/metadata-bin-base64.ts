@@ -1,5 +1,5 @@
 // grpc.metadata.bin-base64: -bin values are accepted base64-encoded both with and without padding.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";

@@ -1,5 +1,5 @@
 // grpc.stateless.connection-independent: the same reply on a reused connection, a fresh one, and under concurrency.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, skip, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import { Status, type UnaryCallOptions } from "../../harness/protocols/rpc.js";
 import { asReply, baseline, hello, show, type Reply } from "./_internals/calls.js";

@@ -1,7 +1,7 @@
 // grpc.stateless.history-independent (property): the reply to R does not depend on the requests that came before.
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import { asReply, baseline, hello, helloReply, journal, show } from "./_internals/calls.js";
 import type { VariationProfile } from "./_internals/variation.js";

@@ -4,7 +4,7 @@ import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { hello } from "./_internals/calls.js";
 import { exclusively } from "./_internals/exclusive.js";
 import { besideOthers } from "./_internals/variation.js";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import type { UnaryResult } from "../../harness/protocols/rpc.js";
 
 function contains(result: UnaryResult, needles: string[]): string | undefined {

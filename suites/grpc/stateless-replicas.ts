@@ -1,7 +1,7 @@
 // grpc.stateless.replicas: with --replica, history built on one instance does not change another's replies; with
 // --replica-mode equal, every instance also gives the same reply to the same request.
 import { randomBytes } from "node:crypto";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, skip, type CheckContext, type CheckDefinition } from "../../harness/check.js";
 import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
 import { asReply, hello, show, type Reply } from "./_internals/calls.js";

@@ -1,5 +1,5 @@
 // grpc.strings.invalid-utf8 (SHOULD): a body that is not valid UTF-8 is refused, as proto3 strings must be UTF-8.
-import { encodeBodyBytes, hex } from "../../contract/message.js";
+import { encodeBodyBytes, hex } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { asReply, hello, helloReply } from "./_internals/calls.js";
 

@@ -1,6 +1,6 @@
 // grpc.strings.unicode (property): any Unicode body gets OK and a reply that is valid UTF-8.
 import fc from "fast-check";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import type { CheckDefinition } from "../../harness/check.js";
 import { anyCodePoint } from "./_internals/any-code-point.js";
 import { asReply, hello, show } from "./_internals/calls.js";

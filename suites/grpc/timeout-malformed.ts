@@ -1,5 +1,5 @@
 // grpc.timeout.malformed (SHOULD): a malformed grpc-timeout never crashes the server.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw } from "./_internals/raw.js";

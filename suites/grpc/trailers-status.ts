@@ -1,5 +1,5 @@
 // grpc.trailers.status: grpc-status present exactly once, and grpc-message percent-encoded, on success and on error.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import type { RawResponse } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";

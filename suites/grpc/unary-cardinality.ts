@@ -1,5 +1,5 @@
 // grpc.unary.cardinality (SHOULD): zero or two request messages on a unary call get UNIMPLEMENTED.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { Status } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";

@@ -1,5 +1,5 @@
 // grpc.unary.single-response: a unary call gets exactly one response message, then trailers with grpc-status 0.
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { isGrpcReply } from "../../harness/protocols/rpc.js";
 import { target } from "./_internals/calls.js";

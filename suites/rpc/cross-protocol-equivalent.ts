@@ -7,7 +7,7 @@
 // an unknown method UNAUTHENTICATED), and a server may put a different library behind each protocol. A reply that
 // varies by itself (a clock, an instance id) is found by asking the first transport twice; then only the codes are
 // compared.
-import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../contract/message.js";
+import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
 import { statusText, type UnaryResult } from "../../harness/protocols/rpc.js";

@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 import { startListeningProcess, type ListeningProcess } from "../../fixtures/_internals/start-process.js";
 import { buildGo, missingGo } from "../../fixtures/implementations/index.js";
 

@@ -3,7 +3,7 @@
 // still ends by itself.
 import * as grpc from "@grpc/grpc-js";
 import { expect, it } from "vitest";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { runLoad } from "../../harness/load/run-load.js";
 
 const pass = (b: Buffer) => b;

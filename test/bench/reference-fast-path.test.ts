@@ -2,7 +2,7 @@
 // encoder give: it is a saving of time, never a change of verdict.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeMessage, encodeBodyBytes, encodeMessage } from "../../contract/message.js";
+import { decodeMessage, encodeBodyBytes, encodeMessage } from "../../common/message.js";
 import { commonBody, encodeReply } from "../../reference-server/grpc.js";
 
 const agrees = (bytes: Uint8Array) => {

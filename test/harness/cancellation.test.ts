@@ -1,7 +1,7 @@
 // A check that runs out of time stops calling the target: its calls under way are cancelled and no new one is sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as grpc from "@grpc/grpc-js";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import type { CheckDefinition } from "../../harness/check.js";
 import { runConformance } from "../../harness/runner.js";
 

@@ -1,7 +1,7 @@
 // Beside the harness replay of a gRPC failure, the grpcurl command that sends the failing request: shell-quoted,
 // the user's metadata values as placeholders, and none where grpcurl cannot send what the check sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../common/message.js";
 import { cli } from "../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 

@@ -1,6 +1,6 @@
 // runConformance end to end against small in-test servers: verdicts, gating, expected failures, replays, exit 3.
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../common/message.js";
 import { runConformance } from "../../harness/api/run-conformance.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
 import { ConformanceError } from "../../harness/errors.js";

@@ -1,7 +1,7 @@
 // Runs the real CLI as its own process, as CI does: the process must end by itself, and its raw bytes are kept.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 
 export interface CliProcessRun {
   code: number | null;

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 import { BACKSTOP_MS, type CliProcessRun } from "./cli-process.js";
 
 /** The bound docs/reliability.md documents on a run's peak RSS, whatever the target does. */

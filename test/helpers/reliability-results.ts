@@ -5,7 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 
 export const RELIABILITY_RESULTS = join(PACKAGE_ROOT, "test", "reference-server", "reliability-results.json");
 

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 
 export interface DataDirServe {
   child: ChildProcess;

@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import { encodeMessage } from "../../contract/message.js";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { encodeMessage } from "../../common/message.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 import { rawH2, type RawH2Connection } from "./h2-frames.js";
 
 export interface Served {

@@ -1,7 +1,7 @@
 // A gRPC server on node:http2 that answers every Hello "hello", each after a delay the test chooses (a slow target),
 // and the answer itself for servers of a test's own.
 import http2 from "node:http2";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { listenTracked } from "../../fixtures/_internals/listen-tracked.js";
 
 /** Listens on 127.0.0.1 port 0; `delayMs(n)` is the wait before answering the n-th call (from 0). */

@@ -6,7 +6,7 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../common/paths.js";
 import {
   killAll,
   killHard,

@@ -3,7 +3,7 @@
 // its own process, with bystanders from 127.0.0.2; and a client that reads slowly but does read, which must be served.
 import http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { recordReliability } from "../helpers/reliability-results.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { encodeReply } from "../../reference-server/grpc.js";

@@ -2,7 +2,7 @@
 // the server keeps serving. FUZZ_RUNS sets the number of cases (npm run soak runs many more).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
 import type { RawRequest, RawResponse } from "../../harness/protocols/rpc.js";

@@ -5,7 +5,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { parseAddress } from "../../harness/targets/address.js";
 import type { ConnectionOptions } from "../../harness/targets/connection.js";
 import type { RawRequest } from "../../harness/protocols/rpc.js";

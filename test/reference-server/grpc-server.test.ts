@@ -3,7 +3,7 @@ import http2 from "node:http2";
 import { gzipSync } from "node:zlib";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeBodyBytes, encodeMessage } from "../../contract/message.js";
+import { decodeMessage, encodeBodyBytes, encodeMessage } from "../../common/message.js";
 import { createGrpcTarget } from "../../harness/targets/create-grpc-target.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";

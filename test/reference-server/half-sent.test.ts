@@ -4,7 +4,7 @@
 // how, who is served), never how fast the machine is; the one clock asserted is the product's "served again within
 // 5 s", with an allowance for a loaded machine.
 import { afterEach, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
 import {
   FLAG,

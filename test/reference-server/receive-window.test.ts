@@ -5,7 +5,7 @@
 import http2 from "node:http2";
 import { afterAll, describe, expect, it } from "vitest";
 import { encodeFrames } from "../../harness/protocols/grpc/index.js";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { receiveWindowFor } from "../../reference-server/grpc-guard.js";
 import { startGrpcServer, type GrpcServerHandle } from "../../reference-server/grpc.js";
 

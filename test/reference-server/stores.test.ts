@@ -448,7 +448,7 @@ describe("serve's default store", () => {
 describe("a store that cannot be opened", () => {
   it("an unreachable PostgreSQL at start is exit 3 with one line that hides the password", async () => {
     const { spawnSync } = await import("node:child_process");
-    const { PACKAGE_ROOT } = await import("../../contract/paths.js");
+    const { PACKAGE_ROOT } = await import("../../common/paths.js");
     const run = spawnSync(
       process.execPath,
       [

@@ -2,11 +2,11 @@
 // judge decides is what its rule says (the end-to-end run of a client retrying without pause is in
 // test/harness/cli/check-client-paths.test.ts).
 import { describe, expect, it } from "vitest";
-import type { RecordedRequest } from "../../harness/client/recorded-request.js";
-import { redactor } from "../../harness/client/recorded-request.js";
-import { HELLO_PATH } from "../../harness/client/recording-servers.js";
-import type { ScenarioRun } from "../../harness/client/run-scenario.js";
-import { SCENARIOS, type ScenarioName } from "../../harness/client/scenarios.js";
+import type { RecordedRequest } from "../../harness/client-check/recorded-request.js";
+import { redactor } from "../../harness/client-check/recorded-request.js";
+import { HELLO_PATH } from "../../harness/client-check/recording-servers.js";
+import type { ScenarioRun } from "../../harness/client-check/run-scenario.js";
+import { SCENARIOS, type ScenarioName } from "../../harness/client-check/scenarios.js";
 import { retryUnavailable } from "../../suites/client/retry-unavailable.js";
 
 const hello = (n: number, atMs: number, answer: string, answeredAtMs = atMs + 1): RecordedRequest => ({

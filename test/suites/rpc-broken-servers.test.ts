@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { brokenConnectServers } from "../../fixtures/broken-servers/connect/index.js";
 import { brokenGrpcWebServers } from "../../fixtures/broken-servers/grpc-web/index.js";
 import { protocolImplementations } from "../../fixtures/implementations/protocols.js";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 import { MALFORMED } from "../../suites/grpc/errors-malformed-request.js";
 import { catalogue } from "../../suites/index.js";
 import { checkVerdicts } from "../helpers/cli.js";

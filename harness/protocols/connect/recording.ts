@@ -2,8 +2,8 @@
 // protocol there claims is read as Connect's, and is valid as a unary POST with the proto or JSON codec, a
 // well-formed connect-timeout-ms and a body that is the Message.
 import type { ServerResponse } from "node:http";
-import { decodeMessage } from "../../../contract/message.js";
-import { CODE, encodeReply, encodeReplyJson } from "../../client/scenarios.js";
+import { decodeMessage } from "../../../common/message.js";
+import { CODE, encodeReply, encodeReplyJson } from "../../client-check/scenarios.js";
 import { inflate, isIdentity } from "../../targets/inflate.js";
 import type { HelloAsk, RecordedCall, RecordingSide } from "../protocol.js";
 import { CONNECT_CODES } from "./codec.js";

@@ -1,5 +1,5 @@
 // Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import type { PlainResponse } from "../http-exchange.js";
 import {
   describeReply,

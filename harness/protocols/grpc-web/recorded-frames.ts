@@ -1,6 +1,6 @@
 // What a legal server may refuse a recorded call's length-prefixed body for, and the Message in it: check-client's
 // recording side of the framed protocols, gRPC-Web's and gRPC's alike (gRPC's recording side reads it from here).
-import { decodeMessage } from "../../../contract/message.js";
+import { decodeMessage } from "../../../common/message.js";
 import { inflate, isIdentity } from "../../targets/inflate.js";
 import type { RecordedCall } from "../protocol.js";
 import { parseFrames } from "./codec.js";

@@ -2,7 +2,7 @@
 // and one is valid with the proto codec, a well-formed grpc-timeout and one length-prefixed Message (base64 in the
 // text form).
 import type { ServerResponse } from "node:http";
-import { encodeReply } from "../../client/scenarios.js";
+import { encodeReply } from "../../client-check/scenarios.js";
 import { firstValue, framedMessageBody, framedProblems, GRPC_TIMEOUT } from "./recorded-frames.js";
 import type { HelloAsk, RecordedCall, RecordingSide } from "../protocol.js";
 import { frame } from "./codec.js";

@@ -1,5 +1,5 @@
 // Whether a target speaks gRPC-Web, asked before any check: one unary POST of Hello, its reply read for gRPC's marks.
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import type { PlainResponse } from "../http-exchange.js";
 import {
   describeReply,

@@ -1,7 +1,7 @@
 // check-client's side of gRPC: its calls come to the recording servers' gRPC port, and one is valid when it is a
 // POST of Hello with gRPC's content type, a well-formed grpc-timeout and one length-prefixed Message.
 import type { ServerHttp2Stream } from "node:http2";
-import { encodeReply } from "../../client/scenarios.js";
+import { encodeReply } from "../../client-check/scenarios.js";
 import { HELLO_PATH } from "../rpc.js";
 import { firstValue, frame, framedMessageBody, framedProblems, GRPC_TIMEOUT } from "../grpc-web/index.js";
 import type { HelloAsk, RecordedCall, RecordingSide } from "../protocol.js";

@@ -1,5 +1,5 @@
 // Whether a target that completed the HTTP/2 handshake speaks gRPC, asked before any check: one call of Hello by hand.
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import type { RawResponse } from "../rpc.js";
 import { mediaTypeOf, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";

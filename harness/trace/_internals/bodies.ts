@@ -1,6 +1,6 @@
 // What a body says, for a reader: text when it is text, else base64 with the messages decoded beside it (one
 // Message for Connect's proto bodies, length-prefixed frames for gRPC and gRPC-Web).
-import { decodeMessage } from "../../../contract/message.js";
+import { decodeMessage } from "../../../common/message.js";
 import { parseFrames, parseTrailerBlock } from "../../protocols/grpc-web/index.js";
 import { protocolModule } from "../../protocols/index.js";
 import type { TraceProtocol } from "../exchange-record.js";

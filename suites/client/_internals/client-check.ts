@@ -7,9 +7,9 @@ import {
   isHello,
   requestName,
   type RecordedRequest,
-} from "../../../harness/client/recorded-request.js";
-import { runScenario, type ClientUnderTest, type ScenarioRun } from "../../../harness/client/run-scenario.js";
-import { SCENARIOS, type ScenarioName } from "../../../harness/client/scenarios.js";
+} from "../../../harness/client-check/recorded-request.js";
+import { runScenario, type ClientUnderTest, type ScenarioRun } from "../../../harness/client-check/run-scenario.js";
+import { SCENARIOS, type ScenarioName } from "../../../harness/client-check/scenarios.js";
 
 /** Runs a scenario for a check; the same scenario runs once however many checks judge it. */
 export type ScenarioSource = (name: ScenarioName) => Promise<ScenarioRun>;

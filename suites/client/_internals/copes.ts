@@ -1,8 +1,8 @@
 // Checks of the form "against this legal reply the client must (or should) still succeed": the reply is the
 // scenario's; the client's exit says whether it coped.
 import { pass, skip, type CheckOutcome } from "../../../harness/check.js";
-import type { RecordedRequest } from "../../../harness/client/recorded-request.js";
-import type { ScenarioRun } from "../../../harness/client/run-scenario.js";
+import type { RecordedRequest } from "../../../harness/client-check/recorded-request.js";
+import type { ScenarioRun } from "../../../harness/client-check/run-scenario.js";
 import { endWords, failWith, hellos, succeeded } from "./client-check.js";
 
 /**

@@ -1,6 +1,6 @@
 // What grpc checks share: calling Hello, judging a reply's shape, and knowing whether the reply varies by itself.
 import type { CheckContext } from "../../../harness/check.js";
-import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../common/message.js";
 import { gated } from "./exclusive.js";
 import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
 import { statusText, type UnaryCallOptions, type UnaryResult } from "../../../harness/protocols/rpc.js";

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { Ajv, type ErrorObject } from "ajv";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import type { Profile, Severity } from "../../../harness/check.js";
 import { PROTOCOL_NAMES } from "../../../harness/protocols/index.js";
 import { Status } from "../../../harness/protocols/rpc.js";

@@ -1,7 +1,7 @@
 // The target's own receive limit, found by growing the body: the specification leaves limits open ("not shown"),
 // so no check assumes one; each asks this instead, and keeps its sizes under what it finds.
 import type { CheckContext } from "../../../harness/check.js";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { createLimiter } from "../../../harness/limiter.js";
 import { droppedBeforeAnswer, Status } from "../../../harness/protocols/rpc.js";
 import { ConformanceError } from "../../../harness/errors.js";

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import pluralize from "pluralize";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import { ConformanceError } from "../../../harness/errors.js";
 
 /** What rule 3 asks of a word: whether it can only name an action. */

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
 import type { RunReport } from "../../../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";

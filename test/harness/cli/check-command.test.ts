@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "../../../suites/http/_internals/path-rules.js";
 import { cli, withoutProgress } from "../../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../../helpers/grpc-js-server.js";

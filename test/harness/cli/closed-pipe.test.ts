@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import { brokenHttpServers } from "../../../fixtures/broken-servers/http/index.js";
 import type { StartedHttpServer } from "../../../fixtures/broken-servers/http/types.js";
 import { quietWhenClosed } from "../../../harness/cli/io.js";

@@ -1,7 +1,7 @@
 // The console leads with what decides: a run's one gating failure in its first lines, the findings that do not gate
 // after it and marked so at the start of the line, one line for the rest, the verdict last; --quiet and --verbose.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import { cli } from "../../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../../helpers/grpc-js-server.js";
 

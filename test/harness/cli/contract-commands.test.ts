@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { lintContract } from "../../../harness/contract/buf.js";
+import { lintContract } from "../../../harness/buf/buf.js";
 import { CONTRACTS_DIR } from "../../../fixtures/contracts/index.js";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import { cli } from "../../helpers/cli.js";
 
 describe("example-conformance lint", () => {
@@ -46,7 +46,7 @@ describe("example-conformance lint", () => {
 
   it("returns every finding as data from code, whatever the format", async () => {
     // junit: a format buf writes itself, so the findings come from a run of their own (the shipped contract's
-    // empty findings are test/harness/contract/buf.test.ts's).
+    // empty findings are test/harness/buf/buf.test.ts's).
     const run = await lintContract({ dir: join(CONTRACTS_DIR, "no-go-package"), format: "junit" });
     expect(run.output).toMatch(/<testsuites/);
     expect(run.findings).toEqual([

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import type { RunReport } from "../../../harness/report.js";
 import { cli } from "../../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../../helpers/grpc-js-server.js";

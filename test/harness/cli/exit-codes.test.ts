@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
 import { REPORT_WRITE_TIMEOUT_MS } from "../../../harness/reporters/_internals/report-file.js";
 import { runCliProcess } from "../../helpers/cli-process.js";

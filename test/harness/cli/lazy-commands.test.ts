@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 
 /** The package's own modules (paths under dist/) that the CLI loads for these arguments. */
 function modulesLoadedFor(args: string[]): string[] {

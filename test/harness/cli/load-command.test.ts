@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import type { LoadReport } from "../../../harness/load/run-load.js";
 import { startSheddingServer, startSleepingServer, startStallingServer } from "../../../fixtures/load/grpc-servers.js";
 import type { TrackedServer } from "../../../fixtures/_internals/listen-tracked.js";

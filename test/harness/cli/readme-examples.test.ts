@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
 import { BACKSTOP_MS } from "../../helpers/cli-process.js";
 

@@ -7,7 +7,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 
 const BIN = join(PACKAGE_ROOT, "bin", "example-conformance.js");
 /** What the issue asks: the ports closed within 5 s of the signal. */

@@ -6,7 +6,7 @@ import * as http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { listen } from "../../../fixtures/broken-servers/http/_base/server.js";
 import type { StartedHttpServer } from "../../../fixtures/broken-servers/http/types.js";
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";

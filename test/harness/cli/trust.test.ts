@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { cli } from "../../helpers/cli.js";
 import { listenSlowHello } from "../../helpers/slow-grpc.js";
 import { startGrpcJsServer, type TestServer } from "../../helpers/grpc-js-server.js";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
 import { signEnvelope } from "../../../harness/attest/dsse.js";
 import { IN_TOTO_PAYLOAD_TYPE } from "../../../harness/attest/statement.js";
 import { cli } from "../../helpers/cli.js";

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import type { RunReport } from "../../../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
 import { cli } from "../../helpers/cli.js";
@@ -96,7 +96,7 @@ describe("a configuration file", () => {
       `targets:\n  grpc: ${grpcJs.address}\nonly: [grpc.defaults.decodes]\n`,
     );
     const { spawn } = await import("node:child_process");
-    const { PACKAGE_ROOT } = await import("../../../contract/paths.js");
+    const { PACKAGE_ROOT } = await import("../../../common/paths.js");
     const out = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
       const child = spawn(
         process.execPath,

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { restCaller } from "../../../harness/load/_internals/drive.js";
 import { encodeFrames } from "../../../harness/protocols/grpc/index.js";
 import { parseAddress } from "../../../harness/targets/address.js";

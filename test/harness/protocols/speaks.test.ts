@@ -2,7 +2,7 @@
 // protocol's or a plain server's reply is refused with what it was; a defect the checks judge, an error of the
 // protocol itself, and a guard's 401/403/429 are not.
 import { describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { connectAnswer, connectJsonAnswer, connectSpeaks } from "../../../harness/protocols/connect/speaks.js";
 import { grpcAnswer } from "../../../harness/protocols/grpc/speaks.js";
 import { frame } from "../../../harness/protocols/grpc-web/index.js";

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import { parseCheckArgs } from "../../../harness/cli/check-options.js";
 import { main } from "../../../harness/cli/main.js";
 import { rpcTargetsOf } from "../../../harness/cli/rpc-target.js";

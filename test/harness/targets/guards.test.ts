@@ -1,7 +1,7 @@
 // The guards are interceptors over any unary call: the crowding guard sends again alone a call refused while others
 // were in flight, and the silence guard ends the waiting on a target that stopped answering, naming the input.
 import { describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import {
   createSilenceGuard,
   TargetStopped,

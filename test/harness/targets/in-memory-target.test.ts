@@ -1,7 +1,7 @@
 // Checks run against a handler function, with no socket: a correct Hello passes the checks that need no wire, and a
 // handler with a defect fails the check that names it.
 import { describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { createInMemoryClient, type InMemoryHandler } from "../../../harness/targets/in-memory-client.js";
 import { Status } from "../../../harness/protocols/rpc.js";

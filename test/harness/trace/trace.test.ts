@@ -5,7 +5,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { server as create200 } from "../../../fixtures/broken-servers/http/create-200.js";
 import type { StartedHttpServer } from "../../../fixtures/broken-servers/http/types.js";
 import { server as twoReplies } from "../../../fixtures/broken-servers/grpc/two-replies.js";

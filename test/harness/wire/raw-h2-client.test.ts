@@ -9,7 +9,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import { implementations, type RunningImplementation } from "../../../fixtures/implementations/index.js";
 import { missingGo } from "../../../fixtures/implementations/index.js";
 import { runLoad } from "../../../harness/load/run-load.js";

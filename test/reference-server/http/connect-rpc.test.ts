@@ -6,7 +6,7 @@ import { Code, ConnectError, createClient, type Transport } from "@connectrpc/co
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exampleService, MessageSchema } from "../../../gen/example/example_pb.js";
-import { encodeBodyBytes, encodeMessage } from "../../../contract/message.js";
+import { encodeBodyBytes, encodeMessage } from "../../../common/message.js";
 import { createGrpcTarget } from "../../../harness/targets/create-grpc-target.js";
 import { HELLO_RPC } from "../../../reference-server/http/connect-rpc.js";
 import { startHttpServer } from "../../../reference-server/http/server.js";

@@ -2,7 +2,7 @@
 // target to itself while it does, and a target that did not answer the variation probe gets its history checks one
 // after another, as before they ran side by side.
 import { describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
+import { encodeMessage } from "../../../common/message.js";
 import type { CheckContext } from "../../../harness/check.js";
 import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
 import type { UnaryResult } from "../../../harness/protocols/rpc.js";

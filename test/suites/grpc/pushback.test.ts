@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { EXIT_CODES } from "../../../harness/errors.js";
 import { frame } from "../../../harness/protocols/grpc-web/index.js";

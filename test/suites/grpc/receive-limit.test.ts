@@ -2,7 +2,7 @@
 // the whole probe gives, whatever order the answers come in; a check that needs 64 KiB waits on no 2 MiB upload.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeMessage, encodeMessage } from "../../../contract/message.js";
+import { decodeMessage, encodeMessage } from "../../../common/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { createInMemoryClient } from "../../../harness/targets/in-memory-client.js";
 import { Status } from "../../../harness/protocols/rpc.js";

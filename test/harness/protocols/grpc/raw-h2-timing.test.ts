@@ -4,7 +4,7 @@
 import http2 from "node:http2";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../../contract/message.js";
+import { encodeMessage } from "../../../../common/message.js";
 import { sendRaw } from "../../../../harness/protocols/grpc/raw-h2.js";
 import { parseAddress } from "../../../../harness/targets/address.js";
 import { selfSignedCert } from "../../../helpers/tls.js";

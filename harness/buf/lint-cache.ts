@@ -5,11 +5,11 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
-import { BUF_CONFIG, PACKAGE_ROOT } from "../../contract/paths.js";
+import { BUF_CONFIG, PACKAGE_ROOT } from "../../common/paths.js";
 import type { BufRun } from "./buf.js";
 
 const CACHE_DIR = join(PACKAGE_ROOT, "node_modules", ".cache", "example-conformance", "lint");
-const PLUGIN_DIST = join(PACKAGE_ROOT, "dist", "harness", "contract", "buf-plugin");
+const PLUGIN_DIST = join(PACKAGE_ROOT, "dist", "harness", "buf", "buf-plugin");
 const PLUGIN_ENTRY = join(PACKAGE_ROOT, "proto", "plugin", "buf-plugin-example");
 /** Past this many files the folder is not a contract but, say, a repository root: no cache then. */
 const MAX_FILES = 200;

@@ -3,7 +3,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { FileDescriptorProtoSchema, FileOptionsSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { runPlugin } from "../../harness/contract/buf-plugin/server.js";
+import { runPlugin } from "../../../harness/buf/buf-plugin/server.js";
 
 const CHECK = "/buf.plugin.check.v1.CheckService/Check";
 const LIST_RULES = "/buf.plugin.check.v1.CheckService/ListRules";

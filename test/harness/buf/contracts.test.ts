@@ -2,9 +2,9 @@
 // time: each buf run starts buf and its plugin eight times, and five side by side on a loaded machine ran past the
 // test bound.
 import { describe, expect, it } from "vitest";
-import { breakingContract, lintContract } from "../../harness/contract/buf.js";
-import { runConformance } from "../../harness/api/run-conformance.js";
-import { badContracts } from "../../fixtures/contracts/index.js";
+import { breakingContract, lintContract } from "../../../harness/buf/buf.js";
+import { runConformance } from "../../../harness/api/run-conformance.js";
+import { badContracts } from "../../../fixtures/contracts/index.js";
 
 function ruleIds(jsonLines: string): string[] {
   const ids = jsonLines

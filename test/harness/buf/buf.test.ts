@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { breakingContract, lintContract } from "../../../harness/contract/buf.js";
+import { breakingContract, lintContract } from "../../../harness/buf/buf.js";
 import { ConformanceError } from "../../../harness/errors.js";
-import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../../contract/paths.js";
+import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../../common/paths.js";
 import { CONTRACTS_DIR } from "../../../fixtures/contracts/index.js";
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from "node:
 import { createRequire } from "node:module";
 import { delimiter, dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { ConformanceError } from "../errors.js";
-import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../contract/paths.js";
+import { BUF_CONFIG, CONTRACT_DIR, PACKAGE_ROOT } from "../../common/paths.js";
 
 /** buf's formats; every path in them is shown from the working directory (see relativePaths). */
 export const BUF_FORMATS = ["text", "json", "junit", "github-actions", "msvs", "gitlab-code-quality"] as const;

@@ -3,7 +3,7 @@
 // backstop for any that forgets).
 import { describe, expect, it } from "vitest";
 import { fail, type CheckDefinition } from "../../../harness/check.js";
-import { describeRequest, redactor, type RecordedRequest } from "../../../harness/client/recorded-request.js";
+import { describeRequest, redactor, type RecordedRequest } from "../../../harness/client-check/recorded-request.js";
 import { runConformance } from "../../../harness/runner.js";
 
 const KEY = "client-run-key-42";

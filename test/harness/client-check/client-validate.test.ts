@@ -2,10 +2,10 @@
 // that makes it valid, so a rule that stops firing fails its test and a rule that fires on the valid one does too.
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { encodeMessage } from "../../../contract/message.js";
-import { requestName, type RecordedRequest } from "../../../harness/client/recorded-request.js";
-import { HELLO_PATH } from "../../../harness/client/recording-servers.js";
-import { requestProblems } from "../../../harness/client/validate.js";
+import { encodeMessage } from "../../../common/message.js";
+import { requestName, type RecordedRequest } from "../../../harness/client-check/recorded-request.js";
+import { HELLO_PATH } from "../../../harness/client-check/recording-servers.js";
+import { requestProblems } from "../../../harness/client-check/validate.js";
 import { frame } from "../../../harness/protocols/grpc-web/index.js";
 import { registerProtocol } from "../../../harness/protocols/index.js";
 

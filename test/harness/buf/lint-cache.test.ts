@@ -4,9 +4,9 @@ import { appendFileSync, cpSync, mkdtempSync, readFileSync, statSync, utimesSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONTRACT_DIR, PACKAGE_ROOT } from "../../../contract/paths.js";
-import type { BufRun } from "../../../harness/contract/buf.js";
-import { cachedLint } from "../../../harness/contract/lint-cache.js";
+import { CONTRACT_DIR, PACKAGE_ROOT } from "../../../common/paths.js";
+import type { BufRun } from "../../../harness/buf/buf.js";
+import { cachedLint } from "../../../harness/buf/lint-cache.js";
 
 describe("the lint cache", () => {
   it("runs buf once per distinct contract, and again after any change", async () => {
@@ -32,7 +32,7 @@ describe("the lint cache", () => {
     const lint = async (): Promise<BufRun> => ({ exitCode: 0, output: `run ${++runs}`, findings: [] });
     await cachedLint(dir, "text", lint);
     // The plugin's wire handling, not its rules: a comment keeps it valid for any buf run beside this test.
-    const wire = join(PACKAGE_ROOT, "dist", "harness", "contract", "buf-plugin", "wire.js");
+    const wire = join(PACKAGE_ROOT, "dist", "harness", "buf", "buf-plugin", "wire.js");
     const original = readFileSync(wire);
     const { atime, mtime } = statSync(wire);
     try {

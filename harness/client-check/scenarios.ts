@@ -2,7 +2,7 @@
 // client copes with every one. The answer to each Hello is a pure function of the scenario and how many Hello calls
 // came before it.
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { encodeMessage } from "../../contract/message.js";
+import { encodeMessage } from "../../common/message.js";
 
 export type ScenarioName =
   | "usual"

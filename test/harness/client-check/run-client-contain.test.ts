@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../../contract/paths.js";
-import { NO_NAMESPACE_ENV, namespaceUnshare, UNSHARE_FLAGS } from "../../../harness/client/_internals/contain.js";
-import { runClient } from "../../../harness/client/run-client.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
+import { NO_NAMESPACE_ENV, namespaceUnshare, UNSHARE_FLAGS } from "../../../harness/client-check/_internals/contain.js";
+import { runClient } from "../../../harness/client-check/run-client.js";
 import { runCliProcess } from "../../helpers/cli-process.js";
 
 const FIXTURE = join(PACKAGE_ROOT, "fixtures", "clients", "detach", "client.sh");

@@ -6,8 +6,8 @@ import { cpSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT } from "../../contract/paths.js";
-import { runPlugin } from "../../harness/contract/buf-plugin/server.js";
+import { PACKAGE_ROOT } from "../../../common/paths.js";
+import { runPlugin } from "../../../harness/buf/buf-plugin/server.js";
 
 const SERVICE = "/buf.plugin.check.v1.CheckService/";
 const QUESTIONS: Record<string, string[]> = {
@@ -38,7 +38,7 @@ beforeAll(() => {
     preserveTimestamps: true,
   });
   for (const part of [
-    ["harness", "contract", "buf-plugin"],
+    ["harness", "buf", "buf-plugin"],
     ["harness", "_internals", "gen"],
   ]) {
     cpSync(join(PACKAGE_ROOT, "dist", ...part), join(root, "dist", ...part), {
@@ -50,7 +50,7 @@ beforeAll(() => {
   symlinkSync(join(PACKAGE_ROOT, "node_modules", "@bufbuild"), join(root, "node_modules", "@bufbuild"));
   symlinkSync("../proto/plugin", join(root, "node_modules", "buf-plugin-example"));
   symlinkSync("../buf-plugin-example/buf-plugin-example", join(root, "node_modules", ".bin", "buf-plugin-example"));
-  answers = join(root, "dist", "harness", "contract", "buf-plugin", "answers");
+  answers = join(root, "dist", "harness", "buf", "buf-plugin", "answers");
   noNode = join(root, "tools");
   mkdirSync(noNode);
   for (const tool of ["cat", "dirname", "find", "head", "readlink"]) {

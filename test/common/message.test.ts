@@ -2,7 +2,7 @@
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../contract/message.js";
+import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../common/message.js";
 import { decodeFrames, encodeFrames } from "../../harness/protocols/grpc/index.js";
 
 describe("Message codec", () => {
