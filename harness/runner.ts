@@ -23,7 +23,7 @@ export type { RunOptions };
 import { describeSent } from "./targets/guards.js";
 import { API_KEY_PLACEHOLDER } from "./targets/http-curl.js";
 import { SUITE_VERSION } from "./version.js";
-import { createTraceWriter, type TraceWriter } from "./trace/trace-writer.js";
+import type { TraceWriter } from "./trace/trace-writer.js";
 import type { TraceSink } from "./trace/exchange-record.js";
 import { createTrafficCounter, type TrafficCounter } from "./traffic.js";
 
@@ -257,6 +257,13 @@ function withTraffic(results: CheckResult[], records: ReadonlyMap<string, CheckR
   }
 }
 
+/** Under --trace, its writer; its module is loaded only then: a run without --trace never needs it. */
+async function openTracer(config: RunConfig, redact: (text: string) => string): Promise<TraceWriter | undefined> {
+  if (!config.trace) return undefined;
+  const { createTraceWriter } = await import("./trace/trace-writer.js");
+  return createTraceWriter(config.trace, redact);
+}
+
 /** Runs the selected checks and returns the report; throws only for usage errors and unreachable targets. */
 export async function runConformance(options: RunOptions): Promise<RunReport> {
   const all = options.checks;
@@ -277,7 +284,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const reporters = config.reporters ?? [];
   const target = targetOf(config);
   // A trace folder that cannot be one is the user's mistake, said before any request.
-  const tracer = config.trace && createTraceWriter(config.trace, redact);
+  const tracer = await openTracer(config, redact);
   const session = await openResolvedSession(config.session, {
     grpc: checks.some((c) => c.area === "grpc"),
     http: checks.some((c) => c.area === "http"),

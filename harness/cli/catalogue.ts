@@ -7,4 +7,7 @@ import type { PathWords } from "../targets/http-target.js";
 export { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS };
 /** The catalogue's verb lexicon, handed to the engine beside the catalogue (RunOptions.pathWords). */
 export const pathWords: PathWords = Object.freeze({ verbs: DEFAULT_VERBS, allowed: DEFAULT_ALLOWED_WORDS });
-export { clientCatalogue, clientChecks } from "../../suites/client/index.js";
+/** check-client's catalogue, loaded when that command runs: `check` never needs the client checks' modules. */
+export const loadClientCatalogue = () => import("../../suites/client/index.js");
+/** What loadClientCatalogue gives: the client checks, and the catalogue built for one client. */
+export type ClientCatalogue = Awaited<ReturnType<typeof loadClientCatalogue>>;

@@ -2,7 +2,7 @@
 // judges what it sends and how it copes; the same reports, verdicts, exit codes, waivers, config file and replay
 // lines as `check`, through the same runner.
 import type { Command } from "commander";
-import { clientCatalogue, clientChecks } from "./catalogue.js";
+import { loadClientCatalogue, type ClientCatalogue } from "./catalogue.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import type { ConformanceConfig } from "../config/config-file.js";
 import { configFileToRead } from "../config/default-file.js";
@@ -73,7 +73,7 @@ export const CHECK_CLIENT_TABLE: OptionTable<CheckClientCliOptions> = {
   },
 };
 
-function listClientChecks(io: CliIo): void {
+function listClientChecks(io: CliIo, { clientChecks }: ClientCatalogue): void {
   const width = Math.max(...clientChecks.map((c) => c.id.length));
   const across = Math.max(...clientChecks.map((c) => c.scenario.length));
   io.stdout(`${"ID".padEnd(width)}  SEVERITY  ${"SCENARIO".padEnd(across)}  SPEC\n`);
@@ -105,6 +105,7 @@ async function configured(
   opts: CheckClientCliOptions,
   command: Command,
   io: CliIo,
+  loaded: ClientCatalogue,
 ): Promise<{ opts: CheckClientCliOptions; extras: ConfigExtras }> {
   const env = io.env;
   const file = configFileToRead(opts.config);
@@ -125,7 +126,7 @@ async function configured(
     config,
     given,
     env,
-    clientCatalogue(placeholderClient),
+    loaded.clientCatalogue(placeholderClient),
   );
   const o = applied.opts;
   return {
@@ -162,14 +163,15 @@ export function addCheckClientCommand(
     );
   for (const o of toOptions(CHECK_CLIENT_TABLE)) command.addOption(o);
   command.action(async (words: string[], given: CheckClientCliOptions) => {
-    if (given.list) return listClientChecks(io);
+    const loaded = await loadClientCatalogue();
+    if (given.list) return listClientChecks(io, loaded);
     const [client, ...args] = words;
     if (client === undefined)
       throw new ConformanceError(
         "usage",
         "check-client: give the client to run after --, such as: check-client -- ./my-client --flag",
       );
-    const { opts, extras } = await configured(given, command, io);
+    const { opts, extras } = await configured(given, command, io, loaded);
     resolveCommand(client, io.env);
     const envKey =
       io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
@@ -183,7 +185,7 @@ export function addCheckClientCommand(
       const redact = redactor(apiKey);
       const replay = createReplayRenderer(at < 0 ? [] : argv.slice(at + 1), CHECK_CLIENT_TABLE, "check-client");
       const report = await runConformance({
-        checks: clientCatalogue({
+        checks: loaded.clientCatalogue({
           command: { command: client, args },
           ...(apiKey !== undefined && { apiKey }),
           timeoutMs: opts.timeout,

@@ -8,9 +8,7 @@ import { PROTOCOL_NAMES, type Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { configFileToRead } from "../config/default-file.js";
-import { createAttestationReporter, loadSigningKey } from "../attest/attestation.js";
-import { keyId } from "../attest/dsse.js";
-import { tlsFingerprint } from "../attest/tls-fingerprint.js";
+import type { TlsEndpoint } from "../attest/tls-fingerprint.js";
 import { parseAddress } from "../targets/address.js";
 import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import { createProgressReporter, type ProgressReporter } from "../reporters/progress.js";
@@ -18,7 +16,7 @@ import { ConformanceError } from "../errors.js";
 import type { Reporter, RunAttestation } from "../report.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance } from "../runner.js";
-import { createBaselineGate } from "../diff/baseline-gate.js";
+import type { BaselineGate } from "../diff/baseline-gate.js";
 import { checkTable, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
 import type { OptionTable } from "./option-table.js";
 import { checkUsage, parseEnv, waitLogPattern } from "./check-usage.js";
@@ -178,6 +176,19 @@ async function certificateFingerprint(
   grpcAddress: string | undefined,
   httpUrl: string | undefined,
 ): Promise<string | undefined> {
+  const endpoint = tlsEndpointOf(opts, grpcAddress, httpUrl);
+  if (endpoint === undefined) return undefined;
+  // Loaded only when the run speaks TLS, like the signing's and the baseline's modules below: a default run needs none.
+  const { tlsFingerprint } = await import("../attest/tls-fingerprint.js");
+  return tlsFingerprint(endpoint, opts.timeout);
+}
+
+/** Where the certificate certificateFingerprint reads is presented, or undefined when the run speaks no TLS. */
+function tlsEndpointOf(
+  opts: CheckCliOptions,
+  grpcAddress: string | undefined,
+  httpUrl: string | undefined,
+): TlsEndpoint | undefined {
   const files = {
     ...(opts.ca !== undefined && { caFile: opts.ca }),
     ...(opts.cert !== undefined && { certFile: opts.cert }),
@@ -186,25 +197,18 @@ async function certificateFingerprint(
   const servername = opts.authority !== undefined ? { servername: opts.authority } : {};
   if (opts.grpc !== undefined && opts.tls && grpcAddress !== undefined) {
     const parsed = parseAddress(grpcAddress);
-    if (parsed.kind === "tcp")
-      return tlsFingerprint(
-        { host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername },
-        opts.timeout,
-      );
+    if (parsed.kind === "tcp") return { host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername };
   }
   const url = [...rpcTargetsOf(opts).map((t) => t.address), httpUrl].find((u) => u?.startsWith("https://"));
   if (url === undefined) return undefined;
   const u = new URL(url);
-  return tlsFingerprint(
-    {
-      host: u.hostname.replace(/^\[|\]$/g, ""),
-      port: Number(u.port || 443),
-      alpn: ["h2", "http/1.1"],
-      ...files,
-      ...servername,
-    },
-    opts.timeout,
-  );
+  return {
+    host: u.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(u.port || 443),
+    alpn: ["h2", "http/1.1"],
+    ...files,
+    ...servername,
+  };
 }
 
 const fingerprintOption = async (
@@ -273,17 +277,18 @@ export function addCheckCommand(
     if (given.list) return listChecks(io);
     const { opts, extras } = await configured(given, command, io.env);
     checkUsage(opts, io.env);
-    const signKey = opts.signKey !== undefined ? loadSigningKey(opts.signKey) : undefined;
-    const gate = await createBaselineGate(opts.baseline, opts.failOn, documentOnStdout(opts) ? io.stderr : io.stdout);
+    const signing = opts.signKey !== undefined ? await import("../attest/attestation.js") : undefined;
+    const signKey = opts.signKey !== undefined ? signing?.loadSigningKey(opts.signKey) : undefined;
+    const gate = await baselineGate(opts, documentOnStdout(opts) ? io.stderr : io.stdout);
     const progress = progressOf(opts, io);
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     let attestation: ReportFile | undefined;
     try {
       if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
       const run = prepareRun(opts, io, files, argv, extras, table, progress);
-      if (attestation && signKey) {
-        run.reporters.push(createAttestationReporter(attestation, signKey));
-        run.attestation = { file: attestation.path, keyId: keyId(signKey) };
+      if (attestation && signing && signKey) {
+        run.reporters.push(signing.createAttestationReporter(attestation, signKey));
+        run.attestation = { file: attestation.path, keyId: (await import("../attest/dsse.js")).keyId(signKey) };
       }
       if (gate) run.reporters.push(gate.reporter);
       const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
@@ -296,6 +301,13 @@ export function addCheckCommand(
       await attestation?.close();
     }
   });
+}
+
+/** The --baseline gate, its module loaded only when --baseline or --fail-on asks for it (it judges their usage). */
+async function baselineGate(opts: CheckCliOptions, write: (text: string) => void): Promise<BaselineGate | undefined> {
+  if (opts.baseline === undefined && opts.failOn === undefined) return undefined;
+  const { createBaselineGate } = await import("../diff/baseline-gate.js");
+  return createBaselineGate(opts.baseline, opts.failOn, write);
 }
 
 /** Whether a report goes to stdout alone (`--reporter json`): then nothing else may write there. */

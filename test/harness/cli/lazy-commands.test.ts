@@ -56,6 +56,22 @@ describe("the CLI loads only the command it runs", () => {
     ).toEqual([]);
   });
 
+  it("check loads no module of what it was not asked for: client checks, signing, baseline, trace, TLS", () => {
+    const loaded = modulesLoadedFor(["check", "--list"]);
+    expect(loaded).toContain("harness/cli/check-command.js");
+    expect(loaded).toContain("harness/runner.js");
+    // Each feature's own entry (what it shares with a plain run, such as the protocols' recording sides, may load).
+    const entries = [
+      "harness/client/run-scenario.js",
+      "harness/attest/attestation.js",
+      "harness/attest/dsse.js",
+      "harness/attest/tls-fingerprint.js",
+      "harness/diff/baseline-gate.js",
+      "harness/trace/trace-writer.js",
+    ];
+    expect(loaded.filter((m) => m.startsWith("suites/client/") || entries.includes(m))).toEqual([]);
+  });
+
   it("--version loads no command, and --help every one", () => {
     expect(
       modulesLoadedFor(["--version"]).filter((m) => m.startsWith("harness/cli/") && m.endsWith("-command.js")),
