@@ -62,7 +62,7 @@ describe("the CLI loads only the command it runs", () => {
     expect(loaded).toContain("harness/runner.js");
     // Each feature's own entry (what it shares with a plain run, such as the protocols' recording sides, may load).
     const entries = [
-      "harness/client/run-scenario.js",
+      "harness/client-check/run-scenario.js",
       "harness/attest/attestation.js",
       "harness/attest/dsse.js",
       "harness/attest/tls-fingerprint.js",
