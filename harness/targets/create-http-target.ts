@@ -1,18 +1,20 @@
-// Builds the HttpTarget that HTTP checks use: HTTP/1.1 on node:http(s), a fresh connection per request, behind one
-// budget, the API key where the run places it; or, for an in-memory target, a request handler with no socket
-// (http-inject.ts). The base URL (http-base-url.ts), the exchange (http-exchange.ts)
-// and the curl line (http-curl.ts) are their own modules.
+// Builds the HttpTarget that HTTP checks use: HTTP/1.1 on node:http(s), on keep-alive connections of its own pool (a
+// HEAD, or a request that asks, on a connection of its own), behind one budget, the API key where the run places it;
+// or, for an in-memory target, a request handler with no socket (http-inject.ts). The base URL (http-base-url.ts), the
+// exchange (http-exchange.ts) and the curl line (http-curl.ts) are their own modules.
 import net from "node:net";
 import { ConformanceError } from "../errors.js";
 import { resolveHttpTarget, type HttpTargetOptions, type ResolvedHttpTarget } from "../run-config.js";
 import { CallBudget } from "./budget.js";
-import { loadTls, type TlsOptions } from "./connection.js";
+import { loadTls, type TlsMaterial, type TlsOptions } from "./connection.js";
 import { SILENT_CALLS_LIMIT } from "./guards.js";
 import { endpointOf } from "./http-base-url.js";
 import { API_KEY_PLACEHOLDER, renderCurl } from "./http-curl.js";
 import { exchange } from "./http-exchange.js";
 import { injectExchange } from "./http-inject.js";
 import { http1Answer } from "./http1-probe.js";
+import { openHttp1Pool } from "../wire/http1.js";
+import { tlsConnectOptions } from "../wire/tls.js";
 import { BackpressureLog, waitOut } from "./backpressure.js";
 import { backpressureWaitMs } from "./retry-after.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
@@ -24,19 +26,10 @@ export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { bud
   return openHttpTarget(resolveHttpTarget(options));
 }
 
-/** A target from resolved options: it defaults nothing. */
-export function openHttpTarget(
-  options: ResolvedHttpTarget,
-  backpressure = new BackpressureLog(),
-): HttpTarget & { budget: CallBudget } {
-  const base = options.url;
-  const prefix = base.pathname.replace(/\/+$/, "");
-  const timeoutMs = options.timeoutMs;
+/** The headers and the path a request goes with: the API key where the run places it, under the base URL's path. */
+function requestShape(options: ResolvedHttpTarget) {
+  const prefix = options.url.pathname.replace(/\/+$/, "");
   const placement: ApiKeyPlacement = options.apiKeyIn;
-  const { host } = endpointOf(base);
-  const budget = options.budget ?? new CallBudget({ maxCalls: options.maxCalls, rate: options.rate });
-  const material = base.protocol === "https:" && options.tls !== undefined ? loadTls(options.tls) : {};
-
   /** The key a request carries, if any: the run's, or the wrong one a probe asked for. */
   const keyOf = (req: HttpRequest, shown: boolean): string | undefined => {
     if (req.wrongApiKey !== undefined) return req.wrongApiKey;
@@ -66,13 +59,44 @@ export function openHttpTarget(
     const param = `${encodeURIComponent(placement.name)}=${shown ? key : encodeURIComponent(key)}`;
     return `${prefix}${req.path}${req.path.includes("?") ? "&" : "?"}${param}`;
   };
+  return { headersOf, pathOf };
+}
 
-  // On the wire, or to a request handler in memory (http-inject.ts) with the same bounds.
+/**
+ * Where exchanges go: on the wire, on keep-alive connections of this target alone (a request waits for no
+ * connection set-up where one is idle), or to a request handler in memory (http-inject.ts) with the same bounds.
+ */
+function openSender(options: ResolvedHttpTarget, material: TlsMaterial) {
+  const base = options.url;
+  const { host } = endpointOf(base);
   const { inMemory } = options;
-  const send = (path: string, req: HttpRequest, headers: Record<string, string>, ms: number) =>
-    inMemory !== undefined
-      ? injectExchange(inMemory, base, path, req, headers, ms)
-      : exchange(base, host, path, req, headers, ms, material);
+  if (inMemory !== undefined) {
+    return {
+      send: (path: string, req: HttpRequest, headers: Record<string, string>, ms: number) =>
+        injectExchange(inMemory, base, path, req, headers, ms),
+      close: () => undefined,
+    };
+  }
+  const secure = base.protocol === "https:";
+  const pool = openHttp1Pool(base, secure ? { tls: tlsConnectOptions({ material, serverName: host }) } : {});
+  return {
+    send: (path: string, req: HttpRequest, headers: Record<string, string>, ms: number) =>
+      exchange(base, host, path, req, headers, ms, material, pool),
+    close: () => pool.close(),
+  };
+}
+
+/** A target from resolved options: it defaults nothing. */
+export function openHttpTarget(
+  options: ResolvedHttpTarget,
+  backpressure = new BackpressureLog(),
+): HttpTarget & { budget: CallBudget } {
+  const base = options.url;
+  const timeoutMs = options.timeoutMs;
+  const budget = options.budget ?? new CallBudget({ maxCalls: options.maxCalls, rate: options.rate });
+  const material = base.protocol === "https:" && options.tls !== undefined ? loadTls(options.tls) : {};
+  const { headersOf, pathOf } = requestShape(options);
+  const { send, close } = openSender(options, material);
 
   // A target that stopped answering would make every later check wait out its timeout.
   let silent = 0;
@@ -113,7 +137,7 @@ export function openHttpTarget(
       });
     },
     async close() {
-      // Nothing to close: every exchange had its own connection.
+      close();
     },
   };
 }

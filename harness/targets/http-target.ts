@@ -17,6 +17,11 @@ export interface HttpRequest {
   trace?: TraceSink;
   /** Ends the waits a 429 or a 503 asked for when aborted: the check's time is up (the session gives it). */
   signal?: AbortSignal;
+  /**
+   * "fresh": on a connection of its own, closed after it, for a check whose question is about connections or
+   * sessions. Default: a keep-alive connection of the target's (a HEAD always goes on one of its own).
+   */
+  connection?: "fresh";
 }
 
 export interface HttpResponse {
@@ -94,7 +99,8 @@ export interface PathWords {
 export interface HttpTarget {
   /** The base URL as the user gave it, for reports. */
   readonly baseUrl: string;
-  /** Sends one request on a fresh connection, with no cookies kept between requests. */
+  /** Sends one request (on a kept-alive connection unless it asks for a fresh one), with no cookies kept between
+   * requests. */
   request(req: HttpRequest): Promise<HttpResponse>;
   /** A curl command line that reproduces the request. */
   curl(req: HttpRequest): string;

@@ -14,6 +14,8 @@ export const statelessNoSession = httpCheck(
       "sets changes nothing",
     severity: "MUST",
     spec: "§1 principles 1 and 2 (the server stores no client context)",
+    // Its question is whether an answer needs a session, which a server may tie to a connection as to a cookie.
+    connections: "fresh",
   },
   async (p) => {
     const shown: string[] = [];

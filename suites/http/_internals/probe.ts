@@ -60,6 +60,19 @@ const describeCollection = (r: { template: string; parent?: unknown }): string =
 
 const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 197)}...` : text).replace(/\s+/g, " ");
 
+/** The target with every request on a connection of its own, closed after it. */
+function onFreshConnections(target: HttpTarget): HttpTarget {
+  return {
+    baseUrl: target.baseUrl,
+    request: (req) => target.request({ ...req, connection: "fresh" }),
+    curl: (req) => target.curl(req),
+    get callCount() {
+      return target.callCount;
+    },
+    close: () => target.close(),
+  };
+}
+
 export class Probe {
   readonly target: HttpTarget;
   readonly config: HttpConfig;
@@ -70,9 +83,13 @@ export class Probe {
   #bound = MAX_REQUESTS_PER_CHECK;
   #reached: Reached[] | undefined;
 
-  constructor(readonly ctx: CheckContext) {
+  /** connections "fresh": every request of the check on a connection of its own (httpCheck's spec says why). */
+  constructor(
+    readonly ctx: CheckContext,
+    connections?: "fresh",
+  ) {
     if (!ctx.http) throw new SkipProbe("no HTTP target (--http URL)");
-    this.target = ctx.http;
+    this.target = connections === "fresh" ? onFreshConnections(ctx.http) : ctx.http;
     this.config = configOf(ctx);
   }
 
@@ -456,6 +473,11 @@ export interface HttpCheckSpec {
   spec: string;
   /** Default "serial": HTTP checks create, change and read resources of one space, one check at a time. */
   sharing?: Sharing;
+  /**
+   * "fresh": every request on a connection of its own, for a check whose question is whether answers depend on the
+   * connection or a session. Default: the target's keep-alive connections, where no question is about connections.
+   */
+  connections?: "fresh";
 }
 
 /**
@@ -463,15 +485,16 @@ export interface HttpCheckSpec {
  * curl that reproduces it), and deletes what it created however it ends.
  */
 export function httpCheck(spec: HttpCheckSpec, run: (p: Probe) => Promise<string | CheckOutcome>): CheckDefinition {
+  const { connections, ...definition } = spec;
   return {
     sharing: "serial",
-    ...spec,
+    ...definition,
     area: "http",
     profile: "contract",
     async run(ctx) {
       let p: Probe;
       try {
-        p = new Probe(ctx);
+        p = new Probe(ctx, connections);
       } catch (err) {
         if (err instanceof SkipProbe) return skip(err.message);
         throw err;

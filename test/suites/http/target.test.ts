@@ -1,5 +1,5 @@
-// The HTTP target: URL validation, what an exchange keeps, fresh connections, the key, bounds, and curl lines that
-// replay it.
+// The HTTP target: URL validation, what an exchange keeps, kept-alive and fresh connections, the key, bounds, and curl
+// lines that replay it.
 import * as http from "node:http";
 import * as net from "node:net";
 import { execFileSync } from "node:child_process";
@@ -98,16 +98,57 @@ describe("createHttpTarget", () => {
     expect(res.headers["x-thing"]).toEqual(["v"]);
   });
 
-  it("opens a fresh connection per request and never sends a cookie back", async () => {
-    const url = await start((_q, res) => {
-      res.setHeader("set-cookie", "session=1");
-      res.end();
+  it(
+    "keeps connections alive between requests, a HEAD and a request that asks on their own, and never sends a " +
+      "cookie back",
+    async () => {
+      const url = await start((_q, res) => {
+        res.setHeader("set-cookie", "session=1");
+        res.end();
+      });
+      const target = createHttpTarget({ baseUrl: url });
+      try {
+        await target.request({ method: "GET", path: "/a" });
+        await target.request({ method: "POST", path: "/b", body: "x" });
+        await target.request({ method: "HEAD", path: "/c" });
+        await target.request({ method: "GET", path: "/d", connection: "fresh" });
+        await target.request({ method: "GET", path: "/e" });
+      } finally {
+        await target.close();
+      }
+      const [a, b, c, d, e] = seen.map((s) => s.port);
+      expect([b, e]).toEqual([a, a]);
+      expect(new Set([a, c, d]).size).toBe(3);
+      expect(seen.map((s) => s.headers.cookie)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    },
+  );
+
+  it("sends a request again on a fresh connection when the server had closed the kept-alive one unannounced", async () => {
+    // Each connection's first request is answered as if kept alive; its second is met with the connection closed,
+    // as a server whose idle timeout ends it just as the request goes out.
+    let reusedAndClosed = 0;
+    const raw = net.createServer((socket) => {
+      let requests = 0;
+      socket.on("data", () => {
+        if (++requests === 1) {
+          socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+          return;
+        }
+        reusedAndClosed++;
+        socket.destroy();
+      });
+      socket.on("error", () => undefined);
     });
-    const target = createHttpTarget({ baseUrl: url });
-    await target.request({ method: "GET", path: "/a" });
-    await target.request({ method: "GET", path: "/b" });
-    expect(seen[0]?.port).not.toBe(seen[1]?.port);
-    expect(seen.map((s) => s.headers.cookie)).toEqual([undefined, undefined]);
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const target = createHttpTarget({ baseUrl: `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}` });
+    try {
+      for (const path of ["/a", "/b", "/c"])
+        expect(await target.request({ method: "GET", path })).toMatchObject({ status: 200, text: "ok" });
+      expect(reusedAndClosed).toBeGreaterThan(0);
+    } finally {
+      await target.close();
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 
   it("sends the API key in its header unless a request leaves it out, and counts every request", async () => {
