@@ -14,6 +14,7 @@
 // on all alike, and stops them. Ratios are taken within a round; each figure is the mean over rounds with its 95 %
 // confidence interval (Student's t over the rounds, test/bench/interval.ts; a ratio is the geometric mean, its
 // interval on the log scale), and each target is met, not met or not resolved by that interval, never by one median.
+// BENCH_MEMORY_DURATION (seconds, default 60) sets the length of `load`'s memory run on each transport.
 // BENCH_ONLY=grpc runs the gRPC measurements alone and keeps bench/results.json and docs/performance.md as they are
 // (their figures come from a whole run).
 import { execFileSync, spawn, spawnSync } from "node:child_process";
@@ -183,6 +184,80 @@ const transportLoads = [
   ["loadGrpcWebOnReference", (s) => harnessLoad(s.reference.httpUrl, "--grpc-web", 1)],
   ["loadHttpOnReference", (s) => harnessLoad(s.reference.httpUrl, "--http", 1)],
 ];
+
+/** `load`'s memory run: BENCH_MEMORY_DURATION seconds (default 60, at least 4) on each transport. */
+const MEMORY_SECONDS = Math.max(4, Number(process.env.BENCH_MEMORY_DURATION ?? 60));
+/** "Flat": the resident set grows by at most this many MiB from a quarter into the run (past warm-up) to the end. */
+const MEMORY_GROWTH_MIB = 10;
+
+/**
+ * One `load` run of MEMORY_SECONDS at the Go generator's load, in a process of its own (spawned, not waited for
+ * synchronously: connect-es serves from this one), read from its report: the load process's resident set and heap
+ * sampled once a second, a quarter into the run (pools, JIT and histograms grown by then) and at its end.
+ */
+async function memoryRun(target, flag, address, extra = []) {
+  const file = join(tmp, `memory-${target}-${flag.slice(2)}.json`);
+  const size = ["--concurrency", String(IN_FLIGHT), "--connections", String(CONNECTIONS)];
+  const args = [
+    CLI,
+    "load",
+    flag,
+    address,
+    "--duration",
+    `${MEMORY_SECONDS}s`,
+    ...size,
+    "--quiet",
+    "--json",
+    file,
+    ...extra,
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
+  const status = await new Promise((resolve) => child.once("exit", resolve));
+  // Exit 1 (errors: calls past their time on a busy machine) still measured the memory: the row counts them.
+  if (status !== 0 && status !== 1) throw new Error(`load ${flag} ${address} exited ${status}`);
+  const { memory, requests, errors, httpVersion, connections } = JSON.parse(readFileSync(file, "utf8"));
+  const at = (xs) => ({ quarter: xs[Math.floor(xs.length / 4)], max: Math.max(...xs), end: xs[xs.length - 1] });
+  const rss = at(memory.rssMiB);
+  return {
+    target,
+    flag,
+    requests,
+    errors: Object.values(errors).reduce((x, y) => x + y, 0),
+    httpVersion,
+    connections,
+    samples: memory.rssMiB.length,
+    rssMiB: rss,
+    heapUsedMiB: at(memory.heapUsedMiB),
+    rssGrowthMiB: round2(rss.end - rss.quarter),
+  };
+}
+
+/**
+ * `load`'s memory on each transport, each run against a server of its own: the reference for gRPC, Connect and
+ * gRPC-Web over HTTP/1.1 and HTTP resources; connect-es for Connect and gRPC-Web over HTTP/2 (h2c), which the
+ * reference's HTTP port does not speak.
+ */
+async function loadMemory() {
+  const rows = [];
+  for (const flag of ["--grpc", "--connect", "--grpc-web", "--http"]) {
+    const server = await startReference();
+    try {
+      rows.push(await memoryRun("reference", flag, flag === "--grpc" ? server.address : server.httpUrl));
+    } finally {
+      await server.close();
+    }
+  }
+  const es = implementations.find((i) => i.name === "connect-es");
+  for (const flag of ["--connect", "--grpc-web"]) {
+    const server = await es.start();
+    try {
+      rows.push(await memoryRun("connect-es", flag, `http://${server.address}`, ["--http2-prior-knowledge"]));
+    } finally {
+      await server.close();
+    }
+  }
+  return rows;
+}
 
 const goLoad = (address) =>
   runGoLoad(address, { concurrency: IN_FLIGHT, connections: CONNECTIONS, duration: DURATION, warmup: "1s" });
@@ -432,6 +507,7 @@ try {
     if (pg) results.ratios.workers2ToWorkers1 = ratio(runs.workers2, runs.workers1);
   }
   results.stores = GRPC_ONLY ? [] : await storeThroughput(pg, "missing" in bin ? bin.missing : undefined);
+  results.loadMemory = GRPC_ONLY ? [] : await loadMemory();
 } finally {
   await pg?.destroy();
 }
@@ -522,13 +598,26 @@ if (q.referenceToPlain) {
       q.loadGrpcWebToGrpc,
     ),
   );
-  targets.push({
-    id: "loadMemory",
-    target: "`load`'s memory flat over a 60 s run on each transport",
-    measured: "not measured by this bench",
-    interval: null,
-    status: "not resolved",
-  });
+}
+if (!GRPC_ONLY) {
+  const mem = results.loadMemory;
+  const growth = mem
+    .map(
+      (r) =>
+        `${r.flag}${r.httpVersion ? ` HTTP/${r.httpVersion}` : ""} ` +
+        `${r.rssGrowthMiB > 0 ? "+" : ""}${r.rssGrowthMiB} MiB`,
+    )
+    .join(", ");
+  const flat = mem.every((r) => r.rssGrowthMiB <= MEMORY_GROWTH_MIB);
+  targets.push(
+    oneRun(
+      "loadMemory",
+      `\`load\`'s memory flat over a ${MEMORY_SECONDS} s run on each transport ` +
+        `(resident set from a quarter in to the end at most +${MEMORY_GROWTH_MIB} MiB)`,
+      growth,
+      flat,
+    ),
+  );
 }
 if (q.workers2ToWorkers1) {
   const w = judged(
@@ -624,6 +713,14 @@ const lines = [
           `${proxy.exitCode}${proxy.failed.length ? `: ${proxy.failed.join(", ")}` : ""}) |`,
       ]),
   ...results.notes.map((n) => `| ${n.split(":")[0]} | ${n.slice(n.indexOf(":") + 2)} |`),
+  ...(results.loadMemory ?? []).map((r) => {
+    const over = r.httpVersion ? ` (HTTP/${r.httpVersion}, ${r.connections} connections)` : "";
+    const rss = `resident set ${r.rssMiB.quarter} → ${r.rssMiB.end} MiB a quarter in → end (max ${r.rssMiB.max})`;
+    const heap = `heap in use ${r.heapUsedMiB.quarter} → ${r.heapUsedMiB.end} MiB (max ${r.heapUsedMiB.max})`;
+    const calls = `${r.requests} calls${r.errors ? `, ${r.errors} errors` : ""}`;
+    const label = `\`load ${r.flag}\` against ${r.target}: memory over ${MEMORY_SECONDS} s, ${IN_FLIGHT} in flight${over}`;
+    return `| ${label} | ${rss}; ${heap}; ${calls} |`;
+  }),
   ...results.stores.map((r) =>
     r.note
       ? `| HTTP on the ${r.store} store | ${r.note} |`

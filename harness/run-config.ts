@@ -82,7 +82,7 @@ export interface LoadOptions {
   durationMs?: number;
   /** Calls in flight at once (default 64). */
   concurrency?: number;
-  /** Connections the calls are spread over (default 4). */
+  /** Connections the calls are spread over (default 4); Connect and gRPC-Web over HTTP/1.1 use one a call in flight. */
   connections?: number;
   /** Calls started per second at most; absent for as fast as the target answers. */
   rate?: number;
@@ -106,6 +106,11 @@ export interface LoadOptions {
   tls?: TlsOptions;
   /** Connect, gRPC-Web and HTTP: the Host header and TLS server name. */
   authority?: string;
+  /**
+   * Connect and gRPC-Web at an http:// URL: HTTP/2 without TLS (h2c) by prior knowledge, instead of HTTP/1.1. Over
+   * TLS the server's pick by ALPN decides, and this is refused.
+   */
+  http2PriorKnowledge?: boolean;
   /** Connect and gRPC-Web: metadata sent as headers on every call (-bin values base64). */
   metadata?: Readonly<Record<string, string>>;
   /** HTTP resources: the key sent with every request, where apiKeyIn places it (default the X-API-Key header). */
@@ -564,6 +569,12 @@ function loadTransportRules(
     );
   if (o.apiKey === "") throw usage("--api-key: the key is empty");
   const secure = url?.protocol === "https:";
+  if (o.http2PriorKnowledge === true && (http || moduleOf(protocol).needsHttp2Handshake || secure)) {
+    const why = secure
+      ? "over TLS the server picks the HTTP version by ALPN"
+      : `it is for --connect and --grpc-web, not ${flag}`;
+    throw usage(`--http2-prior-knowledge: ${why}`);
+  }
   if (!secure && o.tls !== undefined)
     throw usage(`${flag} ${o.address}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
   return secure ? (o.tls ?? {}) : undefined;

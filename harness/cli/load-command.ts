@@ -128,6 +128,7 @@ function loadFigures(opts: LoadCliOptions): Partial<LoadOptions> {
     timeoutMs: opts.timeout,
     threads: opts.threads,
     allowRemote: opts.allowRemote === true,
+    ...(opts.http2PriorKnowledge === true && { http2PriorKnowledge: true }),
     ...(opts.rate !== undefined && { rate: opts.rate }),
     ...(opts.mix !== undefined && { mix: opts.mix }),
     ...(opts.collection !== undefined && { collection: opts.collection }),

@@ -29,6 +29,7 @@ export interface LoadCliOptions extends TransportCliOptions, RpcTargetOptions {
   threads: number;
   json?: string;
   allowRemote?: boolean;
+  http2PriorKnowledge?: boolean;
   quiet?: boolean;
   slo?: string;
   config?: string;
@@ -52,13 +53,13 @@ export const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   grpc: shared.grpc("gRPC target: host:port, dns:///host:port or unix:///path"),
   connect: rpcOptionRow(
     PROTOCOLS.connect,
-    "a target spoken to in the Connect protocol over HTTP/1.1: the base URL of its procedures, " +
+    "a target spoken to in the Connect protocol over HTTP/1.1 or HTTP/2: the base URL of its procedures, " +
       "http://host:port[/prefix] (instead of --grpc)",
   ),
   grpcWeb: rpcOptionRow(
     PROTOCOLS[GRPC_WEB],
-    "a target spoken to in gRPC-Web over HTTP/1.1: the base URL of its procedures, http://host:port[/prefix] " +
-      "(instead of --grpc)",
+    "a target spoken to in gRPC-Web over HTTP/1.1 or HTTP/2: the base URL of its procedures, " +
+      "http://host:port[/prefix] (instead of --grpc)",
   ),
   http: {
     flags: "--http <url>",
@@ -94,7 +95,7 @@ export const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   concurrency: integerSpec("--concurrency <n>", "calls in flight at once", 1, 10_000, LOAD_DEFAULTS.concurrency),
   connections: integerSpec(
     "--connections <n>",
-    "connections the calls are spread over",
+    "connections the calls are spread over (Connect and gRPC-Web over HTTP/1.1 take one per call in flight instead)",
     1,
     1_000,
     LOAD_DEFAULTS.connections,
@@ -120,6 +121,12 @@ export const LOAD_TABLE: OptionTable<LoadCliOptions> = {
   quiet: { flags: "--quiet", description: "no progress line on stderr, only the summary" },
   slo: SLO_OPTION,
   config: CONFIG_OPTION,
+  http2PriorKnowledge: {
+    flags: "--http2-prior-knowledge",
+    description:
+      "with --connect or --grpc-web at an http:// URL: HTTP/2 without TLS (h2c), the calls spread over " +
+      "--connections; default HTTP/1.1 with a connection per call in flight (over https:// the server picks by ALPN)",
+  },
   tls: {
     flags: "--tls",
     description: "with --connect, --grpc-web or --http: TLS (implied by an https:// URL; system roots unless --ca)",

@@ -15,7 +15,10 @@ export interface LoadReport {
   target: string;
   durationMs: number;
   concurrency: number;
+  /** Connections the calls went over: for Connect and gRPC-Web over HTTP/1.1, one per call in flight. */
   connections: number;
+  /** Connect and gRPC-Web: the HTTP version spoken, "2" (h2 by ALPN over TLS, or h2c by prior knowledge) or "1.1". */
+  httpVersion?: "1.1" | "2";
   threads: number;
   /** The open model's schedule, calls a second; absent for a closed run (as fast as the target answers). */
   rate?: number;
@@ -47,6 +50,11 @@ export interface LoadReport {
   histograms: { unit: "microseconds"; latency: string; corrected?: string };
   /** The files a merged report came from. */
   mergedFrom?: string[];
+  /**
+   * The load process's memory, sampled once a second through the run and once at its end, in MiB: resident set (all
+   * threads) and the main thread's heap in use. Absent from a merged report.
+   */
+  memory?: { rssMiB: number[]; heapUsedMiB: number[] };
   /** `load --http`: the mix of operations (weights), and the messages the run created and could not delete at its end.
    * */
   mix?: Readonly<Record<string, number>>;
@@ -59,6 +67,7 @@ export type LoadTotals = Pick<
   | "target"
   | "concurrency"
   | "connections"
+  | "httpVersion"
   | "threads"
   | "rate"
   | "unsent"
@@ -68,6 +77,7 @@ export type LoadTotals = Pick<
   | "stateless"
   | "interrupted"
   | "mergedFrom"
+  | "memory"
 > & {
   /** Unrounded. */
   durationMs: number;
@@ -97,6 +107,7 @@ export function buildLoadReport(t: LoadTotals): LoadReport {
     durationMs: Math.round(t.durationMs),
     concurrency: t.concurrency,
     connections: t.connections,
+    ...(t.httpVersion !== undefined && { httpVersion: t.httpVersion }),
     threads: t.threads,
     ...(t.rate !== undefined && { rate: t.rate, unsent: t.unsent ?? 0 }),
     requests: t.requests,
@@ -115,6 +126,7 @@ export function buildLoadReport(t: LoadTotals): LoadReport {
       ...(t.corrected && { corrected: encodeHistogram(t.corrected) }),
     },
     ...(t.mergedFrom && { mergedFrom: t.mergedFrom }),
+    ...(t.memory && { memory: t.memory }),
   };
 }
 

@@ -16,7 +16,16 @@ import { encodeFrames } from "../protocols/grpc/index.js";
 import { buildLoadReport, type LoadReport } from "./load-report.js";
 export type { LoadReport } from "./load-report.js";
 export type { LoadOptions, LoadProgress } from "../run-config.js";
-import { drive, isShed, newHistogram, restCaller, type DriveResult, type DriveSpec } from "./_internals/drive.js";
+import {
+  drive,
+  isShed,
+  newHistogram,
+  restCaller,
+  type DriveResult,
+  type DriveSpec,
+  type HttpVersion,
+} from "./_internals/drive.js";
+import { tlsAlpnChoice } from "../wire/http2.js";
 import type { WorkerInput } from "./load-worker.js";
 import type { HttpWire } from "./_internals/http-rpc-call.js";
 import { probeResourceCredentials } from "./_internals/resource-credentials.js";
@@ -104,8 +113,15 @@ export async function runResolvedLoad(options: ResolvedLoad): Promise<LoadReport
   if (options.protocol === LOAD_HTTP) return runResourceLoad(options);
   const transport = loadTransportOf(options.protocol);
   const { address, url } = options.endpoint;
-  const http = transport.kind === "http-rpc" ? { protocol: transport.framing, baseUrl: (url as URL).href } : undefined;
-  const wire = http && httpWire(options);
+  const wire = transport.kind === "http-rpc" ? httpWire(options) : undefined;
+  const http =
+    transport.kind === "http-rpc"
+      ? {
+          protocol: transport.framing,
+          baseUrl: (url as URL).href,
+          version: await httpVersionOf(options, wire as HttpWire),
+        }
+      : undefined;
   if (transport.kind === "raw-h2") await probeReachable({ address: options.address, timeoutMs: options.timeoutMs });
   const requests = BODIES.map((b) => Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage(b) }])));
   const base = {
@@ -120,11 +136,31 @@ export async function runResolvedLoad(options: ResolvedLoad): Promise<LoadReport
   const rest = await callsAtRest(options, base);
   const specs = driverSpecs(options, options.threads, { ...base, atRest: rest.atRest });
   const results = await runDrivers(specs, options);
-  return report(options, options.threads, results, {
-    errors: rest.errors,
-    shed: rest.shed,
-    distinctRequests: requests.length,
-  });
+  const used = http && {
+    httpVersion: http.version,
+    connections: http.version === "2" ? options.connections : options.concurrency,
+  };
+  return report(
+    options,
+    options.threads,
+    results,
+    { errors: rest.errors, shed: rest.shed, distinctRequests: requests.length },
+    used,
+  );
+}
+
+/**
+ * The HTTP version a Connect or gRPC-Web run speaks: over TLS what the server picks by ALPN, offered h2 and
+ * http/1.1; over cleartext HTTP/2 (h2c) only by prior knowledge, when asked (--http2-prior-knowledge), else HTTP/1.1.
+ * A TLS connection that fails here is left to the run's HTTP/1.1 calls at rest, which name why.
+ */
+async function httpVersionOf(options: ResolvedLoad, wire: HttpWire): Promise<HttpVersion> {
+  if (options.endpoint.url?.protocol !== "https:") return options.http2PriorKnowledge === true ? "2" : "1.1";
+  const target = { address: options.endpoint.address, tls: wire.tls ?? {}, authority: wire.authority };
+  return tlsAlpnChoice(target, options.timeoutMs).then(
+    (alpn) => (alpn === "h2" ? "2" : "1.1"),
+    () => "1.1",
+  );
 }
 
 /**
@@ -144,10 +180,12 @@ async function callsAtRest(
     for (const i of base.requests.keys()) {
       const res = await rest.call(0, i, i);
       if (!res.answered) {
+        const h2c =
+          options.http2PriorKnowledge === true ? " (--http2-prior-knowledge: does it speak HTTP/2 without TLS?)" : "";
         throw new ConformanceError(
           "unreachable",
           `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ` +
-            `${statusText(res.code, res.details)}`,
+            `${statusText(res.code, res.details)}${h2c}`,
         );
       }
       atRest.push(res.code === 0 && res.reply ? res.reply : null);
@@ -211,8 +249,23 @@ function driverSpecs(options: ResolvedLoad, threads: number, base: SpecBase): Dr
   }));
 }
 
-/** Runs the drivers, in this thread or in worker threads, with the progress line. */
-async function runDrivers(specs: DriveSpec[], options: ResolvedLoad): Promise<DriveResult[]> {
+/** Memory of the load process, sampled once a second through a run and once at its end, in MiB to a tenth. */
+type MemorySamples = NonNullable<LoadReport["memory"]>;
+
+const mib = (bytes: number): number => Math.round(bytes / 104_857.6) / 10;
+
+function sampleMemory(into: MemorySamples): void {
+  const m = process.memoryUsage();
+  into.rssMiB.push(mib(m.rss));
+  into.heapUsedMiB.push(mib(m.heapUsed));
+}
+
+/** Runs the drivers, in this thread or in worker threads, with the progress line and the memory sampled. */
+async function runDrivers(
+  specs: DriveSpec[],
+  options: ResolvedLoad,
+): Promise<DriveResult[] & { memory: MemorySamples }> {
+  const memory: MemorySamples = { rssMiB: [], heapUsedMiB: [] };
   const threads = specs.length;
   const progress = new SharedArrayBuffer(8 * threads);
   const counters = new Int32Array(progress);
@@ -225,6 +278,7 @@ async function runDrivers(specs: DriveSpec[], options: ResolvedLoad): Promise<Dr
       errors += Atomics.load(counters, 2 * i + 1);
     }
     const elapsedMs = performance.now() - t0;
+    sampleMemory(memory);
     options.onProgress?.({
       elapsedMs,
       requests: requestsDone,
@@ -241,15 +295,17 @@ async function runDrivers(specs: DriveSpec[], options: ResolvedLoad): Promise<Dr
   } finally {
     clearInterval(timer);
   }
-  return results;
+  sampleMemory(memory);
+  return Object.assign(results, { memory });
 }
 
 /** The report from the drivers' results, with what the calls at rest counted. */
 function report(
   options: ResolvedLoad,
   threads: number,
-  results: DriveResult[],
+  results: DriveResult[] & { memory: MemorySamples },
   atRest: { errors: Record<string, number>; shed: Record<string, number>; distinctRequests: number },
+  used?: { httpVersion: HttpVersion; connections: number },
 ): LoadReport {
   const errors = { ...atRest.errors };
   const shed = { ...atRest.shed };
@@ -280,7 +336,8 @@ function report(
     target: options.address,
     durationMs,
     concurrency: options.concurrency,
-    connections: options.connections,
+    connections: used?.connections ?? options.connections,
+    ...(used && { httpVersion: used.httpVersion }),
     threads,
     ...(options.rate !== undefined && { rate: options.rate, unsent }),
     requests: done,
@@ -297,5 +354,6 @@ function report(
     },
     interrupted: options.signal?.aborted === true,
     slo: options.slo ?? [],
+    memory: results.memory,
   });
 }

@@ -54,14 +54,21 @@ function createdWords(resources: LoadReport["resources"], c: ReturnType<typeof p
   return `${made}, ${created === 1 ? "deleted" : "every one deleted"} at the end`;
 }
 
+/** A run's shape: "64 in flight over 4 connections, HTTP/2, 2 threads, scheduled at 500/s", what applies of it. */
+function shapeWords(r: LoadReport): string {
+  const http = r.httpVersion !== undefined ? `, HTTP/${r.httpVersion}` : "";
+  const threads = r.threads > 1 ? `, ${r.threads} threads` : "";
+  const rate = r.rate !== undefined ? `, scheduled at ${r.rate}/s` : "";
+  return `${r.concurrency} in flight over ${r.connections} connections${http}${threads}${rate}`;
+}
+
 /** The figures of a load report as the console shows them. */
 export function formatLoadReport(r: LoadReport, color: boolean): string {
   const c = pc.createColors(color);
   const merged = r.mergedFrom ? ` (merged from ${r.mergedFrom.length} runs)` : "";
   const lines = [
-    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${t(r.target)} (${r.concurrency} in flight ` +
-      `over ${r.connections} connections${r.threads > 1 ? `, ${r.threads} threads` : ""}` +
-      `${r.rate !== undefined ? `, scheduled at ${r.rate}/s` : ""})${merged}${r.interrupted ? ", stopped early" : ""}`,
+    `${r.requests} calls in ${(r.durationMs / 1000).toFixed(1)} s to ${t(r.target)} ` +
+      `(${shapeWords(r)})${merged}${r.interrupted ? ", stopped early" : ""}`,
     `requests/s   ${r.requestsPerSecond}`,
     latencyLine(r.correctedLatencyMs ? "latency ms   from send       " : "latency ms   ", r.latencyMs),
     ...(r.correctedLatencyMs ? [latencyLine("latency ms   from schedule   ", r.correctedLatencyMs)] : []),

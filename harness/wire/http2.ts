@@ -36,6 +36,30 @@ export function openHttp2Session(target: Http2Target): http2.ClientHttp2Session 
   return http2.connect(url, { ...target.session, ...(connection && { createConnection: connection }) });
 }
 
+/**
+ * What a TLS server picks by ALPN when offered h2 and http/1.1, on a connection of its own closed at once: "h2",
+ * "http/1.1", or "" when it picked none. A failed connection or handshake rejects with its error (the caller's to
+ * name); no answer within timeoutMs rejects too.
+ */
+export function tlsAlpnChoice(target: Http2Target & { tls: TlsMaterial }, timeoutMs: number): Promise<string> {
+  const { address } = target;
+  const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
+  const serverName = target.authority ?? defaultAuthority(address);
+  return new Promise((resolve, reject) => {
+    const socket = openTls(endpoint, { material: target.tls, serverName, alpn: ["h2", "http/1.1"] });
+    const timer = setTimeout(() => socket.destroy(new Error(`no TLS handshake within ${timeoutMs} ms`)), timeoutMs);
+    socket.once("secureConnect", () => {
+      clearTimeout(timer);
+      resolve(socket.alpnProtocol || "");
+      socket.destroy();
+    });
+    socket.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
 /** A session for calls made one after another: replaced once it cannot take another (see keptHttp2Session). */
 export interface KeptHttp2Session {
   /** A session that takes new calls: the one before, or a new one when that one got GOAWAY or closed. */

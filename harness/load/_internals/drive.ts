@@ -6,6 +6,8 @@ import { Status, statusName } from "../../protocols/rpc.js";
 import { call, openConnection } from "./h2-rest-call.js";
 import { rawGrpcCaller } from "./raw-grpc-caller.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
+
+type ResourceCaller = ReturnType<typeof resourceCaller>;
 import {
   httpRpcCall,
   httpRpcRequest,
@@ -14,6 +16,10 @@ import {
   type HttpRpcRequest,
   type HttpWire,
 } from "./http-rpc-call.js";
+import { h2RpcCaller } from "./h2-rpc-call.js";
+
+/** The HTTP version a Connect or gRPC-Web run speaks. */
+export type HttpVersion = "1.1" | "2";
 
 export type { CallResult } from "./call-result.js";
 import type { CallResult } from "./call-result.js";
@@ -34,8 +40,11 @@ export interface DriveSpec {
   rate?: number;
   timeoutMs: number;
   durationMs: number;
-  /** Connect or gRPC-Web over HTTP/1.1 at this base URL, instead of gRPC at address. */
-  http?: { protocol: HttpRpcLoadProtocol; baseUrl: string };
+  /**
+   * Connect or gRPC-Web at this base URL, instead of gRPC at address: over HTTP/2 ("2": h2 by ALPN over TLS, h2c
+   * otherwise) on `connections` sessions, or over HTTP/1.1 on as many keep-alive connections as calls in flight.
+   */
+  http?: { protocol: HttpRpcLoadProtocol; baseUrl: string; version: HttpVersion };
   /** HTTP resources: a mix of operations on messages the run creates in this collection, instead of Hello. */
   resources?: { collectionUrl: string; mix: Mix };
   /** Connect, gRPC-Web and HTTP resources: TLS, authority, metadata or API key on every exchange. */
@@ -57,14 +66,30 @@ function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; count
   return { call: (w, i) => raw.call(w, bodies[i] as Buffer), sweep: raw.sweep, close: raw.close, counts: raw.counts };
 }
 
-function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Caller {
+/** Connect or gRPC-Web: over HTTP/2 sessions, or over HTTP/1.1 with a connection for each call in flight. */
+function httpRpcCaller(
+  spec: DriveSpec,
+  how: NonNullable<DriveSpec["http"]>,
+): Caller & { readonly reconnections: number } {
   const base = new URL(how.baseUrl);
-  // Keep-alive connections, as many as asked; a call waits for a free one past that.
-  const pool = openPool(base, spec.connections, spec.wire);
   const requests = spec.requests.map((r) => httpRpcRequest(how.protocol, base, r.subarray(5)));
+  if (how.version === "2") {
+    const target = { address: spec.address, tls: base.protocol === "https:", wire: spec.wire ?? {} };
+    const h2 = h2RpcCaller(target, spec.connections, how.protocol, requests, spec.timeoutMs);
+    return {
+      call: (w, i) => h2.call(w, i),
+      close: () => h2.close(),
+      get reconnections() {
+        return h2.reconnections;
+      },
+    };
+  }
+  // HTTP/1.1 carries one call at a time on a connection: as many keep-alive connections as calls in flight.
+  const pool = openPool(base, spec.concurrency, spec.wire);
   return {
     call: (_w, i) => httpRpcCall(how.protocol, base, pool, requests[i] as HttpRpcRequest, spec.timeoutMs, spec.wire),
     close: () => pool.close(),
+    reconnections: 0,
   };
 }
 
@@ -73,7 +98,7 @@ function httpRpcCaller(spec: DriveSpec, how: NonNullable<DriveSpec["http"]>): Ca
  * the next call when the server ends it (`reconnections`, as a drive's: not errors).
  */
 export function restCaller(spec: DriveSpec): Caller & { readonly reconnections: number } {
-  if (spec.http) return { ...httpRpcCaller({ ...spec, connections: 1 }, spec.http), reconnections: 0 };
+  if (spec.http) return httpRpcCaller({ ...spec, concurrency: 1, connections: 1 }, spec.http);
   const connection = openConnection(spec.address);
   return {
     call: (_w, i) => call(connection, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs),
@@ -120,27 +145,24 @@ export const newHistogram = (): Histogram =>
     numberOfSignificantValueDigits: 3,
   });
 
+/** The driver's caller for its spec, with the gRPC, HTTP and resource callers' own handles (sweep, counts, finish). */
+function callersOf(spec: DriveSpec) {
+  const grpc = spec.http || spec.resources ? undefined : grpcCaller(spec);
+  const r = spec.resources;
+  const resources =
+    r && resourceCaller(r.collectionUrl, r.mix, spec.concurrency, spec.connections, spec.timeoutMs, spec.wire);
+  const http = spec.http && !spec.resources ? httpRpcCaller(spec, spec.http) : undefined;
+  const caller: Caller = grpc ??
+    http ?? { call: (w, _i, k) => (resources as ResourceCaller).call(w, k), close: () => undefined };
+  return { caller, grpc, http, resources };
+}
+
 /**
  * Keeps spec.concurrency calls in flight until spec.durationMs has passed or stopped() says so. progress[0] and
  * progress[1] count calls and failures as they end: a shared array when the driver is a worker thread.
  */
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
-  const grpc = spec.http || spec.resources ? undefined : grpcCaller(spec);
-  const resources =
-    spec.resources &&
-    resourceCaller(
-      spec.resources.collectionUrl,
-      spec.resources.mix,
-      spec.concurrency,
-      spec.connections,
-      spec.timeoutMs,
-      spec.wire,
-    );
-  const caller: Caller =
-    grpc ??
-    (resources
-      ? { call: (w, _i, k) => resources.call(w, k), close: () => undefined }
-      : httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>));
+  const { caller, grpc, http, resources } = callersOf(spec);
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
   const corrected = spec.rate === undefined ? undefined : newHistogram();
@@ -199,7 +221,7 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   const elapsedMs = performance.now() - t0;
   if (resources) addResourceCounts(result, await resources.finish());
   result.elapsedMs = elapsedMs;
-  result.reconnections = grpc?.counts.reconnections ?? 0;
+  result.reconnections = grpc?.counts.reconnections ?? http?.reconnections ?? 0;
   if (spec.rate !== undefined && !stopped()) {
     // Calls the schedule put before the end: the first at 0, one every 1/rate s.
     const due = Math.ceil((spec.durationMs * spec.rate) / 1000);

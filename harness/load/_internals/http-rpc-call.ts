@@ -1,5 +1,6 @@
-// One Hello call over Connect or gRPC-Web (HTTP/1.1, keep-alive), for the load loop: a request built once per
-// distinct body, a reply read bounded, and the call's status worked out from either protocol's rules.
+// One Hello call over Connect or gRPC-Web on HTTP/1.1 keep-alive connections (h2-rpc-call.ts has HTTP/2's), for the
+// load loop: a request built once per distinct body, a reply read bounded, and the call's status worked out from
+// either protocol's rules (callResultOf, for both HTTP versions).
 import type { TlsMaterial } from "../../targets/connection.js";
 import { Status, type PlainResponse } from "../../protocols/rpc.js";
 import { CONNECT, readConnectReply } from "../../protocols/connect/index.js";
@@ -25,7 +26,10 @@ export interface HttpWire {
   query?: string;
 }
 
-/** Keep-alive connections to the base URL, at most `connections` of them; TLS ones for an https:// URL. */
+/**
+ * Keep-alive connections to the base URL, at most `connections` of them; TLS ones for an https:// URL, offering no
+ * ALPN (as node:https does), so that an HTTP/2-capable server speaks HTTP/1.1 on them.
+ */
 export function openPool(base: URL, connections: number, wire: HttpWire = {}): Http1Pool {
   if (base.protocol !== "https:") return openHttp1Pool(base, { maxSockets: connections });
   return openHttp1Pool(base, {
@@ -127,7 +131,22 @@ export async function httpRpcCall(
   timeoutMs: number,
   wire: HttpWire = {},
 ): Promise<CallResult> {
-  const r = await boundedExchange(pool, base, "POST", req.path, req.headers, req.body, timeoutMs, wire);
+  return callResultOf(
+    protocol,
+    await boundedExchange(pool, base, "POST", req.path, req.headers, req.body, timeoutMs, wire),
+    timeoutMs,
+  );
+}
+
+/**
+ * A call's result from its exchange, over HTTP/1.1 or HTTP/2 alike: a reply read by the protocol's codec, or why
+ * there was none ("no reply within ..." is DEADLINE_EXCEEDED, anything else UNAVAILABLE).
+ */
+export async function callResultOf(
+  protocol: HttpRpcLoadProtocol,
+  r: BoundedReply | string,
+  timeoutMs: number,
+): Promise<CallResult> {
   if (typeof r === "string")
     return {
       code: r.startsWith("no reply within") ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE,
