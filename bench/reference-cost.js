@@ -12,14 +12,14 @@
 // (test/bench/interval.ts) and whether the issue's targets (at least 0.95x the requests/s, p99 at most 1x) are met, not
 // met or not resolved. REFERENCE_B=<root of another build of this repository> adds that build's reference as a third
 // server, to compare two versions of the reference in the same run. Benchmarks, not tests: node bench/reference-cost.js
-// (after npm run build).
+// (after npm run build). RECORD=1 writes its summary into bench/results.json and docs/performance.md.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { missingGoLoad, runGoLoad } from "../dist/test/bench/go-load.js";
 import { ratioInterval, targetStatus } from "../dist/test/bench/interval.js";
-import { showInterval } from "../dist/test/helpers/performance-page.js";
+import { performancePage, showInterval } from "../dist/test/helpers/performance-page.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const GENERATIONS = Math.max(1, Number(process.env.GENERATIONS ?? 3));
@@ -155,6 +155,8 @@ async function measure(server) {
   };
 }
 
+const startedAt = new Date().toISOString();
+const loadAverageAtStart = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
 const rounds = [];
 for (let g = 0; g < GENERATIONS; g++) {
   const running = {};
@@ -193,17 +195,19 @@ const spread = (xs) => {
     `${s[Math.floor((s.length - 1) / 4)].toFixed(2)}-${s[Math.ceil((3 * (s.length - 1)) / 4)].toFixed(2)})`
   );
 };
-console.log("");
+const summary = [];
 for (const n of names) {
   const of = (k) => median(rounds.map((r) => r[n][k]));
-  console.log(
-    `${n}: per call ${of("cpuUs").toFixed(1)} µs CPU, ${Math.round(of("allocatedBytes"))} bytes allocated, ` +
-      `${of("gcUs").toFixed(1)} µs GC; ${Math.round(of("rps"))} req/s (medians of ${rounds.length} rounds)`,
+  const least = Math.min(...rounds.map((r) => r[n].cpuUs));
+  summary.push(
+    `${n}: per call ${of("cpuUs").toFixed(1)} µs CPU (the least of a round ${least.toFixed(1)}), ` +
+      `${Math.round(of("allocatedBytes"))} bytes allocated, ${of("gcUs").toFixed(1)} µs GC; ` +
+      `${Math.round(of("rps"))} req/s (medians of ${rounds.length} rounds)`,
   );
 }
 for (const n of names.filter((x) => x !== "plain")) {
   const ratio = (k) => spread(rounds.map((r) => r[n][k] / r.plain[k]));
-  console.log(
+  summary.push(
     `${n} / plain, within each round: CPU per call ${ratio("cpuUs")}; bytes allocated per call ` +
       `${ratio("allocatedBytes")}; requests/s ${ratio("rps")}; p99 ${ratio("p99")}`,
   );
@@ -218,6 +222,16 @@ for (const n of names.filter((x) => x !== "plain")) {
       low: i.low === null ? null : Number(i.low.toFixed(3)),
       high: i.high === null ? null : Number(i.high.toFixed(3)),
     };
-    console.log(`${n} / plain, ${label}: ${showInterval(shown)}: ${targetStatus(i, goal)}`);
+    summary.push(`${n} / plain, ${label}: ${showInterval(shown)}: ${targetStatus(i, goal)}`);
   }
+}
+console.log(["", ...summary].join("\n"));
+// RECORD=1: the summary goes into bench/results.json (bench/run.js keeps it) and docs/performance.md is written again.
+if (process.env.RECORD === "1") {
+  const file = join(ROOT, "bench", "results.json");
+  const results = JSON.parse(readFileSync(file, "utf8"));
+  results.referenceCost = { date: startedAt, loadAverageAtStart, rounds: rounds.length, lines: summary };
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(ROOT, "docs", "performance.md"), performancePage(results));
+  console.log("reference-cost: recorded in bench/results.json and docs/performance.md");
 }

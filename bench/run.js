@@ -55,6 +55,15 @@ const rounded = (i, digits) => {
   const r = (x) => (x === null ? null : Number(x.toFixed(digits)));
   return { ...i, mean: r(i.mean), low: r(i.low), high: r(i.high) };
 };
+/** bench/reference-cost.js's last recorded run (RECORD=1), from the results this run replaces. */
+function previousReferenceCost() {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, "bench", "results.json"), "utf8")).referenceCost;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The 1, 5 and 15 minute load averages, from /proc/loadavg where there is one. */
 function loadAverage() {
   try {
@@ -459,6 +468,8 @@ const results = {
   notes: [],
   // Facts about a results file that its figures do not carry (docs/performance.md prints them); a new run has none.
   caveats: [],
+  // bench/reference-cost.js's last recorded run: this bench does not measure it, so it is kept.
+  referenceCost: previousReferenceCost(),
 };
 
 const bin = postgresBin();

@@ -2,7 +2,8 @@
 // proper statuses, the compressed flag on an uncompressed call refused; and the protection grpc-js lacks: every
 // stream's and session's errors handled, connections and calls in flight capped, header blocks bounded, the replies
 // a connection leaves unread (flow-control windows held shut) and the requests it leaves half-sent counted, bounded
-// and reset, and a connection whose streams all stalled sent away.
+// and reset, and a connection whose streams all stalled sent away. It also keeps grpc-js's idle limit
+// (grpc.max_connection_idle_ms) in its sweep, instead of grpc-js's bookkeeping on every stream (takeOverIdleLimit).
 import type http2 from "node:http2";
 import { Readable } from "node:stream";
 import type * as grpc from "@grpc/grpc-js";
@@ -102,7 +103,10 @@ export interface GuardOptions {
    * receiveWindowFor).
    */
   receiveWindowBytes?: number;
-  /** Called with a short reason for each refused connection, shed call, reset stream and stream or session error. */
+  /**
+   * Called with a short reason for each refused connection, shed call, reset stream, connection closed or sent away,
+   * and stream or session error.
+   */
   onEvent?: (event: string, detail: string) => void;
 }
 
@@ -158,11 +162,21 @@ type StreamListener = (stream: http2.ServerHttp2Stream, headers: http2.IncomingH
 
 const PENDING = Symbol("grpc-guard pending");
 
+/** grpc-js's value of sessionIdleTimeout for "no idle limit" (its MAX_CONNECTION_IDLE_MS). */
+const GRPC_JS_NO_IDLE_LIMIT = ~(1 << 31);
+/** A book's idleSince until the sweep stamps it. */
+const IDLE_UNSTAMPED = -1;
+
 /** What the guard keeps for one session: its calls in flight, and what its admitted streams owe. */
 interface SessionBook {
   session: http2.ServerHttp2Session;
   /** Calls in flight. */
   n: number;
+  /**
+   * With no call in flight: the sweep's clock when it first saw the session so, or IDLE_UNSTAMPED until the next sweep
+   * does (a call's end marks it so, with no clock read). Closing after idleMs from that stamp never closes early.
+   */
+  idleSince: number;
   /** Admitted streams still open: the ones whose replies can be left unread. */
   streams: Set<GuardedStream>;
   /** What they owe, as last measured: the sum of their Pending.owed. */
@@ -231,7 +245,7 @@ function forward(stream: GuardedStream, p: Pending): void {
 function onGuardedClose(this: GuardedStream): void {
   const p = this[PENDING];
   if (p.book) {
-    p.book.n--;
+    if (--p.book.n === 0) p.book.idleSince = IDLE_UNSTAMPED;
     if (p.admitted) {
       p.book.streams.delete(this);
       p.book.account.paid(p.owed + p.held);
@@ -612,11 +626,15 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
   }
   const guard = createGuard(options);
   const { books, owing, ledger, shedder } = guard;
-  // One sweep for all sessions: what each owes, and which stream stalled. No timer or closure per call.
+  const idleMs = takeOverIdleLimit(server);
+  // One sweep for all sessions: what each owes, which stream stalled, which session is idle. Nothing per call.
   const sweep = setInterval(() => {
     const now = performance.now();
     owing.now = now;
-    for (const book of books.values()) if (book.streams.size > 0) measure(book, now);
+    for (const book of books.values()) {
+      if (book.streams.size > 0) measure(book, now);
+      if (book.n === 0 && idleMs !== undefined) closeIfIdle(book, now, idleMs);
+    }
   }, sweepInterval(ledger.limits.stallMs));
   sweep.unref();
   for (const h2 of servers.keys()) guardHttp2Server(guard, h2);
@@ -631,6 +649,38 @@ export function guardGrpcServer(server: grpc.Server, options: GuardOptions): Gua
       shedder.stop();
     },
   };
+}
+
+/**
+ * grpc.max_connection_idle_ms, taken from grpc-js to be kept by the guard's sweep: grpc-js (1.14) keeps it with a Map
+ * lookup, a once('close') listener (a wrapper and its state) on every stream, and a lookup, a Date.now() and a timer
+ * refresh at every stream's end (--cpu-prof under the Go generator: onStreamOpened, onStreamClose, removeListener),
+ * while the guard counts each session's calls anyway. The limit in ms, or undefined when there is none. grpc-js
+ * keeps it in a private field read when a session opens (before any has); a version without it fails here at start-up.
+ */
+function takeOverIdleLimit(server: grpc.Server): number | undefined {
+  const own = server as unknown as { sessionIdleTimeout?: unknown };
+  if (typeof own.sessionIdleTimeout !== "number") {
+    throw new Error(
+      "grpc-guard: this grpc-js version keeps no sessionIdleTimeout; the idle limit cannot be taken over",
+    );
+  }
+  const idleMs = own.sessionIdleTimeout;
+  if (idleMs >= GRPC_JS_NO_IDLE_LIMIT) return undefined;
+  own.sessionIdleTimeout = GRPC_JS_NO_IDLE_LIMIT;
+  return idleMs;
+}
+
+/** A session with no call in flight for idleMs is closed, as grpc-js would: GOAWAY, then the connection ends. */
+function closeIfIdle(book: SessionBook, now: number, idleMs: number): void {
+  if (book.idleSince === IDLE_UNSTAMPED) {
+    book.idleSince = now;
+    return;
+  }
+  const session = book.session;
+  if (now - book.idleSince < idleMs || session.closed || session.destroyed) return;
+  book.owing.event("connection closed", `idle for ${Math.round(now - book.idleSince)} ms`);
+  session.close();
 }
 
 function createGuard(options: GuardOptions): Guard {
@@ -666,7 +716,14 @@ function guardHttp2Server(guard: Guard, h2: http2.Http2Server): void {
 }
 
 function openBook(guard: Guard, session: http2.ServerHttp2Session): void {
-  const book: SessionBook = { session, n: 0, streams: new Set(), account: guard.ledger.open(), owing: guard.owing };
+  const book: SessionBook = {
+    session,
+    n: 0,
+    idleSince: IDLE_UNSTAMPED,
+    streams: new Set(),
+    account: guard.ledger.open(),
+    owing: guard.owing,
+  };
   guard.books.set(session, book);
   session.once("close", () => {
     guard.books.delete(session);

@@ -23,7 +23,14 @@ describe("docs/performance.md", () => {
   it("has no figure in its prose but the results file's: the run's lines and the table aside, no digit but in code", () => {
     const results = JSON.parse(read("bench", "results.json")) as BenchResults;
     // A round trip no run measures, so that the figures rendered from it are known and can be taken out.
-    const page = performancePage({ ...results, table: "", targets: [], caveats: [], roundTrips: { rttMs: 9_999_998 } });
+    const page = performancePage({
+      ...results,
+      table: "",
+      targets: [],
+      caveats: [],
+      roundTrips: { rttMs: 9_999_998 },
+      ...(results.referenceCost && { referenceCost: { ...results.referenceCost, lines: [] } }),
+    });
     const prose = page
       .split("\n")
       .filter((line) => !/^(Measured|Node|Load average) /.test(line))
@@ -33,6 +40,25 @@ describe("docs/performance.md", () => {
       .replace(/9999998|4999999/g, "")
       .replace(/HTTP\/(2|1\.1)|\bp(50|99)\b/g, "");
     expect(prose.match(/[^\n]{0,30}\d[^\n]{0,30}/g) ?? []).toEqual([]);
+  });
+});
+
+describe("docs/performance.md's section on one call's cost", () => {
+  const results = JSON.parse(read("bench", "results.json")) as BenchResults;
+
+  it("shows bench/reference-cost.js's last recorded run, each line of its summary, and says so when there is none", () => {
+    const referenceCost = {
+      date: "2026-01-02T03:04:05.000Z",
+      loadAverageAtStart: [0.5, 0.4, 0.3],
+      rounds: 9,
+      lines: ["reference: per call 50.0 µs CPU", "plain: per call 48.0 µs CPU"],
+    };
+    const page = performancePage({ ...results, referenceCost });
+    expect(page).toContain("## One call's cost: the reference against plain grpc-js");
+    expect(page).toContain("Measured 2026-01-02 at 03:04 UTC");
+    for (const line of referenceCost.lines) expect(page.split("\n")).toContain(`- ${line}`);
+    const { referenceCost: _, ...without } = results;
+    expect(performancePage(without)).toContain("No run of it is recorded.");
   });
 });
 

@@ -30,6 +30,21 @@ export interface BenchResults {
   caveats?: string[];
   /** The figures, as bench/run.js renders them (the targets are rendered here, from `targets`). */
   table: string;
+  /** What one call costs the reference against plain grpc-js: bench/reference-cost.js's last recorded run. */
+  referenceCost?: ReferenceCost;
+}
+
+/**
+ * A run of bench/reference-cost.js recorded with RECORD=1 (bench/run.js measures no such thing, and keeps the last
+ * one when it rewrites the results).
+ */
+export interface ReferenceCost {
+  date: string;
+  /** The 1, 5 and 15 minute load averages when it began. */
+  loadAverageAtStart: number[];
+  rounds: number;
+  /** Its summary as it printed it: each server's medians per call, then each ratio within a round. */
+  lines: string[];
 }
 
 const METHOD = (r: BenchResults, rtt: string, halfRtt: string) => [
@@ -89,7 +104,7 @@ const TARGETS = [
   "  under that span cannot be met while the clock probe stands.",
   "- **Reference against plain grpc-js.** Separate runs of a few long rounds on a machine whose cores the generator",
   "  shares disagreed by more than the target's margin; the interval over many fresh rounds says whether this run",
-  "  resolves it.",
+  "  resolves it; the last section says what one call costs each, and where the reference's time goes.",
   "- **`serve --workers 2`.** Near twice one worker is only to be seen with the generator on cores of its own; on a",
   "  smaller machine the run says it is not resolved.",
   "- **`load`'s memory over a long run** is not measured by the bench: the run says so.",
@@ -128,6 +143,43 @@ function loadLine(results: BenchResults): string[] {
   ];
 }
 
+const REFERENCE_COST = [
+  "## One call's cost: the reference against plain grpc-js",
+  "",
+  "Requests/s on a shared machine move with whatever else runs; what one call costs the server moves less.",
+  "`node bench/reference-cost.js` drives the reference and the plain grpc-js server with the same generator, in fresh",
+  "processes and interleaved rounds, and counts per call each server's CPU time (the sum over its threads of",
+  "`/proc/<pid>/task/*/schedstat`), the bytes it allocates and its collector's time (`v8.GCProfiler`).",
+  "",
+  "Where the time goes, by `node --cpu-prof` of each server under the generator (the samples of the measured",
+  "window, self time per call): in both servers nearly all of a call is `node:http2` (its header blocks, " +
+    "`respond`, its",
+  "streams' construction and writes), grpc-js (its intercepting call, metadata and decoder) and the collector; the",
+  "reference adds its guard (the stream's admission and routing, the first bytes judged, the write counted), a small",
+  "share, and saves the plain server's proto-loader serialization and channelz. Off the per-call path: grpc-js's idle",
+  "limit (a Map lookup, a `once('close')` listener and, at a session's last stream, a clock read, a timer refresh and",
+  "a trace string built through the session's socket proxy, on every stream) is kept by the guard's sweep, which",
+  "counts each session's calls anyway. What remains of the guard per",
+  "call is the state it needs to judge the stream: one object, two listeners (its errors and its end) and its write",
+  "and push in place of node's. Writes are batched alike: `strace -c -f` counts the same `writev` calls per call for",
+  "both servers, `nghttp2` gathering many calls' frames into one.",
+];
+
+/** The last recorded run of bench/reference-cost.js, its summary as printed. */
+function referenceCostSection(cost: ReferenceCost | undefined): string[] {
+  if (cost === undefined) return [...REFERENCE_COST, "", "No run of it is recorded."];
+  const [start] = cost.loadAverageAtStart;
+  return [
+    ...REFERENCE_COST,
+    "",
+    `Measured ${cost.date.slice(0, 10)} at ${cost.date.slice(11, 16)} UTC, \`RECORD=1 node ` +
+      `bench/reference-cost.js\`, ${cost.rounds} rounds, load average ${start} at the ` +
+      `start${start !== undefined && start > 2 ? ": the machine was busy, so the figures are not quiet ones" : ""}:`,
+    "",
+    ...cost.lines.map((l) => `- ${l}`),
+  ];
+}
+
 /** The whole of docs/performance.md for the results of one `npm run bench`. */
 export function performancePage(results: BenchResults): string {
   const rttMs = results.roundTrips?.rttMs;
@@ -157,6 +209,8 @@ export function performancePage(results: BenchResults): string {
     ...run,
     "",
     ...TARGETS,
+    "",
+    ...referenceCostSection(results.referenceCost),
     "",
   ].join("\n");
 }

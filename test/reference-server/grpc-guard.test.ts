@@ -20,10 +20,11 @@ let server: grpc.Server;
 let conn: ConnectionOptions;
 let guardedPort: number;
 
-beforeAll(async () => {
-  server = new grpc.Server();
+/** A grpc-js server of an echoing Hello, bound to a free port on loopback, guarded. */
+async function guardedEcho(options: grpc.ServerOptions = {}): Promise<{ server: grpc.Server; port: number }> {
+  const echo = new grpc.Server(options);
   const pass = (b: Buffer) => b;
-  server.addService(
+  echo.addService(
     {
       Hello: {
         path: HELLO,
@@ -38,9 +39,15 @@ beforeAll(async () => {
     { Hello: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, call.request) },
   );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    echo.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
-  guardGrpcServer(server, { paths: new Set([HELLO]), unaryPaths: new Set([HELLO]) });
+  guardGrpcServer(echo, { paths: new Set([HELLO]), unaryPaths: new Set([HELLO]) });
+  return { server: echo, port };
+}
+
+beforeAll(async () => {
+  let port: number;
+  ({ server, port } = await guardedEcho());
   guardedPort = port;
   conn = { address: parseAddress(`127.0.0.1:${port}`), display: "", metadata: {}, timeoutMs: 3000 };
 });
@@ -174,6 +181,58 @@ describe("grpc guard", () => {
     const res = await send({ headers: { "content-type": "text/plain" }, body: new Uint8Array([1]) });
     expect(res.httpStatus).toBe(415);
   });
+});
+
+describe("the idle limit (grpc.max_connection_idle_ms), kept by the guard's sweep", () => {
+  it(
+    "closes a connection idle past the limit, never one with a call in flight; grpc-js keeps no idle timer of its " +
+      "own",
+    async () => {
+      const IDLE_MS = 300;
+      const idle = await guardedEcho({ "grpc.max_connection_idle_ms": IDLE_MS });
+      const session = http2.connect(`http://127.0.0.1:${idle.port}`);
+      session.on("error", () => undefined);
+      let closedAt: number | undefined;
+      const closed = new Promise<string>((r) => {
+        const end = (how: string) => {
+          closedAt ??= performance.now();
+          r(how);
+        };
+        session.once("goaway", () => end("goaway")).once("close", () => end("close"));
+      });
+      try {
+        // A call in flight: its headers sent, its request not yet, for three times the limit.
+        const call = session.request({
+          ":method": "POST",
+          ":path": HELLO,
+          "content-type": "application/grpc",
+          te: "trailers",
+        });
+        call.on("error", () => undefined);
+        const answered = new Promise<string>((r) =>
+          call.once("trailers", (t) => r(String(t["grpc-status"]))).once("close", () => r("closed")),
+        );
+        await new Promise((r) => setTimeout(r, 3 * IDLE_MS));
+        expect(closedAt, "the connection was closed while a call was in flight").toBeUndefined();
+        // grpc-js's own timer would keep a lookup, a listener and a refresh on every stream (see takeOverIdleLimit).
+        expect(
+          (idle.server as unknown as { sessionIdleTimeouts: Map<unknown, unknown> }).sessionIdleTimeouts.size,
+        ).toBe(0);
+        const body = Buffer.from(encodeMessage("idle"));
+        call.end(Buffer.concat([Buffer.from([0, 0, 0, 0, body.length]), body]));
+        expect(await answered).toBe("0");
+        const callEnded = performance.now();
+        expect(
+          await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5000))]),
+        ).toMatch(/goaway|close/);
+        // Not early: the server counts from its end of the call, a little before the client sees it.
+        expect((closedAt ?? 0) - callEnded).toBeGreaterThanOrEqual(IDLE_MS / 2);
+      } finally {
+        session.destroy();
+        idle.server.forceShutdown();
+      }
+    },
+  );
 });
 
 describe("what calls whose replies are left unread hold", () => {
