@@ -292,16 +292,11 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const startedAt = new Date();
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
-  const results: CheckResult[] = [];
   const records = startChecks(checks, session, config, reporters, tracer && { tracer, contractDir, redact });
   const judged: Judged = { config, expectations, startedAt, records, contractDir, redact };
+  let results: CheckResult[];
   try {
-    for (const check of checks) {
-      const { outcome, ms } = await (records.get(check.id) as CheckRecord).done;
-      const result = resultOf(check, outcome, ms, judged);
-      results.push(result);
-      for (const r of reporters) r.onCheckResult?.(result);
-    }
+    results = await resultsInOrder(checks, judged, reporters);
   } finally {
     await session.close();
   }
@@ -327,6 +322,22 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   if (report.exitCode !== 0 && config.image) report.containerLog = config.image.logTail().map(redact);
   for (const r of reporters) await r.onRunEnd?.(report);
   return report;
+}
+
+/** Each check's result as it ends, in the catalogue's order, told to the reporters as it comes. */
+async function resultsInOrder(
+  checks: readonly CheckDefinition[],
+  judged: Judged,
+  reporters: readonly Reporter[],
+): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const check of checks) {
+    const { outcome, ms } = await (judged.records.get(check.id) as CheckRecord).done;
+    const result = resultOf(check, outcome, ms, judged);
+    results.push(result);
+    for (const r of reporters) r.onCheckResult?.(result);
+  }
+  return results;
 }
 
 /**

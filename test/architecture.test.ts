@@ -17,7 +17,6 @@ const COMPOSITION_ROOTS = ["harness/cli/catalogue.ts", "harness/api/run-conforma
  * spread these past 60 lines; each is to be split by job and taken off this list when it is.
  */
 const KNOWN_LONG = new Map<string, number>([
-  ["harness/runner.ts runConformance", 63],
   ["harness/cli/check-usage.ts checkUsage", 82],
   ["harness/load/merge.ts mergeLoadReports", 75],
   ["suites/http/delete-then-404.ts (callback of httpCheck)", 65],
@@ -25,7 +24,6 @@ const KNOWN_LONG = new Map<string, number>([
   ["suites/http/negotiation-accept.ts (callback of httpCheck)", 72],
   ["suites/http/stateless-replicas.ts (callback of httpCheck)", 79],
   ["reference-server/start.ts startReferenceServer", 67],
-  ["reference-server/http/embedded-store.ts openEmbedded", 67],
 ]);
 
 /** A function counted whole, the functions nested in it included, is at most this long (issue 42 item 6). */
@@ -39,7 +37,6 @@ const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["reference-server/http/routes.ts registerRoutes", 130],
   // Spread past 80 by formatting to 120 columns (issue 42 item 5), to be split:
   ["harness/cli/check-usage.ts checkUsage", 82],
-  ["harness/targets/create-grpc-target.ts guardedTarget", 81],
   ["suites/http/maturity.ts (callback of httpCheck)", 97],
 ]);
 const MAX_OWN_LINES = 60;

@@ -78,6 +78,17 @@ function rawCode(r: RawResponse): number | undefined {
   return value !== undefined && /^\d{1,2}$/.test(value) ? Number(value) : undefined;
 }
 
+// A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
+const rawTimedOut = (r: RawResponse) => r.httpStatus === undefined && r.failure?.kind === "timeout";
+const rawUnanswered = (r: RawResponse) =>
+  rawTimedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection");
+
+/** The wait a hand-built call's answer asks for (RESOURCE_EXHAUSTED with a pushback), if any. */
+const rawAskedWait = (r: RawResponse): AskedWait | undefined => {
+  const code = rawCode(r);
+  return code === undefined ? undefined : pushbackWait(code, r.trailers, r.headers);
+};
+
 /**
  * The target checks see: the transport behind the run's budget, the silence guard and the crowding guard; around them
  * a pushback is waited out (unary and hand-built calls; the plain exchanges of the wire checks are sent as given).
@@ -141,22 +152,8 @@ function guardedTarget({
     async raw(request) {
       if (!raw) throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
-      // A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
-      const timedOut = (r: RawResponse) => r.httpStatus === undefined && r.failure?.kind === "timeout";
-      const once = async () => (
-        await budget.take(),
-        silence.run(
-          body,
-          () => raw(request),
-          (r) => timedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection"),
-          timedOut,
-        )
-      );
-      const askedWait = (r: RawResponse) => {
-        const code = rawCode(r);
-        return code === undefined ? undefined : pushbackWait(code, r.trailers, r.headers);
-      };
-      return waiting(once, askedWait, request.refusalJudged, request.signal);
+      const once = async () => (await budget.take(), silence.run(body, () => raw(request), rawUnanswered, rawTimedOut));
+      return waiting(once, rawAskedWait, request.refusalJudged, request.signal);
     },
     async close() {
       transport.close();

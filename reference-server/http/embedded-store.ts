@@ -136,6 +136,21 @@ async function freeBytes(pgdata: string): Promise<number> {
   return Math.min(...disks.filter((d) => d !== undefined).map((d) => d.bavail * d.bsize));
 }
 
+/** Brings the schema up to date; a disk too full for it is the user's to free, said so. */
+async function migrateOrFull(db: Parameters<typeof migrate>[0], dataDir: string): Promise<void> {
+  try {
+    await migrate(db);
+  } catch (err) {
+    if (err instanceof StoreFullError)
+      throw new DataDirError(
+        "io",
+        `the disk of the data directory ${dataDir} is full: ${err.message}; free space on it and start serve again`,
+        { cause: err },
+      );
+    throw err;
+  }
+}
+
 export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promise<MessageStore> {
   const dataDir = resolve(dir);
   const pgdata = join(dataDir, "pgdata");
@@ -181,17 +196,7 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
       log,
     );
     died = db.died;
-    try {
-      await migrate(db);
-    } catch (err) {
-      if (err instanceof StoreFullError)
-        throw new DataDirError(
-          "io",
-          `the disk of the data directory ${dataDir} is full: ${err.message}; free space on it and start serve again`,
-          { cause: err },
-        );
-      throw err;
-    }
+    await migrateOrFull(db, dataDir);
     db.opened();
     return createSqlStore(db, limits);
   } catch (err) {
