@@ -49,19 +49,14 @@ export interface ReferenceServer {
 
 const STORE_PING_MS = 1000;
 
-export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
-  const host = options.host ?? "127.0.0.1";
-  // One logger for both interfaces, quiet unless the caller asked for lines.
-  // What both interfaces owe their clients, from one memory.
-  const ledger = createOwedLedger(options.owed);
-  const logger = createLogger(
-    {
-      ...(options.log !== undefined && { log: options.log }),
-      ...(options.logger !== undefined && { logger: options.logger }),
-    },
-    "silent",
-  );
-  const grpcOptions: GrpcServerOptions = {
+/** The gRPC port's options, from the reference's. */
+function grpcOptionsOf(
+  options: ReferenceServerOptions,
+  host: string,
+  logger: NonNullable<GrpcServerOptions["logger"]>,
+  ledger: NonNullable<GrpcServerOptions["ledger"]>,
+): GrpcServerOptions {
+  return {
     host,
     port: options.grpcPort ?? 50051,
     ...(options.tls && { tls: options.tls }),
@@ -75,33 +70,57 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     }),
     ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
   };
+}
+
+/** The HTTP port's options, from the reference's. */
+function httpOptionsOf(
+  options: ReferenceServerOptions,
+  host: string,
+  logger: NonNullable<HttpServerOptions["logger"]>,
+  ledger: NonNullable<HttpServerOptions["ledger"]>,
+  store: NonNullable<HttpServerOptions["store"]>,
+): HttpServerOptions {
+  return {
+    host,
+    port: options.httpPort ?? 8080,
+    ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+    logger,
+    ledger,
+    ...(options.protection !== undefined && { protection: options.protection }),
+    ...(options.maxHeaderListBytes !== undefined && { maxHeaderBytes: options.maxHeaderListBytes }),
+    store,
+    // Hello over Connect and gRPC-Web on the HTTP port has the gRPC port's message limit.
+    ...(options.maxReceiveMessageBytes !== undefined && { maxMessageBytes: options.maxReceiveMessageBytes }),
+    ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
+  };
+}
+
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  const host = options.host ?? "127.0.0.1";
+  // One logger for both interfaces, quiet unless the caller asked for lines.
+  // What both interfaces owe their clients, from one memory.
+  const ledger = createOwedLedger(options.owed);
+  const logger = createLogger(
+    {
+      ...(options.log !== undefined && { log: options.log }),
+      ...(options.logger !== undefined && { logger: options.logger }),
+    },
+    "silent",
+  );
   // The store first: a database that cannot be reached fails the start before any port is bound.
   const store = await openStore(options.store ?? "memory:", {
     ...(options.storeLimits !== undefined && { limits: options.storeLimits }),
   });
   let grpc;
   try {
-    grpc = await startGrpcServer(grpcOptions);
+    grpc = await startGrpcServer(grpcOptionsOf(options, host, logger, ledger));
   } catch (err) {
     await store.close();
     throw err;
   }
   let http;
   try {
-    const httpOptions: HttpServerOptions = {
-      host,
-      port: options.httpPort ?? 8080,
-      ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
-      logger,
-      ledger,
-      ...(options.protection !== undefined && { protection: options.protection }),
-      ...(options.maxHeaderListBytes !== undefined && { maxHeaderBytes: options.maxHeaderListBytes }),
-      store,
-      // Hello over Connect and gRPC-Web on the HTTP port has the gRPC port's message limit.
-      ...(options.maxReceiveMessageBytes !== undefined && { maxMessageBytes: options.maxReceiveMessageBytes }),
-      ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
-    };
-    http = await startHttpServer(httpOptions);
+    http = await startHttpServer(httpOptionsOf(options, host, logger, ledger, store));
   } catch (err) {
     await grpc.close();
     await store.close();
