@@ -17,7 +17,6 @@ const COMPOSITION_ROOTS = ["harness/cli/catalogue.ts", "harness/api/run-conforma
  * spread these past 60 lines; each is to be split by job and taken off this list when it is.
  */
 const KNOWN_LONG = new Map<string, number>([
-  ["harness/cli/check-usage.ts checkUsage", 82],
   ["harness/load/merge.ts mergeLoadReports", 75],
   ["suites/http/delete-then-404.ts (callback of httpCheck)", 65],
   ["suites/http/maturity.ts (callback of httpCheck)", 91],
@@ -35,7 +34,6 @@ const KNOWN_LONG_WHOLE = new Map<string, number>([
   ["harness/client-check/recording-servers.ts startRecordingServers", 229],
   ["reference-server/http/routes.ts registerRoutes", 130],
   // Spread past 80 by formatting to 120 columns (issue 42 item 5), to be split:
-  ["harness/cli/check-usage.ts checkUsage", 82],
   ["suites/http/maturity.ts (callback of httpCheck)", 97],
 ]);
 const MAX_OWN_LINES = 60;

@@ -12,6 +12,16 @@ import { rpcTargetsOf } from "./rpc-target.js";
 
 /** Usage errors among the options, found before any server starts or any target is touched. */
 export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, string | undefined>> = {}): void {
+  // In this order: the first broken rule is the one said.
+  checkRunUsage(opts);
+  checkTargetUsage(opts, env);
+  checkHttpOnlyUsage(opts);
+  checkImageUsage(opts);
+  checkHttpDetailUsage(opts);
+}
+
+/** TLS material, output and attestation flags that need another. */
+function checkRunUsage(opts: CheckCliOptions): void {
   // An https:// URL speaks TLS by itself; --tls is for a gRPC address, which has no scheme to say so.
   const httpsUrl = [opts.http, ...rpcTargetsOf(opts).map((t) => t.address)].some(
     (u) => u?.startsWith("https://") === true,
@@ -25,9 +35,12 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
       "usage",
       "--attestation and --sign-key go together: the attestation is signed with the key",
     );
-  const rpcTargets = rpcTargetsOf(opts);
+}
+
+/** The RPC targets, their replicas and metadata, and credentials in the HTTP URL. */
+function checkTargetUsage(opts: CheckCliOptions, env: Readonly<Record<string, string | undefined>>): void {
   if (opts.replica.length > 0 && opts.grpc === undefined) throw new ConformanceError("usage", "--replica needs --grpc");
-  for (const t of rpcTargets) protocolModule(t.protocol)?.endpoint(t.address, t.flag);
+  for (const t of rpcTargetsOf(opts)) protocolModule(t.protocol)?.endpoint(t.address, t.flag);
   for (const r of opts.replica) parseAddress(r, "--replica");
   collectMetadata(opts, env);
   if (opts.http !== undefined && hasCredentials(opts.http)) {
@@ -37,6 +50,10 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
         `--api-key or EXAMPLE_API_KEY)`,
     );
   }
+}
+
+/** Flags that only an HTTP target uses. */
+function checkHttpOnlyUsage(opts: CheckCliOptions): void {
   const httpOnly = [
     ["--collection", opts.collection.length > 0],
     ["--openapi", opts.openapi !== undefined],
@@ -54,8 +71,12 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
       throw new ConformanceError("usage", `${flag} needs --http (or --image with --http-port)`);
   }
   if (opts.http !== undefined) parseHttpBaseUrl(opts.http);
+}
+
+/** --image starts its own target; its flags need it. */
+function checkImageUsage(opts: CheckCliOptions): void {
   if (opts.image !== undefined) {
-    if (rpcTargets.length > 0 || opts.http !== undefined) {
+    if (rpcTargetsOf(opts).length > 0 || opts.http !== undefined) {
       throw new ConformanceError(
         "usage",
         `--image starts its own target: leave out ${protocolModules()
@@ -76,6 +97,10 @@ export function checkUsage(opts: CheckCliOptions, env: Readonly<Record<string, s
       if (given) throw new ConformanceError("usage", `${flag} needs --image`);
     }
   }
+}
+
+/** The collections, the API key and its placement, the HTTP replicas. */
+function checkHttpDetailUsage(opts: CheckCliOptions): void {
   for (const c of opts.collection) {
     if (!/^\/[^\s?#]*$/.test(c) || c.startsWith("//")) {
       throw new ConformanceError("usage", `--collection ${c}: expected a path on the base URL, such as /messages`);
