@@ -115,6 +115,19 @@ const add = (into: Record<string, number>, from: Record<string, number> | undefi
   for (const [k, n] of Object.entries(from ?? {})) into[k] = (into[k] ?? 0) + n;
 };
 
+type ReadReport = { file: string; report: Awaited<ReturnType<typeof readReport>> };
+
+/** Closed runs (no --rate) and open ones measure latency from different starts: they are not merged. */
+function refuseMixedRuns(reports: readonly ReadReport[], open: readonly ReadReport[]): void {
+  if (open.length === 0 || open.length === reports.length) return;
+  const closed = reports.find((r) => r.report.histograms.corrected === undefined);
+  throw new ConformanceError(
+    "usage",
+    `load merge: ${closed?.file} is a closed run (no --rate) and ${open[0]?.file} an open one: their latencies ` +
+      `are measured from different starts and do not add up`,
+  );
+}
+
 export async function mergeLoadReports(files: readonly string[], slo: readonly SloTerm[]): Promise<LoadReport> {
   if (files.length === 0)
     throw new ConformanceError("usage", "load merge: name the reports to merge (files written by load --json)");
@@ -123,14 +136,7 @@ export async function mergeLoadReports(files: readonly string[], slo: readonly S
   const reports = [];
   for (const file of files) reports.push({ file, report: await readReport(file) });
   const open = reports.filter((r) => r.report.histograms.corrected !== undefined);
-  if (open.length !== 0 && open.length !== reports.length) {
-    const closed = reports.find((r) => r.report.histograms.corrected === undefined);
-    throw new ConformanceError(
-      "usage",
-      `load merge: ${closed?.file} is a closed run (no --rate) and ${open[0]?.file} an open one: their latencies ` +
-        `are measured from different starts and do not add up`,
-    );
-  }
+  refuseMixedRuns(reports, open);
   const [first] = reports;
   if (!first) throw new ConformanceError("usage", "load merge: nothing to merge");
   const histogram = decodeHistogram(first.report.histograms.latency, `load merge ${first.file}: histograms.latency`);
