@@ -15,15 +15,14 @@ describe("example-conformance lint", () => {
     expect(await cli(["lint"])).toMatchObject({ code: 0, stdout: "" });
   });
 
-  it("exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package", async () => {
+  // One run for both: the same command line.
+  it("exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package, with the rule's ID in the text format, which an ignore comment or except entry needs", async () => {
     const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
-  });
-
-  it("shows the rule's ID in the text format, which an ignore comment or except entry needs", async () => {
-    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
-    expect(run.stdout).toMatch(/^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m);
+    expect(run.stdout).toMatch(
+      /^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m,
+    );
   });
 
   it("writes config-ignore-yaml in the configuration's version (v2, as the shipped buf.yaml), which silences every finding when merged", async () => {
@@ -46,7 +45,9 @@ describe("example-conformance lint", () => {
     // empty findings are test/harness/contract/buf.test.ts's).
     const run = await lintContract({ dir: join(CONTRACTS_DIR, "no-go-package"), format: "junit" });
     expect(run.output).toMatch(/<testsuites/);
-    expect(run.findings).toEqual([expect.objectContaining({ path: "example/example.proto", line: 3, column: 1, rule: "GO_PACKAGE_DEFINED" })]);
+    expect(run.findings).toEqual([
+      expect.objectContaining({ path: "example/example.proto", line: 3, column: 1, rule: "GO_PACKAGE_DEFINED" }),
+    ]);
   });
 
   it("carries file and line in the github-actions format", async () => {
@@ -61,20 +62,33 @@ describe("example-conformance lint", () => {
 
   it("exits 2 with one line for a folder that does not exist", async () => {
     const run = await cli(["lint", "/nonexistent/contract"]);
-    expect(run).toEqual({ code: 2, stdout: "", stderr: "example-conformance: contract /nonexistent/contract: no such directory\n" });
+    expect(run).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "example-conformance: contract /nonexistent/contract: no such directory\n",
+    });
   });
 
   it("exits 2 with one line for a format it does not know", async () => {
     const run = await cli(["lint", "--format", "xml"]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr).toMatch(/--format.*xml.*text, json, junit, github-actions, msvs, gitlab-code-quality, config-ignore-yaml/);
+    expect(run.stderr).toMatch(
+      /--format.*xml.*text, json, junit, github-actions, msvs, gitlab-code-quality, config-ignore-yaml/,
+    );
   });
 });
 
 describe("example-conformance breaking", () => {
   it("exits 1 for a renumbered field and names the rule", async () => {
-    const run = await cli(["breaking", join(CONTRACTS_DIR, "body-renumbered"), "--against", "proto", "--format", "json"]);
+    const run = await cli([
+      "breaking",
+      join(CONTRACTS_DIR, "body-renumbered"),
+      "--against",
+      "proto",
+      "--format",
+      "json",
+    ]);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: "FIELD_NO_DELETE" });
   });
@@ -95,10 +109,14 @@ describe("example-conformance breaking", () => {
     writeFileSync(join(dir, "example", "example.proto"), removed);
     const run = await cli(["breaking", dir, "--against", "proto"]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/example\.proto:\d+:\d+:\[FIELD_NO_DELETE\] Previously present field "1" with name "body"/);
+    expect(run.stdout).toMatch(
+      /example\.proto:\d+:\d+:\[FIELD_NO_DELETE\] Previously present field "1" with name "body"/,
+    );
     expect(run.stdout).toMatch(/^ {2}fix: .*`reserved 1;` and `reserved "body";`$/m);
     const annotations = await cli(["breaking", dir, "--against", "proto", "--format", "github-actions"]);
-    expect(annotations.stdout).toMatch(/^::error file=[^,]*example\/example\.proto,line=\d+,col=\d+,.*field "1" with name "body"/m);
+    expect(annotations.stdout).toMatch(
+      /^::error file=[^,]*example\/example\.proto,line=\d+,col=\d+,.*field "1" with name "body"/m,
+    );
   });
 
   it("refuses config-ignore-yaml, which buf writes for lint only", async () => {
@@ -121,8 +139,11 @@ describe("example-conformance breaking", () => {
 /** The CLI as a plain CI step runs it: its own process, started in `cwd`. */
 function cliIn(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args],
+      { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" } },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
@@ -134,7 +155,9 @@ describe("lint and breaking show paths from the working directory, as buf does f
   cpSync(join(CONTRACTS_DIR, "body-renumbered"), join(root, "contracts", "renumbered"), { recursive: true });
   mkdirSync(join(root, "ci"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  const absolute = new RegExp(`${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${PACKAGE_ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`);
+  const absolute = new RegExp(
+    `${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${PACKAGE_ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
+  );
 
   it("lint --format github-actions: the file relative to the working directory, from the folder above it, the folder itself and a sibling", async () => {
     const cases = [
@@ -153,29 +176,48 @@ describe("lint and breaking show paths from the working directory, as buf does f
     }
   }, 180_000);
 
-  it.each(["text", "json", "junit", "msvs", "gitlab-code-quality"])("lint --format %s names no absolute path", async (format) => {
-    const run = await cliIn(root, ["lint", "contracts/broken", "--format", format]);
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toContain("contracts/broken/example/example");
-    expect(run.stdout).not.toMatch(absolute);
-  }, 60_000);
+  it.each(["text", "json", "junit", "msvs", "gitlab-code-quality"])(
+    "lint --format %s names no absolute path",
+    async (format) => {
+      const run = await cliIn(root, ["lint", "contracts/broken", "--format", format]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toContain("contracts/broken/example/example");
+      expect(run.stdout).not.toMatch(absolute);
+    },
+    60_000,
+  );
 
-  it.each(["text", "json", "junit", "github-actions", "msvs", "gitlab-code-quality"])("breaking --format %s names no absolute path", async (format) => {
-    const run = await cliIn(join(root, "ci"), ["breaking", "../contracts/renumbered", "--against", join(PACKAGE_ROOT, "proto"), "--format", format]);
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toContain("../contracts/renumbered/example/example");
-    expect(run.stdout).not.toMatch(absolute);
-  }, 60_000);
+  it.each(["text", "json", "junit", "github-actions", "msvs", "gitlab-code-quality"])(
+    "breaking --format %s names no absolute path",
+    async (format) => {
+      const run = await cliIn(join(root, "ci"), [
+        "breaking",
+        "../contracts/renumbered",
+        "--against",
+        join(PACKAGE_ROOT, "proto"),
+        "--format",
+        format,
+      ]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toContain("../contracts/renumbered/example/example");
+      expect(run.stdout).not.toMatch(absolute);
+    },
+    60_000,
+  );
 
-  it.each(["json", "junit", "gitlab-code-quality"])("--format %s, of a folder whose name XML and JSON escape (& < > \"), names no absolute path", async (format) => {
-    const odd = join(root, `a&b<c>"d`);
-    cpSync(join(CONTRACTS_DIR, "no-go-package"), join(odd, "broken"), { recursive: true });
-    const run = await cliIn(odd, ["lint", "broken", "--format", format]);
-    expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toContain("broken/example/example");
-    // Any form of the folder's name: as written, XML-escaped, or JSON-escaped as Go writes it.
-    expect(run.stdout).not.toMatch(/a(&|&amp;|\\u0026)b/);
-  }, 60_000);
+  it.each(["json", "junit", "gitlab-code-quality"])(
+    '--format %s, of a folder whose name XML and JSON escape (& < > "), names no absolute path',
+    async (format) => {
+      const odd = join(root, `a&b<c>"d`);
+      cpSync(join(CONTRACTS_DIR, "no-go-package"), join(odd, "broken"), { recursive: true });
+      const run = await cliIn(odd, ["lint", "broken", "--format", format]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toContain("broken/example/example");
+      // Any form of the folder's name: as written, XML-escaped, or JSON-escaped as Go writes it.
+      expect(run.stdout).not.toMatch(/a(&|&amp;|\\u0026)b/);
+    },
+    60_000,
+  );
 
   it("reports a deleted file, a finding buf places in no file, instead of failing", async () => {
     const dir = join(root, "contracts", "renamed");
@@ -185,7 +227,14 @@ describe("lint and breaking show paths from the working directory, as buf does f
       const text = await cliIn(root, ["breaking", "contracts/renamed", "--against", join(PACKAGE_ROOT, "proto")]);
       expect(text.code, text.stderr).toBe(1);
       expect(text.stdout).toMatch(/\[FILE_NO_DELETE\] Previously present file "example\/example\.proto" was deleted/);
-      const annotations = await cliIn(root, ["breaking", "contracts/renamed", "--against", join(PACKAGE_ROOT, "proto"), "--format", "github-actions"]);
+      const annotations = await cliIn(root, [
+        "breaking",
+        "contracts/renamed",
+        "--against",
+        join(PACKAGE_ROOT, "proto"),
+        "--format",
+        "github-actions",
+      ]);
       expect(annotations.code, annotations.stderr).toBe(1);
       expect(annotations.stdout).toMatch(/^::error .*Previously present file "example\/example\.proto" was deleted/m);
       expect(annotations.stdout).not.toMatch(absolute);
