@@ -2,9 +2,9 @@
 // plugin, for its entry (proto/plugin/buf-plugin-example) to give without starting node. Run by `npm run build`
 // after tsc; an answer older than any module of the plugin is not used (the entry compares their times).
 // scripts/bundle-action.js writes the same answers beside the Action's bundled plugin, from that plugin.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 
 const SERVICE = "/buf.plugin.check.v1.CheckService/";
 
@@ -30,7 +30,8 @@ export async function writeAnswers(dir, ask) {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a script (npm run build), not imported (scripts/bundle-action.js): paths compared as the system resolves them.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = join(dirname(fileURLToPath(import.meta.url)), "..");
   const plugin = join(root, "dist", "harness", "contract", "buf-plugin");
   const { runPlugin } = await import(join(plugin, "server.js"));
