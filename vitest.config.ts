@@ -135,9 +135,10 @@ class SlowestFirst extends BaseSequencer {
 }
 
 /**
- * Each project's wall time in seconds, printed beside its wall time at the end of a run (test/helpers/project-budgets.ts):
- * npm test's budget is 15 minutes (900 s). A CI run with 3 files side by side took 1,013 s, 196 s of it alone; with
- * 4 at once the side-by-side group's share shrank. The unit project is seconds by definition.
+ * Each project's wall time in seconds, printed beside its wall time at the end of a run
+ * (test/helpers/project-budgets.ts): npm test's budget is 15 minutes (900 s). A CI run with 3 files side by side took
+ * 1,013 s, 196 s of it alone; with 4 at once the side-by-side group's share shrank. The unit project is seconds by
+ * definition.
  */
 const BUDGETS: ProjectBudgets = { unit: 60, integration: 630, soak: 210 };
 

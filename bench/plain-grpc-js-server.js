@@ -12,7 +12,8 @@ const port = Number(process.argv[2] ?? 0);
 const definition = grpc.loadPackageDefinition(protoLoader.loadSync(CONTRACT, { keepCase: true, defaults: true }));
 const server = new grpc.Server();
 server.addService(definition.example.exampleService.service, {
-  Hello: (call, callback) => callback(null, { body: call.request.body === "" ? "Hello" : `Hello, ${call.request.body}` }),
+  Hello: (call, callback) =>
+    callback(null, { body: call.request.body === "" ? "Hello" : `Hello, ${call.request.body}` }),
 });
 server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
   if (err) {

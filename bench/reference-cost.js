@@ -8,9 +8,10 @@
 // call for two instances of the same build, side by side), so the servers are started afresh GENERATIONS times
 // (default 3), and each generation runs ROUNDS (default 3) interleaved rounds of DURATION (default 2s) each, in an
 // order rotated from round to round. Ratios are taken within a round; each is printed as the median and quartiles of
-// all rounds, and the requests/s and p99 ratios also as the geometric mean with its 95 % interval (test/bench/interval.ts) and
-// whether the issue's targets (at least 0.95x the requests/s, p99 at most 1x) are met, not met or not resolved. REFERENCE_B=<root of another build of this repository> adds that build's reference as a third server,
-// to compare two versions of the reference in the same run. Benchmarks, not tests: node bench/reference-cost.js
+// all rounds, and the requests/s and p99 ratios also as the geometric mean with its 95 % interval
+// (test/bench/interval.ts) and whether the issue's targets (at least 0.95x the requests/s, p99 at most 1x) are met, not
+// met or not resolved. REFERENCE_B=<root of another build of this repository> adds that build's reference as a third
+// server, to compare two versions of the reference in the same run. Benchmarks, not tests: node bench/reference-cost.js
 // (after npm run build).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -72,7 +73,10 @@ function start(args, ready) {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${PROBE}` };
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"], env });
-    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`${args[0]} did not listen within 30 s`))), 30_000);
+    const timer = setTimeout(
+      () => (child.kill("SIGKILL"), reject(new Error(`${args[0]} did not listen within 30 s`))),
+      30_000,
+    );
     let out = "";
     child.stdout.on("data", (c) => {
       out += c;
@@ -80,13 +84,35 @@ function start(args, ready) {
       if (!m) return;
       clearTimeout(timer);
       child.removeAllListeners("exit");
-      resolve({ address: m[1], pid: child.pid, close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
+      resolve({
+        address: m[1],
+        pid: child.pid,
+        close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))),
+      });
     });
-    child.once("exit", (code) => (clearTimeout(timer), reject(new Error(`${args[0]} exited ${code} before listening`))));
+    child.once(
+      "exit",
+      (code) => (clearTimeout(timer), reject(new Error(`${args[0]} exited ${code} before listening`))),
+    );
   });
 }
 
-const reference = (root) => () => start([join(root, "bin", "example-conformance.js"), "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], /^grpc (\S+)$/m);
+const reference = (root) => () =>
+  start(
+    [
+      join(root, "bin", "example-conformance.js"),
+      "serve",
+      "--grpc-port",
+      "0",
+      "--http-port",
+      "0",
+      "--log-level",
+      "silent",
+      "--store",
+      "memory:",
+    ],
+    /^grpc (\S+)$/m,
+  );
 const servers = {
   reference: reference(ROOT),
   ...(process.env.REFERENCE_B ? { referenceB: reference(process.env.REFERENCE_B) } : {}),
@@ -119,7 +145,14 @@ async function measure(server) {
   const cpu = cpuNs(server.pid) - cpu0;
   const gc = await probe(server.pid);
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
-  return { cpuUs: cpu / 1000 / r.requests, allocatedBytes: gc.allocated / r.requests, gcUs: gc.gcUs / r.requests, rps: r.requestsPerSecond, p99: r.latencyMs.p99, errors };
+  return {
+    cpuUs: cpu / 1000 / r.requests,
+    allocatedBytes: gc.allocated / r.requests,
+    gcUs: gc.gcUs / r.requests,
+    rps: r.requestsPerSecond,
+    p99: r.latencyMs.p99,
+    errors,
+  };
 }
 
 const rounds = [];
@@ -135,7 +168,12 @@ for (let g = 0; g < GENERATIONS; g++) {
         row[n] = await measure(running[n]);
       }
       rounds.push(row);
-      const line = names.map((n) => `${n} ${row[n].cpuUs.toFixed(1)} µs, ${Math.round(row[n].allocatedBytes)} B, GC ${row[n].gcUs.toFixed(1)} µs, ${row[n].rps} req/s, p99 ${row[n].p99} ms${row[n].errors ? `, ${row[n].errors} errors` : ""}`);
+      const line = names.map(
+        (n) =>
+          `${n} ${row[n].cpuUs.toFixed(1)} µs, ${Math.round(row[n].allocatedBytes)} B, GC ` +
+          `${row[n].gcUs.toFixed(1)} µs, ${row[n].rps} req/s, p99 ${row[n].p99} ` +
+          `ms${row[n].errors ? `, ${row[n].errors} errors` : ""}`,
+      );
       console.log(`generation ${g} round ${r} (load average ${os.loadavg()[0].toFixed(1)}): ${line.join(" | ")}`);
     }
   } finally {
@@ -150,19 +188,36 @@ const median = (xs) => {
 };
 const spread = (xs) => {
   const s = sorted(xs);
-  return `${median(s).toFixed(2)} (quartiles ${s[Math.floor((s.length - 1) / 4)].toFixed(2)}-${s[Math.ceil((3 * (s.length - 1)) / 4)].toFixed(2)})`;
+  return (
+    `${median(s).toFixed(2)} (quartiles ` +
+    `${s[Math.floor((s.length - 1) / 4)].toFixed(2)}-${s[Math.ceil((3 * (s.length - 1)) / 4)].toFixed(2)})`
+  );
 };
 console.log("");
 for (const n of names) {
   const of = (k) => median(rounds.map((r) => r[n][k]));
-  console.log(`${n}: per call ${of("cpuUs").toFixed(1)} µs CPU, ${Math.round(of("allocatedBytes"))} bytes allocated, ${of("gcUs").toFixed(1)} µs GC; ${Math.round(of("rps"))} req/s (medians of ${rounds.length} rounds)`);
+  console.log(
+    `${n}: per call ${of("cpuUs").toFixed(1)} µs CPU, ${Math.round(of("allocatedBytes"))} bytes allocated, ` +
+      `${of("gcUs").toFixed(1)} µs GC; ${Math.round(of("rps"))} req/s (medians of ${rounds.length} rounds)`,
+  );
 }
 for (const n of names.filter((x) => x !== "plain")) {
   const ratio = (k) => spread(rounds.map((r) => r[n][k] / r.plain[k]));
-  console.log(`${n} / plain, within each round: CPU per call ${ratio("cpuUs")}; bytes allocated per call ${ratio("allocatedBytes")}; requests/s ${ratio("rps")}; p99 ${ratio("p99")}`);
-  for (const [k, goal, label] of [["rps", { atLeast: 0.95 }, "requests/s at least 0.95x"], ["p99", { atMost: 1 }, "p99 at most 1x"]]) {
+  console.log(
+    `${n} / plain, within each round: CPU per call ${ratio("cpuUs")}; bytes allocated per call ` +
+      `${ratio("allocatedBytes")}; requests/s ${ratio("rps")}; p99 ${ratio("p99")}`,
+  );
+  for (const [k, goal, label] of [
+    ["rps", { atLeast: 0.95 }, "requests/s at least 0.95x"],
+    ["p99", { atMost: 1 }, "p99 at most 1x"],
+  ]) {
     const i = ratioInterval(rounds.map((r) => r[n][k] / r.plain[k]));
-    const shown = { ...i, mean: Number(i.mean.toFixed(3)), low: i.low === null ? null : Number(i.low.toFixed(3)), high: i.high === null ? null : Number(i.high.toFixed(3)) };
+    const shown = {
+      ...i,
+      mean: Number(i.mean.toFixed(3)),
+      low: i.low === null ? null : Number(i.low.toFixed(3)),
+      high: i.high === null ? null : Number(i.high.toFixed(3)),
+    };
     console.log(`${n} / plain, ${label}: ${showInterval(shown)}: ${targetStatus(i, goal)}`);
   }
 }

@@ -2,8 +2,8 @@
 // round trip): counted two ways, as the run's wall time over the round trip, and as request bursts at the proxy (a
 // burst: client bytes after a quiet spell of at least half a round trip on that connection, so a request and the
 // frames it sends at once count one); and per check, its time in the JSON report over the round trip beside the
-// traffic the report counts for it (`traffic`: exchanges, request bytes, round trips as waves of calls), summed. Part of
-// `npm run bench` (bench/run.js); alone: `npm run build && node bench/round-trips.js`, which prints its rows. With
+// traffic the report counts for it (`traffic`: exchanges, request bytes, round trips as waves of calls), summed. Part
+// of `npm run bench` (bench/run.js); alone: `npm run build && node bench/round-trips.js`, which prints its rows. With
 // `--record` it also puts them in bench/results.json (its `roundTrips` and their rows of the table, with a caveat
 // saying that they were measured apart from the rest) and writes docs/performance.md from it, as `npm run bench` does:
 // for a machine too shared to run the whole bench.
@@ -67,13 +67,22 @@ function relay(from, to) {
 
 function startReference() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(
+      process.execPath,
+      [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     let out = "";
     child.stdout.on("data", (c) => {
       out += c;
       const g = /^grpc (\S+)$/m.exec(out);
       const h = /^http (\S+)$/m.exec(out);
-      if (g && h) resolve({ grpcPort: Number(g[1].split(":").at(-1)), httpPort: Number(new URL(h[1]).port), close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) });
+      if (g && h)
+        resolve({
+          grpcPort: Number(g[1].split(":").at(-1)),
+          httpPort: Number(new URL(h[1]).port),
+          close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))),
+        });
     });
     child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
   });
@@ -89,7 +98,22 @@ export async function measureRoundTrips() {
     const t0 = performance.now();
     // Not spawnSync: the proxies run in this process.
     const exitCode = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, "check", "--grpc", `127.0.0.1:${grpc.port}`, "--http", `http://127.0.0.1:${http.port}`, "--seed", "1", "--report-json", report], { stdio: "ignore", timeout: 10 * 60_000 });
+      const child = spawn(
+        process.execPath,
+        [
+          CLI,
+          "check",
+          "--grpc",
+          `127.0.0.1:${grpc.port}`,
+          "--http",
+          `http://127.0.0.1:${http.port}`,
+          "--seed",
+          "1",
+          "--report-json",
+          report,
+        ],
+        { stdio: "ignore", timeout: 10 * 60_000 },
+      );
       child.once("error", reject);
       child.once("exit", (status) => resolve(status));
     });
@@ -98,7 +122,13 @@ export async function measureRoundTrips() {
     const checks = json.checks;
     const perCheck = checks
       .filter((c) => c.id.startsWith("grpc.") || c.id.startsWith("http."))
-      .map((c) => ({ id: c.id, ms: Math.round(c.durationMs), roundTrips: Math.round(c.durationMs / RTT_MS), counted: c.traffic ?? null, status: c.status }))
+      .map((c) => ({
+        id: c.id,
+        ms: Math.round(c.durationMs),
+        roundTrips: Math.round(c.durationMs / RTT_MS),
+        counted: c.traffic ?? null,
+        status: c.status,
+      }))
       .sort((a, b) => b.ms - a.ms);
     const sum = (key) => checks.reduce((n, c) => n + (c.traffic?.[key] ?? 0), 0);
     return {
@@ -132,14 +162,25 @@ export function roundTripRows(r) {
   const met = r.roundTripsByTime <= ROUND_TRIP_TARGET && r.exitCode === 0 ? "met" : "not met";
   return {
     rows: [
-      `| default \`check --grpc --http\` through the 50 ms round-trip proxy | ${(r.wallMs / 1000).toFixed(1)} s = ${r.roundTripsByTime} round trips by time (the run itself ${(r.runMs / 1000).toFixed(1)} s); ${r.bursts.total} request bursts at the proxy (gRPC ${r.bursts.grpc}, HTTP ${r.bursts.http}) over ${r.connections.grpc + r.connections.http} connections, ${(r.bytesUp / 1024 / 1024).toFixed(1)} MiB sent through them; exit ${r.exitCode}${r.failed.length ? `: ${r.failed.join(", ")}` : ""} |`,
-      `| round trips the report counts, summed over the checks (each check's waves of calls, as if run one by one) | ${r.counted.roundTrips} round trips, ${r.counted.exchanges} exchanges, ${(r.counted.bytesSent / 1024 / 1024).toFixed(1)} MiB sent |`,
-      `| the checks that cost the most round trips (time / 50 ms, side by side; counted in brackets) | ${r.perCheck.slice(0, 10).map((c) => `${c.id} ${c.roundTrips} (${c.counted?.roundTrips ?? "-"})`).join(", ")} |`,
+      `| default \`check --grpc --http\` through the 50 ms round-trip proxy | ${(r.wallMs / 1000).toFixed(1)} s ` +
+        `= ${r.roundTripsByTime} round trips by time (the run itself ${(r.runMs / 1000).toFixed(1)} s); ` +
+        `${r.bursts.total} request bursts at the proxy (gRPC ${r.bursts.grpc}, HTTP ${r.bursts.http}) over ` +
+        `${r.connections.grpc + r.connections.http} connections, ${(r.bytesUp / 1024 / 1024).toFixed(1)} MiB sent ` +
+        `through them; exit ${r.exitCode}${r.failed.length ? `: ${r.failed.join(", ")}` : ""} |`,
+      `| round trips the report counts, summed over the checks (each check's waves of calls, as if run one by ` +
+        `one) | ${r.counted.roundTrips} round trips, ${r.counted.exchanges} exchanges, ` +
+        `${(r.counted.bytesSent / 1024 / 1024).toFixed(1)} MiB sent |`,
+      `| the checks that cost the most round trips (time / 50 ms, side by side; counted in brackets) | ${r.perCheck
+        .slice(0, 10)
+        .map((c) => `${c.id} ${c.roundTrips} (${c.counted?.roundTrips ?? "-"})`)
+        .join(", ")} |`,
     ],
     target: {
       id: "roundTrips",
       target: `default \`check\` through the 50 ms round-trip proxy at most ${ROUND_TRIP_TARGET} round trips (5 s)`,
-      measured: `${r.roundTripsByTime} round trips (${(r.wallMs / 1000).toFixed(1)} s), ${r.counted.roundTrips} counted in the report, ${r.bursts.total} bursts (one run: no interval)`,
+      measured:
+        `${r.roundTripsByTime} round trips (${(r.wallMs / 1000).toFixed(1)} s), ${r.counted.roundTrips} counted in ` +
+        `the report, ${r.bursts.total} bursts (one run: no interval)`,
       interval: null,
       status: met,
     },
@@ -158,12 +199,24 @@ async function record(r) {
   const after = roundTripRows(r);
   let table = results.table;
   for (const [i, row] of before.rows.entries()) {
-    if (!table.includes(row)) throw new Error(`bench/results.json's table has no row ${JSON.stringify(row.slice(0, 60))}: run the whole bench (npm run bench)`);
+    if (!table.includes(row))
+      throw new Error(
+        `bench/results.json's table has no row ${JSON.stringify(row.slice(0, 60))}: run the whole bench (npm run ` +
+          `bench)`,
+      );
     table = table.replace(row, after.rows[i]);
   }
   const targets = (results.targets ?? []).map((t) => (t.id === "roundTrips" ? after.target : t));
-  const load = os.loadavg().map((x) => x.toFixed(1)).join(", ");
-  const caveat = `The round-trip rows (the report's count, the bursts at the proxy and the time through the ${RTT_MS} ms proxy) were measured apart from the rest, on ${r.date.slice(0, 10)} at ${r.date.slice(11, 16)} UTC with \`node bench/round-trips.js --record\`, the load average then ${load} on ${os.cpus().length} cores: the count is the report's and holds under load; the time, and the round trips reckoned from it, do not. The next \`npm run bench\` replaces them.`;
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(", ");
+  const caveat =
+    `The round-trip rows (the report's count, the bursts at the proxy and the time through the ${RTT_MS} ms proxy) ` +
+    `were measured apart from the rest, on ${r.date.slice(0, 10)} at ${r.date.slice(11, 16)} UTC with \`node ` +
+    `bench/round-trips.js --record\`, the load average then ${load} on ${os.cpus().length} cores: the count is the ` +
+    `report's and holds under load; the time, and the round trips reckoned from it, do not. The next \`npm run ` +
+    `bench\` replaces them.`;
   const caveats = [...(results.caveats ?? []).filter((c) => !c.startsWith("The round-trip rows")), caveat];
   const next = { ...results, roundTrips: r, caveats, table, targets };
   writeFileSync(file, `${JSON.stringify(next, null, 2)}\n`);
@@ -173,6 +226,8 @@ async function record(r) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = { ...(await measureRoundTrips()), date: new Date().toISOString() };
   const { rows, target } = roundTripRows(r);
-  console.log([...rows, `${target.target}: ${target.measured}, ${target.status}`, "", JSON.stringify(r.perCheck)].join("\n"));
+  console.log(
+    [...rows, `${target.target}: ${target.measured}, ${target.status}`, "", JSON.stringify(r.perCheck)].join("\n"),
+  );
   if (process.argv.includes("--record")) await record(r);
 }

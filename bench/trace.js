@@ -26,7 +26,10 @@ const median = (xs) => {
 async function timed(args, expectedExit) {
   const t0 = performance.now();
   const status = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, "check", "--seed", "1", ...args], { stdio: "ignore", timeout: 300_000 });
+    const child = spawn(process.execPath, [CLI, "check", "--seed", "1", ...args], {
+      stdio: "ignore",
+      timeout: 300_000,
+    });
     child.once("error", reject);
     child.once("exit", resolve);
   });
@@ -41,14 +44,25 @@ async function compare(args, expectedExit) {
   for (let i = 0; i < ROUNDS; i++) {
     const withTrace = async () => traced.push(await timed([...args, "--trace", join(tmp, `t${i}`)], expectedExit));
     const without = async () => plain.push(await timed(args, expectedExit));
-    if (i % 2 === 0) (await without(), await withTrace());
-    else (await withTrace(), await without());
+    if (i % 2 === 0) await without(), await withTrace();
+    else await withTrace(), await without();
   }
   const ratio = median(traced) / median(plain);
-  return { plainMedianMs: Math.round(median(plain)), tracedMedianMs: Math.round(median(traced)), ratio: Number(ratio.toFixed(3)), plainMs: plain.map(Math.round), tracedMs: traced.map(Math.round) };
+  return {
+    plainMedianMs: Math.round(median(plain)),
+    tracedMedianMs: Math.round(median(traced)),
+    ratio: Number(ratio.toFixed(3)),
+    plainMs: plain.map(Math.round),
+    tracedMs: traced.map(Math.round),
+  };
 }
 
-const results = { machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "unknown"}, load average ${os.loadavg()[0].toFixed(1)} at start`, rounds: ROUNDS };
+const results = {
+  machine:
+    `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "unknown"}, load average ${os.loadavg()[0].toFixed(1)} at ` +
+    `start`,
+  rounds: ROUNDS,
+};
 results.reference = await compare([], 0);
 const broken = await create200.start();
 try {
@@ -56,7 +70,9 @@ try {
 } finally {
   await broken.close();
 }
-const line = (name, r) => `${name}: --trace ${r.tracedMedianMs} ms against ${r.plainMedianMs} ms, ratio ${r.ratio} (target at most 1.10: ${r.ratio <= 1.1 ? "met" : "NOT met"})`;
+const line = (name, r) =>
+  `${name}: --trace ${r.tracedMedianMs} ms against ${r.plainMedianMs} ms, ratio ${r.ratio} (target at most 1.10: ` +
+  `${r.ratio <= 1.1 ? "met" : "NOT met"})`;
 console.log(line("check of the built-in reference (every check passes)", results.reference));
 console.log(line("check --http of a broken server (2 HAR files written)", results.brokenHttp));
 writeFileSync(join(ROOT, "bench", "trace-results.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -5,12 +5,15 @@
 import { existsSync } from "node:fs";
 
 const INTERNAL = 70;
-/** After the command has returned its code, what is still open (a stuck write, a socket) may delay the exit this long. */
+/** After the command has returned its code, what is still open (a stuck write, a socket) may delay the exit this long.
+ * */
 const EXIT_GRACE_MS = 5_000;
 
 /** One inert line: no control characters, no stack, at most 1 KiB of the message. */
 function line(text) {
-  const flat = String(text).replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, " ").trim();
+  const flat = String(text)
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, " ")
+    .trim();
   return flat.length > 1024 ? `${flat.slice(0, 1024)}... (${flat.length - 1024} more characters)` : flat;
 }
 

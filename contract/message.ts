@@ -51,7 +51,8 @@ export function decodeMessage(bytes: Uint8Array): DecodeResult {
     while (r.pos < r.len) {
       const [no, wt] = r.tag();
       if (no === 1) {
-        if (wt !== WireType.LengthDelimited) return { ok: false, reason: `field 1 has wire type ${wt}, not length-delimited` };
+        if (wt !== WireType.LengthDelimited)
+          return { ok: false, reason: `field 1 has wire type ${wt}, not length-delimited` };
         const raw = r.bytes();
         try {
           message.body = strictUtf8.decode(raw);

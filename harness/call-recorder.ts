@@ -1,7 +1,7 @@
 // The calls a gRPC check makes, remembered as it makes them (the runner wraps its target), so that a failure can
 // name the request that shows it: grpcurl.ts renders that request as a command, the report's retries list it.
 import { decodeMessage } from "../contract/message.js";
-import { type GrpcTarget } from "./targets/grpc-target.js";
+import type { GrpcTarget } from "./targets/grpc-target.js";
 import { HELLO_PATH as HELLO, type UnaryCallOptions } from "./protocols/rpc.js";
 
 export interface RecordedCall {

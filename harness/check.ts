@@ -93,7 +93,8 @@ export interface CheckContext {
   path?: string;
   /** Aborted when the run's time is up. */
   signal: AbortSignal;
-  /** Calls a check may have in flight at once, for cases of its own that do not depend on each other (--concurrency). */
+  /** Calls a check may have in flight at once, for cases of its own that do not depend on each other (--concurrency).
+   * */
   parallelism: number;
 }
 
@@ -124,15 +125,30 @@ export interface CheckDefinition {
   run(ctx: CheckContext): Promise<CheckOutcome>;
 }
 
-export const pass = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "pass", message, ...extra });
-export const fail = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({ status: "fail", message, ...extra });
-export const skip = (message: string, needs?: string): CheckOutcome => ({ status: "skip", message, ...(needs !== undefined && { needs }) });
+export const pass = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
+  status: "pass",
+  message,
+  ...extra,
+});
+export const fail = (message: string, extra: Partial<CheckOutcome> = {}): CheckOutcome => ({
+  status: "fail",
+  message,
+  ...extra,
+});
+export const skip = (message: string, needs?: string): CheckOutcome => ({
+  status: "skip",
+  message,
+  ...(needs !== undefined && { needs }),
+});
 
 /**
  * The target an RPC check runs over: the first of the run's RPC targets (grpc first, then as given) whose protocol
  * the check applies to; the first target when none is (the check is then skipped, saying which protocols it needs).
  */
-export function rpcTargetFor<T extends { protocol: string }>(check: Pick<CheckDefinition, "protocols">, targets: readonly T[]): T | undefined {
+export function rpcTargetFor<T extends { protocol: string }>(
+  check: Pick<CheckDefinition, "protocols">,
+  targets: readonly T[],
+): T | undefined {
   const applies = check.protocols as readonly string[] | undefined;
   return targets.find((t) => applies === undefined || applies.includes(t.protocol)) ?? targets[0];
 }

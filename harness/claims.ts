@@ -22,5 +22,8 @@ export function claimAnswering(claims: Claims | undefined, needs: string): strin
 
 /** The claims as "key: value" lines, in a stable order. */
 export function claimList(claims: Claims | undefined): string[] {
-  return (Object.entries(claims ?? {}) as [string, string | undefined][]).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}`).sort();
+  return (Object.entries(claims ?? {}) as [string, string | undefined][])
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}: ${v}`)
+    .sort();
 }

@@ -40,15 +40,37 @@ export class ConformanceError extends Error {
 }
 
 /**
- * The exit codes of `check`, one table for every output: docs/exit-codes.md (and the README's short table), `check --help`, and the
- * GitHub Action's `verdict` output (action.yml); test/cli/exit-code-table.test.ts keeps them the same.
+ * The exit codes of `check`, one table for every output: docs/exit-codes.md (and the README's short table), `check
+ * --help`, and the GitHub Action's `verdict` output (action.yml); test/cli/exit-code-table.test.ts keeps them the same.
  */
 export const EXIT_CODE_TABLE: readonly { code: number; action: string; meaning: string }[] = [
-  { code: 0, action: "conformant", meaning: "conformant, conformant with waivers, or partial (the verdict says which)" },
+  {
+    code: 0,
+    action: "conformant",
+    meaning: "conformant, conformant with waivers, or partial (the verdict says which)",
+  },
   { code: 1, action: "not-conformant", meaning: "the server failed a gating check" },
   { code: 2, action: "usage-error", meaning: "usage or configuration error, a report that cannot be written included" },
-  { code: EXIT_CODES.unreachable, action: "unreachable", meaning: "the target is unreachable, does not speak the protocol its flag names, or answered none of the checks' calls" },
-  { code: EXIT_CODES.refusing, action: "refusing", meaning: "cannot check: the target keeps refusing (429 or RESOURCE_EXHAUSTED asking for waits past the run's bound)" },
-  { code: EXIT_CODES.credentials, action: "cannot-check", meaning: "cannot check: credentials missing, refused or in the wrong place" },
-  { code: EXIT_CODES.internal, action: "internal-error", meaning: "internal error of the harness (a broken install included)" },
+  {
+    code: EXIT_CODES.unreachable,
+    action: "unreachable",
+    meaning:
+      "the target is unreachable, does not speak the protocol its flag names, or answered none of the checks' calls",
+  },
+  {
+    code: EXIT_CODES.refusing,
+    action: "refusing",
+    meaning:
+      "cannot check: the target keeps refusing (429 or RESOURCE_EXHAUSTED asking for waits past the run's bound)",
+  },
+  {
+    code: EXIT_CODES.credentials,
+    action: "cannot-check",
+    meaning: "cannot check: credentials missing, refused or in the wrong place",
+  },
+  {
+    code: EXIT_CODES.internal,
+    action: "internal-error",
+    meaning: "internal error of the harness (a broken install included)",
+  },
 ];

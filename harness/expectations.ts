@@ -18,10 +18,24 @@ export interface Expectation {
 }
 
 /** The configuration's entries as expectations; a pattern that matches no check is a config error naming its line. */
-export function configExpectations(entries: readonly { check: string; reason: string; expires?: string; line: number }[], file: string, checks: readonly CheckDefinition[]): Expectation[] {
+export function configExpectations(
+  entries: readonly { check: string; reason: string; expires?: string; line: number }[],
+  file: string,
+  checks: readonly CheckDefinition[],
+): Expectation[] {
   return entries.map((e) => {
-    if (!checks.some((c) => matches(e.check, c.id))) throw new ConformanceError("config", `${file}:${e.line}: expected-failures: ${e.check} matches no check (see --list)`);
-    return { pattern: e.check, reason: e.reason, line: e.line, source: file, ...(e.expires !== undefined && { expires: e.expires }) };
+    if (!checks.some((c) => matches(e.check, c.id)))
+      throw new ConformanceError(
+        "config",
+        `${file}:${e.line}: expected-failures: ${e.check} matches no check (see --list)`,
+      );
+    return {
+      pattern: e.check,
+      reason: e.reason,
+      line: e.line,
+      source: file,
+      ...(e.expires !== undefined && { expires: e.expires }),
+    };
   });
 }
 
@@ -40,7 +54,8 @@ export function parseExpectations(text: string, source: string): Expectation[] {
     const pattern = (hash < 0 ? line : line.slice(0, hash)).trim();
     const reason = hash < 0 ? "" : line.slice(hash + 1).trim();
     if (reason === "") throw new ConformanceError("usage", `${source}:${i + 1}: ${pattern} needs a reason after #`);
-    if (/\s/.test(pattern)) throw new ConformanceError("usage", `${source}:${i + 1}: one pattern per line, got ${JSON.stringify(pattern)}`);
+    if (/\s/.test(pattern))
+      throw new ConformanceError("usage", `${source}:${i + 1}: one pattern per line, got ${JSON.stringify(pattern)}`);
     out.push({ pattern, reason, line: i + 1 });
   });
   return out;

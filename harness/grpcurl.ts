@@ -13,12 +13,19 @@ import type { GrpcTargetOptions } from "./run-config.js";
 const MAX_SHOWN_BODY = 4096;
 
 /** The grpcurl line for a call, or undefined when grpcurl cannot send that request as the check did. */
-export function grpcurlCommand(call: RecordedCall, target: GrpcTargetOptions, contractDir: string, placeholder: string): string | undefined {
+export function grpcurlCommand(
+  call: RecordedCall,
+  target: GrpcTargetOptions,
+  contractDir: string,
+  placeholder: string,
+): string | undefined {
   if ((target.protocol ?? GRPC) !== GRPC || target.inMemory) return undefined;
   if ((call.options.path ?? HELLO) !== HELLO || call.request.length > MAX_SHOWN_BODY) return undefined;
   const decoded = decodeMessage(call.request);
-  // Only a request grpcurl's JSON says exactly: unknown fields, a body sent though empty, or bytes that are no Message cannot be.
-  if (!decoded.ok || !Buffer.from(encodeMessage(decoded.message.body)).equals(Buffer.from(call.request))) return undefined;
+  // Only a request grpcurl's JSON says exactly: unknown fields, a body sent though empty, or bytes that are no Message
+  // cannot be.
+  if (!decoded.ok || !Buffer.from(encodeMessage(decoded.message.body)).equals(Buffer.from(call.request)))
+    return undefined;
   const words = ["grpcurl"];
   const tls = target.tls;
   if (!tls) words.push("-plaintext");
@@ -36,9 +43,12 @@ export function grpcurlCommand(call: RecordedCall, target: GrpcTargetOptions, co
     // grpcurl takes a -bin header's value in base64, as the wire carries it.
     words.push("-H", `${k}: ${typeof v === "string" ? v : Buffer.from(v).toString("base64")}`);
   }
-  if (call.options.deadlineMs !== undefined) words.push("-max-time", String(Math.max(1, Math.ceil(call.options.deadlineMs / 1000))));
+  if (call.options.deadlineMs !== undefined)
+    words.push("-max-time", String(Math.max(1, Math.ceil(call.options.deadlineMs / 1000))));
   words.push("-d", JSON.stringify(decoded.message.body === "" ? {} : { body: decoded.message.body }));
-  const address = target.address.startsWith("unix://") ? target.address.slice("unix://".length) : target.address.replace(/^dns:\/\/\//, "");
+  const address = target.address.startsWith("unix://")
+    ? target.address.slice("unix://".length)
+    : target.address.replace(/^dns:\/\/\//, "");
   if (target.address.startsWith("unix://")) words.push("-unix");
   words.push(address, "example.exampleService/Hello");
   return words.map(shellQuote).join(" ");

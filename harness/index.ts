@@ -12,10 +12,30 @@ export { runConformance } from "./api/run-conformance.js";
 export type { ApiRunOptions } from "./api/run-conformance.js";
 export { replayFromOptions } from "./cli/replay-from-options.js";
 export type { ReplaySource } from "./cli/replay-from-options.js";
-export type { CheckResult, CheckStatus, ReplayArgs, Reporter, RunReport, RunScope, RunSelection, Unjudged, Verdict, Waiver } from "./report.js";
+export type {
+  CheckResult,
+  CheckStatus,
+  ReplayArgs,
+  Reporter,
+  RunReport,
+  RunScope,
+  RunSelection,
+  Unjudged,
+  Verdict,
+  Waiver,
+} from "./report.js";
 export { REPORTERS, REPORTER_NAMES, createReporters, openReportFile } from "./reporters/index.js";
 export type { ReporterEntry, ReporterName, ReporterStreams, ReportFile, ReportSink } from "./reporters/index.js";
-export type { CheckDefinition, CheckContext, CheckOutcome, Severity, Profile, Area, Protocol, Sharing } from "./check.js";
+export type {
+  CheckDefinition,
+  CheckContext,
+  CheckOutcome,
+  Severity,
+  Profile,
+  Area,
+  Protocol,
+  Sharing,
+} from "./check.js";
 export { catalogue, clientCatalogue, clientChecks } from "./api/run-conformance.js";
 export type { ClientUnderTest } from "./client/run-scenario.js";
 export { startReferenceServer } from "../reference-server/start.js";

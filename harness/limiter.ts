@@ -5,11 +5,13 @@
  * a task given with `first` goes ahead of those waiting (a chain of tasks that is the run's long pole, say).
  */
 export function createLimiter(width: number): <T>(task: () => Promise<T>, options?: { first?: boolean }) => Promise<T> {
-  if (!Number.isInteger(width) || width < 1) throw new RangeError(`concurrency must be a whole number of at least 1, not ${width}`);
+  if (!Number.isInteger(width) || width < 1)
+    throw new RangeError(`concurrency must be a whole number of at least 1, not ${width}`);
   let running = 0;
   const waiting: (() => void)[] = [];
   return async (task, options) => {
-    if (running >= width) await new Promise<void>((resolve) => (options?.first ? waiting.unshift(resolve) : waiting.push(resolve)));
+    if (running >= width)
+      await new Promise<void>((resolve) => (options?.first ? waiting.unshift(resolve) : waiting.push(resolve)));
     else running++;
     try {
       return await task();

@@ -69,11 +69,13 @@ export const LOAD_DEFAULTS = Object.freeze({
 });
 
 export interface LoadOptions {
-  /** gRPC: host:port, dns:///host:port or unix:///path; Connect, gRPC-Web and HTTP: the base URL (http(s)://host:port[/prefix]). */
+  /** gRPC: host:port, dns:///host:port or unix:///path; Connect, gRPC-Web and HTTP: the base URL
+   * (http(s)://host:port[/prefix]). */
   address: string;
   /** A protocol of the map that load drives (grpc, connect, grpc-web), or "http" for resources; default gRPC. */
   protocol?: string;
-  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default LOAD_DEFAULTS.mix). */
+  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default LOAD_DEFAULTS.mix).
+   * */
   collection?: string;
   mix?: Mix;
   /** How long calls keep starting (default 10 s, at most 10 m); the run stops by itself after it. */
@@ -120,7 +122,18 @@ export interface LoadProgress {
 
 /** A load run with every option given and checked, its target parsed once. */
 export type ResolvedLoad = Readonly<
-  Omit<LoadOptions, "protocol" | "durationMs" | "concurrency" | "connections" | "threads" | "timeoutMs" | "collection" | "mix" | "apiKeyIn"> & {
+  Omit<
+    LoadOptions,
+    | "protocol"
+    | "durationMs"
+    | "concurrency"
+    | "connections"
+    | "threads"
+    | "timeoutMs"
+    | "collection"
+    | "mix"
+    | "apiKeyIn"
+  > & {
     protocol: string;
     /** The flag that names the target, for messages: --grpc, --connect, --http. */
     flag: string;
@@ -153,7 +166,8 @@ export interface GrpcTargetOptions {
   rate?: number;
   /** Shared across a target and its replicas, so the budget covers the whole run. */
   budget?: CallBudget;
-  /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL http(s)://host:port[/prefix]. */
+  /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL
+   * http(s)://host:port[/prefix]. */
   protocol?: Protocol | (string & {});
   /** A target with no socket (see in-memory-client.ts): it answers every call, and address is only its name. */
   inMemory?: InMemoryClient;
@@ -234,10 +248,12 @@ export interface RunOptions {
   profiles?: readonly Profile[];
   /** Bound on one check's run, in milliseconds. */
   checkTimeoutMs?: number;
-  /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent cases. */
+  /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent
+   * cases. */
   concurrency?: number;
   reporters?: readonly Reporter[];
-  /** The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the catalogue). */
+  /** The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the
+   * catalogue). */
   checks: readonly CheckDefinition[];
   /**
    * The path rules' verb lexicon, given beside the checks (the CLI and the package's runConformance give the
@@ -287,7 +303,10 @@ export interface RunOptions {
 }
 
 /** An RPC target with every option given. */
-export type ResolvedGrpcTarget = Readonly<GrpcTargetOptions & Required<Pick<GrpcTargetOptions, "metadata" | "timeoutMs" | "maxCalls" | "rate">> & { protocol: string }>;
+export type ResolvedGrpcTarget = Readonly<
+  GrpcTargetOptions &
+    Required<Pick<GrpcTargetOptions, "metadata" | "timeoutMs" | "maxCalls" | "rate">> & { protocol: string }
+>;
 
 /** An HTTP target with every option given. */
 export type ResolvedHttpTarget = Readonly<
@@ -301,7 +320,9 @@ export type ResolvedHttpTarget = Readonly<
 /** The HTTP target of a run with every option given. */
 export type ResolvedHttpRun = Readonly<
   HttpRunTarget &
-    Required<Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">> & {
+    Required<
+      Pick<HttpRunTarget, "collections" | "apiKeyHeader" | "apiKeyIn" | "replicas" | "timeoutMs" | "maxCalls" | "rate">
+    > & {
       /** baseUrl parsed, once, where the run is resolved. */
       url: URL;
       /** The replicas' URLs, parsed once with them. */
@@ -374,7 +395,10 @@ export function resolveGrpcTarget(options: GrpcTargetOptions): ResolvedGrpcTarge
 }
 
 /** An HTTP target's options resolved; its base URL parsed here unless the caller parsed it already (resolveHttpRun). */
-export function resolveHttpTarget(options: HttpTargetOptions, url: URL = parseHttpBaseUrl(options.baseUrl)): ResolvedHttpTarget {
+export function resolveHttpTarget(
+  options: HttpTargetOptions,
+  url: URL = parseHttpBaseUrl(options.baseUrl),
+): ResolvedHttpTarget {
   const { host } = httpEndpointOf(url);
   // An in-memory target, like an RPC one, counts as this machine (no rate limit by default).
   const local = options.inMemory !== undefined || localHost(host);
@@ -389,10 +413,17 @@ export function resolveHttpTarget(options: HttpTargetOptions, url: URL = parseHt
 }
 
 /** The HTTP target of a run; its timeout is the RPC target's when it names none. */
-export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | undefined, pathWords?: PathWords): ResolvedHttpRun {
+export function resolveHttpRun(
+  h: HttpRunTarget,
+  grpc: ResolvedGrpcTarget | undefined,
+  pathWords?: PathWords,
+): ResolvedHttpRun {
   const apiKeyHeader = h.apiKeyHeader ?? RUN_DEFAULTS.apiKeyHeader;
   const url = parseRunBaseUrl(h.baseUrl);
-  const target = resolveHttpTarget({ ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs }, url);
+  const target = resolveHttpTarget(
+    { ...h, apiKeyHeader, timeoutMs: h.timeoutMs ?? grpc?.timeoutMs ?? RUN_DEFAULTS.timeoutMs },
+    url,
+  );
   return Object.freeze({
     ...h,
     url,
@@ -412,12 +443,17 @@ export function resolveHttpRun(h: HttpRunTarget, grpc: ResolvedGrpcTarget | unde
 /** The run's HTTP base URL, parsed once here: one that carries credentials is refused without echoing them. */
 function parseRunBaseUrl(baseUrl: string): URL {
   if (hasCredentials(baseUrl)) {
-    throw new ConformanceError("usage", `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as http.apiKey)`);
+    throw new ConformanceError(
+      "usage",
+      `http.baseUrl ${withoutCredentials(baseUrl)}: credentials in the URL are not supported (give the key as ` +
+        `http.apiKey)`,
+    );
   }
   return parseHttpBaseUrl(baseUrl);
 }
 
-/** The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns. */
+/** The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns.
+ * */
 function resolvePathWords(given: PathWords, h: Pick<HttpRunTarget, "verbs" | "allowWords">): PathWords {
   return Object.freeze({
     verbs: h.verbs !== undefined && h.verbs.length > 0 ? h.verbs : given.verbs,
@@ -471,41 +507,70 @@ export function resolveRunConfig(options: RunOptions, randomSeed: () => number):
 export const LOAD_HTTP = "http";
 
 /** Where a load run's target is, parsed once by its protocol's rules (the HTTP resource interface's for --http). */
-function loadEndpoint(protocol: string, address: string): { flag: string; endpoint: { address: ParsedAddress; url?: URL } } {
+function loadEndpoint(
+  protocol: string,
+  address: string,
+): { flag: string; endpoint: { address: ParsedAddress; url?: URL } } {
   if (protocol !== LOAD_HTTP) {
     const flag = moduleOf(protocol).cli.flag;
     return { flag, endpoint: endpointOf({ address, protocol }, flag) };
   }
   const url = parseHttpBaseUrl(address, "--http");
   // URL.hostname keeps an IPv6 address's brackets, as parseAddress wants them.
-  return { flag: "--http", endpoint: { url, address: parseAddress(`${url.hostname}:${httpEndpointOf(url).port}`, "--http") } };
+  return {
+    flag: "--http",
+    endpoint: { url, address: parseAddress(`${url.hostname}:${httpEndpointOf(url).port}`, "--http") },
+  };
 }
 
 /** The flag a run's TLS options came from, for messages. */
-const tlsFlag = (tls: TlsOptions): string => (tls.caFile !== undefined ? "--ca" : tls.certFile !== undefined ? "--cert" : tls.keyFile !== undefined ? "--key" : "--tls");
+const tlsFlag = (tls: TlsOptions): string =>
+  tls.caFile !== undefined
+    ? "--ca"
+    : tls.certFile !== undefined
+      ? "--cert"
+      : tls.keyFile !== undefined
+        ? "--key"
+        : "--tls";
 
 /**
  * TLS, authority, metadata and the API key, each refused where it does not apply (exit 2 naming the flag); the TLS a
  * run speaks: as given, or the system roots for an https:// URL given none.
  */
-function loadTransportRules(o: LoadOptions, protocol: string, flag: string, url: URL | undefined): TlsOptions | undefined {
+function loadTransportRules(
+  o: LoadOptions,
+  protocol: string,
+  flag: string,
+  url: URL | undefined,
+): TlsOptions | undefined {
   const usage = (message: string) => new ConformanceError("usage", message);
   const http = protocol === LOAD_HTTP;
   const metadata = Object.keys(o.metadata ?? {}).length > 0;
-  const given = [o.tls && tlsFlag(o.tls), o.authority !== undefined && "--authority", metadata && "--metadata"].filter((f): f is string => typeof f === "string");
+  const given = [o.tls && tlsFlag(o.tls), o.authority !== undefined && "--authority", metadata && "--metadata"].filter(
+    (f): f is string => typeof f === "string",
+  );
   // The raw HTTP/2 caller (gRPC) speaks plaintext and sends no metadata.
   if (!http && moduleOf(protocol).needsHttp2Handshake && given.length > 0) {
-    throw usage(`${given[0]}: load over ${flag} speaks plaintext without metadata; TLS and metadata are for --connect, --grpc-web and --http runs`);
+    throw usage(
+      `${given[0]}: load over ${flag} speaks plaintext without metadata; TLS and metadata are for --connect, ` +
+        `--grpc-web and --http runs`,
+    );
   }
   if (http && metadata) throw usage("--metadata is for --connect and --grpc-web runs; --http takes --api-key");
-  if (!http && (o.apiKey !== undefined || o.apiKeyIn !== undefined)) throw usage(`--${o.apiKey !== undefined ? "api-key" : "api-key-in"} is for --http runs; --connect and --grpc-web take --metadata`);
+  if (!http && (o.apiKey !== undefined || o.apiKeyIn !== undefined))
+    throw usage(
+      `--${o.apiKey !== undefined ? "api-key" : "api-key-in"} is for --http runs; --connect and --grpc-web take ` +
+        `--metadata`,
+    );
   if (o.apiKey === "") throw usage("--api-key: the key is empty");
   const secure = url?.protocol === "https:";
-  if (!secure && o.tls !== undefined) throw usage(`${flag} ${o.address}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
+  if (!secure && o.tls !== undefined)
+    throw usage(`${flag} ${o.address}: TLS (--tls, --ca, --cert, --key) needs an https:// URL`);
   return secure ? (o.tls ?? {}) : undefined;
 }
 
-/** A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag). */
+/** A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag).
+ * */
 export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
   const protocol = options.protocol ?? LOAD_DEFAULTS.protocol;
   const durationMs = options.durationMs ?? LOAD_DEFAULTS.durationMs;
@@ -513,16 +578,22 @@ export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
   const connections = options.connections ?? LOAD_DEFAULTS.connections;
   const threads = options.threads ?? LOAD_DEFAULTS.threads;
   const usage = (message: string) => new ConformanceError("usage", message);
-  if (!(durationMs >= 1 && durationMs <= LOAD_DEFAULTS.maxDurationMs)) throw usage(`--duration must be between 1ms and ${LOAD_DEFAULTS.maxDurationMs / 60_000}m, got ${durationMs}ms`);
+  if (!(durationMs >= 1 && durationMs <= LOAD_DEFAULTS.maxDurationMs))
+    throw usage(`--duration must be between 1ms and ${LOAD_DEFAULTS.maxDurationMs / 60_000}m, got ${durationMs}ms`);
   if (!(Number.isInteger(threads) && threads >= 1 && threads <= Math.min(concurrency, connections))) {
-    throw usage(`--threads ${threads}: expected a whole number from 1 to the lesser of --concurrency and --connections`);
+    throw usage(
+      `--threads ${threads}: expected a whole number from 1 to the lesser of --concurrency and --connections`,
+    );
   }
   const http = protocol === LOAD_HTTP;
-  if (!http && (options.mix !== undefined || options.collection !== undefined)) throw usage(`--${options.mix !== undefined ? "mix" : "collection"} is for --http runs`);
+  if (!http && (options.mix !== undefined || options.collection !== undefined))
+    throw usage(`--${options.mix !== undefined ? "mix" : "collection"} is for --http runs`);
   // Threads drive the raw HTTP/2 caller, which speaks only the protocol that needs HTTP/2 (gRPC).
-  if (threads > 1 && (http || !moduleOf(protocol).needsHttp2Handshake)) throw usage(`--threads ${threads}: only a gRPC run drives from several threads`);
+  if (threads > 1 && (http || !moduleOf(protocol).needsHttp2Handshake))
+    throw usage(`--threads ${threads}: only a gRPC run drives from several threads`);
   const { flag, endpoint } = loadEndpoint(protocol, options.address);
-  if (options.allowRemote === false && !isLocal(endpoint.address)) throw usage(`${flag} ${options.address}: not this machine; a load run elsewhere needs --allow-remote`);
+  if (options.allowRemote === false && !isLocal(endpoint.address))
+    throw usage(`${flag} ${options.address}: not this machine; a load run elsewhere needs --allow-remote`);
   const tls = loadTransportRules(options, protocol, flag, endpoint.url);
   return Object.freeze({
     ...options,

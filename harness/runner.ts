@@ -44,7 +44,8 @@ function createRedactor(options: RunOptions): (text: string) => string {
   return (text) => live.reduce((t, [secret, placeholder]) => t.split(secret).join(placeholder), text);
 }
 
-/** What the run judged, in words and as data: the verdict, its scope, the waivers and the gating checks left unjudged. */
+/** What the run judged, in words and as data: the verdict, its scope, the waivers and the gating checks left unjudged.
+ * */
 function judge(
   all: readonly CheckDefinition[],
   selected: readonly CheckDefinition[],
@@ -58,13 +59,19 @@ function judge(
     if (!inScope(c, options) || !gates(c, options)) continue;
     if (!chosen.has(c.id)) {
       const skippedBy = (options.skip ?? []).find((p) => matches(p, c.id));
-      unjudged.push({ id: c.id, severity: c.severity, why: "selection", reason: skippedBy !== undefined ? `--skip ${skippedBy}` : `not in --only ${(options.only ?? []).join(",")}` });
+      unjudged.push({
+        id: c.id,
+        severity: c.severity,
+        why: "selection",
+        reason: skippedBy !== undefined ? `--skip ${skippedBy}` : `not in --only ${(options.only ?? []).join(",")}`,
+      });
       continue;
     }
     const r = results.find((x) => x.id === c.id);
     if (r?.status !== "skip") continue;
     const base = { id: c.id, severity: c.severity, reason: r.message };
-    if (r.claim !== undefined) unjudged.push({ ...base, why: "claimed", claim: r.claim, ...(r.needs !== undefined && { needs: r.needs }) });
+    if (r.claim !== undefined)
+      unjudged.push({ ...base, why: "claimed", claim: r.claim, ...(r.needs !== undefined && { needs: r.needs }) });
     else if (r.needs !== undefined) unjudged.push({ ...base, why: "needs", needs: r.needs });
     else unjudged.push({ ...base, why: "skipped" });
   }
@@ -92,7 +99,13 @@ function judge(
  */
 function protocolNeeded(check: CheckDefinition, options: RunConfig): string | undefined {
   const spoken = usedRpcTarget(check, options)?.protocol;
-  if (check.area !== "grpc" || !options.grpc || !check.protocols || (check.protocols as readonly string[]).includes(spoken as string)) return undefined;
+  if (
+    check.area !== "grpc" ||
+    !options.grpc ||
+    !check.protocols ||
+    (check.protocols as readonly string[]).includes(spoken as string)
+  )
+    return undefined;
   return check.protocols.includes(GRPC) ? grpcProtocol.cli.flag : undefined;
 }
 
@@ -101,19 +114,33 @@ function usedRpcTarget(check: CheckDefinition, options: RunConfig): ResolvedGrpc
   return options.grpc && rpcTargetFor(check, [options.grpc, ...options.rpcPeers]);
 }
 
-/** The flags of the RPC targets a check did not use, for its replay line to leave out; none for a check that uses them all. */
+/** The flags of the RPC targets a check did not use, for its replay line to leave out; none for a check that uses them
+ * all. */
 function unusedRpcFlags(check: CheckDefinition, options: RunConfig): string[] {
   if (check.rpcTargets === "all" || !options.grpc || options.rpcPeers.length === 0) return [];
   const used = check.area === "grpc" ? usedRpcTarget(check, options) : undefined;
-  return [options.grpc, ...options.rpcPeers].filter((t) => t !== used).flatMap((t) => protocolModule(t.protocol)?.cli.flag ?? []);
+  return [options.grpc, ...options.rpcPeers]
+    .filter((t) => t !== used)
+    .flatMap((t) => protocolModule(t.protocol)?.cli.flag ?? []);
 }
 
 /**
  * For a failed RPC check: the grpcurl command that sends the request that shows it (failingCall). Not for a property
  * check, whose calls include shrinking steps: its counterexample and replay path say what failed.
  */
-function grpcurlOf(outcome: CheckOutcome, calls: readonly RecordedCall[] | undefined, used: ResolvedGrpcTarget | undefined, contractDir: string, redact: (t: string) => string): Pick<CheckResult, "grpcurl"> {
-  if ((outcome.status !== "fail" && outcome.status !== "error") || outcome.path !== undefined || outcome.counterexample !== undefined) return {};
+function grpcurlOf(
+  outcome: CheckOutcome,
+  calls: readonly RecordedCall[] | undefined,
+  used: ResolvedGrpcTarget | undefined,
+  contractDir: string,
+  redact: (t: string) => string,
+): Pick<CheckResult, "grpcurl"> {
+  if (
+    (outcome.status !== "fail" && outcome.status !== "error") ||
+    outcome.path !== undefined ||
+    outcome.counterexample !== undefined
+  )
+    return {};
   const last = failingCall(calls ?? []);
   if (!last || !used) return {};
   const line = grpcurlCommand(last, used, contractDir, METADATA_PLACEHOLDER);
@@ -127,30 +154,60 @@ const SUSPECTS_LISTED = 64;
  * For a check ended because the target stopped answering: each request it never answered before it went silent,
  * likeliest first, with the grpcurl line that sends it alone where grpcurl can say it as it was sent.
  */
-function suspectLines(suspects: CheckOutcome["suspects"], used: ResolvedGrpcTarget | undefined, contractDir: string): string[] {
+function suspectLines(
+  suspects: CheckOutcome["suspects"],
+  used: ResolvedGrpcTarget | undefined,
+  contractDir: string,
+): string[] {
   if (!suspects || suspects.length === 0) return [];
   const lines = suspects.slice(0, SUSPECTS_LISTED).map((request, i) => {
-    const line = request && used && grpcurlCommand({ request, options: {}, answered: false }, used, contractDir, METADATA_PLACEHOLDER);
-    return `${i + 1}. ${describeSent(request)}: ${line ? `grpcurl: ${line}` : "no grpcurl line sends it as it was sent (hand-built, or over 4 KiB); the check's replay sends it"}`;
+    const line =
+      request &&
+      used &&
+      grpcurlCommand({ request, options: {}, answered: false }, used, contractDir, METADATA_PLACEHOLDER);
+    return (
+      `${i + 1}. ${describeSent(request)}: ` +
+      (line
+        ? `grpcurl: ${line}`
+        : "no grpcurl line sends it as it was sent (hand-built, or over 4 KiB); the check's replay sends it")
+    );
   });
   const more = suspects.length > SUSPECTS_LISTED ? [`and ${suspects.length - SUSPECTS_LISTED} more`] : [];
-  return [`requests the target never answered before it went silent, likeliest first (${suspects.length}):`, ...lines, ...more];
+  return [
+    `requests the target never answered before it went silent, likeliest first (${suspects.length}):`,
+    ...lines,
+    ...more,
+  ];
 }
 
 /** Whether a check's interface was given to the run (the "area in scope" rule, written once). */
 function inScope(c: Pick<CheckDefinition, "area">, options: Pick<RunOptions, "grpc" | "http" | "client">): boolean {
-  return c.area === "contract" || (c.area === "grpc" && options.grpc !== undefined) || (c.area === "http" && options.http !== undefined) || (c.area === "client" && options.client !== undefined);
+  return (
+    c.area === "contract" ||
+    (c.area === "grpc" && options.grpc !== undefined) ||
+    (c.area === "http" && options.http !== undefined) ||
+    (c.area === "client" && options.client !== undefined)
+  );
 }
 
 /**
  * Under --trace: runs a check with its exchanges kept and, as soon as it ends failing or erring, writes them (so that
  * only the checks in flight hold theirs), with the grpcurl line beside each gRPC call that one repeats.
  */
-async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink: TraceSink) => Promise<CheckOutcome>, record: CheckRecord, config: RunConfig, contractDir: string, redact: (t: string) => string): Promise<CheckOutcome> {
+async function runTraced(
+  tracer: TraceWriter,
+  check: CheckDefinition,
+  run: (sink: TraceSink) => Promise<CheckOutcome>,
+  record: CheckRecord,
+  config: RunConfig,
+  contractDir: string,
+  redact: (t: string) => string,
+): Promise<CheckOutcome> {
   const outcome = await tracer.around(check.id, run);
   const grpc = config.grpc;
   const file = tracer.finish(check.id, outcome, (e) => {
-    const line = e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
+    const line =
+      e.call && grpc && grpcurlCommand({ ...e.call, answered: false }, grpc, contractDir, METADATA_PLACEHOLDER);
     return line ? redact(line) : undefined;
   });
   if (file !== undefined) record.traceFile = file;
@@ -159,9 +216,10 @@ async function runTraced(tracer: TraceWriter, check: CheckDefinition, run: (sink
 
 /** "listed in --expect-failures (pattern, line 3)" or "listed in example-conformance.yaml:12 (pattern)". */
 function listedWords(e: Expectation): string {
-  return e.source !== undefined ? `listed in ${e.source}:${e.line} (${e.pattern})` : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
+  return e.source !== undefined
+    ? `listed in ${e.source}:${e.line} (${e.pattern})`
+    : `listed in --expect-failures (${e.pattern}, line ${e.line})`;
 }
-
 
 export function contractSha256(dir: string): string {
   const file = join(dir, "example", "example.proto");
@@ -179,7 +237,10 @@ async function timed<T>(run: () => Promise<T>): Promise<{ outcome: T; ms: number
 }
 
 /** Whether a failure of this check fails the run under these options. */
-export function gates(check: Pick<CheckDefinition, "severity" | "profile">, options: Pick<RunOptions, "strict" | "profiles">): boolean {
+export function gates(
+  check: Pick<CheckDefinition, "severity" | "profile">,
+  options: Pick<RunOptions, "strict" | "profiles">,
+): boolean {
   if (options.strict) return true;
   const profiles = new Set<Profile>(["contract", ...(options.profiles ?? [])]);
   return profiles.has(check.profile) && check.severity === "MUST";
@@ -207,14 +268,20 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   });
   assertSomethingJudged(checks, options);
   const redact = createRedactor(options);
-  const expectations = [...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []), ...(options.expectations ?? [])];
+  const expectations = [
+    ...(options.expectFailures ? loadExpectations(options.expectFailures, all) : []),
+    ...(options.expectations ?? []),
+  ];
   const config = resolveRunConfig(options, () => randomInt(0, 2 ** 31 - 1));
   const { seed } = config;
   const reporters = config.reporters ?? [];
   const target = targetOf(config);
   // A trace folder that cannot be one is the user's mistake, said before any request.
   const tracer = config.trace && createTraceWriter(config.trace, redact);
-  const session = await openResolvedSession(config.session, { grpc: checks.some((c) => c.area === "grpc"), http: checks.some((c) => c.area === "http") });
+  const session = await openResolvedSession(config.session, {
+    grpc: checks.some((c) => c.area === "grpc"),
+    http: checks.some((c) => c.area === "http"),
+  });
   const startedAt = new Date();
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
@@ -275,7 +342,10 @@ function assertLetThrough(session: Session): void {
 
 /** One target that answered none of the checks' calls, in words: no verdict about it, and why. */
 function unansweredLine(u: Unanswered): string {
-  return `no verdict: ${u.target} answered none of the checks' calls after the set-up probes (${u.failed} failed at the connection level; the first: ${u.first})`;
+  return (
+    `no verdict: ${u.target} answered none of the checks' calls after the set-up probes (${u.failed} failed at the ` +
+    `connection level; the first: ${u.first})`
+  );
 }
 
 /** What the run learned of the target beside the verdicts: the waits it was asked for, what each resource offers. */
@@ -289,7 +359,11 @@ function learnedOf(session: Session): Pick<RunReport, "backpressure" | "capabili
 function scopeOf(config: RunConfig, target: RunReport["target"]): Pick<RunReport, "scope" | "selection"> {
   return {
     scope: {
-      interfaces: [...(config.grpc ? (["grpc"] as const) : []), ...(config.http ? (["http"] as const) : []), ...(config.client !== undefined ? (["client"] as const) : [])],
+      interfaces: [
+        ...(config.grpc ? (["grpc"] as const) : []),
+        ...(config.http ? (["http"] as const) : []),
+        ...(config.client !== undefined ? (["client"] as const) : []),
+      ],
       contract: target.contract,
     },
     selection: {
@@ -309,7 +383,8 @@ function assertSomethingJudged(checks: readonly CheckDefinition[], options: RunO
     "usage",
     checks.length === 0
       ? "--only/--skip: the selection leaves no check to run, so nothing would be judged"
-      : `--only/--skip: the ${checks.length} selected check(s) need an interface that was not given (${given} target given), so nothing would be judged`,
+      : `--only/--skip: the ${checks.length} selected check(s) need an interface that was not given (${given} ` +
+          `target given), so nothing would be judged`,
   );
 }
 
@@ -318,9 +393,13 @@ function targetOf(config: RunConfig): RunReport["target"] {
   return {
     contract: config.contract ?? "proto (shipped)",
     ...(config.grpc && {
-      grpc: `${config.grpc.address}${config.grpc.protocol === GRPC ? "" : ` (${config.grpc.protocol})`}${config.builtIn ? " (built-in reference server)" : ""}`,
+      grpc:
+        `${config.grpc.address}${config.grpc.protocol === GRPC ? "" : ` (${config.grpc.protocol})`}` +
+        `${config.builtIn ? " (built-in reference server)" : ""}`,
     }),
-    ...(config.http && { http: config.builtIn ? `${config.http.baseUrl} (built-in reference server)` : config.http.baseUrl }),
+    ...(config.http && {
+      http: config.builtIn ? `${config.http.baseUrl} (built-in reference server)` : config.http.baseUrl,
+    }),
     ...(config.client !== undefined && { client: config.client }),
     ...(config.image && { image: config.image.name }),
     ...(config.image?.digest !== undefined && { imageDigest: config.image.digest }),
@@ -333,8 +412,15 @@ function targetOf(config: RunConfig): RunReport["target"] {
  * target's checks, which run side by side within --concurrency as each declares it may. Each RPC check's unary calls
  * are remembered, so that its failure can name the grpcurl command that repeats it, and its traffic counted.
  */
-function startChecks(checks: readonly CheckDefinition[], session: Session, config: RunConfig, reporters: readonly Reporter[], traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string }): ReadonlyMap<string, CheckRecord> {
-  // Each record is there before its check starts (its calls and traffic are filed as it runs); its outcome is set below.
+function startChecks(
+  checks: readonly CheckDefinition[],
+  session: Session,
+  config: RunConfig,
+  reporters: readonly Reporter[],
+  traced?: { tracer: TraceWriter; contractDir: string; redact: (t: string) => string },
+): ReadonlyMap<string, CheckRecord> {
+  // Each record is there before its check starts (its calls and traffic are filed as it runs); its outcome is set
+  // below.
   const records = new Map(checks.map((c) => [c.id, {} as CheckRecord]));
   const recordOf = (c: CheckDefinition) => records.get(c.id) as CheckRecord;
   const contextFor = (c: CheckDefinition) => {
@@ -357,7 +443,19 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
   const runOne = async (c: CheckDefinition) => {
     for (const r of reporters) r.onCheckStart?.(c);
     try {
-      return await timed(() => (traced ? runTraced(traced.tracer, c, (sink) => runChecked(c, sink), recordOf(c), config, traced.contractDir, traced.redact) : runChecked(c)));
+      return await timed(() =>
+        traced
+          ? runTraced(
+              traced.tracer,
+              c,
+              (sink) => runChecked(c, sink),
+              recordOf(c),
+              config,
+              traced.contractDir,
+              traced.redact,
+            )
+          : runChecked(c),
+      );
     } finally {
       for (const r of reporters) r.onCheckEnd?.(c);
     }
@@ -372,13 +470,17 @@ function startChecks(checks: readonly CheckDefinition[], session: Session, confi
     }
   }
   for (const c of contract) recordOf(c).done = runOne(c);
-  schedule(onTarget, config.concurrency, runOne).forEach((p, i) => void (recordOf(onTarget[i] as CheckDefinition).done = p));
-  // Awaited in order, results reported in catalogue order; until then a rejection (a usage error) must not count as unhandled.
+  schedule(onTarget, config.concurrency, runOne).forEach(
+    (p, i) => void (recordOf(onTarget[i] as CheckDefinition).done = p),
+  );
+  // Awaited in order, results reported in catalogue order; until then a rejection (a usage error) must not count as
+  // unhandled.
   for (const r of records.values()) r.done.catch(() => undefined);
   return records;
 }
 
-/** What the run keeps of one check while it runs, in one record: its outcome to come, its calls, its trace file, its traffic. */
+/** What the run keeps of one check while it runs, in one record: its outcome to come, its calls, its trace file, its
+ * traffic. */
 interface CheckRecord {
   /** The outcome and how long it took, once the check has run. */
   done: Promise<{ outcome: CheckOutcome; ms: number }>;
@@ -408,7 +510,12 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
   const needs = outcome.status === "skip" ? (outcome.needs ?? protocolNeeded(check, config)) : undefined;
   const claim = needs !== undefined ? claimAnswering(config.claims, needs) : undefined;
   const leaveOut = unusedRpcFlags(check, config);
-  const replayArgs: ReplayArgs = { only: check.id, seed: config.seed, ...(outcome.path !== undefined && { path: outcome.path }), ...(leaveOut.length > 0 && { leaveOut }) };
+  const replayArgs: ReplayArgs = {
+    only: check.id,
+    seed: config.seed,
+    ...(outcome.path !== undefined && { path: outcome.path }),
+    ...(leaveOut.length > 0 && { leaveOut }),
+  };
   return {
     id: check.id,
     title: check.title,
@@ -417,13 +524,23 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
     profile: check.profile,
     spec: check.spec,
     status,
-    message: claim !== undefined ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}` : stale ? `${note}; the check: ${redact(outcome.message)}` : redact(outcome.message),
+    message:
+      claim !== undefined
+        ? `not applicable by claim (${claim}: declared by the implementation, not judged); ${redact(outcome.message)}`
+        : stale
+          ? `${note}; the check: ${redact(outcome.message)}`
+          : redact(outcome.message),
     gating: stale || (gates(check, config) && (status === "fail" || status === "error")),
     durationMs: Math.round(ms),
     replayArgs,
     ...(config.replayCommand && { replay: config.replayCommand(replayArgs) }),
     ...(outcome.counterexample !== undefined && { counterexample: redact(outcome.counterexample) }),
-    ...((outcome.details || outcome.suspects) && { details: [...(outcome.details ?? []), ...suspectLines(outcome.suspects, usedRpcTarget(check, config), j.contractDir)].map(redact) }),
+    ...((outcome.details || outcome.suspects) && {
+      details: [
+        ...(outcome.details ?? []),
+        ...suspectLines(outcome.suspects, usedRpcTarget(check, config), j.contractDir),
+      ].map(redact),
+    }),
     ...(note !== undefined && { note }),
     ...grpcurlOf(outcome, j.records.get(check.id)?.calls, usedRpcTarget(check, config), j.contractDir, redact),
     ...traceOf(j.records.get(check.id)),
@@ -432,19 +549,32 @@ function resultOf(check: CheckDefinition, outcome: CheckOutcome, ms: number, j: 
   };
 }
 
-const traceOf = (record: CheckRecord | undefined): Pick<CheckResult, "trace"> => (record?.traceFile !== undefined ? { trace: record.traceFile } : {});
+const traceOf = (record: CheckRecord | undefined): Pick<CheckResult, "trace"> =>
+  record?.traceFile !== undefined ? { trace: record.traceFile } : {};
 
 /** The status an expected failure gives an outcome, and the note that says so; stale when the list is out of date. */
-function expectedOutcome(check: CheckDefinition, outcome: CheckOutcome, j: Judged): { status: CheckResult["status"]; note?: string; stale: boolean } {
+function expectedOutcome(
+  check: CheckDefinition,
+  outcome: CheckOutcome,
+  j: Judged,
+): { status: CheckResult["status"]; note?: string; stale: boolean } {
   const expected = expectationFor(check.id, j.expectations);
   if (!expected) return { status: outcome.status, stale: false };
   const listing = listedWords(expected);
   // Every list is held to account: an expired entry (the configuration's may expire), or one whose check no longer
   // fails, fails the run.
   if (expired(expected, j.startedAt) && outcome.status !== "skip") {
-    return { status: outcome.status, stale: true, note: `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the failure)` };
+    return {
+      status: outcome.status,
+      stale: true,
+      note:
+        `${listing} expired on ${expected.expires}: it waives nothing now (renew it with a reason, or fix the ` +
+        `failure)`,
+    };
   }
-  if (outcome.status === "fail" || outcome.status === "error") return { status: "expected-fail", stale: false, note: `expected to fail: ${expected.reason}` };
-  if (outcome.status === "pass") return { status: "fail", stale: true, note: `${listing} but passed: remove it from the list` };
+  if (outcome.status === "fail" || outcome.status === "error")
+    return { status: "expected-fail", stale: false, note: `expected to fail: ${expected.reason}` };
+  if (outcome.status === "pass")
+    return { status: "fail", stale: true, note: `${listing} but passed: remove it from the list` };
   return { status: outcome.status, stale: false };
 }

@@ -22,7 +22,11 @@ const settled = (p: Promise<unknown>): Promise<void> =>
  * Each phase starts when every item of the one before has settled. A rejection is the caller's to handle through
  * the promise returned for that item; it never stops the others.
  */
-export function schedule<C extends Schedulable, T>(items: readonly C[], limit: number, run: (item: C) => Promise<T>): Promise<T>[] {
+export function schedule<C extends Schedulable, T>(
+  items: readonly C[],
+  limit: number,
+  run: (item: C) => Promise<T>,
+): Promise<T>[] {
   const turn = createLimiter(limit);
   // Alone and history first: what they measure (how replies vary, whether calls are counted) is then measured with
   // no other check's data or calls beside it, and the checks that run later reuse it.
@@ -69,7 +73,8 @@ function runLanes<C extends Schedulable, T>(
   run: (item: C) => Promise<T>,
 ): void {
   const lanes = new Map<Area, C[]>();
-  for (const item of items) if (item.sharing === "serial" && !early.has(item)) lanes.set(item.area, [...(lanes.get(item.area) ?? []), item]);
+  for (const item of items)
+    if (item.sharing === "serial" && !early.has(item)) lanes.set(item.area, [...(lanes.get(item.area) ?? []), item]);
   for (const lane of lanes.values()) {
     const ends = lane.map(() => {
       let settle!: { resolve: (v: T) => void; reject: (e: unknown) => void };
@@ -81,7 +86,10 @@ function runLanes<C extends Schedulable, T>(
     void before.then(() =>
       turn(
         async () => {
-          for (const [i, item] of lane.entries()) await Promise.resolve().then(() => run(item)).then(ends[i]!.resolve, ends[i]!.reject);
+          for (const [i, item] of lane.entries())
+            await Promise.resolve()
+              .then(() => run(item))
+              .then(ends[i]!.resolve, ends[i]!.reject);
         },
         { first: true },
       ),

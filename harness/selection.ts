@@ -18,9 +18,13 @@ export interface Selection {
 
 /** The checks to run; a pattern that names no check is a usage error, so a typo cannot pass silently. */
 export function selectChecks(all: readonly CheckDefinition[], selection: Selection): CheckDefinition[] {
-  for (const [flag, patterns] of [["--only", selection.only], ["--skip", selection.skip]] as const) {
+  for (const [flag, patterns] of [
+    ["--only", selection.only],
+    ["--skip", selection.skip],
+  ] as const) {
     for (const p of patterns ?? []) {
-      if (!all.some((c) => matches(p, c.id))) throw new ConformanceError("usage", `${flag} ${p}: matches no check (see --list)`);
+      if (!all.some((c) => matches(p, c.id)))
+        throw new ConformanceError("usage", `${flag} ${p}: matches no check (see --list)`);
     }
   }
   return all.filter(

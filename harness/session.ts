@@ -4,7 +4,13 @@ import { setMaxListeners } from "node:events";
 import { CapabilityLog, type ResourceCapabilities } from "./capabilities.js";
 import type { CheckContext, CheckDefinition, CheckOutcome } from "./check.js";
 import { ConformanceError } from "./errors.js";
-import { resolveSession, type ResolvedGrpcTarget, type ResolvedHttpRun, type ResolvedSession, type SessionOptions } from "./run-config.js";
+import {
+  resolveSession,
+  type ResolvedGrpcTarget,
+  type ResolvedHttpRun,
+  type ResolvedSession,
+  type SessionOptions,
+} from "./run-config.js";
 import type { TraceSink } from "./trace/exchange-record.js";
 import { requestBytes, type TrafficCounter } from "./traffic.js";
 import { CallBudget } from "./targets/budget.js";
@@ -23,7 +29,8 @@ export type { SessionOptions };
 
 export interface Session {
   context(): CheckContext;
-  /** The waits the targets made when asked to slow down (429, 503 with Retry-After, RESOURCE_EXHAUSTED with a pushback). */
+  /** The waits the targets made when asked to slow down (429, 503 with Retry-After, RESOURCE_EXHAUSTED with a
+   * pushback). */
   backpressure(): Backpressure;
   /** The targets that kept refusing a request past the bound of those waits. */
   refusing(): Refusing[];
@@ -53,16 +60,24 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
   const capabilities = new CapabilityLog();
   // The checks see each target through the tally, once for the run: the set-up probes above are not counted.
   const tally = createAnswerTally();
-  const rpcLabel = (t: ResolvedGrpcTarget, flag?: string) => `${flag ?? (t.inMemory ? "in-memory" : moduleOf(t.protocol).cli.flag)} ${t.address}`;
-  const seen = rpc && g && {
-    grpc: tally.watch(rpc.grpc, rpcLabel(g)),
-    peers: rpc.peers.map((p, i) => tally.watch(p, rpcLabel(peers[i] as ResolvedGrpcTarget))),
-    replicas: rpc.replicas.map((r, i) => tally.watch(r, `--replica ${options.replicas[i] ?? ""}`)),
-  };
-  const httpSeen = http && h && {
-    http: tally.watch(http.http, `--http ${h.baseUrl}`),
-    httpConfig: { ...http.httpConfig, ...(http.httpConfig.replicas && { replicas: http.httpConfig.replicas.map((r, i) => tally.watch(r, `--http-replica ${h.replicas[i] ?? ""}`)) }) },
-  };
+  const rpcLabel = (t: ResolvedGrpcTarget, flag?: string) =>
+    `${flag ?? (t.inMemory ? "in-memory" : moduleOf(t.protocol).cli.flag)} ${t.address}`;
+  const seen = rpc &&
+    g && {
+      grpc: tally.watch(rpc.grpc, rpcLabel(g)),
+      peers: rpc.peers.map((p, i) => tally.watch(p, rpcLabel(peers[i] as ResolvedGrpcTarget))),
+      replicas: rpc.replicas.map((r, i) => tally.watch(r, `--replica ${options.replicas[i] ?? ""}`)),
+    };
+  const httpSeen = http &&
+    h && {
+      http: tally.watch(http.http, `--http ${h.baseUrl}`),
+      httpConfig: {
+        ...http.httpConfig,
+        ...(http.httpConfig.replicas && {
+          replicas: http.httpConfig.replicas.map((r, i) => tally.watch(r, `--http-replica ${h.replicas[i] ?? ""}`)),
+        }),
+      },
+    };
   return {
     context: () => ({
       contractDir: options.contractDir,
@@ -95,7 +110,12 @@ export async function openResolvedSession(options: ResolvedSession, needs: Needs
  * own one after another): the first failure in the order RPC, HTTP, peers is the one told, as when they ran one
  * after another.
  */
-async function probeTargets(g: ResolvedGrpcTarget | undefined, replicas: readonly string[], h: ResolvedHttpRun | undefined, peers: readonly ResolvedGrpcTarget[]): Promise<void> {
+async function probeTargets(
+  g: ResolvedGrpcTarget | undefined,
+  replicas: readonly string[],
+  h: ResolvedHttpRun | undefined,
+  peers: readonly ResolvedGrpcTarget[],
+): Promise<void> {
   const rpc = async (t: ResolvedGrpcTarget) => {
     if (t.inMemory) return;
     await probeReachable(t);
@@ -128,25 +148,48 @@ async function firstFailure(steps: readonly (Promise<unknown> | undefined)[]): P
  * The RPC and HTTP targets, opened side by side behind the run's one budget (the RPC target's, when there is one).
  * A failure of either closes what the other opened; the RPC one's is told first, as when they opened one after another.
  */
-async function openTargets(g: ResolvedGrpcTarget | undefined, h: ResolvedHttpRun | undefined, replicas: readonly string[], peers: readonly ResolvedGrpcTarget[], log: BackpressureLog) {
+async function openTargets(
+  g: ResolvedGrpcTarget | undefined,
+  h: ResolvedHttpRun | undefined,
+  replicas: readonly string[],
+  peers: readonly ResolvedGrpcTarget[],
+  log: BackpressureLog,
+) {
   const budget = g && (g.budget ?? new CallBudget({ maxCalls: g.maxCalls, rate: g.rate }));
-  const opening = [g && budget && openRpcTargets({ ...g, budget }, replicas, peers, log), h && openHttpTargets(h, budget, log)] as const;
+  const opening = [
+    g && budget && openRpcTargets({ ...g, budget }, replicas, peers, log),
+    h && openHttpTargets(h, budget, log),
+  ] as const;
   try {
     const [rpc, http] = (await firstFailure(opening)) as [Awaited<(typeof opening)[0]>, Awaited<(typeof opening)[1]>];
     return { rpc, http };
   } catch (err) {
-    await Promise.all(opening.map((o) => o?.then((t) => t.close(), () => undefined)));
+    await Promise.all(
+      opening.map((o) =>
+        o?.then(
+          (t) => t.close(),
+          () => undefined,
+        ),
+      ),
+    );
     throw err;
   }
 }
 
 /** The RPC targets and the replicas, behind one budget, once each speaks its protocol and takes our credentials. */
-async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly string[], peerTargets: readonly ResolvedGrpcTarget[], log: BackpressureLog) {
+async function openRpcTargets(
+  g: ResolvedGrpcTarget,
+  replicaAddresses: readonly string[],
+  peerTargets: readonly ResolvedGrpcTarget[],
+  log: BackpressureLog,
+) {
   // A target that accepts connections but never speaks HTTP/2 is exit 3 before any check runs, with the reason.
   await assertSpeaksGrpc(g);
   for (const r of replicaAddresses) await assertSpeaksGrpc({ ...g, address: r }, "--replica");
   const grpc = openGrpcTarget(g, log);
-  const replicas: GrpcTarget[] = replicaAddresses.map((r) => openGrpcTarget({ ...g, address: r, budget: grpc.budget }, log));
+  const replicas: GrpcTarget[] = replicaAddresses.map((r) =>
+    openGrpcTarget({ ...g, address: r, budget: grpc.budget }, log),
+  );
   const closeOpened = async () => {
     for (const t of [grpc, ...replicas]) await t.close();
   };
@@ -154,10 +197,13 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
   // Then one that wants credentials it was not given: "cannot check", not a list of MUST failures.
   await (async () => {
     await assertSpeaksProtocol(grpc, g);
-    for (const [i, r] of replicas.entries()) await assertSpeaksProtocol(r, { ...g, address: replicaAddresses[i] as string }, "--replica");
+    for (const [i, r] of replicas.entries())
+      await assertSpeaksProtocol(r, { ...g, address: replicaAddresses[i] as string }, "--replica");
     await probeCredentials(grpc, g);
   })().catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
-  const peers = await openPeers(peerTargets, grpc.budget, log).catch(async (err: unknown) => (await closeOpened(), Promise.reject(err)));
+  const peers = await openPeers(peerTargets, grpc.budget, log).catch(
+    async (err: unknown) => (await closeOpened(), Promise.reject(err)),
+  );
   return {
     grpc,
     replicas,
@@ -170,7 +216,11 @@ async function openRpcTargets(g: ResolvedGrpcTarget, replicaAddresses: readonly 
 }
 
 /** The run's other RPC targets (another protocol each), behind the first one's budget, each probed as the first is. */
-async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBudget, log: BackpressureLog): Promise<GrpcTarget[]> {
+async function openPeers(
+  targets: readonly ResolvedGrpcTarget[],
+  budget: CallBudget,
+  log: BackpressureLog,
+): Promise<GrpcTarget[]> {
   const opened: GrpcTarget[] = [];
   try {
     for (const t of targets) {
@@ -190,12 +240,21 @@ async function openPeers(targets: readonly ResolvedGrpcTarget[], budget: CallBud
 /** The HTTP target and its replicas, behind the run's one budget, once the key is where the target wants it. */
 async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefined, backpressure: BackpressureLog) {
   // One budget for the whole run: the HTTP requests count against --max-rpcs beside the gRPC calls.
-  const shared = { timeoutMs: h.timeoutMs, apiKeyIn: h.apiKeyIn, maxCalls: h.maxCalls, rate: h.rate, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.tls !== undefined && { tls: h.tls }) };
+  const shared = {
+    timeoutMs: h.timeoutMs,
+    apiKeyIn: h.apiKeyIn,
+    maxCalls: h.maxCalls,
+    rate: h.rate,
+    ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
+    ...(h.tls !== undefined && { tls: h.tls }),
+  };
   // An in-memory target (http-inject.ts) is the primary alone: a replica is a URL, on the wire.
   const own = { ...shared, ...(h.inMemory && { inMemory: h.inMemory }) };
   const primary = openHttpTarget({ baseUrl: h.baseUrl, url: h.url, ...own, ...(budget && { budget }) }, backpressure);
   // Replicas (--http-replica) get the same key where it goes, and count against the same budget.
-  const httpReplicas = h.replicaUrls.map((url, i) => openHttpTarget({ baseUrl: h.replicas[i] as string, url, ...shared, budget: primary.budget }, backpressure));
+  const httpReplicas = h.replicaUrls.map((url, i) =>
+    openHttpTarget({ baseUrl: h.replicas[i] as string, url, ...shared, budget: primary.budget }, backpressure),
+  );
   const httpConfig: HttpConfig = {
     collections: h.collections,
     apiKeyHeader: h.apiKeyHeader,
@@ -213,7 +272,11 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
     collection: h.collections[0] as string,
     keyGiven: h.apiKey !== undefined,
     placement: h.apiKeyIn,
-    withPlacement: (placement) => openHttpTarget({ baseUrl: h.baseUrl, url: h.url, ...own, apiKeyIn: placement, budget: primary.budget }, backpressure),
+    withPlacement: (placement) =>
+      openHttpTarget(
+        { baseUrl: h.baseUrl, url: h.url, ...own, apiKeyIn: placement, budget: primary.budget },
+        backpressure,
+      ),
   }).catch(async (err: unknown) => (await close(), Promise.reject(err)));
   return { http: primary as HttpTarget, httpConfig, close };
 }
@@ -222,11 +285,26 @@ async function openHttpTargets(h: ResolvedHttpRun, budget: CallBudget | undefine
  * Runs one check with a bound on its time; what it throws becomes an error outcome, never a pass, except a
  * usage or configuration error, which is the user's to fix and is thrown on.
  */
-export async function runCheck(check: CheckDefinition, ctx: CheckContext, timeoutMs: number, trace?: TraceSink, counter?: TrafficCounter): Promise<CheckOutcome> {
-  if (check.area === "grpc" && !ctx.grpc) return { status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" };
+export async function runCheck(
+  check: CheckDefinition,
+  ctx: CheckContext,
+  timeoutMs: number,
+  trace?: TraceSink,
+  counter?: TrafficCounter,
+): Promise<CheckOutcome> {
+  if (check.area === "grpc" && !ctx.grpc)
+    return { status: "skip", message: "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)" };
   const spoken = ctx.grpc?.protocol;
-  if (check.area === "grpc" && spoken !== undefined && check.protocols && !(check.protocols as readonly string[]).includes(spoken)) {
-    return { status: "skip", message: `applies to ${check.protocols.join(", ")} only; the target is spoken to in ${spoken}` };
+  if (
+    check.area === "grpc" &&
+    spoken !== undefined &&
+    check.protocols &&
+    !(check.protocols as readonly string[]).includes(spoken)
+  ) {
+    return {
+      status: "skip",
+      message: `applies to ${check.protocols.join(", ")} only; the target is spoken to in ${spoken}`,
+    };
   }
   if (check.area === "http" && !ctx.http) return { status: "skip", message: "no HTTP target (--http URL)" };
   const controller = new AbortController();
@@ -280,7 +358,8 @@ function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink, counte
           // raw(request) and request(request) carry it too: the waits a target asks for end with the check.
           if (key === "raw" || key === "request") args[0] = { ...(args[0] as object), signal };
           // With --trace, every call of the check reports its exchange to the check's sink.
-          if (trace && (key === "raw" || key === "request" || key === "exchange")) args[0] = { ...(args[0] as object), trace };
+          if (trace && (key === "raw" || key === "request" || key === "exchange"))
+            args[0] = { ...(args[0] as object), trace };
           if (trace && key === "unary") args[1] = { ...(args[1] as object), trace };
           const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(t, args);
           // Each call counts for the check whose context made it (a memoised probe's for the check that started it).
@@ -295,6 +374,11 @@ function bound(ctx: CheckContext, signal: AbortSignal, trace?: TraceSink, counte
     ...(ctx.rpcTargets && { rpcTargets: ctx.rpcTargets.map(guard) }),
     replicas: ctx.replicas.map(guard),
     ...(ctx.http && { http: guard(ctx.http) }),
-    ...(ctx.httpConfig && { httpConfig: { ...ctx.httpConfig, ...(ctx.httpConfig.replicas && { replicas: ctx.httpConfig.replicas.map(guard) }) } }),
+    ...(ctx.httpConfig && {
+      httpConfig: {
+        ...ctx.httpConfig,
+        ...(ctx.httpConfig.replicas && { replicas: ctx.httpConfig.replicas.map(guard) }),
+      },
+    }),
   };
 }

@@ -44,11 +44,19 @@ export function createTrafficCounter(): TrafficCounter {
 
 type Frames = readonly { data: Uint8Array }[];
 const lengthOf = (body: unknown): number =>
-  body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : (body as Frames).reduce((n, f) => n + 5 + f.data.byteLength, 0);
+  body === undefined
+    ? 0
+    : typeof body === "string"
+      ? Buffer.byteLength(body)
+      : body instanceof Uint8Array
+        ? body.byteLength
+        : (body as Frames).reduce((n, f) => n + 5 + f.data.byteLength, 0);
 
-/** The request bytes of a target method's arguments: unary(bytes), raw({ body }), exchange({ body }), request({ body }). */
+/** The request bytes of a target method's arguments: unary(bytes), raw({ body }), exchange({ body }), request({ body
+ * }). */
 export function requestBytes(method: string, args: readonly unknown[]): number {
-  // A unary message goes out with its 5-byte length prefix (gRPC, gRPC-Web; Connect sends it bare: close enough to count).
+  // A unary message goes out with its 5-byte length prefix (gRPC, gRPC-Web; Connect sends it bare: close enough to
+  // count).
   if (method === "unary") return 5 + ((args[0] as Uint8Array | undefined)?.byteLength ?? 0);
   return lengthOf((args[0] as { body?: unknown } | undefined)?.body);
 }

@@ -22,7 +22,10 @@ const INTERNAL = 13;
 export function percentEncode(message: string): string {
   let out = "";
   for (const b of Buffer.from(message, "utf8")) {
-    out += b >= 0x20 && b <= 0x7e && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
+    out +=
+      b >= 0x20 && b <= 0x7e && b !== 0x25
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
 }
@@ -32,7 +35,12 @@ function answerable(stream: http2.ServerHttp2Stream): boolean {
   return !stream.headersSent && !stream.destroyed && !stream.closed;
 }
 
-function trailersOnly(stream: http2.ServerHttp2Stream, code: number, message: string, extra: http2.OutgoingHttpHeaders = {}): void {
+function trailersOnly(
+  stream: http2.ServerHttp2Stream,
+  code: number,
+  message: string,
+  extra: http2.OutgoingHttpHeaders = {},
+): void {
   if (!answerable(stream)) return;
   try {
     stream.respond(
@@ -71,7 +79,8 @@ export interface GuardOptions {
    */
   minPingIntervalWithoutCallsMs?: number;
   maxPingStrikes?: number;
-  /** Connections, calls in flight and the memory watermark; calls past a limit get RESOURCE_EXHAUSTED. Default defaultLimits(). */
+  /** Connections, calls in flight and the memory watermark; calls past a limit get RESOURCE_EXHAUSTED. Default
+   * defaultLimits(). */
   protection?: ProtectionLimits;
   /**
    * SETTINGS_MAX_HEADER_LIST_SIZE: a stream whose header block is larger is reset (ENHANCE_YOUR_CALM) by node:http2.
@@ -210,7 +219,8 @@ interface Pending {
 
 type GuardedStream = http2.ServerHttp2Stream & { [PENDING]: Pending };
 
-const readableState = (stream: http2.ServerHttp2Stream) => (stream as unknown as { _readableState: { ended: boolean } })._readableState;
+const readableState = (stream: http2.ServerHttp2Stream) =>
+  (stream as unknown as { _readableState: { ended: boolean } })._readableState;
 
 function forward(stream: GuardedStream, p: Pending): void {
   if (!answerable(stream)) return;
@@ -256,7 +266,10 @@ function guardedWrite(this: GuardedStream, chunk: unknown, encoding: BufferEncod
   const p = this[PENDING];
   if (!Buffer.isBuffer(chunk)) return (nodeWrite as WriteMethod).call(this, chunk, encoding, cb);
   const book = p.book;
-  if (book !== undefined && (book.account.owed() > 0 || chunk.length + REQUEST_COPIES_KEPT * p.requestBytes >= PIECE_BYTES)) {
+  if (
+    book !== undefined &&
+    (book.account.owed() > 0 || chunk.length + REQUEST_COPIES_KEPT * p.requestBytes >= PIECE_BYTES)
+  ) {
     const prior = p.owed;
     measure(book, performance.now());
     const refused = refusedWithout(book, p.owed - prior);
@@ -305,7 +318,8 @@ function writePieces(stream: GuardedStream, chunk: Buffer, encoding: BufferEncod
     p.taken = 0;
     cb();
   };
-  for (let at = 0; at < chunk.length; at += PIECE_BYTES) (nodeWrite as WriteMethod).call(stream, chunk.subarray(at, at + PIECE_BYTES), encoding, onPiece);
+  for (let at = 0; at < chunk.length; at += PIECE_BYTES)
+    (nodeWrite as WriteMethod).call(stream, chunk.subarray(at, at + PIECE_BYTES), encoding, onPiece);
 }
 
 /** Sends the stream's replies through guardedWrite. */
@@ -354,7 +368,8 @@ function measure(book: SessionBook, now: number): void {
   if (stalled > 0 && live === 0) sendAway(book, stalled);
 }
 
-/** Measures what the stream holds for its unread reply (p.owed); why it stalled, if its reply made no progress for stallMs. */
+/** Measures what the stream holds for its unread reply (p.owed); why it stalled, if its reply made no progress for
+ * stallMs. */
 function replyStall(stream: GuardedStream, p: Pending, now: number, stallMs: number): string | undefined {
   const unsent = stream.writableLength - p.taken;
   if (unsent <= 0) {
@@ -364,7 +379,9 @@ function replyStall(stream: GuardedStream, p: Pending, now: number, stallMs: num
   const o = unsent + REQUEST_COPIES_KEPT * p.requestBytes;
   if (p.owed === 0 || o < p.owed) p.since = now;
   p.owed = o;
-  return now - p.since >= stallMs ? `${unsent} bytes of its reply unread for ${Math.round(now - p.since)} ms` : undefined;
+  return now - p.since >= stallMs
+    ? `${unsent} bytes of its reply unread for ${Math.round(now - p.since)} ms`
+    : undefined;
 }
 
 /**
@@ -373,11 +390,18 @@ function replyStall(stream: GuardedStream, p: Pending, now: number, stallMs: num
  * request, or on any other call the request's end (a unary call's request held whole but never ended holds the call
  * as one half-sent does). A stream the guard answered itself and whose client never ends it is reset likewise.
  */
-function requestStall(stream: GuardedStream, p: Pending, now: number, limits: Readonly<OwedLimits>): string | undefined {
+function requestStall(
+  stream: GuardedStream,
+  p: Pending,
+  now: number,
+  limits: Readonly<OwedLimits>,
+): string | undefined {
   const waiting = p.streamed ? p.left > 0 || p.prefixAt > 0 : !readableState(stream).ended;
   if (!waiting) return undefined;
-  if (now - p.heard >= limits.stallMs) return `its request incomplete (${p.held} bytes held), none of it for ${Math.round(now - p.heard)} ms`;
-  if (now - p.began >= limits.arrivalMs) return `its request incomplete (${p.held} bytes held) ${Math.round(now - p.began)} ms after it began`;
+  if (now - p.heard >= limits.stallMs)
+    return `its request incomplete (${p.held} bytes held), none of it for ${Math.round(now - p.heard)} ms`;
+  if (now - p.began >= limits.arrivalMs)
+    return `its request incomplete (${p.held} bytes held) ${Math.round(now - p.began)} ms after it began`;
   return undefined;
 }
 
@@ -398,7 +422,8 @@ function sendAway(book: SessionBook, stalled: number): void {
   setTimeout(() => session.destroy(), GOAWAY_GRACE_MS).unref();
 }
 
-/** How often every session's debt is measured and its stalled streams reset: a quarter of the stall bound, at most 100 ms. */
+/** How often every session's debt is measured and its stalled streams reset: a quarter of the stall bound, at most 100
+ * ms. */
 function sweepInterval(stallMs: number): number {
   return Math.max(10, Math.min(100, Math.floor(stallMs / 4)));
 }
@@ -509,7 +534,9 @@ function countRequest(stream: GuardedStream, p: Pending, chunk: Buffer): boolean
 
 function pastBudget(ledger: OwedLedger): string | undefined {
   const total = ledger.total();
-  return total > ledger.limits.totalBytes ? `the server holds ${total} bytes for its clients, past its budget` : undefined;
+  return total > ledger.limits.totalBytes
+    ? `the server holds ${total} bytes for its clients, past its budget`
+    : undefined;
 }
 
 /** Sets what the stream's request holds, and the session's account with it. */
@@ -550,7 +577,8 @@ function messageUnderWay(p: Pending, chunk: Buffer): number {
   return held;
 }
 
-/** node:stream's own push, put back on the stream: assigned, not deleted (a delete makes the stream a slow dictionary). */
+/** node:stream's own push, put back on the stream: assigned, not deleted (a delete makes the stream a slow dictionary).
+ * */
 function restorePush(stream: GuardedStream): void {
   (stream as unknown as { push: PushMethod }).push = Readable.prototype.push as PushMethod;
 }
@@ -651,7 +679,14 @@ function openBook(guard: Guard, session: http2.ServerHttp2Session): void {
   if (guard.receiveWindow > HTTP2_DEFAULT_WINDOW) session.setLocalWindowSize(guard.receiveWindow);
 }
 
-function onStream(guard: Guard, h2: http2.Http2Server, handlers: StreamListener[], stream: GuardedStream, headers: http2.IncomingHttpHeaders, rest: unknown[]): void {
+function onStream(
+  guard: Guard,
+  h2: http2.Http2Server,
+  handlers: StreamListener[],
+  stream: GuardedStream,
+  headers: http2.IncomingHttpHeaders,
+  rest: unknown[],
+): void {
   // Until grpc-js takes the stream, nobody else listens: a reset (any code) must end this stream only.
   stream.on("error", guard.onStreamError);
   const session = stream.session as http2.ServerHttp2Session | undefined;
@@ -660,8 +695,26 @@ function onStream(guard: Guard, h2: http2.Http2Server, handlers: StreamListener[
   const now = guard.owing.now;
   // What the shared listeners below need, on the stream itself: closures made per stream cost more.
   const pending: Pending = {
-    h2, handlers, headers, rest, book, shedder: guard.shedder, admitted: false, identity: true, owed: 0, since: 0, taken: 0, requestBytes: 0, head: undefined,
-    held: 0, heard: now, began: now, streamed: false, left: 0, prefixAt: 0, announced: 0,
+    h2,
+    handlers,
+    headers,
+    rest,
+    book,
+    shedder: guard.shedder,
+    admitted: false,
+    identity: true,
+    owed: 0,
+    since: 0,
+    taken: 0,
+    requestBytes: 0,
+    head: undefined,
+    held: 0,
+    heard: now,
+    began: now,
+    streamed: false,
+    left: 0,
+    prefixAt: 0,
+    announced: 0,
   };
   stream[PENDING] = pending;
   stream.on("close", onGuardedClose);
@@ -682,14 +735,23 @@ function onStream(guard: Guard, h2: http2.Http2Server, handlers: StreamListener[
 }
 
 /** The header-list bound and the shedding, before anything is admitted; true when the stream was answered. */
-function refusedAtAdmission(guard: Guard, stream: GuardedStream, book: SessionBook | undefined, rest: unknown[]): boolean {
+function refusedAtAdmission(
+  guard: Guard,
+  stream: GuardedStream,
+  book: SessionBook | undefined,
+  rest: unknown[],
+): boolean {
   const { maxHeaderListBytes } = guard;
   // node:http2 enforces the advertised limit only once the client has acknowledged it: a client that sends
   // its streams before that gets nghttp2's 64 KiB. Count what arrived (as RFC 9113 §6.5.2 does) and refuse it.
   const headerBytes = headerListSize(rest[1], maxHeaderListBytes);
   if (headerBytes > maxHeaderListBytes) {
     guard.event("call refused", `header list of ${headerBytes} bytes`);
-    trailersOnly(stream, RESOURCE_EXHAUSTED, `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`);
+    trailersOnly(
+      stream,
+      RESOURCE_EXHAUSTED,
+      `the request's header list of ${headerBytes} bytes is past the limit of ${maxHeaderListBytes}`,
+    );
     return true;
   }
   // What the session owes counts before anything new is admitted on it: a client that leaves its replies unread
@@ -703,7 +765,12 @@ function refusedAtAdmission(guard: Guard, stream: GuardedStream, book: SessionBo
 }
 
 /** An admitted call: unknown methods and encodings answered here, streamed calls counted, unary ones read first. */
-function routeAdmitted(guard: Guard, stream: GuardedStream, pending: Pending, headers: http2.IncomingHttpHeaders): void {
+function routeAdmitted(
+  guard: Guard,
+  stream: GuardedStream,
+  pending: Pending,
+  headers: http2.IncomingHttpHeaders,
+): void {
   const path = String(headers[":path"] ?? "");
   if (!guard.options.paths.has(path)) return trailersOnly(stream, UNIMPLEMENTED, `unknown method ${path}`);
   const encoding = String(headers["grpc-encoding"] ?? "identity");

@@ -32,7 +32,8 @@ export interface GrpcServerOptions extends LogOptions {
   protection?: Partial<ProtectionLimits>;
   /** What the server owes clients that do not read (owed.ts); default a ledger of its own with the default limits. */
   ledger?: OwedLedger;
-  /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
+  /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has
+   * acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
   maxHeaderListBytes?: number;
 }
 
@@ -56,7 +57,8 @@ export const SERVER_CHANNEL_OPTIONS = {
   "grpc.keepalive_time_ms": 60_000, // ping an idle connection every minute
   "grpc.keepalive_timeout_ms": 20_000, // and drop it when the ping goes unanswered
   "grpc.keepalive_permit_without_calls": 1,
-  "grpc.http2.min_ping_interval_without_data_ms": 10_000, // pings more often than this are abuse: GOAWAY (enforced by the guard)
+  // Pings more often than this are abuse: GOAWAY (enforced by the guard).
+  "grpc.http2.min_ping_interval_without_data_ms": 10_000,
   "grpc.http2.max_ping_strikes": 2,
   "grpc.max_connection_idle_ms": 5 * 60_000,
   "grpc.max_connection_age_ms": 30 * 60_000,
@@ -143,7 +145,14 @@ function helloHandler(log: Logger, logCalls: boolean): grpc.handleUnaryCall<Buff
         callback(null, encodeReply(helloReply(decoded.message.body)));
       }
     }
-    if (logCalls) log.debug({ msg: "call", method: "Hello", code: grpc.status[code], requestBytes: call.request.length, ms: Math.round(performance.now() - started) });
+    if (logCalls)
+      log.debug({
+        msg: "call",
+        method: "Hello",
+        code: grpc.status[code],
+        requestBytes: call.request.length,
+        ms: Math.round(performance.now() - started),
+      });
   };
 }
 

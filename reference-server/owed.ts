@@ -92,7 +92,8 @@ export function createOwedLedger(limits: Partial<OwedLimits> = {}): OwedLedger {
     refuse(account) {
       const owed = account?.owed() ?? 0;
       if (owed >= resolved.perConnectionBytes) return `this connection holds ${owed} bytes for replies it has not read`;
-      if (total >= resolved.totalBytes && owed > 0) return `the server holds ${total} bytes for replies its clients have not read`;
+      if (total >= resolved.totalBytes && owed > 0)
+        return `the server holds ${total} bytes for replies its clients have not read`;
       return undefined;
     },
   };

@@ -61,7 +61,11 @@ export function validateLimits<T extends object>(limits: T): T {
  * any protocol runs on them, so they cost a descriptor for an instant and no memory. Returns the open sockets, so
  * a shutdown can destroy what is left after its grace.
  */
-export function capConnections(server: net.Server, limits: Pick<ProtectionLimits, "maxConnections" | "maxConnectionsPerAddress">, onRefuse?: (reason: string) => void): Set<net.Socket> {
+export function capConnections(
+  server: net.Server,
+  limits: Pick<ProtectionLimits, "maxConnections" | "maxConnectionsPerAddress">,
+  onRefuse?: (reason: string) => void,
+): Set<net.Socket> {
   const open = new Set<net.Socket>();
   const perAddress = new Map<string, number>();
   server.on("connection", (socket: net.Socket) => {
@@ -104,7 +108,12 @@ const COLLECT_EVERY_MS = 1000;
  * One reading of the process's memory for every shedder in it: both interfaces share the process, so one sampler
  * serves them all, and it runs only while some shedder is open. `watermarks` holds each open shedder's.
  */
-const memory = { bytes: 0, watermarks: [] as number[], collectedAt: -Infinity, timer: undefined as NodeJS.Timeout | undefined };
+const memory = {
+  bytes: 0,
+  watermarks: [] as number[],
+  collectedAt: -Infinity,
+  timer: undefined as NodeJS.Timeout | undefined,
+};
 
 /**
  * Heap used and external memory count garbage until a collection, and V8 collects when JavaScript allocates: after

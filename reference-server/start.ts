@@ -29,11 +29,13 @@ export interface ReferenceServerOptions {
   maxHeaderListBytes?: number;
   /** Concurrent streams per gRPC connection, advertised in SETTINGS; default 100 (SERVER_CHANNEL_OPTIONS). */
   maxConcurrentStreams?: number;
-  /** Where the HTTP interface keeps messages: memory: (the default), pglite:DIR, or postgres://... (see open-store.ts). */
+  /** Where the HTTP interface keeps messages: memory: (the default), pglite:DIR, or postgres://... (see open-store.ts).
+   * */
   store?: string;
   /** Bounds of the message store; past them a create is answered 507. */
   storeLimits?: StoreLimits;
-  /** How long in-flight calls and requests may run after close() before their connections are destroyed; default 5 s. */
+  /** How long in-flight calls and requests may run after close() before their connections are destroyed; default 5 s.
+   * */
   shutdownGraceMs?: number;
 }
 
@@ -52,7 +54,13 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   // One logger for both interfaces, quiet unless the caller asked for lines.
   // What both interfaces owe their clients, from one memory.
   const ledger = createOwedLedger(options.owed);
-  const logger = createLogger({ ...(options.log !== undefined && { log: options.log }), ...(options.logger !== undefined && { logger: options.logger }) }, "silent");
+  const logger = createLogger(
+    {
+      ...(options.log !== undefined && { log: options.log }),
+      ...(options.logger !== undefined && { logger: options.logger }),
+    },
+    "silent",
+  );
   const grpcOptions: GrpcServerOptions = {
     host,
     port: options.grpcPort ?? 50051,
@@ -62,11 +70,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...(options.maxReceiveMessageBytes !== undefined && { maxReceiveMessageBytes: options.maxReceiveMessageBytes }),
     ...(options.protection !== undefined && { protection: options.protection }),
     ...(options.maxHeaderListBytes !== undefined && { maxHeaderListBytes: options.maxHeaderListBytes }),
-    ...(options.maxConcurrentStreams !== undefined && { limits: { "grpc.max_concurrent_streams": options.maxConcurrentStreams } }),
+    ...(options.maxConcurrentStreams !== undefined && {
+      limits: { "grpc.max_concurrent_streams": options.maxConcurrentStreams },
+    }),
     ...(options.shutdownGraceMs !== undefined && { shutdownGraceMs: options.shutdownGraceMs }),
   };
   // The store first: a database that cannot be reached fails the start before any port is bound.
-  const store = await openStore(options.store ?? "memory:", { ...(options.storeLimits !== undefined && { limits: options.storeLimits }) });
+  const store = await openStore(options.store ?? "memory:", {
+    ...(options.storeLimits !== undefined && { limits: options.storeLimits }),
+  });
   let grpc;
   try {
     grpc = await startGrpcServer(grpcOptions);

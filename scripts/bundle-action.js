@@ -5,7 +5,11 @@
 // the golden cases, WordNet's four lemma indexes (suites/http/_internals/lexicon.ts), and the .proto files of gRPC
 // health and reflection (the built-in reference server's, when the check names no target). Native addons (ssh2's and
 // cpu-features', optional there) are left out. Deterministic: the same sources give the same bytes.
-//   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp dir)
+// The plugin's entry is a shell script that gives the answers to buf's eight questions about the plugin itself (of
+// nine starts a lint or breaking run) from files the bundled plugin wrote here, so that a contract job starts node
+// once a buf run, not nine times: as the built tree's entry does (scripts/buf-plugin-answers.js).
+//   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp
+//   dir)
 // It bundles the generated code too (harness/_internals/gen/, gen/): npm run bundle runs npm run generate first.
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
@@ -38,6 +42,7 @@ const PRELUDE = [
 const PROTO_LOOKUPS = [
   {
     file: /grpc-health-check[\\/]build[\\/]src[\\/]health\.js$/,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text the bundle looks for, not a template
     texts: ["`${__dirname}/../../proto`", "path.resolve(__dirname, '../../proto/health/v1/health.proto')"],
   },
   {

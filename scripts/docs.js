@@ -6,5 +6,11 @@ import { catalogue, grpcChecks, httpChecks } from "../dist/suites/index.js";
 import { clientChecks } from "../dist/suites/client/index.js";
 import { renderClientChecksMarkdown } from "../dist/suites/client/docs.js";
 
-writeFileSync(new URL("../docs/checks.md", import.meta.url), `${renderChecksMarkdown(catalogue)}\n${renderClientChecksMarkdown(clientChecks)}`);
-writeFileSync(new URL("../docs/defects.md", import.meta.url), renderDefectsMarkdown({ grpc: grpcChecks, http: httpChecks }));
+writeFileSync(
+  new URL("../docs/checks.md", import.meta.url),
+  `${renderChecksMarkdown(catalogue)}\n${renderClientChecksMarkdown(clientChecks)}`,
+);
+writeFileSync(
+  new URL("../docs/defects.md", import.meta.url),
+  renderDefectsMarkdown({ grpc: grpcChecks, http: httpChecks }),
+);

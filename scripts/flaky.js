@@ -15,7 +15,10 @@ import { parseArgs } from "node:util";
 const root = resolve(import.meta.dirname, "..");
 
 function usage(message) {
-  process.stderr.write(`flaky: ${message}\nusage: node scripts/flaky.js [FILE...] [--runs N] [--beside-runs M] [--beside K] [--since REF] [--timeout S]\n`);
+  process.stderr.write(
+    `flaky: ${message}\nusage: node scripts/flaky.js [FILE...] [--runs N] [--beside-runs M] [--beside K] ` +
+      `[--since REF] [--timeout S]\n`,
+  );
   process.exit(2);
 }
 
@@ -52,12 +55,18 @@ function changedTestFiles(since) {
   if (committed.status !== 0) usage(`--since ${since}: ${committed.stderr.trim().split("\n")[0]}`);
   const working = git("status", "--porcelain", "--untracked-files=all");
   const names = [...committed.stdout.split("\n"), ...working.stdout.split("\n").map((l) => l.slice(3))];
-  return [...new Set(names.filter((n) => /\.test\.ts$/.test(n)))].filter((n) => spawnSync("test", ["-f", join(root, n)]).status === 0);
+  return [...new Set(names.filter((n) => /\.test\.ts$/.test(n)))].filter(
+    (n) => spawnSync("test", ["-f", join(root, n)]).status === 0,
+  );
 }
 
 /** Every test file by vitest project, as vitest itself lists them. */
 function projects() {
-  const listed = spawnSync("npx", ["vitest", "list", "--filesOnly", "--json"], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const listed = spawnSync("npx", ["vitest", "list", "--filesOnly", "--json"], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (listed.status !== 0) usage(`vitest list failed: ${listed.stderr.trim().split("\n")[0]}`);
   const byProject = new Map();
   for (const { file, projectName } of JSON.parse(listed.stdout)) {
@@ -73,14 +82,19 @@ function run(project, files) {
   const dir = mkdtempSync(join(tmpdir(), "flaky-"));
   const out = join(dir, "report.json");
   try {
-    const r = spawnSync("npx", ["vitest", "run", "--project", project, "--reporter=json", `--outputFile=${out}`, ...files], {
-      cwd: root,
-      encoding: "utf8",
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (r.error || r.signal) return [`the run did not finish within ${timeoutMs / 1000} s (${r.error?.message ?? r.signal})`];
+    const r = spawnSync(
+      "npx",
+      ["vitest", "run", "--project", project, "--reporter=json", `--outputFile=${out}`, ...files],
+      {
+        cwd: root,
+        encoding: "utf8",
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    if (r.error || r.signal)
+      return [`the run did not finish within ${timeoutMs / 1000} s (${r.error?.message ?? r.signal})`];
     let report;
     try {
       report = JSON.parse(readFileSync(out, "utf8"));
@@ -88,8 +102,12 @@ function run(project, files) {
       return [`no report (exit ${r.status}): ${(r.stderr || r.stdout).trim().split("\n").slice(-1)[0] ?? ""}`];
     }
     const failures = report.testResults.flatMap((f) => [
-      ...(f.status === "failed" && f.assertionResults.length === 0 ? [`${relative(root, f.name)}: ${(f.message ?? "failed").split("\n")[0]}`] : []),
-      ...f.assertionResults.filter((a) => a.status === "failed").map((a) => `${relative(root, f.name)} > ${a.fullName}: ${(a.failureMessages[0] ?? "").split("\n")[0]}`),
+      ...(f.status === "failed" && f.assertionResults.length === 0
+        ? [`${relative(root, f.name)}: ${(f.message ?? "failed").split("\n")[0]}`]
+        : []),
+      ...f.assertionResults
+        .filter((a) => a.status === "failed")
+        .map((a) => `${relative(root, f.name)} > ${a.fullName}: ${(a.failureMessages[0] ?? "").split("\n")[0]}`),
     ]);
     if (failures.length === 0 && r.status !== 0) failures.push(`exit ${r.status} with no failed test reported`);
     return failures;
@@ -98,7 +116,10 @@ function run(project, files) {
   }
 }
 
-const files = parsed.positionals.length > 0 ? parsed.positionals.map((f) => relative(root, resolve(f))) : changedTestFiles(parsed.values.since);
+const files =
+  parsed.positionals.length > 0
+    ? parsed.positionals.map((f) => relative(root, resolve(f)))
+    : changedTestFiles(parsed.values.since);
 if (files.length === 0) {
   process.stdout.write(`flaky: no test file changed since ${parsed.values.since}\n`);
   process.exit(0);
@@ -118,14 +139,24 @@ for (const file of files) {
   ]) {
     for (let i = 0; i < n; i++) {
       // A different slice of the group each round, so that the file meets most of its neighbours.
-      const company = mode === "alone" ? [] : Array.from({ length: Math.min(beside, others.length) }, (_, k) => others[(i * beside + k) % others.length]);
+      const company =
+        mode === "alone"
+          ? []
+          : Array.from({ length: Math.min(beside, others.length) }, (_, k) => others[(i * beside + k) % others.length]);
       const failures = run(project, [file, ...company]).filter((f) => mode === "alone" || f.startsWith(file));
       if (failures.length === 0) tally[mode]++;
       else failedRuns++;
-      for (const f of failures) process.stdout.write(`${file} ${mode} run ${i + 1}/${n}${company.length > 0 ? ` (beside ${company.join(", ")})` : ""}: FAIL ${f}\n`);
+      for (const f of failures)
+        process.stdout.write(
+          `${file} ${mode} run ${i + 1}/${n}${company.length > 0 ? ` (beside ${company.join(", ")})` : ""}: FAIL ` +
+            `${f}\n`,
+        );
     }
   }
   const besideDone = others.length > 0 && beside > 0 ? besideRuns : 0;
-  process.stdout.write(`${file} [${project}]: alone ${tally.alone}/${runs} passed, beside its group ${tally.beside}/${besideDone} passed\n`);
+  process.stdout.write(
+    `${file} [${project}]: alone ${tally.alone}/${runs} passed, beside its group ${tally.beside}/${besideDone} ` +
+      `passed\n`,
+  );
 }
 process.exit(failedRuns > 0 ? 1 : 0);

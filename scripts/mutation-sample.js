@@ -49,7 +49,8 @@ export function mutationSample({ share = DEFAULT_SHARE, seed = DEFAULT_SAMPLE_SE
   for (const file of MUTATION_FILES) {
     const lines = readFileSync(`${root}/${file}`, "utf8").split("\n").length;
     const windows = [];
-    for (let first = 1; first <= lines; first += WINDOW_LINES) windows.push(`${file}:${first}-${Math.min(first + WINDOW_LINES - 1, lines)}`);
+    for (let first = 1; first <= lines; first += WINDOW_LINES)
+      windows.push(`${file}:${first}-${Math.min(first + WINDOW_LINES - 1, lines)}`);
     const drawn = windows.filter(() => random() < share);
     ranges.push(...(drawn.length > 0 ? drawn : [windows[Math.floor(random() * windows.length)]]));
   }
@@ -61,8 +62,14 @@ export function mutateFromEnv(env = process.env) {
   const asked = env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE;
   if (asked === "all") return [...MUTATION_FILES];
   const share = asked === undefined ? DEFAULT_SHARE : Number(asked);
-  if (!(share > 0 && share <= 1)) throw new Error(`EXAMPLE_CONFORMANCE_MUTATION_SAMPLE must be "all" or a share in (0, 1], not ${JSON.stringify(asked)}`);
-  const seed = env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED === undefined ? DEFAULT_SAMPLE_SEED : Number(env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED);
+  if (!(share > 0 && share <= 1))
+    throw new Error(
+      `EXAMPLE_CONFORMANCE_MUTATION_SAMPLE must be "all" or a share in (0, 1], not ${JSON.stringify(asked)}`,
+    );
+  const seed =
+    env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED === undefined
+      ? DEFAULT_SAMPLE_SEED
+      : Number(env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED);
   if (!Number.isInteger(seed)) throw new Error("EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED must be an integer");
   return mutationSample({ share, seed });
 }

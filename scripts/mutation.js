@@ -27,7 +27,8 @@ function catalogueDigest() {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const path = join(dir, entry.name);
       if (entry.isDirectory() && entry.name !== "gen") walk(path);
-      else if (entry.isFile() && path.endsWith(".ts")) hash.update(relative(ROOT, path)).update("\0").update(readFileSync(path)).update("\0");
+      else if (entry.isFile() && path.endsWith(".ts"))
+        hash.update(relative(ROOT, path)).update("\0").update(readFileSync(path)).update("\0");
     }
   };
   for (const dir of ["suites", "harness"]) walk(join(ROOT, dir));
@@ -42,16 +43,34 @@ function writePage() {
 }
 
 function record(durationS, concurrency) {
-  const stryker = JSON.parse(readFileSync(join(ROOT, "node_modules", "@stryker-mutator", "core", "package.json"), "utf8")).version;
+  const stryker = JSON.parse(
+    readFileSync(join(ROOT, "node_modules", "@stryker-mutator", "core", "package.json"), "utf8"),
+  ).version;
   const asked = process.env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE;
   const seed = Number(process.env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED ?? DEFAULT_SAMPLE_SEED);
-  const sample = { share: asked === "all" ? "all" : Number(asked ?? 0.11), seed, windows: asked === "all" ? 0 : mutateFromEnv().length };
-  const meta = { date: new Date().toISOString(), node: process.versions.node, stryker, sample, catalogueSeed: catalogueSeed(), catalogueDigest: catalogueDigest(), ...(durationS !== undefined && { durationS }), concurrency };
+  const sample = {
+    share: asked === "all" ? "all" : Number(asked ?? 0.11),
+    seed,
+    windows: asked === "all" ? 0 : mutateFromEnv().length,
+  };
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.versions.node,
+    stryker,
+    sample,
+    catalogueSeed: catalogueSeed(),
+    catalogueDigest: catalogueDigest(),
+    ...(durationS !== undefined && { durationS }),
+    concurrency,
+  };
   const results = summariseMutation(JSON.parse(readFileSync(REPORT, "utf8")), meta);
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   writePage();
   const c = results.counts;
-  console.log(`mutation score ${results.score} %: ${c.killed} killed, ${c.timeout} timed out, ${c.survived} survived, ${c.noCoverage} not covered, of ${c.total} (bench/mutation-results.json, docs/mutation.md)`);
+  console.log(
+    `mutation score ${results.score} %: ${c.killed} killed, ${c.timeout} timed out, ${c.survived} survived, ` +
+      `${c.noCoverage} not covered, of ${c.total} (bench/mutation-results.json, docs/mutation.md)`,
+  );
 }
 
 const args = process.argv.slice(2);
@@ -63,12 +82,26 @@ if (args[0] === "--page") {
   record(at === -1 ? undefined : Number(args[at + 1]), concurrencyOf(args));
 } else {
   const previous = readJson(RESULTS, undefined);
-  const stale = previous === undefined || previous.catalogueDigest !== catalogueDigest() || previous.catalogueSeed !== catalogueSeed();
-  if (stale && !args.includes("--force")) console.log("the catalogue or its seed changed since bench/mutation-results.json: every mutant of the sample is tested again (--force)");
+  const stale =
+    previous === undefined ||
+    previous.catalogueDigest !== catalogueDigest() ||
+    previous.catalogueSeed !== catalogueSeed();
+  if (stale && !args.includes("--force"))
+    console.log(
+      "the catalogue or its seed changed since bench/mutation-results.json: every mutant of the sample is tested " +
+        "again (--force)",
+    );
   const started = Date.now();
-  const run = spawnSync("npx", ["stryker", "run", "test/mutation/stryker.config.mjs", ...(stale ? ["--force"] : []), ...args], { cwd: ROOT, stdio: "inherit" });
+  const run = spawnSync(
+    "npx",
+    ["stryker", "run", "test/mutation/stryker.config.mjs", ...(stale ? ["--force"] : []), ...args],
+    { cwd: ROOT, stdio: "inherit" },
+  );
   if (run.status !== 0) {
-    console.error(`mutation: Stryker ended ${run.status === null ? `by ${run.signal}` : `with exit code ${run.status}`}; nothing recorded`);
+    console.error(
+      `mutation: Stryker ended ${run.status === null ? `by ${run.signal}` : `with exit code ${run.status}`}; ` +
+        `nothing recorded`,
+    );
     process.exit(run.status === null || run.status === 0 ? 1 : run.status);
   }
   record(Math.round((Date.now() - started) / 1000), args.includes("--concurrency") ? concurrencyOf(args) : 2);

@@ -4,4 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { reliabilityPage } from "../dist/test/helpers/reliability-page.js";
 import { RELIABILITY_RESULTS } from "../dist/test/helpers/reliability-results.js";
 
-writeFileSync(new URL("../docs/reliability.md", import.meta.url), reliabilityPage(JSON.parse(readFileSync(RELIABILITY_RESULTS, "utf8"))));
+writeFileSync(
+  new URL("../docs/reliability.md", import.meta.url),
+  reliabilityPage(JSON.parse(readFileSync(RELIABILITY_RESULTS, "utf8"))),
+);

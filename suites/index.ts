@@ -40,7 +40,11 @@ import { httpChecks } from "./http/index.js";
 import { crossProtocolEquivalent } from "./rpc/cross-protocol-equivalent.js";
 
 /** The golden cases by ID: those that were checks of code keep their place in the order below. */
-const golden = new Map(loadGoldenCases().map(goldenCheck).map((check) => [check.id, check]));
+const golden = new Map(
+  loadGoldenCases()
+    .map(goldenCheck)
+    .map((check) => [check.id, check]),
+);
 function goldenCase(id: string): CheckDefinition {
   const check = golden.get(id);
   if (!check) throw new Error(`fixtures/golden/grpc: no case has the ID ${id}`);
@@ -88,8 +92,21 @@ export const grpcChecks: readonly CheckDefinition[] = [
 ];
 
 /** The wire rules of the protocols beside gRPC: each applies to its own protocol only. */
-export const rpcProtocolChecks: readonly CheckDefinition[] = [crossProtocolEquivalent, connectUnaryContentType, connectErrorJsonShape, connectErrorHttpStatus, connectGet, grpcWebContentType, grpcWebTrailersInBody];
+export const rpcProtocolChecks: readonly CheckDefinition[] = [
+  crossProtocolEquivalent,
+  connectUnaryContentType,
+  connectErrorJsonShape,
+  connectErrorHttpStatus,
+  connectGet,
+  grpcWebContentType,
+  grpcWebTrailersInBody,
+];
 
 export { httpChecks };
 
-export const catalogue: readonly CheckDefinition[] = [...contractChecks, ...grpcChecks, ...rpcProtocolChecks, ...httpChecks];
+export const catalogue: readonly CheckDefinition[] = [
+  ...contractChecks,
+  ...grpcChecks,
+  ...rpcProtocolChecks,
+  ...httpChecks,
+];

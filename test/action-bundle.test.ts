@@ -57,7 +57,7 @@ describe("action-dist/, the Action's committed bundle", () => {
     expect(built.get("index.js")?.bytes.length).toBeGreaterThan(100_000);
   });
 
-  it("has buf's questions about its plugin answered without node, byte for byte as the bundled plugin answers them", () => {
+  it("answers buf's questions about its plugin without node, byte for byte as the bundled plugin does", () => {
     const dir = join(fresh, "proto", "plugin");
     // A `node` first on PATH that only records that it was started: buf finds the entry and node the same way.
     const fake = mkdtempSync(join(tmpdir(), "no-node-"));

@@ -23,7 +23,10 @@ for (const file of ROOMS.filter((r) => existsSync(join(PACKAGE_ROOT, r))).flatMa
   const name = basename(file, ".ts");
   productByName.set(name, [...(productByName.get(name) ?? []), file]);
 }
-const folderOf = (file: string) => dirname(file).replace(/\/_internals(\/|$)/, "$1").replace(/\/$/, "");
+const folderOf = (file: string) =>
+  dirname(file)
+    .replace(/\/_internals(\/|$)/, "$1")
+    .replace(/\/$/, "");
 
 describe("the tests' folders", () => {
   it("finds the tests and the product (the walk is not empty)", () => {
@@ -57,7 +60,9 @@ describe("the tests' folders", () => {
 
 describe("test paths named in the configuration", () => {
   it("exist: a file the projects or npm scripts name and no longer find would run in another project, or not at all", () => {
-    const named = ["vitest.config.ts", "package.json"].flatMap((f) => [...readFileSync(join(PACKAGE_ROOT, f), "utf8").matchAll(/test\/[\w./-]+\.test\.ts/g)].map((m) => m[0]));
+    const named = ["vitest.config.ts", "package.json"].flatMap((f) =>
+      [...readFileSync(join(PACKAGE_ROOT, f), "utf8").matchAll(/test\/[\w./-]+\.test\.ts/g)].map((m) => m[0]),
+    );
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((p) => !existsSync(join(PACKAGE_ROOT, p)))).toEqual([]);
   });

@@ -22,7 +22,11 @@ export function productFiles(dirs: readonly string[] = PRODUCT_DIRS): string[] {
 const parsed = new Map<string, ts.SourceFile>();
 export function sourceOf(file: string): ts.SourceFile {
   let sf = parsed.get(file);
-  if (!sf) parsed.set(file, (sf = ts.createSourceFile(file, readFileSync(join(PACKAGE_ROOT, file), "utf8"), ts.ScriptTarget.Latest, true)));
+  if (!sf)
+    parsed.set(
+      file,
+      (sf = ts.createSourceFile(file, readFileSync(join(PACKAGE_ROOT, file), "utf8"), ts.ScriptTarget.Latest, true)),
+    );
   return sf;
 }
 
@@ -30,8 +34,19 @@ export function sourceOf(file: string): ts.SourceFile {
 export function importsOf(file: string): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text);
-    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) out.push(node.arguments[0].text);
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    )
+      out.push(node.moduleSpecifier.text);
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      out.push(node.arguments[0].text);
     ts.forEachChild(node, visit);
   };
   visit(sourceOf(file));
@@ -46,7 +61,8 @@ export function importGraph(files: readonly string[] = productFiles()): Map<stri
   return new Map(files.map((f) => [f, importsOf(f)]));
 }
 
-/** The import circles of a graph: each a list of files, the first repeated at the end (Tarjan's strongly connected components). */
+/** The import circles of a graph: each a list of files, the first repeated at the end (Tarjan's strongly connected
+ * components). */
 export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let index = 0;
   const at = new Map<string, number>();
@@ -61,7 +77,7 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
     onStack.add(v);
     for (const w of graph.get(v) ?? []) {
       if (!graph.has(w)) continue;
-      if (!at.has(w)) (connect(w), low.set(v, Math.min(low.get(v) as number, low.get(w) as number)));
+      if (!at.has(w)) connect(w), low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
       else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, at.get(w) as number));
     }
     if (low.get(v) !== at.get(v)) return;
@@ -69,7 +85,8 @@ export function circles(graph: ReadonlyMap<string, readonly string[]>): string[]
     let w: string;
     do (w = stack.pop() as string), onStack.delete(w), component.push(w);
     while (w !== v);
-    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push([...component.reverse(), component[0] as string]);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v))
+      found.push([...component.reverse(), component[0] as string]);
   };
   for (const v of graph.keys()) if (!at.has(v)) connect(v);
   return found;
@@ -86,12 +103,19 @@ export interface FunctionLength {
 }
 
 const isFunction = (n: ts.Node): n is ts.FunctionLikeDeclaration =>
-  ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
+  ts.isFunctionDeclaration(n) ||
+  ts.isMethodDeclaration(n) ||
+  ts.isArrowFunction(n) ||
+  ts.isFunctionExpression(n) ||
+  ts.isConstructorDeclaration(n) ||
+  ts.isGetAccessor(n) ||
+  ts.isSetAccessor(n);
 
 function nameOf(fn: ts.FunctionLikeDeclaration): string {
   if (fn.name) return fn.name.getText();
   const parent = fn.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText();
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText();
   if (ts.isCallExpression(parent)) return `(callback of ${parent.expression.getText().slice(0, 40)})`;
   return "(anonymous)";
 }
@@ -110,7 +134,14 @@ export function functionLengths(file: string): FunctionLength[] {
     return total;
   };
   const visit = (node: ts.Node) => {
-    if (isFunction(node) && node.body) out.push({ file, name: nameOf(node), line: lineOf(node.getStart(sf)) + 1, own: span(node) - nestedSpan(node.body), whole: span(node) });
+    if (isFunction(node) && node.body)
+      out.push({
+        file,
+        name: nameOf(node),
+        line: lineOf(node.getStart(sf)) + 1,
+        own: span(node) - nestedSpan(node.body),
+        whole: span(node),
+      });
     ts.forEachChild(node, visit);
   };
   visit(sf);

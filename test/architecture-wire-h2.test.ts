@@ -8,7 +8,8 @@ import { productFiles, sourceOf } from "./architecture-source.js";
 
 /** The modules watched, by the name node gives them with and without its prefix, and the one file allowed each. */
 const OWNERS: Readonly<Record<string, string>> = { tls: "harness/wire/tls.ts", http2: "harness/wire/http2.ts" };
-const moduleName = (specifier: string): string | undefined => OWNERS[specifier.replace(/^node:/, "")] && specifier.replace(/^node:/, "");
+const moduleName = (specifier: string): string | undefined =>
+  OWNERS[specifier.replace(/^node:/, "")] && specifier.replace(/^node:/, "");
 
 /** "tls.connect" or "http2.connect" for each such call in a file, with its line. */
 function connectCalls(file: string): { file: string; call: string; line: number }[] {
@@ -24,17 +25,22 @@ function connectCalls(file: string): { file: string; call: string; line: number 
     const bindings = clause.namedBindings;
     if (bindings && ts.isNamespaceImport(bindings)) modules.set(bindings.name.text, name);
     if (bindings && ts.isNamedImports(bindings)) {
-      for (const e of bindings.elements) if ((e.propertyName ?? e.name).text === "connect" && !e.isTypeOnly) connects.set(e.name.text, name);
+      for (const e of bindings.elements)
+        if ((e.propertyName ?? e.name).text === "connect" && !e.isTypeOnly) connects.set(e.name.text, name);
     }
   }
   const found: { file: string; call: string; line: number }[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const callee = node.expression;
-      const viaModule = ts.isPropertyAccessExpression(callee) && callee.name.text === "connect" && ts.isIdentifier(callee.expression) ? modules.get(callee.expression.text) : undefined;
+      const viaModule =
+        ts.isPropertyAccessExpression(callee) && callee.name.text === "connect" && ts.isIdentifier(callee.expression)
+          ? modules.get(callee.expression.text)
+          : undefined;
       const byName = ts.isIdentifier(callee) ? connects.get(callee.text) : undefined;
       const name = viaModule ?? byName;
-      if (name !== undefined) found.push({ file, call: `${name}.connect`, line: sf.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
+      if (name !== undefined)
+        found.push({ file, call: `${name}.connect`, line: sf.getLineAndCharacterOfPosition(node.getStart()).line + 1 });
     }
     ts.forEachChild(node, visit);
   };

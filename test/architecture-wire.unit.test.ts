@@ -16,12 +16,18 @@ function clientUses(sf: ts.SourceFile): string[] {
   /** Named imports, by their local name: what each is in the module. */
   const named = new Map<string, string>();
   for (const statement of sf.statements) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || !HTTP_MODULES.has(statement.moduleSpecifier.text)) continue;
+    if (
+      !ts.isImportDeclaration(statement) ||
+      !ts.isStringLiteral(statement.moduleSpecifier) ||
+      !HTTP_MODULES.has(statement.moduleSpecifier.text)
+    )
+      continue;
     const clause = statement.importClause;
     if (clause?.name) namespaces.add(clause.name.text);
     const bindings = clause?.namedBindings;
     if (bindings && ts.isNamespaceImport(bindings)) namespaces.add(bindings.name.text);
-    if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) named.set(e.name.text, (e.propertyName ?? e.name).text);
+    if (bindings && ts.isNamedImports(bindings))
+      for (const e of bindings.elements) named.set(e.name.text, (e.propertyName ?? e.name).text);
   }
   /** Whether an expression is one of the modules: its name, a choice between them, or a variable holding one. */
   const isModule = (e: ts.Expression): boolean => {
@@ -31,7 +37,8 @@ function clientUses(sf: ts.SourceFile): string[] {
     return ts.isConditionalExpression(inner) && (isModule(inner.whenTrue) || isModule(inner.whenFalse));
   };
   const holders = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isModule(node.initializer)) namespaces.add(node.name.text);
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && isModule(node.initializer))
+      namespaces.add(node.name.text);
     ts.forEachChild(node, holders);
   };
   holders(sf);
@@ -43,8 +50,10 @@ function clientUses(sf: ts.SourceFile): string[] {
   const out: string[] = [];
   const visit = (node: ts.Node) => {
     const line = () => sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
-    if (ts.isCallExpression(node) && CLIENT_CALLS.has(memberOf(node.expression) ?? "")) out.push(`${line()}: ${node.expression.getText(sf)}()`);
-    if (ts.isNewExpression(node) && memberOf(node.expression) === "Agent") out.push(`${line()}: new ${node.expression.getText(sf)}()`);
+    if (ts.isCallExpression(node) && CLIENT_CALLS.has(memberOf(node.expression) ?? ""))
+      out.push(`${line()}: ${node.expression.getText(sf)}()`);
+    if (ts.isNewExpression(node) && memberOf(node.expression) === "Agent")
+      out.push(`${line()}: new ${node.expression.getText(sf)}()`);
     ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -67,7 +76,15 @@ describe("the HTTP/1.1 client", () => {
       ts.ScriptTarget.Latest,
       true,
     );
-    expect(clientUses(sample)).toEqual(["5: http.request()", "5: https.get()", "5: fetchIt()", "5: new https.Agent()", "5: new Agent()", "7: transport.request()", "7: (secure ? https : http).get()"]);
+    expect(clientUses(sample)).toEqual([
+      "5: http.request()",
+      "5: https.get()",
+      "5: fetchIt()",
+      "5: new https.Agent()",
+      "5: new Agent()",
+      "7: transport.request()",
+      "7: (secure ? https : http).get()",
+    ]);
     expect(clientUses(sourceOf(THE_CLIENT)).length).toBeGreaterThan(0);
   });
 

@@ -37,7 +37,9 @@ describe("docs/performance.md", () => {
 });
 
 describe("bench/results.json's targets", () => {
-  const results = JSON.parse(read("bench", "results.json")) as BenchResults & { ratios: Record<string, { rounds: number[]; mean: number; low: number; high: number; n: number }> };
+  const results = JSON.parse(read("bench", "results.json")) as BenchResults & {
+    ratios: Record<string, { rounds: number[]; mean: number; low: number; high: number; n: number }>;
+  };
   const page = read("docs", "performance.md");
 
   it("keeps every round of each ratio, and the interval is the one its rounds give", () => {
@@ -45,8 +47,10 @@ describe("bench/results.json's targets", () => {
     for (const [name, r] of Object.entries(results.ratios)) {
       expect(r.rounds, name).toHaveLength(results.rounds);
       const again = ratioInterval(r.rounds);
-      // The rounds are stored to 3 places, as are the bounds: within 1 % (a few rounds' wide t multiplies the rounding).
-      for (const k of ["mean", "low", "high"] as const) expect(Math.abs(r[k] - (again[k] ?? NaN)), `${name} ${k}`).toBeLessThan(Math.max(0.002, 0.01 * r[k]));
+      // The rounds are stored to 3 places, as are the bounds: within 1 % (a few rounds' wide t multiplies the
+      // rounding).
+      for (const k of ["mean", "low", "high"] as const)
+        expect(Math.abs(r[k] - (again[k] ?? NaN)), `${name} ${k}`).toBeLessThan(Math.max(0.002, 0.01 * r[k]));
     }
   });
 
@@ -54,7 +58,12 @@ describe("bench/results.json's targets", () => {
     const targets = results.targets ?? [];
     expect(targets.filter((t) => t.goal).length).toBeGreaterThan(0);
     for (const t of targets) {
-      if (t.goal && t.interval) expect(t.status, t.id).toBe(t.id === "workers2ToWorkers1" && results.machine.cores < 4 ? "not resolved" : targetStatus(t.interval, t.goal));
+      if (t.goal && t.interval)
+        expect(t.status, t.id).toBe(
+          t.id === "workers2ToWorkers1" && results.machine.cores < 4
+            ? "not resolved"
+            : targetStatus(t.interval, t.goal),
+        );
       const row = page.split("\n").find((l) => l.startsWith(`| ${t.target} |`)) ?? "";
       expect(row, t.id).toContain(`**${t.status}**`);
       if (t.interval?.low != null) expect(row, t.id).toContain(`interval ${t.interval.low} to ${t.interval.high}`);
@@ -64,17 +73,39 @@ describe("bench/results.json's targets", () => {
 
 describe("the performance page's run", () => {
   const results = JSON.parse(read("bench", "results.json")) as BenchResults;
-  const loadLine = (r: BenchResults) => performancePage(r).split("\n").find((l) => l.startsWith("Load average ")) ?? "";
+  const loadLine = (r: BenchResults) =>
+    performancePage(r)
+      .split("\n")
+      .find((l) => l.startsWith("Load average ")) ?? "";
 
   it("says the load average at the start and the end, and that the figures are not quiet when the machine was busy", () => {
-    const busy = loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [9.5, 8, 7], loadAverageAtEnd: [0.2, 1, 2] });
-    expect(busy).toContain("9.5, 8, 7 at the start and 0.2, 1, 2 at the end (the bench's own work counted in it), on 2 cores");
+    const busy = loadLine({
+      ...results,
+      machine: { ...results.machine, cores: 2 },
+      loadAverageAtStart: [9.5, 8, 7],
+      loadAverageAtEnd: [0.2, 1, 2],
+    });
+    expect(busy).toContain(
+      "9.5, 8, 7 at the start and 0.2, 1, 2 at the end (the bench's own work counted in it), on 2 cores",
+    );
     expect(busy).toMatch(/busy .* not quiet .* no status of this run settles a target/);
-    const quiet = loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [0.3, 0.5, 0.6], loadAverageAtEnd: [0.9, 0.6, 0.6] });
+    const quiet = loadLine({
+      ...results,
+      machine: { ...results.machine, cores: 2 },
+      loadAverageAtStart: [0.3, 0.5, 0.6],
+      loadAverageAtEnd: [0.9, 0.6, 0.6],
+    });
     expect(quiet).toContain("0.3, 0.5, 0.6 at the start");
     expect(quiet).not.toMatch(/busy/);
     // The bench's own server and generator fill the cores: a high figure at the end alone is its own work.
-    expect(loadLine({ ...results, machine: { ...results.machine, cores: 2 }, loadAverageAtStart: [0.3, 0.5, 0.6], loadAverageAtEnd: [2.6, 1.6, 0.9] })).not.toMatch(/busy/);
+    expect(
+      loadLine({
+        ...results,
+        machine: { ...results.machine, cores: 2 },
+        loadAverageAtStart: [0.3, 0.5, 0.6],
+        loadAverageAtEnd: [2.6, 1.6, 0.9],
+      }),
+    ).not.toMatch(/busy/);
   });
 });
 
@@ -89,7 +120,10 @@ describe("docs/reliability.md", () => {
     const page = reliabilityPage({ measured: {} });
     expect(page).not.toMatch(/\d+ (?:MiB|ms)\b/);
     for (const [key, entry] of Object.entries(results.measured)) {
-      const line = reliabilityPage({ measured: { [key]: entry } }).split("\n").find((l) => l.includes(entry.date.slice(0, 10))) ?? "";
+      const line =
+        reliabilityPage({ measured: { [key]: entry } })
+          .split("\n")
+          .find((l) => l.includes(entry.date.slice(0, 10))) ?? "";
       expect(line, key).not.toMatch(/undefined|NaN/);
       for (const value of Object.values(entry.figures)) expect(line, key).toContain(String(value));
     }
@@ -107,7 +141,17 @@ describe("docs/mutation.md", () => {
   it("reviews only mutants that survived the last run, each with its reason, and says how many are left unexplained", () => {
     const r = results();
     for (const e of equivalents()) {
-      expect(r.survived.some((m) => m.file === e.file && m.line === e.line && m.column === e.column && m.mutator === e.mutator && m.replacement === e.replacement), `${e.file}:${e.line} ${e.mutator}`).toBe(true);
+      expect(
+        r.survived.some(
+          (m) =>
+            m.file === e.file &&
+            m.line === e.line &&
+            m.column === e.column &&
+            m.mutator === e.mutator &&
+            m.replacement === e.replacement,
+        ),
+        `${e.file}:${e.line} ${e.mutator}`,
+      ).toBe(true);
       expect(e.why.trim(), `${e.file}:${e.line}`).not.toBe("");
       expect(["equivalent", "open", "killed"], `${e.file}:${e.line}`).toContain(e.kind);
     }

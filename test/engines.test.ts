@@ -13,8 +13,11 @@ const semver = createRequire(import.meta.url)("semver") as {
   subset(sub: string, dom: string): boolean;
   minVersion(range: string): { version: string } | null;
 };
-const declared = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
-const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, { engines?: { node?: string } | string[] }> };
+const declared = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines
+  .node;
+const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+  packages: Record<string, { engines?: { node?: string } | string[] }>;
+};
 /** Every locked package that declares the Node versions it supports (an old array form aside, which npm ignores). */
 const engines = Object.entries(lock.packages).flatMap(([path, entry]) => {
   const node = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
@@ -30,7 +33,12 @@ describe("engines", () => {
 
   it("is accepted whole by every locked dependency's engines.node, its lowest version and the running one too", () => {
     const lowest = semver.minVersion(declared)?.version ?? "";
-    const refused = engines.filter((e) => !semver.subset(declared, e.node) || !semver.satisfies(lowest, e.node) || !semver.satisfies(process.version, e.node));
+    const refused = engines.filter(
+      (e) =>
+        !semver.subset(declared, e.node) ||
+        !semver.satisfies(lowest, e.node) ||
+        !semver.satisfies(process.version, e.node),
+    );
     expect(refused.map((e) => `${e.path} wants node ${e.node}`)).toEqual([]);
   });
 });

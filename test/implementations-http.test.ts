@@ -15,7 +15,11 @@ const CHECK_MS = 120_000;
 const falseFailures = new Map<string, string[]>();
 afterAll(() => {
   const wrong = [...falseFailures.values()].filter((ids) => ids.length > 0).length;
-  if (falseFailures.size > 0) console.log(`HTTP false failures on correct implementations: ${wrong}/${falseFailures.size} (${[...falseFailures.keys()].join(", ")})`);
+  if (falseFailures.size > 0)
+    console.log(
+      `HTTP false failures on correct implementations: ${wrong}/${falseFailures.size} ` +
+        `(${[...falseFailures.keys()].join(", ")})`,
+    );
 });
 
 describe.each(httpImplementations)("the $name HTTP implementation ($stack)", (impl) => {
@@ -24,20 +28,34 @@ describe.each(httpImplementations)("the $name HTTP implementation ($stack)", (im
     const key = impl.takesApiKey ? "implementation-key" : undefined;
     let running: RunningHttpImplementation | undefined;
     try {
-      running = await within(`starting ${impl.name}`, START_MS, impl.start({ ports: 2, ...(key !== undefined && { apiKey: key }) }));
+      running = await within(
+        `starting ${impl.name}`,
+        START_MS,
+        impl.start({ ports: 2, ...(key !== undefined && { apiKey: key }) }),
+      );
       const [primary, replica] = running.urls as [string, string];
-      const run = await within(`checking ${impl.name}`, CHECK_MS, checkVerdicts([
-        "--http", primary,
-        "--http-replica", replica,
-        ...impl.checkArgs,
-        ...(key !== undefined ? ["--api-key", key] : []),
-        "--only", "http.*",
-      ]));
+      const run = await within(
+        `checking ${impl.name}`,
+        CHECK_MS,
+        checkVerdicts([
+          "--http",
+          primary,
+          "--http-replica",
+          replica,
+          ...impl.checkArgs,
+          ...(key !== undefined ? ["--api-key", key] : []),
+          "--only",
+          "http.*",
+        ]),
+      );
       const gating = run.report.checks.filter((c) => c.gating).map((c) => `${c.id}: ${c.message}`);
       falseFailures.set(impl.name, gating);
       expect(gating).toEqual([]);
       expect(run.code).toBe(0);
-      const notGating = run.report.checks.filter((c) => c.status === "fail" && !c.gating).map((c) => c.id).sort();
+      const notGating = run.report.checks
+        .filter((c) => c.status === "fail" && !c.gating)
+        .map((c) => c.id)
+        .sort();
       expect(notGating).toEqual([...impl.shouldFindings].sort());
       // Nothing else was left unjudged for want of a choice the server made.
       expect(run.report.checks.filter((c) => c.status === "skip").map((c) => c.id)).toEqual(SKIPPED[impl.name]);

@@ -11,14 +11,28 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
 // Nothing listens there: any request npm makes to a registry fails at once.
 const NO_REGISTRY = "http://127.0.0.1:9";
-const npmEnv = { ...process.env, npm_config_registry: NO_REGISTRY, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+const npmEnv = {
+  ...process.env,
+  npm_config_registry: NO_REGISTRY,
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+};
 /**
  * The user's install resolves ranges, so it needs the registry's metadata: npm's cache has it, filled by `npm ci`, and
  * the cache keys it by the registry's address. --offline sends no request; the dead proxy would refuse any that left.
  */
-const consumerEnv = { ...npmEnv, npm_config_registry: "https://registry.npmjs.org/", npm_config_proxy: NO_REGISTRY, npm_config_https_proxy: NO_REGISTRY };
+const consumerEnv = {
+  ...npmEnv,
+  npm_config_registry: "https://registry.npmjs.org/",
+  npm_config_proxy: NO_REGISTRY,
+  npm_config_https_proxy: NO_REGISTRY,
+};
 // semver, already in node_modules (a dependency of the toolchain); typed here for what the test uses.
-const semver = createRequire(import.meta.url)("semver") as { subset(sub: string, dom: string): boolean; satisfies(version: string, range: string): boolean };
+const semver = createRequire(import.meta.url)("semver") as {
+  subset(sub: string, dom: string): boolean;
+  satisfies(version: string, range: string): boolean;
+};
 
 let project: string;
 let files: string[];
@@ -26,12 +40,20 @@ let installLog = "";
 
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "consumer-"));
-  const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], { cwd: ROOT, env: npmEnv, maxBuffer: 1 << 24 });
+  const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
+    cwd: ROOT,
+    env: npmEnv,
+    maxBuffer: 1 << 24,
+  });
   const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
   files = info.files.map((f) => f.path);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   // As the README has a user do it: no lock file of the user's, so npm resolves every range the package declares.
-  const installed = await run("npm", ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", `./${info.filename}`], { cwd: project, env: consumerEnv, maxBuffer: 1 << 24 });
+  const installed = await run(
+    "npm",
+    ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", `./${info.filename}`],
+    { cwd: project, env: consumerEnv, maxBuffer: 1 << 24 },
+  );
   installLog = `${installed.stdout}${installed.stderr}`;
 }, 180_000);
 
@@ -47,28 +69,53 @@ describe("the packed package", () => {
   });
 
   it("puts in node_modules only packages that accept every Node version of engines, each boundary of its range too", () => {
-    // Only this Node runs the install here; the other boundaries are held by the engines the installed packages declare.
-    const declared = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+    // Only this Node runs the install here; the other boundaries are held by the engines the installed packages
+    // declare.
+    const declared = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { engines: { node: string } })
+      .engines.node;
     const boundaries = [...declared.matchAll(/(\d+\.\d+\.\d+)/g)].map((m) => m[1] as string);
     expect(boundaries).toEqual(["20.19.0", "22.13.0", "24.0.0"]);
-    const tree = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, { version?: string; engines?: { node?: string } | string[] }> };
+    const tree = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+    };
     const wants = Object.entries(tree.packages).flatMap(([path, entry]) => {
       const node = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
       return node === undefined ? [] : [{ name: `${path}@${String(entry.version)}`, node }];
     });
     expect(wants.length).toBeGreaterThan(10);
-    const refused = wants.filter((w) => !semver.subset(declared, w.node) || ![...boundaries, process.version].every((v) => semver.satisfies(v, w.node)));
+    const refused = wants.filter(
+      (w) =>
+        !semver.subset(declared, w.node) || ![...boundaries, process.version].every((v) => semver.satisfies(v, w.node)),
+    );
     expect(refused.map((w) => `${w.name} wants node ${w.node}`)).toEqual([]);
   });
 
   it("holds what users run and read, and none of the sources, tests or fixtures of the harness itself", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/example-conformance.js", "dist/harness/index.js", "dist/harness/index.d.ts", "dist/harness/cli/main.js", "dist/contract/message.js", "dist/contract/paths.js", "proto/example/example.proto", "proto/buf.yaml", "README.md"]));
-    const stray = files.filter((f) => /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(f));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "bin/example-conformance.js",
+        "dist/harness/index.js",
+        "dist/harness/index.d.ts",
+        "dist/harness/cli/main.js",
+        "dist/contract/message.js",
+        "dist/contract/paths.js",
+        "proto/example/example.proto",
+        "proto/buf.yaml",
+        "README.md",
+      ]),
+    );
+    const stray = files.filter((f) =>
+      /^(test|contract|harness|suites|reference-server|fixtures\/(?!golden\/))\/|^dist\/(test|fixtures)\/|\.test\.|\.map$|\.ts$(?<!\.d\.ts)/.test(
+        f,
+      ),
+    );
     expect(stray).toEqual([]);
     // The GitHub Action's bundle is the Action's, run from a checkout of the repository: not the package's.
     expect(files.filter((f) => f.startsWith("action-dist/"))).toEqual([]);
     // The README's reference pages travel with it, so its links hold in node_modules too.
-    const pages = [...readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map((m) => m[1] as string);
+    const pages = [...readFileSync(join(ROOT, "README.md"), "utf8").matchAll(/\]\((docs\/[\w-]+\.md)[)#]/g)].map(
+      (m) => m[1] as string,
+    );
     expect(pages.length).toBeGreaterThan(10);
     expect(pages.filter((p) => !files.includes(p))).toEqual([]);
   });
@@ -76,7 +123,11 @@ describe("the packed package", () => {
   it("is what `npm publish --dry-run` would publish, file for file", async () => {
     // Dry run: nothing leaves the machine. npm still asks the (dead) registry about the version: no retries, no wait.
     const env = { ...npmEnv, npm_config_fetch_retries: "0" };
-    const published = await run("npm", ["publish", "--dry-run", "--ignore-scripts", "--json", "--registry", NO_REGISTRY], { cwd: ROOT, env, maxBuffer: 1 << 24 });
+    const published = await run(
+      "npm",
+      ["publish", "--dry-run", "--ignore-scripts", "--json", "--registry", NO_REGISTRY],
+      { cwd: ROOT, env, maxBuffer: 1 << 24 },
+    );
     // npm 11 keys the result by the package's name.
     const parsed = JSON.parse(published.stdout) as Record<string, { files: { path: string }[] }>;
     const info = Object.values(parsed)[0];
@@ -84,16 +135,26 @@ describe("the packed package", () => {
   }, 60_000);
 
   it("installed with no registry, runs `npx example-conformance check` against its built-in reference server", async () => {
-    const check = await run("npx", ["--offline", "example-conformance", "check", "--runs", "5", "--seed", "1"], { cwd: project, env: npmEnv, maxBuffer: 1 << 24 });
+    const check = await run("npx", ["--offline", "example-conformance", "check", "--runs", "5", "--seed", "1"], {
+      cwd: project,
+      env: npmEnv,
+      maxBuffer: 1 << 24,
+    });
     expect(check.stdout).toMatch(/conformant: no gating check failed \(seed 1\)/);
   }, 120_000);
 
   it("runs `npx example-conformance lint`, which names GO_PACKAGE_DEFINED in text on a contract without go_package", async () => {
     const contract = join(project, "contract", "example");
     mkdirSync(contract, { recursive: true });
-    const proto = readFileSync(join(ROOT, "proto", "example", "example.proto"), "utf8").replace(/^option go_package = .*\n/m, "");
+    const proto = readFileSync(join(ROOT, "proto", "example", "example.proto"), "utf8").replace(
+      /^option go_package = .*\n/m,
+      "",
+    );
     writeFileSync(join(contract, "example.proto"), proto);
-    const lint = await run("npx", ["--offline", "example-conformance", "lint", "contract"], { cwd: project, env: npmEnv }).then(
+    const lint = await run("npx", ["--offline", "example-conformance", "lint", "contract"], {
+      cwd: project,
+      env: npmEnv,
+    }).then(
       () => ({ code: 0, stdout: "" }),
       (err: { code: number; stdout: string }) => err,
     );
@@ -101,16 +162,19 @@ describe("the packed package", () => {
     expect(lint.stdout).toMatch(/example\/example\.proto:\d+:\d+:\[GO_PACKAGE_DEFINED\] /);
   }, 60_000);
 
-  it("type-checks a program that uses the API, and the API starts the reference server and runs a check without writing a line", async () => {
+  it("type-checks a program that uses the API, and the API starts the reference server and runs a check without " +
+    "writing a line", async () => {
     writeFileSync(
       join(project, "use.ts"),
       [
-        'import { startReferenceServer, runConformance, catalogue, createGrpcTarget, type RunReport } from "example-conformance";',
+        "import { startReferenceServer, runConformance, catalogue, createGrpcTarget, type RunReport } from " +
+          '"example-conformance";',
         "const server = await startReferenceServer({ grpcPort: 0, httpPort: 0 });",
         "const target = createGrpcTarget({ address: server.grpcAddress });",
         "const ids: string[] = catalogue.map((c) => c.id);",
         "const summary = (r: RunReport): number => r.exitCode;",
-        'const report = await runConformance({ grpc: { address: server.grpcAddress }, only: ["grpc.stateless.history-independent"], seed: 1, runs: 5 });',
+        "const report = await runConformance({ grpc: { address: server.grpcAddress }, only: " +
+          '["grpc.stateless.history-independent"], seed: 1, runs: 5 });',
         "console.log(ids.length > 0, summary(report), report.verdict, typeof target);",
         "await server.close();",
         "",
@@ -119,15 +183,48 @@ describe("the packed package", () => {
     writeFileSync(
       join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: false, outDir: "out", typeRoots: [join(ROOT, "node_modules", "@types")], types: ["node"], skipLibCheck: true },
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: false,
+          outDir: "out",
+          typeRoots: [join(ROOT, "node_modules", "@types")],
+          types: ["node"],
+          skipLibCheck: true,
+        },
         files: ["use.ts"],
       }),
     );
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
     await run(process.execPath, [tsc, "-p", "."], { cwd: project });
     // Wrong use is caught: the declarations are real, not `any`.
-    writeFileSync(join(project, "wrong.ts"), 'import { startReferenceServer } from "example-conformance";\nawait startReferenceServer({ grpcPort: "nine" });\n');
-    const wrong = await run(process.execPath, [tsc, "--noEmit", "--module", "NodeNext", "--moduleResolution", "NodeNext", "--target", "ES2022", "--typeRoots", join(ROOT, "node_modules", "@types"), "--types", "node", "--skipLibCheck", "wrong.ts"], { cwd: project }).then(
+    writeFileSync(
+      join(project, "wrong.ts"),
+      'import { startReferenceServer } from "example-conformance";\nawait startReferenceServer({ grpcPort: ' +
+        '"nine" });\n',
+    );
+    const wrong = await run(
+      process.execPath,
+      [
+        tsc,
+        "--noEmit",
+        "--module",
+        "NodeNext",
+        "--moduleResolution",
+        "NodeNext",
+        "--target",
+        "ES2022",
+        "--typeRoots",
+        join(ROOT, "node_modules", "@types"),
+        "--types",
+        "node",
+        "--skipLibCheck",
+        "wrong.ts",
+      ],
+      { cwd: project },
+    ).then(
       () => "",
       (err: { stdout: string }) => err.stdout,
     );
@@ -148,7 +245,19 @@ describe("the packed package", () => {
     });
     writeFileSync(
       join(project, "tsconfig.readme.json"),
-      JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, typeRoots: [join(ROOT, "node_modules", "@types")], types: ["node"], skipLibCheck: true }, files: names }),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          typeRoots: [join(ROOT, "node_modules", "@types")],
+          types: ["node"],
+          skipLibCheck: true,
+        },
+        files: names,
+      }),
     );
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
     const compiled = await run(process.execPath, [tsc, "-p", "tsconfig.readme.json"], { cwd: project }).then(
@@ -157,9 +266,20 @@ describe("the packed package", () => {
     );
     expect(compiled).toBe("");
     // Every name the package exports, from its declarations, is in the table.
-    const dts = readFileSync(join(project, "node_modules", "example-conformance", "dist", "harness", "index.d.ts"), "utf8");
+    const dts = readFileSync(
+      join(project, "node_modules", "example-conformance", "dist", "harness", "index.d.ts"),
+      "utf8",
+    );
     const exported = [
-      ...[...dts.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) => (m[1] as string).split(",").map((n) => n.trim().split(/\s+as\s+/).pop() ?? "")),
+      ...[...dts.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) =>
+        (m[1] as string).split(",").map(
+          (n) =>
+            n
+              .trim()
+              .split(/\s+as\s+/)
+              .pop() ?? "",
+        ),
+      ),
       ...[...dts.matchAll(/^export declare (?:function|const|class) (\w+)/gm)].map((m) => m[1] as string),
     ].filter((n) => n !== "");
     const table = section.slice(0, section.indexOf("```ts"));

@@ -11,7 +11,14 @@ export const MAX_SHOWN_BYTES = 1024;
  * without the u flag, so that lone surrogates are seen one code unit at a time.
  */
 // eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ufdd0-\ufdef\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE = new RegExp(
+  [
+    "[\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff",
+    "\\ufff9-\\ufffb\\ufdd0-\\ufdef\\ufffe\\uffff]",
+    "|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]",
+  ].join(""),
+  "g",
+);
 
 const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -69,11 +76,17 @@ export const forAnnotationData = (text: string): string =>
   text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 
 /** GitHub Actions workflow-command property values (title=...): the data escapes plus : and ,. */
-export const forAnnotationProperty = (text: string): string => forAnnotationData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+export const forAnnotationProperty = (text: string): string =>
+  forAnnotationData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 
 /** HTML text and attribute values: neutralised (line feeds kept), then the markup characters as entities. */
 export const forHtml = (text: string): string =>
-  neutralise(text, { multiline: true }).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  neutralise(text, { multiline: true })
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 
 /**
  * Markdown for a GitHub job summary: one line, neutralised, with the characters Markdown and HTML give a

@@ -20,5 +20,10 @@ export type ApiRunOptions = Omit<RunOptions, "checks"> & { checks?: RunOptions["
 export function runConformance(options: ApiRunOptions = {}): Promise<RunReport> {
   const replay = options.replayCommand ?? replayFromOptions(options);
   // The catalogue's lexicon goes with it, as the CLI gives it; a caller's own pathWords replace it.
-  return runEngine({ ...options, checks: options.checks ?? catalogue, pathWords: options.pathWords ?? pathWords, ...(replay !== undefined && { replayCommand: replay }) });
+  return runEngine({
+    ...options,
+    checks: options.checks ?? catalogue,
+    pathWords: options.pathWords ?? pathWords,
+    ...(replay !== undefined && { replayCommand: replay }),
+  });
 }

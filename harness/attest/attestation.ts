@@ -14,12 +14,20 @@ export function loadSigningKey(path: string): KeyObject {
   try {
     pem = readFileSync(path);
   } catch (err) {
-    throw new ConformanceError("usage", `--sign-key ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConformanceError(
+      "usage",
+      `--sign-key ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   try {
     return ed25519PrivateKey(pem);
   } catch (err) {
-    throw new ConformanceError("usage", `--sign-key ${path}: not an ed25519 private key in PEM (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); make one with: openssl genpkey -algorithm ed25519 -out key.pem`);
+    throw new ConformanceError(
+      "usage",
+      `--sign-key ${path}: not an ed25519 private key in PEM ` +
+        `(${err instanceof Error ? err.message.split("\n")[0] : String(err)}); make one with: openssl genpkey ` +
+        `-algorithm ed25519 -out key.pem`,
+    );
   }
 }
 

@@ -9,7 +9,8 @@ export interface Envelope {
   signatures: { keyid?: string; sig: string }[];
 }
 
-/** DSSE's pre-authentication encoding: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, lengths in ASCII decimal bytes. */
+/** DSSE's pre-authentication encoding: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, lengths in ASCII decimal
+ * bytes. */
 export function pae(payloadType: string, payload: Buffer): Buffer {
   const type = Buffer.from(payloadType, "utf8");
   return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${payload.length} `), payload]);
@@ -18,7 +19,8 @@ export function pae(payloadType: string, payload: Buffer): Buffer {
 /** A private key from PEM; anything but ed25519 is refused (with the reason, for a one-line error). */
 export function ed25519PrivateKey(pem: Buffer): KeyObject {
   const key = createPrivateKey(pem);
-  if (key.asymmetricKeyType !== "ed25519") throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
   return key;
 }
 
@@ -40,7 +42,8 @@ export function isPrivateKeyPem(pem: Buffer): boolean {
 export function ed25519PublicKey(pem: Buffer): KeyObject {
   if (isPrivateKeyPem(pem)) throw new Error("a private key, where the public key is needed");
   const key = createPublicKey(pem);
-  if (key.asymmetricKeyType !== "ed25519") throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new Error(`an ${key.asymmetricKeyType ?? "unknown"} key, where ed25519 is needed`);
   return key;
 }
 
@@ -59,7 +62,11 @@ export function keyId(key: KeyObject): string {
 
 export function signEnvelope(payloadType: string, payload: Buffer, key: KeyObject): Envelope {
   const sig = sign(null, pae(payloadType, payload), key);
-  return { payloadType, payload: payload.toString("base64"), signatures: [{ keyid: keyId(key), sig: sig.toString("base64") }] };
+  return {
+    payloadType,
+    payload: payload.toString("base64"),
+    signatures: [{ keyid: keyId(key), sig: sig.toString("base64") }],
+  };
 }
 
 /**
@@ -71,9 +78,11 @@ export function openEnvelope(envelope: Envelope, key: KeyObject): Buffer | undef
   // base64 that does not round-trip was changed (or padded with junk): what was signed is not what is shown.
   if (payload.toString("base64") !== envelope.payload) return undefined;
   const message = pae(envelope.payloadType, payload);
-  const holds = envelope.signatures.length > 0 && envelope.signatures.every((s) => {
-    const sig = Buffer.from(s.sig, "base64");
-    return sig.toString("base64") === s.sig && verify(null, message, key, sig);
-  });
+  const holds =
+    envelope.signatures.length > 0 &&
+    envelope.signatures.every((s) => {
+      const sig = Buffer.from(s.sig, "base64");
+      return sig.toString("base64") === s.sig && verify(null, message, key, sig);
+    });
   return holds ? payload : undefined;
 }

@@ -50,12 +50,26 @@ function subject(report: RunReport): ResourceDescriptor {
     ...(t.tlsFingerprint !== undefined && { tlsCertificateSha256: t.tlsFingerprint }),
   };
   // The strongest binding the run has: the image's content address, else the certificate the server presented.
-  const digest = t.imageDigest !== undefined
-    ? { sha256: t.imageDigest.replace(/^sha256:/, "") }
-    : t.tlsFingerprint !== undefined
-      ? { sha256: t.tlsFingerprint.replace(/:/g, "").toLowerCase() }
-      : { sha256: sha256(JSON.stringify({ name, ...annotations })) };
-  return { name, digest, ...(report.implementation?.url !== undefined && { uri: report.implementation.url }), annotations: { ...annotations, boundBy: t.imageDigest !== undefined ? "image digest" : t.tlsFingerprint !== undefined ? "TLS certificate fingerprint" : "the names above only (no image or certificate identifies the server)" } };
+  const digest =
+    t.imageDigest !== undefined
+      ? { sha256: t.imageDigest.replace(/^sha256:/, "") }
+      : t.tlsFingerprint !== undefined
+        ? { sha256: t.tlsFingerprint.replace(/:/g, "").toLowerCase() }
+        : { sha256: sha256(JSON.stringify({ name, ...annotations })) };
+  return {
+    name,
+    digest,
+    ...(report.implementation?.url !== undefined && { uri: report.implementation.url }),
+    annotations: {
+      ...annotations,
+      boundBy:
+        t.imageDigest !== undefined
+          ? "image digest"
+          : t.tlsFingerprint !== undefined
+            ? "TLS certificate fingerprint"
+            : "the names above only (no image or certificate identifies the server)",
+    },
+  };
 }
 
 export function toStatement(report: RunReport): Statement {
@@ -67,8 +81,15 @@ export function toStatement(report: RunReport): Statement {
     predicate: {
       result: RESULT[report.verdict],
       configuration: [
-        { name: "example-conformance", annotations: { suiteVersion: report.suiteVersion, seed: report.seed, startedAt: report.startedAt } },
-        { name: "contract", digest: { sha256: report.contractSha256 }, annotations: { contract: report.scope.contract } },
+        {
+          name: "example-conformance",
+          annotations: { suiteVersion: report.suiteVersion, seed: report.seed, startedAt: report.startedAt },
+        },
+        {
+          name: "contract",
+          digest: { sha256: report.contractSha256 },
+          annotations: { contract: report.scope.contract },
+        },
         {
           name: "run",
           annotations: {
@@ -77,7 +98,12 @@ export function toStatement(report: RunReport): Statement {
             selection: report.selection,
             claims: report.claims,
             waivers: report.waivers,
-            unjudged: report.unjudged.map((u) => ({ id: u.id, why: u.why, ...(u.needs !== undefined && { needs: u.needs }), ...(u.claim !== undefined && { claim: u.claim }) })),
+            unjudged: report.unjudged.map((u) => ({
+              id: u.id,
+              why: u.why,
+              ...(u.needs !== undefined && { needs: u.needs }),
+              ...(u.claim !== undefined && { claim: u.claim }),
+            })),
           },
         },
       ],

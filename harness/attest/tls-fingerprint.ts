@@ -32,7 +32,10 @@ export function tlsFingerprint(endpoint: TlsEndpoint, timeoutMs: number): Promis
         ...(endpoint.keyFile !== undefined && { key: readFileSync(endpoint.keyFile) }),
       };
       // Only the certificate is read here; whether it is trusted is the run's clients' to decide.
-      socket = openTls({ host: endpoint.host, port: endpoint.port }, { material, serverName: endpoint.servername, alpn: endpoint.alpn, verify: false });
+      socket = openTls(
+        { host: endpoint.host, port: endpoint.port },
+        { material, serverName: endpoint.servername, alpn: endpoint.alpn, verify: false },
+      );
     } catch {
       done(undefined);
       return;

@@ -38,7 +38,8 @@ function parseEnvelope(bytes: Buffer, id: string): Envelope | string {
   const differs = fieldsDiffer(e, ["payloadType", "payload", "signatures"], "the envelope");
   if (differs !== undefined) return differs;
   if (typeof e.payloadType !== "string") return 'the envelope\'s "payloadType" is not a string';
-  if (e.payloadType !== IN_TOTO_PAYLOAD_TYPE) return `payload type ${named(e.payloadType)}, where ${IN_TOTO_PAYLOAD_TYPE} was written`;
+  if (e.payloadType !== IN_TOTO_PAYLOAD_TYPE)
+    return `payload type ${named(e.payloadType)}, where ${IN_TOTO_PAYLOAD_TYPE} was written`;
   if (typeof e.payload !== "string") return 'the envelope\'s "payload" is not a string';
   if (!Array.isArray(e.signatures)) return 'the envelope\'s "signatures" is not a list';
   if (e.signatures.length !== 1) return `${e.signatures.length} signatures, where exactly one was written`;
@@ -46,9 +47,11 @@ function parseEnvelope(bytes: Buffer, id: string): Envelope | string {
   if (!isObject(s)) return "the signature is not a JSON object";
   const sigDiffers = fieldsDiffer(s, ["keyid", "sig"], "the signature");
   if (sigDiffers !== undefined) return sigDiffers;
-  if (typeof s.keyid !== "string" || typeof s.sig !== "string") return 'the signature\'s "keyid" or "sig" is not a string';
+  if (typeof s.keyid !== "string" || typeof s.sig !== "string")
+    return 'the signature\'s "keyid" or "sig" is not a string';
   if (s.keyid !== id) return `the signature names key id ${named(s.keyid)}, not this key's ${id}`;
-  if (!Buffer.from(`${JSON.stringify(e, null, 2)}\n`).equals(bytes)) return "the file is not the envelope as written (bytes were changed outside the signed payload)";
+  if (!Buffer.from(`${JSON.stringify(e, null, 2)}\n`).equals(bytes))
+    return "the file is not the envelope as written (bytes were changed outside the signed payload)";
   return e as unknown as Envelope;
 }
 
@@ -56,8 +59,17 @@ function isStatement(s: unknown): s is Statement {
   const st = s as Statement;
   const p = st?.predicate;
   return (
-    typeof st === "object" && st !== null && st._type === STATEMENT_TYPE && st.predicateType === TEST_RESULT_TYPE && Array.isArray(st.subject) &&
-    typeof p === "object" && p !== null && Array.isArray(p.configuration) && Array.isArray(p.passedTests) && Array.isArray(p.warnedTests) && Array.isArray(p.failedTests)
+    typeof st === "object" &&
+    st !== null &&
+    st._type === STATEMENT_TYPE &&
+    st.predicateType === TEST_RESULT_TYPE &&
+    Array.isArray(st.subject) &&
+    typeof p === "object" &&
+    p !== null &&
+    Array.isArray(p.configuration) &&
+    Array.isArray(p.passedTests) &&
+    Array.isArray(p.warnedTests) &&
+    Array.isArray(p.failedTests)
   );
 }
 
@@ -65,13 +77,18 @@ export function verifyAttestation(bytes: Buffer, key: KeyObject): Verification {
   const envelope = parseEnvelope(bytes, keyId(key));
   if (typeof envelope === "string") return { holds: false, why: envelope };
   const payload = openEnvelope(envelope, key);
-  if (!payload) return { holds: false, why: "no signature verifies with this key: the file was changed, or signed with another key" };
+  if (!payload)
+    return {
+      holds: false,
+      why: "no signature verifies with this key: the file was changed, or signed with another key",
+    };
   let statement: unknown;
   try {
     statement = JSON.parse(payload.toString("utf8"));
   } catch {
     return { holds: false, why: "the signed payload is not JSON" };
   }
-  if (!isStatement(statement)) return { holds: false, why: "the signed payload is not an in-toto test-result Statement" };
+  if (!isStatement(statement))
+    return { holds: false, why: "the signed payload is not an in-toto test-result Statement" };
   return { holds: true, statement };
 }

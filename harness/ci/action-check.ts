@@ -1,7 +1,7 @@
 // `command: check` of the GitHub Action: the CLI's check run in this process with the inputs' flags, then the
 // step's outputs, the job summary and the `require` gate on a partial verdict. Secrets reach the CLI through the
 // environment it is given (EXAMPLE_API_KEY, the metadata variable) or a file of this run's own (the signing key).
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../cli/main.js";
@@ -21,9 +21,16 @@ type Format = keyof typeof FORMATS;
 /** The report formats the reports input asks for; JSON always, as the verdict and the summary are read from it. */
 function formatsOf(text: string): Format[] {
   const names = Object.keys(FORMATS) as Format[];
-  const asked = text.split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
+  const asked = text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const unknown = asked.find((f) => !(names as string[]).includes(f));
-  if (unknown !== undefined) throw new ConformanceError("usage", `reports ${forTerminal(unknown)}: expected json, junit or html (comma-separated)`);
+  if (unknown !== undefined)
+    throw new ConformanceError(
+      "usage",
+      `reports ${forTerminal(unknown)}: expected json, junit or html (comma-separated)`,
+    );
   return names.filter((f) => f === "json" || asked.length === 0 || asked.includes(f));
 }
 
@@ -78,7 +85,10 @@ export async function actionCheck(required: RequireLevel): Promise<number> {
   const key = signingKeyFile();
   let code: number;
   try {
-    code = await main(checkArgs({ ...files, ...(key.file !== undefined && { signKey: key.file }) }), { ...processIo, env: cliEnv() });
+    code = await main(checkArgs({ ...files, ...(key.file !== undefined && { signKey: key.file }) }), {
+      ...processIo,
+      env: cliEnv(),
+    });
   } finally {
     key.remove();
   }

@@ -22,7 +22,8 @@ async function run(): Promise<number> {
   if (command === "contract") return contractGate();
   if (command !== "check") usage(`command ${forTerminal(command)}: expected check or contract`);
   const required = actionInput("require") || "conformant";
-  if (!(REQUIRE_LEVELS as readonly string[]).includes(required)) usage(`require ${forTerminal(required)}: expected conformant or partial`);
+  if (!(REQUIRE_LEVELS as readonly string[]).includes(required))
+    usage(`require ${forTerminal(required)}: expected conformant or partial`);
   return actionCheck(required as RequireLevel);
 }
 
@@ -34,7 +35,8 @@ async function runAction(): Promise<number> {
     const { line, exitCode } = errorLine(reason);
     process.stderr.write(line);
     const verdict = exitCode === 2 ? "usage-error" : "internal-error";
-    if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `verdict=${verdict}\nexit-code=${exitCode}\n`);
+    if (process.env.GITHUB_OUTPUT)
+      appendFileSync(process.env.GITHUB_OUTPUT, `verdict=${verdict}\nexit-code=${exitCode}\n`);
     return exitCode;
   }
 }
@@ -42,7 +44,9 @@ async function runAction(): Promise<number> {
 // Whatever escapes the run is the harness's, never the target's: one line and exit 70, not Node's trace and exit 1.
 for (const event of ["uncaughtException", "unhandledRejection"] as const) {
   process.on(event, (reason: unknown) => {
-    process.stderr.write(errorLine(new ConformanceError("internal", reason instanceof Error ? reason.message : String(reason))).line);
+    process.stderr.write(
+      errorLine(new ConformanceError("internal", reason instanceof Error ? reason.message : String(reason))).line,
+    );
     process.exit(EXIT_CODES.internal);
   });
 }

@@ -24,19 +24,41 @@ const SINGLE: readonly (readonly [string, string])[] = [
   // An input per built-in protocol, named as the protocol is (action.yml declares them): its CLI flag.
   ...Object.values(PROTOCOLS).map((m) => [m.name, m.cli.flag] as const),
   ["http", "--http"],
-  ["openapi", "--openapi"], ["image", "--image"], ["grpc-port", "--grpc-port"], ["http-port", "--http-port"],
-  ["api-key-in", "--api-key-in"], ["ca", "--ca"], ["cert", "--cert"], ["key", "--key"], ["authority", "--authority"],
-  ["only", "--only"], ["skip", "--skip"], ["profile", "--profile"], ["timeout", "--timeout"],
-  ["expected-failures", "--expect-failures"], ["baseline", "--baseline"], ["fail-on", "--fail-on"],
+  ["openapi", "--openapi"],
+  ["image", "--image"],
+  ["grpc-port", "--grpc-port"],
+  ["http-port", "--http-port"],
+  ["api-key-in", "--api-key-in"],
+  ["ca", "--ca"],
+  ["cert", "--cert"],
+  ["key", "--key"],
+  ["authority", "--authority"],
+  ["only", "--only"],
+  ["skip", "--skip"],
+  ["profile", "--profile"],
+  ["timeout", "--timeout"],
+  ["expected-failures", "--expect-failures"],
+  ["baseline", "--baseline"],
+  ["fail-on", "--fail-on"],
 ];
 /** Inputs that take a list (one a line, or comma-separated), each item its own flag. */
-const REPEATED: readonly (readonly [string, string])[] = [["replica", "--replica"], ["http-replica", "--http-replica"], ["collection", "--collection"]];
+const REPEATED: readonly (readonly [string, string])[] = [
+  ["replica", "--replica"],
+  ["http-replica", "--http-replica"],
+  ["collection", "--collection"],
+];
 /** Inputs that are "true" or not, and the flag each turns on. */
-const SWITCHES: readonly (readonly [string, string])[] = [["tls", "--tls"], ["strict", "--strict"]];
+const SWITCHES: readonly (readonly [string, string])[] = [
+  ["tls", "--tls"],
+  ["strict", "--strict"],
+];
 
 /** The items of a list input: one a line or comma-separated, blanks dropped. */
 function listInput(name: string): string[] {
-  return actionInput(name).split(/[\n,]/).map((s) => s.trim()).filter((s) => s !== "");
+  return actionInput(name)
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }
 
 export function checkArgs(files: ActionFiles): string[] {

@@ -3,7 +3,12 @@
 // step failed for it, and exits 1 when `require: conformant` (the default) asked for more than partial.
 import { appendFileSync, readFileSync } from "node:fs";
 import type { RunReport, Unjudged } from "../report.js";
-import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "../_internals/neutralise.js";
+import {
+  forAnnotationData,
+  forAnnotationProperty,
+  forMarkdown as md,
+  forTerminal as t,
+} from "../_internals/neutralise.js";
 import { verdictReason } from "../reporters/_internals/verdict-words.js";
 
 export const REQUIRE_LEVELS = ["conformant", "partial"] as const;
@@ -26,15 +31,21 @@ function why(u: Unjudged): string {
 /** The ::warning line: the verdict's reason, then each gating check not judged with its reason, one a line. */
 export function partialWarning(report: RunReport, required: RequireLevel): string {
   const gate = required === "conformant" ? "the step fails (require: conformant)" : "accepted (require: partial)";
-  const lines = [`partial: ${verdictReason(report)}; ${gate}`, ...report.unjudged.map((u) => `${u.id}: ${why(u)}`)].map(t);
-  return `::warning title=${forAnnotationProperty("example-conformance: partial verdict")}::${forAnnotationData(lines.join("\n"))}\n`;
+  const lines = [`partial: ${verdictReason(report)}; ${gate}`, ...report.unjudged.map((u) => `${u.id}: ${why(u)}`)].map(
+    t,
+  );
+  return (
+    `::warning ` +
+    `title=${forAnnotationProperty("example-conformance: partial verdict")}::${forAnnotationData(lines.join("\n"))}\n`
+  );
 }
 
 /** What the job summary adds: whether the step failed for the partial verdict, and what was not judged. */
 export function partialSummary(report: RunReport, required: RequireLevel): string {
   const head =
     required === "conformant"
-      ? "**The step failed: the verdict is partial and `require: conformant` asks for every gating check judged.** Give what each needs below, or set `require: partial` to accept it."
+      ? "**The step failed: the verdict is partial and `require: conformant` asks for every gating check judged.** " +
+        "Give what each needs below, or set `require: partial` to accept it."
       : "**Accepted as partial (`require: partial`): not every gating check was judged.**";
   return `${[head, "", ...report.unjudged.map((u) => `- \`${u.id}\`: ${md(why(u))}`)].join("\n")}\n\n`;
 }

@@ -11,7 +11,9 @@ export function writeJobSummary(file: string, verdict: string): void {
     summary = toJobSummary(JSON.parse(readFileSync(file, "utf8")) as RunReport);
   } catch {
     // Usage errors and unreachable targets end before a report is written; the step's log has the one-line reason.
-    summary = `### example-conformance: ${verdict.replace(/[^a-z-]/g, "")}\n\nThe run ended before writing a report; the step's log says why.\n`;
+    summary =
+      `### example-conformance: ${verdict.replace(/[^a-z-]/g, "")}\n\nThe run ended before writing a report; the ` +
+      `step's log says why.\n`;
   }
   const target = process.env.GITHUB_STEP_SUMMARY;
   if (target) appendFileSync(target, summary);

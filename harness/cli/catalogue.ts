@@ -1,5 +1,5 @@
-// What the CLI hands the engine from suites/: the catalogue of checks (and check-client's), and the verb lexicon's defaults. The one file
-// of the CLI that imports the checks (the architecture test holds it so).
+// What the CLI hands the engine from suites/: the catalogue of checks (and check-client's), and the verb lexicon's
+// defaults. The one file of the CLI that imports the checks (the architecture test holds it so).
 export { catalogue } from "../../suites/index.js";
 import { DEFAULT_ALLOWED_WORDS, DEFAULT_VERBS } from "../../suites/http/_internals/path-rules.js";
 import type { PathWords } from "../targets/http-target.js";

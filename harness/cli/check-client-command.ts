@@ -22,7 +22,21 @@ import { chooseReporters, openReporterFiles, reporterStreams } from "./reporter-
 /** check's options that mean the same for a client run, and the bound on one run of the client. */
 export type CheckClientCliOptions = Pick<
   CheckCliOptions,
-  "config" | "apiKey" | "timeout" | "only" | "skip" | "seed" | "strict" | "expectFailures" | "reporter" | "reportJson" | "reportJunit" | "reportHtml" | "verbose" | "quiet" | "list"
+  | "config"
+  | "apiKey"
+  | "timeout"
+  | "only"
+  | "skip"
+  | "seed"
+  | "strict"
+  | "expectFailures"
+  | "reporter"
+  | "reportJson"
+  | "reportJunit"
+  | "reportHtml"
+  | "verbose"
+  | "quiet"
+  | "list"
 >;
 
 /** A client's run is bounded by this unless --timeout says otherwise. */
@@ -30,8 +44,17 @@ export const DEFAULT_CLIENT_TIMEOUT_MS = 10_000;
 
 export const CHECK_CLIENT_TABLE: OptionTable<CheckClientCliOptions> = {
   config: CHECK_TABLE.config,
-  apiKey: shared.apiKey("API key handed to the client as EXAMPLE_API_KEY; the api-key scenario's servers then require it on every request (default: $EXAMPLE_API_KEY); never printed"),
-  timeout: durationSpec("--timeout <duration>", "bound on one run of the client; past it the client and every process it started are killed and it is reported hung: 500ms, 5s, 1m", DEFAULT_CLIENT_TIMEOUT_MS, "10s"),
+  apiKey: shared.apiKey(
+    "API key handed to the client as EXAMPLE_API_KEY; the api-key scenario's servers then require it on every " +
+      "request (default: $EXAMPLE_API_KEY); never printed",
+  ),
+  timeout: durationSpec(
+    "--timeout <duration>",
+    "bound on one run of the client; past it the client and every process it started are killed and it is " +
+      "reported hung: 500ms, 5s, 1m",
+    DEFAULT_CLIENT_TIMEOUT_MS,
+    "10s",
+  ),
   only: CHECK_TABLE.only,
   skip: CHECK_TABLE.skip,
   seed: CHECK_TABLE.seed,
@@ -43,14 +66,19 @@ export const CHECK_CLIENT_TABLE: OptionTable<CheckClientCliOptions> = {
   reportHtml: CHECK_TABLE.reportHtml,
   verbose: CHECK_TABLE.verbose,
   quiet: CHECK_TABLE.quiet,
-  list: { flags: "--list", description: "print every client check with its ID, severity, scenario and spec section, and exit", replay: "leave-out" },
+  list: {
+    flags: "--list",
+    description: "print every client check with its ID, severity, scenario and spec section, and exit",
+    replay: "leave-out",
+  },
 };
 
 function listClientChecks(io: CliIo): void {
   const width = Math.max(...clientChecks.map((c) => c.id.length));
   const across = Math.max(...clientChecks.map((c) => c.scenario.length));
   io.stdout(`${"ID".padEnd(width)}  SEVERITY  ${"SCENARIO".padEnd(across)}  SPEC\n`);
-  for (const c of clientChecks) io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.scenario.padEnd(across)}  ${c.spec}\n`);
+  for (const c of clientChecks)
+    io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.scenario.padEnd(across)}  ${c.spec}\n`);
   io.stdout("\nScenarios (each a legal server the recording servers play):\n");
   for (const s of Object.values(SCENARIOS)) io.stdout(`  ${s.name.padEnd(across)}  ${s.plays}\n`);
 }
@@ -73,7 +101,11 @@ export function ignoredByClientRuns(config: ConformanceConfig): string[] {
  * takes the key) is ignored, with one line on stderr saying so: every client check is of the contract profile, and
  * no claim answers a client check's need.
  */
-async function configured(opts: CheckClientCliOptions, command: Command, io: CliIo): Promise<{ opts: CheckClientCliOptions; extras: ConfigExtras }> {
+async function configured(
+  opts: CheckClientCliOptions,
+  command: Command,
+  io: CliIo,
+): Promise<{ opts: CheckClientCliOptions; extras: ConfigExtras }> {
   const env = io.env;
   const file = configFileToRead(opts.config);
   if (file === undefined) return { opts, extras: { expectations: [] } };
@@ -83,11 +115,27 @@ async function configured(opts: CheckClientCliOptions, command: Command, io: Cli
   // only the options it has.
   const config = loadConfigFile(file);
   const ignored = ignoredByClientRuns(config);
-  if (ignored.length > 0) io.stderr(`example-conformance: warning: ${file}: check-client ignores ${ignored.join(", ")} (they describe a server under check; a client run starts its own servers)\n`);
-  const applied = applyConfig({ ...parseCheckArgs([]), ...opts }, config, given, env, clientCatalogue(placeholderClient));
+  if (ignored.length > 0)
+    io.stderr(
+      `example-conformance: warning: ${file}: check-client ignores ${ignored.join(", ")} (they describe a server ` +
+        `under check; a client run starts its own servers)\n`,
+    );
+  const applied = applyConfig(
+    { ...parseCheckArgs([]), ...opts },
+    config,
+    given,
+    env,
+    clientCatalogue(placeholderClient),
+  );
   const o = applied.opts;
   return {
-    opts: { ...opts, ...(o.apiKey !== undefined && { apiKey: o.apiKey }), only: o.only, skip: o.skip, ...(o.strict !== undefined && { strict: o.strict }) },
+    opts: {
+      ...opts,
+      ...(o.apiKey !== undefined && { apiKey: o.apiKey }),
+      only: o.only,
+      skip: o.skip,
+      ...(o.strict !== undefined && { strict: o.strict }),
+    },
     extras: applied.extras,
   };
 }
@@ -95,19 +143,36 @@ async function configured(opts: CheckClientCliOptions, command: Command, io: Cli
 /** For the catalogue's IDs alone (waiver patterns are checked against them): never run. */
 const placeholderClient = { command: { command: "", args: [] }, timeoutMs: 0, env: {} };
 
-export function addCheckClientCommand(program: Command, io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): void {
+export function addCheckClientCommand(
+  program: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+  argv: readonly string[] = [],
+): void {
   const command = program
     .command("check-client")
-    .description("run a client (the command after --) against recording servers, once per scenario, and judge what it sends and how it copes")
-    .argument("[command...]", "the client under check and its arguments, after --; it finds its servers in EXAMPLE_GRPC_TARGET and EXAMPLE_HTTP_URL");
+    .description(
+      "run a client (the command after --) against recording servers, once per scenario, and judge what it sends " +
+        "and how it copes",
+    )
+    .argument(
+      "[command...]",
+      "the client under check and its arguments, after --; it finds its servers in EXAMPLE_GRPC_TARGET and " +
+        "EXAMPLE_HTTP_URL",
+    );
   for (const o of toOptions(CHECK_CLIENT_TABLE)) command.addOption(o);
   command.action(async (words: string[], given: CheckClientCliOptions) => {
     if (given.list) return listClientChecks(io);
     const [client, ...args] = words;
-    if (client === undefined) throw new ConformanceError("usage", "check-client: give the client to run after --, such as: check-client -- ./my-client --flag");
+    if (client === undefined)
+      throw new ConformanceError(
+        "usage",
+        "check-client: give the client to run after --, such as: check-client -- ./my-client --flag",
+      );
     const { opts, extras } = await configured(given, command, io);
     resolveCommand(client, io.env);
-    const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
+    const envKey =
+      io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
     const apiKey = opts.apiKey ?? envKey;
     const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
     try {
@@ -118,7 +183,12 @@ export function addCheckClientCommand(program: Command, io: CliIo, setExit: (cod
       const redact = redactor(apiKey);
       const replay = createReplayRenderer(at < 0 ? [] : argv.slice(at + 1), CHECK_CLIENT_TABLE, "check-client");
       const report = await runConformance({
-        checks: clientCatalogue({ command: { command: client, args }, ...(apiKey !== undefined && { apiKey }), timeoutMs: opts.timeout, env: io.env }),
+        checks: clientCatalogue({
+          command: { command: client, args },
+          ...(apiKey !== undefined && { apiKey }),
+          timeoutMs: opts.timeout,
+          env: io.env,
+        }),
         client: redact([client, ...args].map(shellQuote).join(" ")),
         ...(apiKey !== undefined && { clientApiKey: apiKey }),
         only: opts.only,

@@ -53,7 +53,11 @@ function fromConfig(extras: ConfigExtras): Pick<RunOptions, "implementation" | "
 }
 
 /** The options under the configuration file (--config, or ./example-conformance.yaml when present), flags first. */
-async function configured(opts: CheckCliOptions, command: Command, env: CliIo["env"]): Promise<{ opts: CheckCliOptions; extras: ConfigExtras }> {
+async function configured(
+  opts: CheckCliOptions,
+  command: Command,
+  env: CliIo["env"],
+): Promise<{ opts: CheckCliOptions; extras: ConfigExtras }> {
   const file = configFileToRead(opts.config);
   if (file === undefined) return { opts, extras: { expectations: [] } };
   const given = givenOn(command);
@@ -62,8 +66,13 @@ async function configured(opts: CheckCliOptions, command: Command, env: CliIo["e
   return applyConfig(opts, loadConfigFile(file), given, env, catalogue);
 }
 
-/** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens. */
-async function checkImage(opts: CheckCliOptions & { image: string }, run: RunContext, setExit: (code: number) => void): Promise<void> {
+/** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens.
+ * */
+async function checkImage(
+  opts: CheckCliOptions & { image: string },
+  run: RunContext,
+  setExit: (code: number) => void,
+): Promise<void> {
   const { startContainer } = await import("../container/start-container.js");
   const container = await startContainer({
     image: opts.image,
@@ -86,7 +95,11 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
       pathWords,
       ...toRunOptions(opts, container.grpcAddress, http, run.metadata),
       ...fromConfig(run.extras),
-      image: { name: opts.image, ...(container.imageDigest !== undefined && { digest: container.imageDigest }), logTail: () => container.logTail() },
+      image: {
+        name: opts.image,
+        ...(container.imageDigest !== undefined && { digest: container.imageDigest }),
+        logTail: () => container.logTail(),
+      },
       ...(run.attestation && { attestation: run.attestation }),
       reporters: run.reporters,
       replayCommand: run.replayCommand,
@@ -101,18 +114,22 @@ async function checkImage(opts: CheckCliOptions & { image: string }, run: RunCon
 
 function listChecks(io: CliIo): void {
   const width = Math.max(...catalogue.map((c) => c.id.length));
-  const over = (c: CheckDefinition) => (c.area === "grpc" ? (c.protocols ?? PROTOCOL_NAMES).join(",") : c.area === "http" ? "http" : "-");
+  const over = (c: CheckDefinition) =>
+    c.area === "grpc" ? (c.protocols ?? PROTOCOL_NAMES).join(",") : c.area === "http" ? "http" : "-";
   const across = Math.max(...catalogue.map((c) => over(c).length));
   io.stdout(`${"ID".padEnd(width)}  SEVERITY  PROFILE   ${"PROTOCOLS".padEnd(across)}  SPEC\n`);
   for (const c of catalogue) {
-    io.stdout(`${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.profile.padEnd(8)}  ${over(c).padEnd(across)}  ${c.spec}\n`);
+    io.stdout(
+      `${c.id.padEnd(width)}  ${c.severity.padEnd(8)}  ${c.profile.padEnd(8)}  ${over(c).padEnd(across)}  ${c.spec}\n`,
+    );
   }
 }
 
 /** The environment variable that shortens the progress interval off a terminal (tests; a log read closely). */
 export const PROGRESS_INTERVAL_ENV = "EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL";
 
-/** Progress on stderr unless --quiet: redrawn on a terminal, else a line every 10 s ($EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL). */
+/** Progress on stderr unless --quiet: redrawn on a terminal, else a line every 10 s
+ * ($EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL). */
 function progressOf(opts: CheckCliOptions, io: CliIo): ProgressReporter | undefined {
   if (opts.quiet) return undefined;
   const given = io.env[PROGRESS_INTERVAL_ENV];
@@ -122,12 +139,25 @@ function progressOf(opts: CheckCliOptions, io: CliIo): ProgressReporter | undefi
   } catch (err) {
     throw new ConformanceError("usage", (err as Error).message);
   }
-  return createProgressReporter({ write: io.stderr, live: io.stderrIsTty === true, ...(intervalMs !== undefined && { intervalMs }) });
+  return createProgressReporter({
+    write: io.stderr,
+    live: io.stderrIsTty === true,
+    ...(intervalMs !== undefined && { intervalMs }),
+  });
 }
 
 /** The run's reporters, replay renderer, metadata and API key, from the options and the environment. */
-function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof createReporters>[0], argv: readonly string[], extras: ConfigExtras, table: OptionTable<CheckCliOptions>, progress: ProgressReporter | undefined): RunContext {
-  const envKey = io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
+function prepareRun(
+  opts: CheckCliOptions,
+  io: CliIo,
+  files: Parameters<typeof createReporters>[0],
+  argv: readonly string[],
+  extras: ConfigExtras,
+  table: OptionTable<CheckCliOptions>,
+  progress: ProgressReporter | undefined,
+): RunContext {
+  const envKey =
+    io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
   const streams = reporterStreams(io, opts);
   return {
     // Progress first: on a terminal its line is cleared before the console writes the results.
@@ -143,20 +173,45 @@ function prepareRun(opts: CheckCliOptions, io: CliIo, files: Parameters<typeof c
  * The SHA-256 fingerprint of the certificate the RPC target (with --tls, or an https:// --connect/--grpc-web URL) or
  * else the https:// HTTP target presents, for the report; undefined when the run speaks no TLS or none was presented.
  */
-async function certificateFingerprint(opts: CheckCliOptions, grpcAddress: string | undefined, httpUrl: string | undefined): Promise<string | undefined> {
-  const files = { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) };
+async function certificateFingerprint(
+  opts: CheckCliOptions,
+  grpcAddress: string | undefined,
+  httpUrl: string | undefined,
+): Promise<string | undefined> {
+  const files = {
+    ...(opts.ca !== undefined && { caFile: opts.ca }),
+    ...(opts.cert !== undefined && { certFile: opts.cert }),
+    ...(opts.key !== undefined && { keyFile: opts.key }),
+  };
   const servername = opts.authority !== undefined ? { servername: opts.authority } : {};
   if (opts.grpc !== undefined && opts.tls && grpcAddress !== undefined) {
     const parsed = parseAddress(grpcAddress);
-    if (parsed.kind === "tcp") return tlsFingerprint({ host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername }, opts.timeout);
+    if (parsed.kind === "tcp")
+      return tlsFingerprint(
+        { host: parsed.host, port: parsed.port, alpn: ["h2"], ...files, ...servername },
+        opts.timeout,
+      );
   }
   const url = [...rpcTargetsOf(opts).map((t) => t.address), httpUrl].find((u) => u?.startsWith("https://"));
   if (url === undefined) return undefined;
   const u = new URL(url);
-  return tlsFingerprint({ host: u.hostname.replace(/^\[|\]$/g, ""), port: Number(u.port || 443), alpn: ["h2", "http/1.1"], ...files, ...servername }, opts.timeout);
+  return tlsFingerprint(
+    {
+      host: u.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(u.port || 443),
+      alpn: ["h2", "http/1.1"],
+      ...files,
+      ...servername,
+    },
+    opts.timeout,
+  );
 }
 
-const fingerprintOption = async (opts: CheckCliOptions, grpcAddress: string | undefined, httpUrl: string | undefined): Promise<Pick<RunOptions, "tlsFingerprint">> => {
+const fingerprintOption = async (
+  opts: CheckCliOptions,
+  grpcAddress: string | undefined,
+  httpUrl: string | undefined,
+): Promise<Pick<RunOptions, "tlsFingerprint">> => {
   const fp = await certificateFingerprint(opts, grpcAddress, httpUrl);
   return fp !== undefined ? { tlsFingerprint: fp } : {};
 };
@@ -202,7 +257,12 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
   }
 }
 
-export function addCheckCommand(program: Command, io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): void {
+export function addCheckCommand(
+  program: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+  argv: readonly string[] = [],
+): void {
   const command = program
     .command("check")
     .description("check a server (default: the built-in reference server) and the contract against the specification");
@@ -227,7 +287,9 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
       }
       if (gate) run.reporters.push(gate.reporter);
       const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
-      await (opts.image !== undefined ? checkImage({ ...opts, image: opts.image }, run, exit) : checkTargets(opts, run, exit));
+      await (opts.image !== undefined
+        ? checkImage({ ...opts, image: opts.image }, run, exit)
+        : checkTargets(opts, run, exit));
     } finally {
       progress?.stop();
       for (const f of files) await f.file?.close();
@@ -237,7 +299,8 @@ export function addCheckCommand(program: Command, io: CliIo, setExit: (code: num
 }
 
 /** Whether a report goes to stdout alone (`--reporter json`): then nothing else may write there. */
-const documentOnStdout = (opts: CheckCliOptions): boolean => opts.reporter.some((r) => r.path === undefined && r.name !== "console" && r.name !== "github");
+const documentOnStdout = (opts: CheckCliOptions): boolean =>
+  opts.reporter.some((r) => r.path === undefined && r.name !== "console" && r.name !== "github");
 
 /** The arguments the user gave after `check`, as typed. */
 function argsAfter(argv: readonly string[], name: string): string[] {

@@ -23,7 +23,8 @@ async function resolveSlo(opts: { slo?: string; config?: string }): Promise<SloT
   if (opts.slo !== undefined) return parseSlo(opts.slo, "--slo");
   const file = configFileToRead(opts.config);
   // Its parser (yaml, ajv) is loaded only when there is a file to read, as check loads it.
-  const slo = file === undefined ? undefined : (await import("../config/config-file.js")).loadConfigFile(file).load?.slo;
+  const slo =
+    file === undefined ? undefined : (await import("../config/config-file.js")).loadConfigFile(file).load?.slo;
   return slo === undefined ? [] : parseSlo(slo, `${file}: load.slo`);
 }
 
@@ -35,9 +36,14 @@ function transportOptions(opts: LoadCliOptions, protocol: string, env: CliIo["en
   const envKey = env.EXAMPLE_API_KEY !== undefined && env.EXAMPLE_API_KEY !== "" ? env.EXAMPLE_API_KEY : undefined;
   const apiKey = protocol === LOAD_HTTP ? (opts.apiKey ?? envKey) : opts.apiKey;
   const placement = opts.apiKeyIn === undefined ? undefined : parseApiKeyPlacement(opts.apiKeyIn);
-  if (opts.apiKeyIn !== undefined && placement === undefined) throw new ConformanceError("usage", `--api-key-in ${opts.apiKeyIn}: expected header:NAME, bearer or query:NAME`);
+  if (opts.apiKeyIn !== undefined && placement === undefined)
+    throw new ConformanceError("usage", `--api-key-in ${opts.apiKeyIn}: expected header:NAME, bearer or query:NAME`);
   const tlsGiven = opts.tls === true || opts.ca !== undefined || opts.cert !== undefined || opts.key !== undefined;
-  const tls: TlsOptions = { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) };
+  const tls: TlsOptions = {
+    ...(opts.ca !== undefined && { caFile: opts.ca }),
+    ...(opts.cert !== undefined && { certFile: opts.cert }),
+    ...(opts.key !== undefined && { keyFile: opts.key }),
+  };
   return {
     ...(tlsGiven && { tls }),
     ...(opts.authority !== undefined && { authority: opts.authority }),
@@ -51,42 +57,69 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
   const command = program
     .command("load")
     .description(
-      "load a server with Hello calls over gRPC, Connect or gRPC-Web, or an HTTP interface (--http) with a mix of operations on messages it creates: throughput, latency percentiles, errors, and replies under load equal to replies at rest; `load merge` combines the reports of runs taken at once",
+      "load a server with Hello calls over gRPC, Connect or gRPC-Web, or an HTTP interface (--http) with a mix " +
+        "of operations on messages it creates: throughput, latency percentiles, errors, and replies under load " +
+        "equal to replies at rest; `load merge` combines the reports of runs taken at once",
     );
   for (const o of toOptions(LOAD_TABLE)) command.addOption(o);
   addMergeCommand(command, io, setExit);
-  command
-    .action(async (opts: LoadCliOptions) => {
-      const named = [...PROTOCOL_NAMES.map((p) => [p, opts[builtInOptionKey(p)]] as const), ["http", opts.http] as const].filter(
-        (t): t is readonly [(typeof PROTOCOL_NAMES)[number] | "http", string] => t[1] !== undefined,
+  command.action(async (opts: LoadCliOptions) => {
+    const named = [
+      ...PROTOCOL_NAMES.map((p) => [p, opts[builtInOptionKey(p)]] as const),
+      ["http", opts.http] as const,
+    ].filter((t): t is readonly [(typeof PROTOCOL_NAMES)[number] | "http", string] => t[1] !== undefined);
+    const [target, ...more] = named;
+    if (!target)
+      throw new ConformanceError(
+        "usage",
+        "load: name the target: --grpc ADDRESS, --connect URL, --grpc-web URL or --http URL",
       );
-      const [target, ...more] = named;
-      if (!target) throw new ConformanceError("usage", "load: name the target: --grpc ADDRESS, --connect URL, --grpc-web URL or --http URL");
-      if (more.length > 0) throw new ConformanceError("usage", `load: one target a run: --${target[0]} and --${more[0]?.[0]} were both given`);
-      const [protocol, where] = target;
-      const slo = await resolveSlo(opts);
-      const controller = new AbortController();
-      const reporters: LoadReporter[] = [createLoadConsoleReporter({ stdout: io.stdout, stderr: io.stderr, color: io.isTty, live: io.stderrIsTty === true, quiet: opts.quiet === true })];
-      const onProgress = (p: LoadProgress) => reporters.forEach((r) => r.onProgress?.(p));
-      const options = resolveLoadOptions({ address: where, protocol, ...transportOptions(opts, protocol, io.env), ...loadFigures(opts), slo, signal: controller.signal, onProgress });
-      // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
-      const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
-      if (json) reporters.push(createLoadJsonReporter(json));
-      // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
-      const { runResolvedLoad } = await import("../load/run-load.js");
-      const interrupt = () => controller.abort();
-      process.once("SIGINT", interrupt);
-      try {
-        const report = await runResolvedLoad(options);
-        await endLoad(report, reporters, setExit);
-      } finally {
-        process.off("SIGINT", interrupt);
-        await json?.close();
-      }
+    if (more.length > 0)
+      throw new ConformanceError(
+        "usage",
+        `load: one target a run: --${target[0]} and --${more[0]?.[0]} were both given`,
+      );
+    const [protocol, where] = target;
+    const slo = await resolveSlo(opts);
+    const controller = new AbortController();
+    const reporters: LoadReporter[] = [
+      createLoadConsoleReporter({
+        stdout: io.stdout,
+        stderr: io.stderr,
+        color: io.isTty,
+        live: io.stderrIsTty === true,
+        quiet: opts.quiet === true,
+      }),
+    ];
+    const onProgress = (p: LoadProgress) => reporters.forEach((r) => r.onProgress?.(p));
+    const options = resolveLoadOptions({
+      address: where,
+      protocol,
+      ...transportOptions(opts, protocol, io.env),
+      ...loadFigures(opts),
+      slo,
+      signal: controller.signal,
+      onProgress,
     });
+    // Opened before the first call: a path that cannot be written is a usage error now, not after the run.
+    const json = opts.json !== undefined ? await openReportFile("--json", opts.json) : undefined;
+    if (json) reporters.push(createLoadJsonReporter(json));
+    // Loaded here, not at start: every other command would pay for hdr-histogram-js's import.
+    const { runResolvedLoad } = await import("../load/run-load.js");
+    const interrupt = () => controller.abort();
+    process.once("SIGINT", interrupt);
+    try {
+      const report = await runResolvedLoad(options);
+      await endLoad(report, reporters, setExit);
+    } finally {
+      process.off("SIGINT", interrupt);
+      await json?.close();
+    }
+  });
 }
 
-/** What the flags say of the run's shape: its duration, concurrency, connections, rate, timeout, threads, mix, collection. */
+/** What the flags say of the run's shape: its duration, concurrency, connections, rate, timeout, threads, mix,
+ * collection. */
 function loadFigures(opts: LoadCliOptions): Partial<LoadOptions> {
   return {
     durationMs: opts.duration,
@@ -102,7 +135,11 @@ function loadFigures(opts: LoadCliOptions): Partial<LoadOptions> {
 }
 
 /** The report to every reporter, in order; exit 1 when the run failed (statelessness or an SLO). */
-async function endLoad(report: LoadReport, reporters: readonly LoadReporter[], setExit: (code: number) => void): Promise<void> {
+async function endLoad(
+  report: LoadReport,
+  reporters: readonly LoadReporter[],
+  setExit: (code: number) => void,
+): Promise<void> {
   for (const r of reporters) await r.onLoadEnd?.(report);
   setExit(loadFailures(report).length > 0 ? 1 : 0);
 }
@@ -111,7 +148,10 @@ async function endLoad(report: LoadReport, reporters: readonly LoadReporter[], s
 function addMergeCommand(load: Command, io: CliIo, setExit: (code: number) => void): void {
   const merge = load
     .command("merge")
-    .description("merge load --json reports of runs taken at the same time (from several machines) into one set of figures and one SLO verdict")
+    .description(
+      "merge load --json reports of runs taken at the same time (from several machines) into one set of figures " +
+        "and one SLO verdict",
+    )
     .argument("<files...>", "reports written by load --json")
     .option(SLO_OPTION.flags, SLO_OPTION.description)
     .option(CONFIG_OPTION.flags, CONFIG_OPTION.description)
@@ -125,7 +165,13 @@ function addMergeCommand(load: Command, io: CliIo, setExit: (code: number) => vo
     try {
       const { mergeLoadReports } = await import("../load/merge.js");
       const report = await mergeLoadReports(files, slo);
-      const console = createLoadConsoleReporter({ stdout: io.stdout, stderr: io.stderr, color: io.isTty, live: false, quiet: true });
+      const console = createLoadConsoleReporter({
+        stdout: io.stdout,
+        stderr: io.stderr,
+        color: io.isTty,
+        live: false,
+        quiet: true,
+      });
       await endLoad(report, [console, ...(json ? [createLoadJsonReporter(json)] : [])], setExit);
     } finally {
       await json?.close();

@@ -14,7 +14,10 @@ const plainHelp = new Help();
 export function optionDescription(option: Option): string {
   const emptyList = Array.isArray(option.defaultValue) && option.defaultValue.length === 0;
   if (!emptyList && !/\bdefault\b/.test(option.description)) return plainHelp.optionDescription(option);
-  const quiet = Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined, defaultValueDescription: undefined });
+  const quiet = Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, {
+    defaultValue: undefined,
+    defaultValueDescription: undefined,
+  });
   return plainHelp.optionDescription(quiet);
 }
 
@@ -38,7 +41,11 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; load: () => Promise<Ad
  * The program, with the command argv names (its first word) and only that one, none for `--version` alone, or every
  * command when the first word names none (`--help`, `help check`, a misspelt command that gets its suggestion).
  */
-export async function createProgram(io: CliIo, setExit: (code: number) => void, argv: readonly string[] = []): Promise<Command> {
+export async function createProgram(
+  io: CliIo,
+  setExit: (code: number) => void,
+  argv: readonly string[] = [],
+): Promise<Command> {
   const program = new Command("example-conformance")
     .description("Contract tests and conformance checks for the Example Message Service")
     .version(SUITE_VERSION)
@@ -53,11 +60,13 @@ export async function createProgram(io: CliIo, setExit: (code: number) => void, 
   const first = argv[0] ?? "";
   const named = COMMANDS.filter((c) => c.names.includes(first));
   const versionOnly = argv.length === 1 && (first === "--version" || first === "-V");
-  for (const command of versionOnly ? [] : named.length > 0 ? named : COMMANDS) (await command.load())(program, io, setExit, argv);
+  for (const command of versionOnly ? [] : named.length > 0 ? named : COMMANDS)
+    (await command.load())(program, io, setExit, argv);
   for (const cmd of program.commands) cmd.exitOverride();
   // The exit codes, from the one table every output uses.
   const codes = EXIT_CODE_TABLE.map((e) => `  ${String(e.code).padStart(2)}  ${e.meaning}`).join("\n");
-  for (const name of ["check", "check-client"]) program.commands.find((c) => c.name() === name)?.addHelpText("after", `\nExit codes:\n${codes}`);
+  for (const name of ["check", "check-client"])
+    program.commands.find((c) => c.name() === name)?.addHelpText("after", `\nExit codes:\n${codes}`);
   return program;
 }
 

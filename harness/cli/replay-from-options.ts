@@ -12,8 +12,23 @@ import { optionKey } from "./rpc-target.js";
 
 /** What the replay line of a run started from code is made of: the parts of RunOptions a command line can say. */
 export interface ReplaySource {
-  grpc?: { address: string; tls?: unknown; authority?: string; metadata?: Readonly<Record<string, string>>; protocol?: string; inMemory?: unknown; timeoutMs?: number };
-  http?: { baseUrl: string; apiKey?: string; apiKeyIn?: ApiKeyPlacement; replicas?: readonly string[]; timeoutMs?: number; inMemory?: unknown };
+  grpc?: {
+    address: string;
+    tls?: unknown;
+    authority?: string;
+    metadata?: Readonly<Record<string, string>>;
+    protocol?: string;
+    inMemory?: unknown;
+    timeoutMs?: number;
+  };
+  http?: {
+    baseUrl: string;
+    apiKey?: string;
+    apiKeyIn?: ApiKeyPlacement;
+    replicas?: readonly string[];
+    timeoutMs?: number;
+    inMemory?: unknown;
+  };
   replicas?: readonly string[];
   contract?: string;
   strict?: boolean;
@@ -39,7 +54,12 @@ function optionValues(o: ReplaySource): Partial<Record<keyof CheckCliOptions | s
     ...(g?.authority !== undefined && { authority: g.authority }),
     ...(g?.metadata && { metadata: Object.entries(g.metadata).map(([k, v]) => `${k}=${v}`) }),
     ...(o.replicas && { replica: o.replicas }),
-    ...(h && { http: h.baseUrl, ...(h.apiKey !== undefined && { apiKey: h.apiKey }), ...(h.apiKeyIn && { apiKeyIn: placementFlag(h.apiKeyIn) }), ...(h.replicas && { httpReplica: h.replicas }) }),
+    ...(h && {
+      http: h.baseUrl,
+      ...(h.apiKey !== undefined && { apiKey: h.apiKey }),
+      ...(h.apiKeyIn && { apiKeyIn: placementFlag(h.apiKeyIn) }),
+      ...(h.replicas && { httpReplica: h.replicas }),
+    }),
     ...(timeoutMs !== undefined && { timeout: `${timeoutMs}ms` }),
     ...(o.contract !== undefined && { contract: o.contract }),
     ...(o.profiles?.includes("protocol") && { profile: "protocol" }),

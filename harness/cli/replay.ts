@@ -6,7 +6,6 @@ import type { ReplayArgs } from "../report.js";
 import { shellQuote } from "../_internals/shell-quote.js";
 import type { OptionSpec, OptionTable } from "./option-table.js";
 
-
 interface Token {
   flag?: string;
   value?: string;
@@ -42,11 +41,20 @@ function tokens(argv: readonly string[], specs: ReadonlyMap<string, OptionSpec<u
  * The replay line renderer for one invocation: the argv as the user typed it, after the command's name. What follows
  * a `--` (check-client's client command) is no option of ours: it is kept as typed, after the replay's own options.
  */
-export function createReplayRenderer<O>(all: readonly string[], table: OptionTable<O>, command = "check"): (args: ReplayArgs) => string {
+export function createReplayRenderer<O>(
+  all: readonly string[],
+  table: OptionTable<O>,
+  command = "check",
+): (args: ReplayArgs) => string {
   const end = all.indexOf("--");
   const argv = end < 0 ? all : all.slice(0, end);
   const operands = end < 0 ? "" : ` ${all.slice(end).map(shellQuote).join(" ")}`;
-  const specs = new Map(Object.values<OptionSpec<unknown>>(table as Record<string, OptionSpec<unknown>>).map((s) => [s.flags.split(" ")[0] as string, s]));
+  const specs = new Map(
+    Object.values<OptionSpec<unknown>>(table as Record<string, OptionSpec<unknown>>).map((s) => [
+      s.flags.split(" ")[0] as string,
+      s,
+    ]),
+  );
   const kept: string[] = [];
   for (const t of tokens(argv, specs)) {
     const replay = t.flag !== undefined ? specs.get(t.flag)?.replay : undefined;
@@ -57,7 +65,19 @@ export function createReplayRenderer<O>(all: readonly string[], table: OptionTab
       kept.push(...t.raw.map(shellQuote));
     }
   }
-  const line = (leaveOut: readonly string[]) => [`npx example-conformance ${command}`, ...kept.filter((_, i) => !leaveOut.includes(kept[i] as string) && !leaveOut.includes(kept[i - 1] as string))].join(" ");
+  const line = (leaveOut: readonly string[]) =>
+    [
+      `npx example-conformance ${command}`,
+      ...kept.filter((_, i) => !leaveOut.includes(kept[i] as string) && !leaveOut.includes(kept[i - 1] as string)),
+    ].join(" ");
   const base = line([]);
-  return (args) => [args.leaveOut ? line(args.leaveOut) : base, "--only", shellQuote(args.only), "--seed", String(args.seed), ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : [])].join(" ") + operands;
+  return (args) =>
+    [
+      args.leaveOut ? line(args.leaveOut) : base,
+      "--only",
+      shellQuote(args.only),
+      "--seed",
+      String(args.seed),
+      ...(args.path !== undefined ? ["--path", shellQuote(args.path)] : []),
+    ].join(" ") + operands;
 }

@@ -1,7 +1,15 @@
 // --reporter NAME[=FILE] and its aliases (--report-json FILE, ...): which reporters a run gets and where each writes.
 import { InvalidArgumentError } from "commander";
 import { ConformanceError } from "../errors.js";
-import { isReporterName, openReportFile, REPORTER_NAMES, REPORTERS, type ReporterName, type ReporterStreams, type ReportFile } from "../reporters/index.js";
+import {
+  isReporterName,
+  openReportFile,
+  REPORTER_NAMES,
+  REPORTERS,
+  type ReporterName,
+  type ReporterStreams,
+  type ReportFile,
+} from "../reporters/index.js";
 import type { CliIo } from "./io.js";
 
 /** One reporter the user asked for: its name, and the file it writes when one was given. */
@@ -13,7 +21,11 @@ export interface ReporterRequest {
 }
 
 /** The alias flags, each a document reporter writing to the file it names. */
-export const REPORT_FILE_FLAGS = { reportJson: ["--report-json", "json"], reportJunit: ["--report-junit", "junit"], reportHtml: ["--report-html", "html"] } as const satisfies Record<string, readonly [string, ReporterName]>;
+export const REPORT_FILE_FLAGS = {
+  reportJson: ["--report-json", "json"],
+  reportJunit: ["--report-junit", "junit"],
+  reportHtml: ["--report-html", "html"],
+} as const satisfies Record<string, readonly [string, ReporterName]>;
 
 export type ReportFlags = { [K in keyof typeof REPORT_FILE_FLAGS]?: string };
 
@@ -21,7 +33,8 @@ export type ReportFlags = { [K in keyof typeof REPORT_FILE_FLAGS]?: string };
 export function parseReporter(value: string): ReporterRequest {
   const eq = value.indexOf("=");
   const name = eq < 0 ? value : value.slice(0, eq);
-  if (!isReporterName(name)) throw new InvalidArgumentError(`unknown reporter ${JSON.stringify(name)}; known: ${REPORTER_NAMES.join(", ")}`);
+  if (!isReporterName(name))
+    throw new InvalidArgumentError(`unknown reporter ${JSON.stringify(name)}; known: ${REPORTER_NAMES.join(", ")}`);
   if (eq < 0) return { name, flag: "--reporter" };
   const path = value.slice(eq + 1);
   if (path === "") throw new InvalidArgumentError(`${name}=: the file name is empty`);
@@ -29,13 +42,20 @@ export function parseReporter(value: string): ReporterRequest {
   return { name, path, flag: `--reporter ${name}=` };
 }
 
-export const collectReporter = (value: string, previous: ReporterRequest[]): ReporterRequest[] => [...previous, parseReporter(value)];
+export const collectReporter = (value: string, previous: ReporterRequest[]): ReporterRequest[] => [
+  ...previous,
+  parseReporter(value),
+];
 
 /**
  * The reporters of a run. Reporters given no file write to stdout; without any such, stdout gets the console
  * (and GitHub annotations under GitHub Actions). A document on stdout must be alone there, or it would not parse.
  */
-export function chooseReporters(requested: readonly ReporterRequest[], flags: ReportFlags, env: Readonly<Record<string, string | undefined>>): ReporterRequest[] {
+export function chooseReporters(
+  requested: readonly ReporterRequest[],
+  flags: ReportFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): ReporterRequest[] {
   const aliases = Object.entries(REPORT_FILE_FLAGS).flatMap(([key, [flag, name]]) => {
     const path = flags[key as keyof ReportFlags];
     return path !== undefined ? [{ name, path, flag }] : [];
@@ -50,18 +70,30 @@ export function chooseReporters(requested: readonly ReporterRequest[], flags: Re
   const document = onStdout.find((r) => REPORTERS[r.name].document);
   if (document && onStdout.length > 1) {
     const others = onStdout.filter((r) => r !== document).map((r) => r.name);
-    throw new ConformanceError("usage", `--reporter ${document.name} without a file writes its report to stdout, where nothing else may write: give it a file (--reporter ${document.name}=FILE) or leave out ${others.join(", ")}`);
+    throw new ConformanceError(
+      "usage",
+      `--reporter ${document.name} without a file writes its report to stdout, where nothing else may write: ` +
+        `give it a file (--reporter ${document.name}=FILE) or leave out ${others.join(", ")}`,
+    );
   }
   if (onStdout.length > 0) return unique;
-  const defaults: ReporterRequest[] = [{ name: "console", flag: "--reporter" }, ...(env.GITHUB_ACTIONS === "true" ? [{ name: "github" as const, flag: "--reporter" }] : [])];
+  const defaults: ReporterRequest[] = [
+    { name: "console", flag: "--reporter" },
+    ...(env.GITHUB_ACTIONS === "true" ? [{ name: "github" as const, flag: "--reporter" }] : []),
+  ];
   return [...defaults, ...unique];
 }
 
 /** Opens every report file before the first call, so a path that cannot be written is refused at once. */
-export async function openReporterFiles(chosen: readonly ReporterRequest[]): Promise<{ name: ReporterName; file?: ReportFile }[]> {
+export async function openReporterFiles(
+  chosen: readonly ReporterRequest[],
+): Promise<{ name: ReporterName; file?: ReportFile }[]> {
   const opened: { name: ReporterName; file?: ReportFile }[] = [];
   try {
-    for (const r of chosen) opened.push(r.path !== undefined ? { name: r.name, file: await openReportFile(r.flag, r.path) } : { name: r.name });
+    for (const r of chosen)
+      opened.push(
+        r.path !== undefined ? { name: r.name, file: await openReportFile(r.flag, r.path) } : { name: r.name },
+      );
   } catch (err) {
     for (const o of opened) await o.file?.close();
     throw err;

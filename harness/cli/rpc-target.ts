@@ -25,12 +25,18 @@ export function builtInOptionKey(protocol: Protocol): RpcOptionKey {
 }
 
 /** One protocol's option row: its flag, the kind of value it takes, its text; replayed without credentials. */
-export function rpcOptionRow(module: Pick<ProtocolModule, "cli">, description = module.cli.description): OptionSpec<string> {
+export function rpcOptionRow(
+  module: Pick<ProtocolModule, "cli">,
+  description = module.cli.description,
+): OptionSpec<string> {
   return { flags: `${module.cli.flag} <${module.cli.value}>`, description, replay: withoutCredentials };
 }
 
-/** The option rows of every protocol in the map as it stands now (registered ones too), keyed as commander files them. */
-export function rpcOptionRows(describe: (module: ProtocolModule) => string = (m) => m.cli.description): Record<string, OptionSpec<string>> {
+/** The option rows of every protocol in the map as it stands now (registered ones too), keyed as commander files them.
+ * */
+export function rpcOptionRows(
+  describe: (module: ProtocolModule) => string = (m) => m.cli.description,
+): Record<string, OptionSpec<string>> {
   return Object.fromEntries(protocolModules().map((m) => [optionKey(m), rpcOptionRow(m, describe(m))]));
 }
 

@@ -9,7 +9,11 @@ import { rpcTargetsOf } from "./rpc-target.js";
 import { GRPC } from "../protocols/grpc/index.js";
 
 /** The HTTP target as the flags describe it. */
-export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: string | undefined = opts.apiKey): HttpRunTarget {
+export function toHttpTarget(
+  opts: CheckCliOptions,
+  baseUrl: string,
+  apiKey: string | undefined = opts.apiKey,
+): HttpRunTarget {
   return {
     baseUrl,
     collections: opts.collection,
@@ -24,13 +28,19 @@ export function toHttpTarget(opts: CheckCliOptions, baseUrl: string, apiKey: str
     timeoutMs: opts.timeout,
     ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
     ...(opts.rate !== undefined && { rate: opts.rate }),
-    ...(baseUrl.startsWith("https://") && (opts.ca !== undefined || opts.cert !== undefined) && {
-      tls: { ...(opts.ca !== undefined && { caFile: opts.ca }), ...(opts.cert !== undefined && { certFile: opts.cert }), ...(opts.key !== undefined && { keyFile: opts.key }) },
-    }),
+    ...(baseUrl.startsWith("https://") &&
+      (opts.ca !== undefined || opts.cert !== undefined) && {
+        tls: {
+          ...(opts.ca !== undefined && { caFile: opts.ca }),
+          ...(opts.cert !== undefined && { certFile: opts.cert }),
+          ...(opts.key !== undefined && { keyFile: opts.key }),
+        },
+      }),
   };
 }
 
-/** The folder trace files are named relative to: the JSON report's, else the HTML report's, else the working directory. */
+/** The folder trace files are named relative to: the JSON report's, else the HTML report's, else the working directory.
+ * */
 function reportFolder(opts: CheckCliOptions): string {
   const file = (name: string) => opts.reporter.find((r) => r.name === name && r.path !== undefined)?.path;
   const report = opts.reportJson ?? file("json") ?? opts.reportHtml ?? file("html");
@@ -50,7 +60,8 @@ export function toRunOptions(
 ): Omit<RunOptions, "checks"> {
   // gRPC is the default protocol, left unsaid so that the report reads as before.
   const named = rpcTargetsOf(opts)[0]?.protocol;
-  const grpc = grpcAddress !== undefined ? rpcTarget(opts, grpcAddress, named === GRPC ? undefined : named, metadata) : undefined;
+  const grpc =
+    grpcAddress !== undefined ? rpcTarget(opts, grpcAddress, named === GRPC ? undefined : named, metadata) : undefined;
   const rpcPeers = grpc ? peers.map((p) => rpcTarget(opts, p.address, p.protocol, metadata)) : [];
   return {
     ...(opts.contract !== undefined && { contract: opts.contract }),
@@ -73,22 +84,27 @@ export function toRunOptions(
 }
 
 /** One RPC target with the run's TLS, authority, metadata, timeout and budget options. */
-function rpcTarget(opts: CheckCliOptions, address: string, protocol: Protocol | (string & {}) | undefined, metadata: Record<string, string>): GrpcTargetOptions {
+function rpcTarget(
+  opts: CheckCliOptions,
+  address: string,
+  protocol: Protocol | (string & {}) | undefined,
+  metadata: Record<string, string>,
+): GrpcTargetOptions {
   return {
-        address,
-        ...(protocol && { protocol }),
-        // An https:// URL (--connect, --grpc-web) speaks TLS by itself and takes the run's files without --tls.
-        ...((opts.tls || (address.startsWith("https://") && (opts.ca !== undefined || opts.cert !== undefined))) && {
-          tls: {
-            ...(opts.ca !== undefined && { caFile: opts.ca }),
-            ...(opts.cert !== undefined && { certFile: opts.cert }),
-            ...(opts.key !== undefined && { keyFile: opts.key }),
-          },
-        }),
-        ...(opts.authority !== undefined && { authority: opts.authority }),
-        metadata,
-        timeoutMs: opts.timeout,
-        ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
-        ...(opts.rate !== undefined && { rate: opts.rate }),
+    address,
+    ...(protocol && { protocol }),
+    // An https:// URL (--connect, --grpc-web) speaks TLS by itself and takes the run's files without --tls.
+    ...((opts.tls || (address.startsWith("https://") && (opts.ca !== undefined || opts.cert !== undefined))) && {
+      tls: {
+        ...(opts.ca !== undefined && { caFile: opts.ca }),
+        ...(opts.cert !== undefined && { certFile: opts.cert }),
+        ...(opts.key !== undefined && { keyFile: opts.key }),
+      },
+    }),
+    ...(opts.authority !== undefined && { authority: opts.authority }),
+    metadata,
+    timeoutMs: opts.timeout,
+    ...(opts.maxRpcs !== undefined && { maxCalls: opts.maxRpcs }),
+    ...(opts.rate !== undefined && { rate: opts.rate }),
   };
 }

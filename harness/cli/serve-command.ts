@@ -45,7 +45,11 @@ interface ServeOptions {
  * Where `serve` keeps messages when neither --store nor --data-dir is given: durable, in the user's data folder
  * (XDG_DATA_HOME, else ~/.local/share; %LOCALAPPDATA% on Windows), never in whatever folder serve was started from.
  */
-export function defaultDataDir(env: Readonly<Record<string, string | undefined>>, home: string = homedir(), platform: NodeJS.Platform = process.platform): string {
+export function defaultDataDir(
+  env: Readonly<Record<string, string | undefined>>,
+  home: string = homedir(),
+  platform: NodeJS.Platform = process.platform,
+): string {
   // The XDG specification: a relative XDG_DATA_HOME is invalid and ignored.
   const xdg = env.XDG_DATA_HOME;
   if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, "example-conformance");
@@ -65,27 +69,103 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
   tlsCert: { flags: "--tls-cert <file>", description: "TLS certificate (PEM) for gRPC" },
   tlsKey: { flags: "--tls-key <file>", description: "TLS key (PEM) for gRPC" },
   maxMessageBytes: integerSpec("--max-message-bytes <n>", "gRPC receive limit (default 4 MiB)", 1, 1 << 30),
-  logLevel: { flags: "--log-level <level>", description: "silent, info or debug (one line per request)", default: "info" },
+  logLevel: {
+    flags: "--log-level <level>",
+    description: "silent, info or debug (one line per request)",
+    default: "info",
+  },
   store: {
     flags: "--store <url>",
-    description: "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:",
+    description:
+      "where messages are kept: pglite:DIR (embedded PostgreSQL, durable; the default, in --data-dir), " +
+      "postgres://USER@HOST:PORT/DB (shared by replicas; password from PGPASSWORD or the URL), or memory:",
   },
-  dataDir: { flags: "--data-dir <dir>", description: "the embedded store's directory (default $XDG_DATA_HOME/example-conformance, else ~/.local/share/example-conformance; said on stderr at start)" },
-  workers: integerSpec("--workers <n>", "serve from this many processes sharing the ports (node:cluster); more than 1 needs a store they can share (--store postgres://...)", 1, 256, 1),
-  shutdownGrace: durationSpec("--shutdown-grace <duration>", "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m", 5000, "5s"),
-  maxConnections: limit("--max-connections <n>", "connections each interface holds at once (default 1000, or half the open-file limit less 64 if lower)"),
-  maxConnectionsPerAddress: limit("--max-connections-per-address <n>", "connections from one client address, per interface (default 256)"),
-  maxInFlight: limit("--max-in-flight <n>", "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED with grpc-retry-pushback-ms, or 503 with Retry-After (default 10000)"),
-  memoryWatermarkMib: limit("--memory-watermark-mib <n>", "heap and external memory past which new calls are shed until it falls (default 768)"),
-  maxHeaderBytes: limit("--max-header-bytes <n>", "largest header block: a larger gRPC one is refused RESOURCE_EXHAUSTED (or its stream reset), a larger HTTP one 431 (default 16384)"),
-  maxStreams: limit("--max-streams <n>", "concurrent streams per gRPC connection, advertised in SETTINGS; a peer that opens more has them refused (default 100)"),
-  unreadMibPerConnection: limit("--unread-mib-per-connection <n>", "MiB of replies one connection may leave unread (and, on gRPC, of requests half-sent) before it gets no new work until it reads (default 16)"),
-  unreadMib: limit("--unread-mib <n>", "MiB of replies all clients together may leave unread (and, on gRPC, of requests half-sent); past it only connections that owe nothing get new work, and no half-sent request grows (default 256)"),
-  unreadTimeout: durationSpec("--unread-timeout <duration>", "a connection (HTTP/2: a stream) whose replies are left unread this long, none taken, or whose request stops coming, is closed (reset): 500ms, 5s, 1m", DEFAULT_OWED_LIMITS.stallMs, `${DEFAULT_OWED_LIMITS.stallMs / 1000}s`),
-  requestTimeout: durationSpec("--request-timeout <duration>", "a request not whole this long after it began, however steadily it comes, is refused: HTTP 408 and the connection closed, a gRPC stream reset (a streamed request: each message): 500ms, 30s, 1m", DEFAULT_OWED_LIMITS.arrivalMs, `${DEFAULT_OWED_LIMITS.arrivalMs / 1000}s`),
-  storeMaxMessages: limit("--store-max-messages <n>", "messages the store holds; past it POST is answered 507 (default 100000)"),
-  storeMaxBytes: limit("--store-max-bytes <n>", "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)"),
-  storeMinFreeMib: integerSpec("--store-min-free-mib <n>", "MiB the embedded store keeps free on its disk; a POST or PUT that would leave less is answered 507 (default 64; 0 leaves it to PostgreSQL)", 0, 2 ** 30),
+  dataDir: {
+    flags: "--data-dir <dir>",
+    description:
+      "the embedded store's directory (default $XDG_DATA_HOME/example-conformance, else " +
+      "~/.local/share/example-conformance; said on stderr at start)",
+  },
+  workers: integerSpec(
+    "--workers <n>",
+    "serve from this many processes sharing the ports (node:cluster); more than 1 needs a store they can share " +
+      "(--store postgres://...)",
+    1,
+    256,
+    1,
+  ),
+  shutdownGrace: durationSpec(
+    "--shutdown-grace <duration>",
+    "how long calls in flight may finish after SIGTERM before connections are cut: 500ms, 5s, 1m",
+    5000,
+    "5s",
+  ),
+  maxConnections: limit(
+    "--max-connections <n>",
+    "connections each interface holds at once (default 1000, or half the open-file limit less 64 if lower)",
+  ),
+  maxConnectionsPerAddress: limit(
+    "--max-connections-per-address <n>",
+    "connections from one client address, per interface (default 256)",
+  ),
+  maxInFlight: limit(
+    "--max-in-flight <n>",
+    "calls (gRPC) or requests (HTTP) served at once; past it RESOURCE_EXHAUSTED with grpc-retry-pushback-ms, or " +
+      "503 with Retry-After (default 10000)",
+  ),
+  memoryWatermarkMib: limit(
+    "--memory-watermark-mib <n>",
+    "heap and external memory past which new calls are shed until it falls (default 768)",
+  ),
+  maxHeaderBytes: limit(
+    "--max-header-bytes <n>",
+    "largest header block: a larger gRPC one is refused RESOURCE_EXHAUSTED (or its stream reset), a larger HTTP " +
+      "one 431 (default 16384)",
+  ),
+  maxStreams: limit(
+    "--max-streams <n>",
+    "concurrent streams per gRPC connection, advertised in SETTINGS; a peer that opens more has them refused " +
+      "(default 100)",
+  ),
+  unreadMibPerConnection: limit(
+    "--unread-mib-per-connection <n>",
+    "MiB of replies one connection may leave unread (and, on gRPC, of requests half-sent) before it gets no new " +
+      "work until it reads (default 16)",
+  ),
+  unreadMib: limit(
+    "--unread-mib <n>",
+    "MiB of replies all clients together may leave unread (and, on gRPC, of requests half-sent); past it only " +
+      "connections that owe nothing get new work, and no half-sent request grows (default 256)",
+  ),
+  unreadTimeout: durationSpec(
+    "--unread-timeout <duration>",
+    "a connection (HTTP/2: a stream) whose replies are left unread this long, none taken, or whose request stops " +
+      "coming, is closed (reset): 500ms, 5s, 1m",
+    DEFAULT_OWED_LIMITS.stallMs,
+    `${DEFAULT_OWED_LIMITS.stallMs / 1000}s`,
+  ),
+  requestTimeout: durationSpec(
+    "--request-timeout <duration>",
+    "a request not whole this long after it began, however steadily it comes, is refused: HTTP 408 and the " +
+      "connection closed, a gRPC stream reset (a streamed request: each message): 500ms, 30s, 1m",
+    DEFAULT_OWED_LIMITS.arrivalMs,
+    `${DEFAULT_OWED_LIMITS.arrivalMs / 1000}s`,
+  ),
+  storeMaxMessages: limit(
+    "--store-max-messages <n>",
+    "messages the store holds; past it POST is answered 507 (default 100000)",
+  ),
+  storeMaxBytes: limit(
+    "--store-max-bytes <n>",
+    "bytes of message bodies the store holds; past it POST and PUT are answered 507 (default 64 MiB)",
+  ),
+  storeMinFreeMib: integerSpec(
+    "--store-min-free-mib <n>",
+    "MiB the embedded store keeps free on its disk; a POST or PUT that would leave less is answered 507 (default " +
+      "64; 0 leaves it to PostgreSQL)",
+    0,
+    2 ** 30,
+  ),
 };
 
 /**
@@ -94,7 +174,13 @@ const SERVE_TABLE: OptionTable<ServeOptions> = {
  * damaged, 65 (EX_DATAERR); this user may not use it, 77 (EX_NOPERM); its disk is full or failed, or the engine
  * stopped on it, 74 (EX_IOERR).
  */
-export const DATA_DIR_EXIT_CODES: Readonly<Record<DataDirProblem, number>> = { "in-use": 75, lost: 75, damaged: 65, denied: 77, io: 74 };
+export const DATA_DIR_EXIT_CODES: Readonly<Record<DataDirProblem, number>> = {
+  "in-use": 75,
+  lost: 75,
+  damaged: 65,
+  denied: 77,
+  io: 74,
+};
 
 /** The usage rules of serve's options, and the store they name. */
 function storeOf(opts: ServeOptions, env: CliIo["env"]): string {
@@ -105,12 +191,19 @@ function storeOf(opts: ServeOptions, env: CliIo["env"]): string {
     throw new ConformanceError("usage", `--log-level ${opts.logLevel}: expected silent, info or debug`);
   }
   if (opts.store !== undefined && opts.dataDir !== undefined) {
-    throw new ConformanceError("usage", "--data-dir is the embedded store's directory: give it or --store, not both (--store pglite:DIR names the directory itself)");
+    throw new ConformanceError(
+      "usage",
+      "--data-dir is the embedded store's directory: give it or --store, not both (--store pglite:DIR names the " +
+        "directory itself)",
+    );
   }
   const store = opts.store ?? `pglite:${opts.dataDir ?? defaultDataDir(env)}`;
   // Each process has its own memory, and an embedded store admits one process: only a server is shared.
   if (opts.workers > 1 && !/^postgres(ql)?:\/\//.test(store)) {
-    throw new ConformanceError("usage", "--workers above 1 needs a store every worker shares: --store postgres://USER@HOST:PORT/DB");
+    throw new ConformanceError(
+      "usage",
+      "--workers above 1 needs a store every worker shares: --store postgres://USER@HOST:PORT/DB",
+    );
   }
   return store;
 }
@@ -123,7 +216,8 @@ function serverOptions(opts: ServeOptions, store: string, apiKey: string | undef
     grpcPort: opts.grpcPort,
     httpPort: opts.httpPort,
     ...(apiKey !== undefined && apiKey !== "" && { apiKey }),
-    ...(opts.tlsCert !== undefined && opts.tlsKey !== undefined && { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } }),
+    ...(opts.tlsCert !== undefined &&
+      opts.tlsKey !== undefined && { tls: { certFile: opts.tlsCert, keyFile: opts.tlsKey } }),
     ...(opts.maxMessageBytes !== undefined && { maxReceiveMessageBytes: opts.maxMessageBytes }),
     log: opts.logLevel,
     protection: {
@@ -133,7 +227,9 @@ function serverOptions(opts: ServeOptions, store: string, apiKey: string | undef
       ...(opts.memoryWatermarkMib !== undefined && { memoryWatermarkBytes: opts.memoryWatermarkMib * 1024 * 1024 }),
     },
     owed: {
-      ...(opts.unreadMibPerConnection !== undefined && { perConnectionBytes: opts.unreadMibPerConnection * 1024 * 1024 }),
+      ...(opts.unreadMibPerConnection !== undefined && {
+        perConnectionBytes: opts.unreadMibPerConnection * 1024 * 1024,
+      }),
       ...(opts.unreadMib !== undefined && { totalBytes: opts.unreadMib * 1024 * 1024 }),
       stallMs: opts.unreadTimeout,
       arrivalMs: opts.requestTimeout,
@@ -150,7 +246,11 @@ function serverOptions(opts: ServeOptions, store: string, apiKey: string | undef
 }
 
 /** Starts the server; a data directory that cannot be used is said in one line and ends serve with its code. */
-async function startServer(options: ReferenceServerOptions, io: CliIo, setExit: (code: number) => void): Promise<ReferenceServer | undefined> {
+async function startServer(
+  options: ReferenceServerOptions,
+  io: CliIo,
+  setExit: (code: number) => void,
+): Promise<ReferenceServer | undefined> {
   const { startReferenceServer } = await import("../../reference-server/start.js");
   const { StoreUnavailableError, DataDirError } = await import("../../reference-server/http/store.js");
   const { embeddedStoreEvents } = await import("../../reference-server/http/embedded-store.js");
@@ -179,7 +279,10 @@ async function startServer(options: ReferenceServerOptions, io: CliIo, setExit: 
  */
 function exitOnFatal(server: ReferenceServer, io: CliIo): void {
   const fatal = (err: unknown) => {
-    io.stderr(`example-conformance: serve: fatal: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}; stopping\n`);
+    io.stderr(
+      `example-conformance: serve: fatal: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}; ` +
+        `stopping\n`,
+    );
     process.exitCode = 70;
     void server.close().finally(() => process.exit(70));
     setTimeout(() => process.exit(70), 1000).unref();
@@ -195,14 +298,19 @@ const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
  * Serves until SIGTERM, SIGINT or SIGHUP, or until the npx (npm) that started it ends, then lets calls in flight
  * finish; its ports and its data directory are free when it exits.
  */
-function serveUntilStopped(server: ReferenceServer, io: CliIo, setExit: (code: number) => void, wrappers: readonly Wrapper[]): Promise<void> {
+function serveUntilStopped(
+  server: ReferenceServer,
+  io: CliIo,
+  setExit: (code: number) => void,
+  wrappers: readonly Wrapper[],
+): Promise<void> {
   return new Promise<void>((resolve) => {
     // A worker's channel to the primary would keep it alive after its servers closed.
     const done = () => {
       if (cluster.isWorker) process.disconnect?.();
       resolve();
     };
-    let unwatch = () => undefined as void;
+    let unwatch: () => void = () => {};
     const stop = (why: string) => {
       for (const s of STOP_SIGNALS) process.off(s, stop);
       unwatch();
@@ -222,7 +330,10 @@ function serveUntilStopped(server: ReferenceServer, io: CliIo, setExit: (code: n
 export function addServeCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   const command = program
     .command("serve")
-    .description("run the reference server (gRPC and HTTP) until SIGTERM, SIGINT or SIGHUP, or the end of the npx that started it; prints `grpc HOST:PORT` and `http URL` first");
+    .description(
+      "run the reference server (gRPC and HTTP) until SIGTERM, SIGINT or SIGHUP, or the end of the npx that " +
+        "started it; prints `grpc HOST:PORT` and `http URL` first",
+    );
   for (const o of toOptions(SERVE_TABLE)) command.addOption(o);
   command.action(async (opts: ServeOptions) => {
     // Found first: an npx killed while the server starts is then seen gone, not missed.
@@ -240,7 +351,8 @@ export function addServeCommand(program: Command, io: CliIo, setExit: (code: num
       io.stderr(`example-conformance: messages are kept in ${redactStoreUrl(store)}\n`);
     }
     exitOnFatal(server, io);
-    if (cluster.isWorker) process.send?.({ grpcAddress: server.grpcAddress, httpUrl: server.httpUrl } satisfies WorkerListening);
+    if (cluster.isWorker)
+      process.send?.({ grpcAddress: server.grpcAddress, httpUrl: server.httpUrl } satisfies WorkerListening);
     else io.stdout(`grpc ${server.grpcAddress}\nhttp ${server.httpUrl}\n`);
     await serveUntilStopped(server, io, setExit, wrappers);
   });

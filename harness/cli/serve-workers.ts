@@ -16,11 +16,21 @@ export interface WorkerListening {
 const CRASH_LOOP_MS = 5000;
 
 export function isWorkerListening(m: unknown): m is WorkerListening {
-  return typeof m === "object" && m !== null && typeof (m as WorkerListening).grpcAddress === "string" && typeof (m as WorkerListening).httpUrl === "string";
+  return (
+    typeof m === "object" &&
+    m !== null &&
+    typeof (m as WorkerListening).grpcAddress === "string" &&
+    typeof (m as WorkerListening).httpUrl === "string"
+  );
 }
 
 /** Runs the primary until every worker has stopped; resolves with the exit code. */
-export function runWorkers(count: number, io: CliIo, graceMs: number, wrappers: readonly Wrapper[] = []): Promise<number> {
+export function runWorkers(
+  count: number,
+  io: CliIo,
+  graceMs: number,
+  wrappers: readonly Wrapper[] = [],
+): Promise<number> {
   return new Promise((resolve) => {
     const live = new Set<Worker>();
     const listening = new Set<Worker>();
@@ -74,7 +84,10 @@ export function runWorkers(count: number, io: CliIo, graceMs: number, wrappers: 
           return finish();
         }
         if (!printed || Date.now() - started < CRASH_LOOP_MS) {
-          io.stderr(`example-conformance: serve: a worker ended (${how}) ${printed ? "soon after it started" : "before it listened"}; stopping\n`);
+          io.stderr(
+            `example-conformance: serve: a worker ended (${how}) ` +
+              `${printed ? "soon after it started" : "before it listened"}; stopping\n`,
+          );
           exitCode = typeof code === "number" && code > 0 ? code : 1;
           return stopAll();
         }

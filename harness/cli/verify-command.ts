@@ -17,7 +17,10 @@ async function readBounded(path: string, flag: string): Promise<Buffer> {
   try {
     handle = await open(path, "r");
   } catch (err) {
-    throw new ConformanceError("usage", `${flag}${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConformanceError(
+      "usage",
+      `${flag}${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   try {
     const buf = Buffer.alloc(MAX_ATTESTATION_BYTES + 1);
@@ -26,12 +29,16 @@ async function readBounded(path: string, flag: string): Promise<Buffer> {
       const { bytesRead } = await handle.read(buf, size, buf.length - size, null);
       if (bytesRead === 0) break;
       size += bytesRead;
-      if (size > MAX_ATTESTATION_BYTES) throw new ConformanceError("usage", `${flag}${path}: more than ${MAX_ATTESTATION_BYTES} bytes, no attestation`);
+      if (size > MAX_ATTESTATION_BYTES)
+        throw new ConformanceError("usage", `${flag}${path}: more than ${MAX_ATTESTATION_BYTES} bytes, no attestation`);
     }
     return buf.subarray(0, size);
   } catch (err) {
     if (err instanceof ConformanceError) throw err;
-    throw new ConformanceError("usage", `${flag}${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConformanceError(
+      "usage",
+      `${flag}${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   } finally {
     await handle.close();
   }
@@ -40,15 +47,27 @@ async function readBounded(path: string, flag: string): Promise<Buffer> {
 /** What a verified statement certifies, one inert line each. */
 function certifies(statement: Statement): string[] {
   const subject = statement.subject[0];
-  const run = statement.predicate.configuration.find((c) => c.name === "run")?.annotations as Record<string, unknown> | undefined;
-  const suite = statement.predicate.configuration.find((c) => c.name === "example-conformance")?.annotations as Record<string, unknown> | undefined;
+  const run = statement.predicate.configuration.find((c) => c.name === "run")?.annotations as
+    | Record<string, unknown>
+    | undefined;
+  const suite = statement.predicate.configuration.find((c) => c.name === "example-conformance")?.annotations as
+    | Record<string, unknown>
+    | undefined;
   const contract = statement.predicate.configuration.find((c) => c.name === "contract");
   const a = (subject?.annotations ?? {}) as Record<string, unknown>;
-  const line = (label: string, value: unknown) => (value === undefined ? [] : [`${label}: ${t(typeof value === "string" ? value : JSON.stringify(value))}`]);
+  const line = (label: string, value: unknown) =>
+    value === undefined ? [] : [`${label}: ${t(typeof value === "string" ? value : JSON.stringify(value))}`];
   return [
     ...line("implementation", subject?.name),
     ...line("version", a.version),
-    ...line("subject digest", subject?.digest ? Object.entries(subject.digest).map(([k, v]) => `${k}:${v}`).join(", ") : undefined),
+    ...line(
+      "subject digest",
+      subject?.digest
+        ? Object.entries(subject.digest)
+            .map(([k, v]) => `${k}:${v}`)
+            .join(", ")
+        : undefined,
+    ),
     ...line("bound by", a.boundBy),
     ...line("gRPC", a.grpc),
     ...line("HTTP", a.http),
@@ -56,12 +75,19 @@ function certifies(statement: Statement): string[] {
     ...line("TLS certificate SHA-256", a.tlsCertificateSha256),
     ...line("verdict", run?.verdict),
     ...line("result", statement.predicate.result),
-    ...line("claims (declared, not judged)", Array.isArray(run?.claims) && run.claims.length > 0 ? (run.claims as unknown[]).join(", ") : undefined),
+    ...line(
+      "claims (declared, not judged)",
+      Array.isArray(run?.claims) && run.claims.length > 0 ? (run.claims as unknown[]).join(", ") : undefined,
+    ),
     ...line("waivers", Array.isArray(run?.waivers) && run.waivers.length > 0 ? run.waivers : undefined),
     ...line("suite version", suite?.suiteVersion),
     ...line("seed", suite?.seed),
     ...line("contract sha256", contract?.digest?.sha256),
-    ...line("checks", `${statement.predicate.passedTests.length} passed, ${statement.predicate.warnedTests.length} warned, ${statement.predicate.failedTests.length} failed`),
+    ...line(
+      "checks",
+      `${statement.predicate.passedTests.length} passed, ${statement.predicate.warnedTests.length} warned, ` +
+        `${statement.predicate.failedTests.length} failed`,
+    ),
   ];
 }
 
@@ -75,13 +101,21 @@ export function addVerifyCommand(program: Command, io: CliIo, setExit: (code: nu
       const pem = await readBounded(opts.key, "--key ");
       // The user's mistake, said before anything of the key is used or shown: a verifier takes the public half.
       if (isPrivateKeyPem(pem)) {
-        throw new ConformanceError("usage", `--key ${opts.key}: a private key; give the public key (make it with: openssl pkey -in ${opts.key} -pubout -out pub.pem)`);
+        throw new ConformanceError(
+          "usage",
+          `--key ${opts.key}: a private key; give the public key (make it with: openssl pkey -in ${opts.key} ` +
+            `-pubout -out pub.pem)`,
+        );
       }
       let key;
       try {
         key = ed25519PublicKey(pem);
       } catch (err) {
-        throw new ConformanceError("usage", `--key ${opts.key}: not an ed25519 key in PEM (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+        throw new ConformanceError(
+          "usage",
+          `--key ${opts.key}: not an ed25519 key in PEM ` +
+            `(${err instanceof Error ? err.message.split("\n")[0] : String(err)})`,
+        );
       }
       const verdict = verifyAttestation(await readBounded(file, ""), key);
       if (!verdict.holds) {

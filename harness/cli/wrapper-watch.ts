@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 
-/** A process as /proc shows it: its parent, and its start time, so a pid reused by another process is not taken for it. */
+/** A process as /proc shows it: its parent, and its start time, so a pid reused by another process is not taken for it.
+ * */
 interface ProcStat {
   ppid: number;
   start: string;
@@ -44,10 +45,12 @@ function commandLine(pid: number): string[] {
 }
 
 /** npm itself: its title ("npm exec ...", "npm run ..."), or node running npm-cli.js or npx-cli.js. */
-const isNpm = (args: readonly string[]): boolean => /^np[mx](\s|$)/.test(args.join(" ")) || args.some((a) => /np[mx]-cli\.js$/.test(a));
+const isNpm = (args: readonly string[]): boolean =>
+  /^np[mx](\s|$)/.test(args.join(" ")) || args.some((a) => /np[mx]-cli\.js$/.test(a));
 
 /** A shell running one command string, as npm runs every command. */
-const isShell = (args: readonly string[]): boolean => ["sh", "bash", "dash", "zsh"].includes(basename(args[0] ?? "")) && args[1] === "-c";
+const isShell = (args: readonly string[]): boolean =>
+  ["sh", "bash", "dash", "zsh"].includes(basename(args[0] ?? "")) && args[1] === "-c";
 
 /**
  * The processes from this one's parent up to the npm that started it, when npm did (npm sets npm_command in what it
@@ -78,10 +81,13 @@ export function onWrapperGone(wrappers: readonly Wrapper[], gone: () => void): (
   if (wrappers.length === 0) return () => undefined;
   const timer = setInterval(() => {
     // A shell whose npm ended is still there, adopted by init: its parent changed.
-    if (wrappers.every((w) => {
-      const now = procStat(w.pid);
-      return now?.start === w.start && now.ppid === w.ppid;
-    })) return;
+    if (
+      wrappers.every((w) => {
+        const now = procStat(w.pid);
+        return now?.start === w.start && now.ppid === w.ppid;
+      })
+    )
+      return;
     clearInterval(timer);
     gone();
   }, WRAPPER_POLL_MS);

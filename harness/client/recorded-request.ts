@@ -40,7 +40,8 @@ export const MAX_RECORDED_REQUESTS = 200;
 export const MAX_HEADER_VALUES = 64;
 const SHOWN_HEADER_CHARS = 120;
 
-export const headerValue = (r: Pick<RecordedRequest, "headers">, name: string): string | undefined => r.headers[name]?.[0];
+export const headerValue = (r: Pick<RecordedRequest, "headers">, name: string): string | undefined =>
+  r.headers[name]?.[0];
 
 export const isHello = (r: RecordedRequest): boolean => r.helloIndex !== undefined;
 
@@ -50,7 +51,9 @@ const titleOf = (protocol: RecordedProtocol): string => protocolModule(protocol)
 /** The forms a secret takes in a request: as typed, percent- and form-encoded (a path), JSON-escaped (a body). */
 function secretForms(secret: string): string[] {
   const percent = encodeURIComponent(secret);
-  return [...new Set([secret, percent, percent.replace(/%20/g, "+"), JSON.stringify(secret).slice(1, -1)])].sort((a, b) => b.length - a.length);
+  return [...new Set([secret, percent, percent.replace(/%20/g, "+"), JSON.stringify(secret).slice(1, -1)])].sort(
+    (a, b) => b.length - a.length,
+  );
 }
 
 /** A secret, everywhere it appears (in any of its forms), as the placeholder the replay lines use. */
@@ -68,7 +71,8 @@ export function requestName(r: RecordedRequest, redact: (t: string) => string): 
 /** Bytes of a body shown in hex in a failure's details. */
 const SHOWN_BODY_BYTES = 24;
 
-/** Whether the body's bytes are an encoding of the message (compressed, or gRPC-Web's base64 text), not the message itself. */
+/** Whether the body's bytes are an encoding of the message (compressed, or gRPC-Web's base64 text), not the message
+ * itself. */
 function bodyEncoded(r: RecordedRequest): boolean {
   const contentType = (headerValue(r, "content-type") ?? "").toLowerCase();
   const named = (name: string) => {
@@ -103,9 +107,14 @@ function withoutSecret(bytes: Uint8Array, secret: string): Buffer {
  */
 export function bodyPreview(r: RecordedRequest, secret?: string): string {
   if (r.body.length === 0) return "";
-  if (secret === undefined || secret === "") return `, first bytes ${Buffer.from(r.body.subarray(0, SHOWN_BODY_BYTES)).toString("hex")}`;
-  if (bodyEncoded(r)) return ", its bytes not shown (they are encoded, and could carry the API key where no redaction sees it)";
-  return `, first bytes ${withoutSecret(r.body, secret).subarray(0, SHOWN_BODY_BYTES).toString("hex")} (the API key's bytes, if any, replaced by ${API_KEY_PLACEHOLDER}'s)`;
+  if (secret === undefined || secret === "")
+    return `, first bytes ${Buffer.from(r.body.subarray(0, SHOWN_BODY_BYTES)).toString("hex")}`;
+  if (bodyEncoded(r))
+    return ", its bytes not shown (they are encoded, and could carry the API key where no redaction sees it)";
+  return (
+    `, first bytes ${withoutSecret(r.body, secret).subarray(0, SHOWN_BODY_BYTES).toString("hex")} (the API key's ` +
+    `bytes, if any, replaced by ${API_KEY_PLACEHOLDER}'s)`
+  );
 }
 
 /** A header value as shown: a -bin entry decoded when that shows the key (so it is redacted), else as sent. */
@@ -119,7 +128,11 @@ function shownHeader(name: string, value: string, redact: (t: string) => string,
 
 /** The request as lines for a failure's details: its name, its headers (the key redacted), its body's size. */
 export function describeRequest(r: RecordedRequest, redact: (t: string) => string, secret?: string): string[] {
-  const headers = Object.entries(r.headers).flatMap(([k, vs]) => vs.map((v) => `  ${k}: ${shownHeader(k, v, redact, secret).slice(0, SHOWN_HEADER_CHARS)}`));
-  const body = `  body: ${r.body.length} bytes${r.truncated ? " (cut: longer than the recording bound)" : ""}${bodyPreview(r, secret)}`;
+  const headers = Object.entries(r.headers).flatMap(([k, vs]) =>
+    vs.map((v) => `  ${k}: ${shownHeader(k, v, redact, secret).slice(0, SHOWN_HEADER_CHARS)}`),
+  );
+  const body =
+    `  body: ${r.body.length} ` +
+    `bytes${r.truncated ? " (cut: longer than the recording bound)" : ""}${bodyPreview(r, secret)}`;
   return [requestName(r, redact), ...headers, body];
 }

@@ -8,11 +8,18 @@ import { protocolModules, type HelloAsk, type ProtocolModule } from "../protocol
 import { http1Exchange } from "../wire/http1.js";
 import { carriesKey, isKey } from "./_internals/api-key.js";
 import { readBounded } from "./_internals/read-body.js";
-import { MAX_HEADER_VALUES, MAX_RECORDED_BODY_BYTES, MAX_RECORDED_REQUESTS, RESOURCES, type RecordedRequest } from "./recorded-request.js";
+import {
+  MAX_HEADER_VALUES,
+  MAX_RECORDED_BODY_BYTES,
+  MAX_RECORDED_REQUESTS,
+  RESOURCES,
+  type RecordedRequest,
+} from "./recorded-request.js";
 import { CODE, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
-/** Bound on the reference server's answer to a forwarded resource request: it answers at once; this bounds a wedged one. */
+/** Bound on the reference server's answer to a forwarded resource request: it answers at once; this bounds a wedged
+ * one. */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 /** Request headers past this many bytes are refused by the HTTP layer itself (431, or a reset stream). */
 const MAX_HEADER_BYTES = 16 * 1024;
@@ -35,7 +42,9 @@ export interface RecordingOptions {
   apiKey?: string;
 }
 
-const STATUS_NAMES: Readonly<Record<number, string>> = Object.fromEntries(Object.entries(CODE).map(([name, code]) => [code, name]));
+const STATUS_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(CODE).map(([name, code]) => [code, name]),
+);
 const statusWords = (code: number) => STATUS_NAMES[code] ?? String(code);
 
 function headerRecord(raw: http.IncomingHttpHeaders | http2.IncomingHttpHeaders): Record<string, string[]> {
@@ -66,7 +75,10 @@ function recordedOn(port: "h2c" | "http1", contentType = ""): ProtocolModule | u
 function hold(ms: number, closed: Promise<void>): Promise<boolean> {
   if (ms <= 0) return Promise.resolve(true);
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([new Promise<boolean>((r) => (timer = setTimeout(() => r(true), ms))), closed.then(() => false)]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(true), ms))),
+    closed.then(() => false),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export async function startRecordingServers(options: RecordingOptions): Promise<RecordingServers> {
@@ -79,7 +91,15 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     scenario.requireKey && options.apiKey !== undefined && !carriesKey(headers, path, options.apiKey);
 
   /** Counts the request and keeps it when under the bound; the returned record's answer is filled in later. */
-  function record(arrived: number, protocol: string, method: string, path: string, headers: Record<string, string[]>, body: { body: Uint8Array; truncated: boolean }, hello: boolean): RecordedRequest {
+  function record(
+    arrived: number,
+    protocol: string,
+    method: string,
+    path: string,
+    headers: Record<string, string[]>,
+    body: { body: Uint8Array; truncated: boolean },
+    hello: boolean,
+  ): RecordedRequest {
     received++;
     const r: RecordedRequest = {
       n: received,
@@ -98,15 +118,33 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
   }
 
   /** The scenario's answer to a Hello (after the key and the request's form), held as it says. */
-  async function answerHello(r: RecordedRequest, codec: Codec, body: string | undefined, closed: Promise<void>): Promise<HelloAnswer | undefined> {
-    if (keyMissing(r.headers, r.path)) return { kind: "error", code: CODE.UNAUTHENTICATED, message: "this server controls access by the API key, and the request carries none" };
-    if (body === undefined) return { kind: "error", code: CODE.INVALID_ARGUMENT, message: "the request is not one well-formed Message" };
+  async function answerHello(
+    r: RecordedRequest,
+    codec: Codec,
+    body: string | undefined,
+    closed: Promise<void>,
+  ): Promise<HelloAnswer | undefined> {
+    if (keyMissing(r.headers, r.path))
+      return {
+        kind: "error",
+        code: CODE.UNAUTHENTICATED,
+        message: "this server controls access by the API key, and the request carries none",
+      };
+    if (body === undefined)
+      return { kind: "error", code: CODE.INVALID_ARGUMENT, message: "the request is not one well-formed Message" };
     const answer = scenario.hello(r.helloIndex ?? 0, codec, body);
     if (answer.kind === "reply" && !(await hold(answer.holdMs, closed))) {
-      r.answer = `nothing: held ${answer.holdMs} ms, and the client gave up after ${Math.round(performance.now() - t0) - r.atMs} ms`;
+      r.answer =
+        `nothing: held ${answer.holdMs} ms, and the client gave up after ` +
+        `${Math.round(performance.now() - t0) - r.atMs} ms`;
       return undefined;
     }
-    r.answer = answer.kind === "reply" ? (answer.holdMs > 0 ? `OK after holding it ${answer.holdMs} ms` : "OK") : statusWords(answer.code);
+    r.answer =
+      answer.kind === "reply"
+        ? answer.holdMs > 0
+          ? `OK after holding it ${answer.holdMs} ms`
+          : "OK"
+        : statusWords(answer.code);
     // Each protocol writes the answer as soon as this returns.
     r.answeredAtMs = Math.round(performance.now() - t0);
     return answer;
@@ -145,16 +183,28 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const answer = h2c?.recording?.answerH2c;
     if (answer === undefined) return void stream.respond({ ":status": 404 }, { endStream: true });
     const ask = helloAsk(r, closed);
-    if (body.truncated) return answer(r, stream, ask, { code: CODE.RESOURCE_EXHAUSTED, message: `request larger than ${MAX_RECORDED_BODY_BYTES} bytes` });
-    if (!isHelloCall) return answer(r, stream, ask, keyMissing(headers, path) ? { code: CODE.UNAUTHENTICATED, message: "API key required" } : { code: CODE.UNIMPLEMENTED, message: `no procedure at ${path.slice(0, 100)}` });
+    if (body.truncated)
+      return answer(r, stream, ask, {
+        code: CODE.RESOURCE_EXHAUSTED,
+        message: `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`,
+      });
+    if (!isHelloCall)
+      return answer(
+        r,
+        stream,
+        ask,
+        keyMissing(headers, path)
+          ? { code: CODE.UNAUTHENTICATED, message: "API key required" }
+          : { code: CODE.UNIMPLEMENTED, message: `no procedure at ${path.slice(0, 100)}` },
+      );
     return answer(r, stream, ask);
   }
 
   // Started with the recording servers, before the client runs: loading the reference server takes about 0.4 s the
   // first time, which a client's own deadline on its first resource request must not pay for.
-  const resources: Promise<{ url: string; close(): Promise<void> }> = import("../../reference-server/http/server.js").then((m) =>
-    m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 }),
-  );
+  const resources: Promise<{ url: string; close(): Promise<void> }> = import(
+    "../../reference-server/http/server.js"
+  ).then((m) => m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 }));
 
   const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     req.on("error", () => undefined);
@@ -171,10 +221,19 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     const contentType = (headers["content-type"]?.[0] ?? "").toLowerCase();
     const onHello = path.split("?")[0] === HELLO_PATH;
     const rpc = onHello ? recordedOn("http1", contentType) : undefined;
-    const r = record(arrived, rpc?.name ?? RESOURCES, method, path, headers, body, rpc !== undefined && method === "POST");
+    const r = record(
+      arrived,
+      rpc?.name ?? RESOURCES,
+      method,
+      path,
+      headers,
+      body,
+      rpc !== undefined && method === "POST",
+    );
     const plain = (status: number, text: string) => {
       r.answer = String(status);
-      if (!res.headersSent) res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
+      if (!res.headersSent)
+        res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
     };
     if (body.truncated) return plain(413, `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`);
     if (rpc?.recording?.answerHttp1 === undefined) {
@@ -190,15 +249,31 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
   }
 
   /** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */
-  async function forward(req: http.IncomingMessage, res: http.ServerResponse, r: RecordedRequest, body: Uint8Array): Promise<void> {
+  async function forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    r: RecordedRequest,
+    body: Uint8Array,
+  ): Promise<void> {
     const target = new URL(r.path.startsWith("/") ? r.path : `/${r.path}`, (await resources).url);
     // The key in a query parameter is this server's to read (part 5 leaves its placement open); the reference server
     // behind it, which refuses a parameter it does not understand, never sees it.
     const key = options.apiKey;
-    if (key !== undefined) for (const [name, value] of [...target.searchParams]) if (isKey(value, key)) target.searchParams.delete(name, value);
+    if (key !== undefined)
+      for (const [name, value] of [...target.searchParams])
+        if (isKey(value, key)) target.searchParams.delete(name, value);
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && name !== "host") headers[name] = value;
-    const answer = await http1Exchange({ origin: target, method: req.method ?? "GET", path: target.pathname + target.search, headers, body, timeoutMs: UPSTREAM_TIMEOUT_MS, connection: "fresh" });
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && name !== "host") headers[name] = value;
+    const answer = await http1Exchange({
+      origin: target,
+      method: req.method ?? "GET",
+      path: target.pathname + target.search,
+      headers,
+      body,
+      timeoutMs: UPSTREAM_TIMEOUT_MS,
+      connection: "fresh",
+    });
     r.answer = answer.failure === undefined ? String(answer.status) : "502";
     if (res.headersSent) return;
     if (answer.failure === undefined) res.writeHead(answer.status as number, answer.headers).end(answer.body);

@@ -9,7 +9,8 @@ import { createSweeper, INIT_SCRIPT, namespaceUnshare, UNSHARE_FLAGS } from "./_
 
 /** Bytes of stdout and of stderr kept: the last ones, where a failing client says why. */
 export const KEPT_OUTPUT_BYTES = 4096;
-/** After the client exits, how long its pipes may stay open (a child it left behind holds them) before the group goes. */
+/** After the client exits, how long its pipes may stay open (a child it left behind holds them) before the group goes.
+ * */
 const DRAIN_MS = 500;
 
 export interface ClientCommand {
@@ -26,7 +27,8 @@ export interface ClientRun {
   /** The last KEPT_OUTPUT_BYTES of each stream, and how many bytes came before them. */
   stdout: string;
   stderr: string;
-  /** Processes of the client's found alive after it ended and killed (outside a PID namespace; inside, none survive). */
+  /** Processes of the client's found alive after it ended and killed (outside a PID namespace; inside, none survive).
+   * */
   leftRunning?: readonly number[];
 }
 
@@ -78,8 +80,12 @@ const NAMED_PIDS = 20;
 /** A line on the run's stderr naming what the client left running; PIDs only, since a process names itself. */
 function warnLeftRunning(pids: readonly number[]): void {
   if (pids.length === 0) return;
-  const named = pids.slice(0, NAMED_PIDS).join(", ") + (pids.length > NAMED_PIDS ? ` and ${pids.length - NAMED_PIDS} more` : "");
-  process.stderr.write(`example-conformance: warning: the client left ${pids.length} process(es) running after its run; killed: PID ${named}\n`);
+  const named =
+    pids.slice(0, NAMED_PIDS).join(", ") + (pids.length > NAMED_PIDS ? ` and ${pids.length - NAMED_PIDS} more` : "");
+  process.stderr.write(
+    `example-conformance: warning: the client left ${pids.length} process(es) running after its run; killed: PID ` +
+      `${named}\n`,
+  );
 }
 
 interface InitMessage {
@@ -88,14 +94,20 @@ interface InitMessage {
   error?: string;
 }
 
-const cannotStart = (client: ClientCommand, code: string | undefined) => new ConformanceError("usage", `client command ${client.command}: cannot be started (${code})`);
+const cannotStart = (client: ClientCommand, code: string | undefined) =>
+  new ConformanceError("usage", `client command ${client.command}: cannot be started (${code})`);
 
 /**
  * Runs the client once. Where the machine allows (Linux, root, unshare), in a PID namespace of its own under a small
  * init that reports the client's own exit, so that every process of the run ends with it; elsewhere as the leader of
  * its own session and process group, swept at the end (see createSweeper).
  */
-export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<ClientRun> {
+export function runClient(
+  client: ClientCommand,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
     const unshare = namespaceUnshare();
     // The init's environment is empty (NODE_OPTIONS and the like are the client's, not for our init); the client's
@@ -103,11 +115,29 @@ export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeout
     const child =
       unshare === undefined
         ? spawn(client.command, [...client.args], { stdio: ["ignore", "pipe", "pipe"], env, detached: true })
-        : spawn(unshare, [...UNSHARE_FLAGS, process.execPath, "-e", INIT_SCRIPT], { stdio: ["pipe", "pipe", "pipe", "pipe"], env: {}, detached: true });
+        : spawn(unshare, [...UNSHARE_FLAGS, process.execPath, "-e", INIT_SCRIPT], {
+            stdio: ["pipe", "pipe", "pipe", "pipe"],
+            env: {},
+            detached: true,
+          });
     const sweeper = unshare === undefined && child.pid !== undefined ? createSweeper(child.pid) : undefined;
     const run: ClientProcess = {
-      client, child, inNamespace: unshare !== undefined, sweeper, out: tail(), err: tail(), leftRunning: new Set(), hung: false, settled: false,
-      t0: performance.now(), bound: undefined, walk: undefined, status: undefined, signal, resolve, reject,
+      client,
+      child,
+      inNamespace: unshare !== undefined,
+      sweeper,
+      out: tail(),
+      err: tail(),
+      leftRunning: new Set(),
+      hung: false,
+      settled: false,
+      t0: performance.now(),
+      bound: undefined,
+      walk: undefined,
+      status: undefined,
+      signal,
+      resolve,
+      reject,
       stop: () => {
         killGroup(child.pid);
         for (const pid of sweeper?.sweep() ?? []) run.leftRunning.add(pid);
@@ -122,7 +152,9 @@ export function runClient(client: ClientCommand, env: NodeJS.ProcessEnv, timeout
     sweeper?.record();
     signal?.addEventListener("abort", run.stop, { once: true });
     if (unshare !== undefined) listenToInit(run, env, timeoutMs);
-    child.once("error", (e: NodeJS.ErrnoException) => fail(run, e.code === "ENOENT" || e.code === "EACCES" ? cannotStart(client, e.code) : e));
+    child.once("error", (e: NodeJS.ErrnoException) =>
+      fail(run, e.code === "ENOENT" || e.code === "EACCES" ? cannotStart(client, e.code) : e),
+    );
     child.once("exit", (exitCode, exitSignal) => onExit(run, exitCode, exitSignal));
   });
 }
@@ -195,12 +227,19 @@ function listenToInit(run: ClientProcess, env: NodeJS.ProcessEnv, timeoutMs: num
         run.bound = setTimeout(() => onBound(run), timeoutMs);
       }
       if (m.exit !== undefined) run.status = m.exit;
-      if (m.error !== undefined) fail(run, m.error === "ENOENT" || m.error === "EACCES" ? cannotStart(client, m.error) : new ConformanceError("internal", `client command ${client.command}: ${m.error}`));
+      if (m.error !== undefined)
+        fail(
+          run,
+          m.error === "ENOENT" || m.error === "EACCES"
+            ? cannotStart(client, m.error)
+            : new ConformanceError("internal", `client command ${client.command}: ${m.error}`),
+        );
     }
   });
 }
 
-/** The client exited: its pipes are read to their end (within DRAIN_MS), what it left running is killed, the run settles. */
+/** The client exited: its pipes are read to their end (within DRAIN_MS), what it left running is killed, the run
+ * settles. */
 function onExit(run: ClientProcess, exitCode: number | null, exitSignal: NodeJS.Signals | null): void {
   const { child } = run;
   ended(run);
@@ -218,7 +257,15 @@ function onExit(run: ClientProcess, exitCode: number | null, exitSignal: NodeJS.
     const left = [...run.leftRunning].sort((a, b) => a - b);
     warnLeftRunning(left);
     const [code, sig] = run.status ?? [exitCode, exitSignal];
-    run.resolve({ exitCode: code, signal: sig, hung: run.hung, durationMs, stdout: run.out.text(), stderr: run.err.text(), ...(left.length > 0 && { leftRunning: left }) });
+    run.resolve({
+      exitCode: code,
+      signal: sig,
+      hung: run.hung,
+      durationMs,
+      stdout: run.out.text(),
+      stderr: run.err.text(),
+      ...(left.length > 0 && { leftRunning: left }),
+    });
   };
   const pipes = [child.stdout, child.stderr, ...(run.inNamespace ? [child.stdio[3] as Readable | null] : [])];
   const drain = setTimeout(() => {

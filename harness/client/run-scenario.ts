@@ -39,11 +39,31 @@ export function clientEnv(client: ClientUnderTest, grpcTarget: string, httpUrl: 
   return env;
 }
 
-export async function runScenario(client: ClientUnderTest, scenario: Scenario, signal?: AbortSignal): Promise<ScenarioRun> {
-  const servers = await startRecordingServers({ scenario, ...(client.apiKey !== undefined && { apiKey: client.apiKey }) });
+export async function runScenario(
+  client: ClientUnderTest,
+  scenario: Scenario,
+  signal?: AbortSignal,
+): Promise<ScenarioRun> {
+  const servers = await startRecordingServers({
+    scenario,
+    ...(client.apiKey !== undefined && { apiKey: client.apiKey }),
+  });
   try {
-    const run = await runClient(client.command, clientEnv(client, servers.grpcTarget, servers.httpUrl), client.timeoutMs, signal);
-    return { scenario, client: run, requests: [...servers.requests], received: servers.received(), ...(client.apiKey !== undefined && { apiKey: client.apiKey }), timeoutMs: client.timeoutMs, redact: redactor(client.apiKey) };
+    const run = await runClient(
+      client.command,
+      clientEnv(client, servers.grpcTarget, servers.httpUrl),
+      client.timeoutMs,
+      signal,
+    );
+    return {
+      scenario,
+      client: run,
+      requests: [...servers.requests],
+      received: servers.received(),
+      ...(client.apiKey !== undefined && { apiKey: client.apiKey }),
+      timeoutMs: client.timeoutMs,
+      redact: redactor(client.apiKey),
+    };
   } finally {
     await servers.close();
   }

@@ -4,10 +4,27 @@
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { encodeMessage } from "../../contract/message.js";
 
-export type ScenarioName = "usual" | "unknown-fields-binary" | "unknown-fields-json" | "empty-reply" | "unavailable-once" | "invalid-argument" | "slow-first" | "api-key";
+export type ScenarioName =
+  | "usual"
+  | "unknown-fields-binary"
+  | "unknown-fields-json"
+  | "empty-reply"
+  | "unavailable-once"
+  | "invalid-argument"
+  | "slow-first"
+  | "api-key";
 
 /** gRPC status codes the scenarios answer with. */
-export const CODE = { OK: 0, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, RESOURCE_EXHAUSTED: 8, UNAUTHENTICATED: 16 } as const;
+export const CODE = {
+  OK: 0,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  RESOURCE_EXHAUSTED: 8,
+  UNAUTHENTICATED: 16,
+} as const;
 
 export type Codec = "proto" | "json";
 
@@ -29,14 +46,26 @@ export interface Scenario {
 /** The first reply of the slow scenario is held this long (or until the client gives up on it). */
 export const SLOW_FIRST_REPLY_MS = 3000;
 
-const reply = (body: string, extra: Partial<Extract<HelloAnswer, { kind: "reply" }>> = {}): HelloAnswer => ({ kind: "reply", body, unknownFields: false, holdMs: 0, ...extra });
+const reply = (body: string, extra: Partial<Extract<HelloAnswer, { kind: "reply" }>> = {}): HelloAnswer => ({
+  kind: "reply",
+  body,
+  unknownFields: false,
+  holdMs: 0,
+  ...extra,
+});
 const greeting = (body: string) => (body === "" ? "Hello" : `Hello, ${body}`);
 
 export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
-  usual: { name: "usual", plays: "a server that answers every Hello at once", requireKey: false, hello: (_i, _c, body) => reply(greeting(body)) },
+  usual: {
+    name: "usual",
+    plays: "a server that answers every Hello at once",
+    requireKey: false,
+    hello: (_i, _c, body) => reply(greeting(body)),
+  },
   "unknown-fields-binary": {
     name: "unknown-fields-binary",
-    plays: "a newer server whose replies in the binary encoding carry fields this contract does not know (2, 5 and 1000)",
+    plays:
+      "a newer server whose replies in the binary encoding carry fields this contract does not know (2, 5 and 1000)",
     requireKey: false,
     hello: (_i, codec, body) => reply(greeting(body), { unknownFields: codec === "proto" }),
   },
@@ -46,12 +75,18 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
     requireKey: false,
     hello: (_i, codec, body) => reply(greeting(body), { unknownFields: codec === "json" }),
   },
-  "empty-reply": { name: "empty-reply", plays: "a server whose reply is the empty Message (body the default, \"\")", requireKey: false, hello: () => reply("") },
+  "empty-reply": {
+    name: "empty-reply",
+    plays: 'a server whose reply is the empty Message (body the default, "")',
+    requireKey: false,
+    hello: () => reply(""),
+  },
   "unavailable-once": {
     name: "unavailable-once",
     plays: "a server that answers the first Hello UNAVAILABLE and the later ones at once",
     requireKey: false,
-    hello: (i, _c, body) => (i === 0 ? { kind: "error", code: CODE.UNAVAILABLE, message: "the server is restarting" } : reply(greeting(body))),
+    hello: (i, _c, body) =>
+      i === 0 ? { kind: "error", code: CODE.UNAVAILABLE, message: "the server is restarting" } : reply(greeting(body)),
   },
   "invalid-argument": {
     name: "invalid-argument",
@@ -61,13 +96,17 @@ export const SCENARIOS: Readonly<Record<ScenarioName, Scenario>> = {
   },
   "slow-first": {
     name: "slow-first",
-    plays: `a server that holds the first Hello's reply ${SLOW_FIRST_REPLY_MS} ms (or until the client gives up) and answers later ones at once`,
+    plays:
+      `a server that holds the first Hello's reply ${SLOW_FIRST_REPLY_MS} ms (or until the client gives up) and ` +
+      `answers later ones at once`,
     requireKey: false,
     hello: (i, _c, body) => reply(greeting(body), { holdMs: i === 0 ? SLOW_FIRST_REPLY_MS : 0 }),
   },
   "api-key": {
     name: "api-key",
-    plays: "a server that controls access by the API key on every request, Hello included, and accepts it in any header, metadata entry or query parameter, bare or as Bearer",
+    plays:
+      "a server that controls access by the API key on every request, Hello included, and accepts it in any " +
+      "header, metadata entry or query parameter, bare or as Bearer",
     requireKey: true,
     hello: (_i, _c, body) => reply(greeting(body)),
   },
@@ -90,5 +129,8 @@ export function encodeReply(answer: Extract<HelloAnswer, { kind: "reply" }>): Ui
 
 /** The reply Message in proto3's JSON mapping; the default body left out, as a JSON printer does. */
 export function encodeReplyJson(answer: Extract<HelloAnswer, { kind: "reply" }>): string {
-  return JSON.stringify({ ...(answer.body !== "" && { body: answer.body }), ...(answer.unknownFields && { addedByNewerServer: { revision: 2 } }) });
+  return JSON.stringify({
+    ...(answer.body !== "" && { body: answer.body }),
+    ...(answer.unknownFields && { addedByNewerServer: { revision: 2 } }),
+  });
 }

@@ -46,10 +46,15 @@ export function applyConfig(
   if (!given("apiKey") && cred["api-key-env"] !== undefined) {
     const name = cred["api-key-env"];
     const value = env[name];
-    if (value === undefined || value === "") throw new ConformanceError("config", `${config.file}: credentials.api-key-env names ${name}, which is not set in the environment`);
+    if (value === undefined || value === "")
+      throw new ConformanceError(
+        "config",
+        `${config.file}: credentials.api-key-env names ${name}, which is not set in the environment`,
+      );
     out.apiKey = value;
   }
-  if (!given("apiKeyIn") && !given("apiKeyHeader") && cred["api-key-in"] !== undefined) out.apiKeyIn = cred["api-key-in"];
+  if (!given("apiKeyIn") && !given("apiKeyHeader") && cred["api-key-in"] !== undefined)
+    out.apiKeyIn = cred["api-key-in"];
   const metadataGiven = given("metadata") || given("metadataFromEnv") || given("metadataFile");
   if (!metadataGiven && cred["metadata-env"] !== undefined) out.metadataFromEnv = [...cred["metadata-env"]];
   if (!given("profile") && config.profile !== undefined) out.profile = config.profile;

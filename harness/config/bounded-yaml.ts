@@ -2,7 +2,20 @@
 // text is parsed, and a file past a limit is refused at the line where it passes it, before it costs more than the
 // text it holds. Every refusal is a config error (exit 2) of one line, `FILE:LINE: what is wrong`, with the limit
 // when one was passed.
-import { Composer, CST, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, type Document, type Node } from "yaml";
+import {
+  Composer,
+  CST,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  Parser,
+  type Document,
+  type Node,
+  type YAMLMap,
+} from "yaml";
 import { ConformanceError } from "../errors.js";
 
 /**
@@ -32,10 +45,12 @@ export interface ParsedConfigYaml {
   at: (offset: number | undefined) => number;
 }
 
-const tooManyEntries = (limit: number, how = "") => `more keys and items than a configuration needs${how} (at most ${limit} in all)`;
+const tooManyEntries = (limit: number, how = "") =>
+  `more keys and items than a configuration needs${how} (at most ${limit} in all)`;
 
 type CstCollection = CST.BlockMap | CST.BlockSequence | CST.FlowCollection;
-const isCstCollection = (t: CST.Token): t is CstCollection => t.type === "block-map" || t.type === "block-seq" || t.type === "flow-collection";
+const isCstCollection = (t: CST.Token): t is CstCollection =>
+  t.type === "block-map" || t.type === "block-seq" || t.type === "flow-collection";
 
 /** Whether `start` holds, from `from` on, the indicator of an item (`-`, `?`, `:`). */
 function hasIndicator(start: CST.SourceToken[], from: number): boolean {
@@ -54,7 +69,12 @@ class FirstYamlError {
   ) {}
 }
 type ErrorSource = number | [number, number] | readonly number[] | { offset: number };
-const errorOffset = (source: ErrorSource): number => (typeof source === "number" ? source : Array.isArray(source) ? (source as number[])[0]! : (source as { offset: number }).offset);
+const errorOffset = (source: ErrorSource): number =>
+  typeof source === "number"
+    ? source
+    : Array.isArray(source)
+      ? (source as number[])[0]!
+      : (source as { offset: number }).offset;
 
 /**
  * Parses `text` (the contents of `file`, at most 1 MiB) as one YAML document within {@link CONFIG_LIMITS}, in time
@@ -109,7 +129,12 @@ export function parseConfigYaml(text: string, file: string, limits: ConfigLimits
  * are its nesting, and the items each has gained since last seen are counted, so that a limit is refused before
  * the text past it is parsed.
  */
-function* boundedTokens(text: string, lines: LineCounter, limits: ConfigLimits, refuse: (offset: number | undefined, why: string) => never): Generator<CST.Token> {
+function* boundedTokens(
+  text: string,
+  lines: LineCounter,
+  limits: ConfigLimits,
+  refuse: (offset: number | undefined, why: string) => never,
+): Generator<CST.Token> {
   const parser = new Parser(lines.addNewLine);
   lines.addNewLine(0);
   const seen = new Map<CstCollection, { item: number; start: number }>();
@@ -125,7 +150,10 @@ function* boundedTokens(text: string, lines: LineCounter, limits: ConfigLimits, 
           if (++documents > 1) refuse(token.offset, "not valid YAML: more than one document (a configuration is one)");
           break;
         case "error":
-          refuse(token.offset, `not valid YAML: ${token.message}${token.source ? `: ${JSON.stringify(token.source)}` : ""}`);
+          refuse(
+            token.offset,
+            `not valid YAML: ${token.message}${token.source ? `: ${JSON.stringify(token.source)}` : ""}`,
+          );
           break;
         case "doc-end":
           if (documents === 0) refuse(token.offset, "not valid YAML: Unexpected doc-end without preceding document");
@@ -153,15 +181,21 @@ function* boundedTokens(text: string, lines: LineCounter, limits: ConfigLimits, 
     yield* counted(parser.next(lexeme));
     let depth = 0;
     for (const token of parser.stack) {
-      if (token.type === "document" && documents > 0) refuse(token.offset, "not valid YAML: more than one document (a configuration is one)");
+      if (token.type === "document" && documents > 0)
+        refuse(token.offset, "not valid YAML: more than one document (a configuration is one)");
       if (!isCstCollection(token)) continue;
-      if (++depth > limits.depth) refuse(offset, `nested deeper than a configuration needs (at most ${limits.depth} levels)`);
+      if (++depth > limits.depth)
+        refuse(offset, `nested deeper than a configuration needs (at most ${limits.depth} levels)`);
       // An item with no key, value or indicator (what a trailing comma or comment opens) is no entry, unless it
       // gets one: the last item is looked at again after the next lexeme, its start from where it was left.
       const at = seen.get(token) ?? { item: 0, start: 0 };
       for (; at.item < token.items.length; at.item++, at.start = 0) {
         const item = token.items[at.item]!;
-        const entry = item.key !== undefined || item.sep !== undefined || item.value !== undefined || hasIndicator(item.start, at.start);
+        const entry =
+          item.key !== undefined ||
+          item.sep !== undefined ||
+          item.value !== undefined ||
+          hasIndicator(item.start, at.start);
         if (!entry && at.item === token.items.length - 1) {
           at.start = item.start.length;
           break;
@@ -179,7 +213,30 @@ function* boundedTokens(text: string, lines: LineCounter, limits: ConfigLimits, 
  * before it or inside the node it names, and the keys and items the document holds with each alias counted as all
  * it repeats, refused at the node where the count passes the limit.
  */
-function checkNodes(doc: Document, limits: ConfigLimits, refuse: (offset: number | undefined, why: string) => never): void {
+/** A map or sequence being walked: its children, the next to enter, and the entries counted under it so far. */
+interface Frame {
+  node: Node;
+  children: (Node | null | undefined)[];
+  next: number;
+  entries: number;
+}
+
+/** Refuses a map whose scalar keys repeat (NaN keys never equal each other, so they are left alone). */
+function refuseDuplicateKeys(node: YAMLMap, refuse: (offset: number | undefined, why: string) => never): void {
+  const keys = new Set<unknown>();
+  for (const pair of node.items) {
+    const key = pair.key;
+    if (!isScalar(key) || (typeof key.value === "number" && Number.isNaN(key.value))) continue;
+    if (keys.has(key.value)) refuse(key.range?.[0], "not valid YAML: Map keys must be unique");
+    keys.add(key.value);
+  }
+}
+
+function checkNodes(
+  doc: Document,
+  limits: ConfigLimits,
+  refuse: (offset: number | undefined, why: string) => never,
+): void {
   /** The keys and items under each anchored node, once its walk is done. */
   const done = new Map<Node, number>();
   const anchors = new Map<string, Node>();
@@ -190,36 +247,32 @@ function checkNodes(doc: Document, limits: ConfigLimits, refuse: (offset: number
     if (alias) repeated += n;
     // Without aliases the count as written has been bounded while parsing, but for the map a flow pair
     // (`[a: 1]`) makes: the refusal says which passed the limit.
-    if (total > limits.entries) refuse(offset, tooManyEntries(limits.entries, repeated > 0 ? ", each alias counted as all it repeats" : ""));
+    if (total > limits.entries)
+      refuse(offset, tooManyEntries(limits.entries, repeated > 0 ? ", each alias counted as all it repeats" : ""));
   };
-  interface Frame {
-    node: Node;
-    children: (Node | null | undefined)[];
-    next: number;
-    entries: number;
-  }
   const stack: Frame[] = [];
   const enter = (node: Node | null | undefined): number | undefined => {
     if (!node) return 0;
     if (node.anchor) anchors.set(node.anchor, node);
     if (isAlias(node)) {
       const target = anchors.get(node.source);
-      if (!target) return refuse(node.range?.[0], `not valid YAML: alias *${node.source} has no anchor &${node.source} before it`);
+      if (!target)
+        return refuse(node.range?.[0], `not valid YAML: alias *${node.source} has no anchor &${node.source} before it`);
       const repeats = done.get(target) ?? (isScalar(target) ? 0 : undefined);
-      if (repeats === undefined) return refuse(node.range?.[0], `not valid YAML: alias *${node.source} is inside the node it names`);
+      if (repeats === undefined)
+        return refuse(node.range?.[0], `not valid YAML: alias *${node.source} is inside the node it names`);
       add(repeats, node.range?.[0], true);
       return repeats;
     }
     if (isMap(node)) {
-      const keys = new Set<unknown>();
-      for (const pair of node.items) {
-        const key = pair.key;
-        if (!isScalar(key) || (typeof key.value === "number" && Number.isNaN(key.value))) continue;
-        if (keys.has(key.value)) refuse(key.range?.[0], "not valid YAML: Map keys must be unique");
-        keys.add(key.value);
-      }
+      refuseDuplicateKeys(node, refuse);
       add(node.items.length, node.range?.[0]);
-      stack.push({ node, children: node.items.flatMap((p) => [p.key as Node | null, p.value as Node | null]), next: 0, entries: node.items.length });
+      stack.push({
+        node,
+        children: node.items.flatMap((p) => [p.key as Node | null, p.value as Node | null]),
+        next: 0,
+        entries: node.items.length,
+      });
       return undefined;
     }
     if (isSeq(node)) {

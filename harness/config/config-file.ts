@@ -33,7 +33,9 @@ export interface ConfigExpectedFailure {
  * The file's targets: one key for each protocol of the map (a registered protocol's too), named as the protocol is
  * (grpc, connect, grpc-web), the same target as its flag names; the HTTP target and the replicas beside them.
  */
-export type ConfigTargets = { http?: string; replicas?: string[]; "http-replicas"?: string[] } & { readonly [protocol: string]: string | string[] | undefined };
+export type ConfigTargets = { http?: string; replicas?: string[]; "http-replicas"?: string[] } & {
+  readonly [protocol: string]: string | string[] | undefined;
+};
 
 export interface ConformanceConfig {
   /** The file it was read from. */
@@ -73,12 +75,21 @@ const schemaFor = (protocols: readonly string[]) => ({
     targets: {
       type: "object",
       additionalProperties: false,
-      properties: { ...Object.fromEntries(protocols.map((name) => [name, text])), http: text, replicas: texts, "http-replicas": texts },
+      properties: {
+        ...Object.fromEntries(protocols.map((name) => [name, text])),
+        http: text,
+        replicas: texts,
+        "http-replicas": texts,
+      },
     },
     credentials: {
       type: "object",
       additionalProperties: false,
-      properties: { "api-key-env": envName, "api-key-in": text, "metadata-env": { type: "array", items: envName, maxItems: 64 } },
+      properties: {
+        "api-key-env": envName,
+        "api-key-in": text,
+        "metadata-env": { type: "array", items: envName, maxItems: 64 },
+      },
     },
     claims: {
       type: "object",
@@ -123,19 +134,31 @@ export function loadConfigFile(file: string): ConformanceConfig {
   try {
     raw = readFileSync(file);
   } catch (err) {
-    throw new ConformanceError("config", `--config ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConformanceError(
+      "config",
+      `--config ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
-  if (raw.length > MAX_CONFIG_BYTES) throw new ConformanceError("config", `--config ${file}: ${raw.length} bytes, more than a configuration needs (at most ${MAX_CONFIG_BYTES})`);
+  if (raw.length > MAX_CONFIG_BYTES)
+    throw new ConformanceError(
+      "config",
+      `--config ${file}: ${raw.length} bytes, more than a configuration needs (at most ${MAX_CONFIG_BYTES})`,
+    );
   const parsed = parseConfigYaml(raw.toString("utf8"), file);
   const { doc, at } = parsed;
   const value: unknown = parsed.value ?? {};
   const validate = validatorFor(protocolModules().map((m) => m.name));
   if (!validate(value)) throw new ConformanceError("config", describe(file, doc, at, validate.errors?.[0]));
-  const config = value as Omit<ConformanceConfig, "file" | "expected-failures"> & { "expected-failures"?: Omit<ConfigExpectedFailure, "line">[] };
+  const config = value as Omit<ConformanceConfig, "file" | "expected-failures"> & {
+    "expected-failures"?: Omit<ConfigExpectedFailure, "line">[];
+  };
   const failures = config["expected-failures"]?.map((e, i) => {
     const line = at(nodeAt(doc, ["expected-failures", i])?.range?.[0]);
     if (e.expires !== undefined && Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`))) {
-      throw new ConformanceError("config", `${file}:${line}: expected-failures[${i}].expires: ${e.expires} is not a date (YYYY-MM-DD)`);
+      throw new ConformanceError(
+        "config",
+        `${file}:${line}: expected-failures[${i}].expires: ${e.expires} is not a date (YYYY-MM-DD)`,
+      );
     }
     return { ...e, line };
   });
@@ -150,10 +173,21 @@ function nodeAt(doc: Document, path: (string | number)[]): { range?: [number, nu
 }
 
 /** One line for ajv's first error: file, line, the key as a dotted path, and what is wrong. */
-function describe(file: string, doc: Document, at: (offset: number | undefined) => number, error: ErrorObject | undefined | null): string {
+function describe(
+  file: string,
+  doc: Document,
+  at: (offset: number | undefined) => number,
+  error: ErrorObject | undefined | null,
+): string {
   if (!error) return `${file}: not a valid configuration`;
-  const path = error.instancePath.split("/").slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~")));
-  const extra = error.keyword === "additionalProperties" ? String((error.params as { additionalProperty: string }).additionalProperty) : undefined;
+  const path = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~")));
+  const extra =
+    error.keyword === "additionalProperties"
+      ? String((error.params as { additionalProperty: string }).additionalProperty)
+      : undefined;
   const keyPath = extra !== undefined ? [...path, extra] : path;
   // An unknown key is found by its own node's key; anything else by its value's node.
   let offset = nodeAt(doc, path)?.range?.[0];
@@ -162,12 +196,15 @@ function describe(file: string, doc: Document, at: (offset: number | undefined) 
     const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === extra) : undefined;
     if (pair && isScalar(pair.key)) offset = pair.key.range?.[0];
   }
-  const name = keyPath.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s === "" ? p : `${s}.${p}`), "") || "(the document)";
+  const name =
+    keyPath.reduce<string>((s, p) => (typeof p === "number" ? `${s}[${p}]` : s === "" ? p : `${s}.${p}`), "") ||
+    "(the document)";
   const why =
     error.keyword === "additionalProperties"
       ? "is not a key of the configuration (see docs/configuration.md)"
       : error.keyword === "enum"
-        ? `must be one of ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).map(String).join(", ")}`
+        ? `must be one of ` +
+          `${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).map(String).join(", ")}`
         : (error.message ?? "is not valid");
   return `${file}:${at(offset)}: ${name}: ${why}`;
 }

@@ -1,7 +1,10 @@
 // Starts a target from an image with testcontainers, waits until it answers, and always removes it again.
 import type { Readable } from "node:stream";
 import { fromBinary } from "@bufbuild/protobuf";
-import { HealthCheckResponse_ServingStatus, HealthCheckResponseSchema } from "../_internals/gen/grpc/health/v1/health_pb.js";
+import {
+  HealthCheckResponse_ServingStatus,
+  HealthCheckResponseSchema,
+} from "../_internals/gen/grpc/health/v1/health_pb.js";
 import { ConformanceError } from "../errors.js";
 import { probeGrpcHandshake } from "../targets/rpc-probes.js";
 
@@ -42,7 +45,10 @@ async function containerRuntime() {
   try {
     testcontainers = await import("testcontainers");
   } catch (err) {
-    throw new ConformanceError("config", `--image needs the testcontainers package: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ConformanceError(
+      "config",
+      `--image needs the testcontainers package: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   try {
     return { testcontainers, client: await testcontainers.getContainerRuntimeClient() };
@@ -59,7 +65,9 @@ async function containerRuntime() {
  * this machine's loopback.)
  */
 function publishedHost(engineHost: string): string {
-  const localEngine = !process.env.TESTCONTAINERS_HOST_OVERRIDE && (!process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://"));
+  const localEngine =
+    !process.env.TESTCONTAINERS_HOST_OVERRIDE &&
+    (!process.env.DOCKER_HOST || process.env.DOCKER_HOST.startsWith("unix://"));
   const reported = localEngine ? "127.0.0.1" : engineHost;
   return reported === "localhost" ? "127.0.0.1" : reported.includes(":") ? `[${reported}]` : reported;
 }
@@ -77,19 +85,7 @@ export async function startContainer(options: ContainerOptions): Promise<Started
   }
 
   const lines: string[] = [];
-  const keep = (stream: Readable) => {
-    let partial = "";
-    stream.on("data", (chunk: Buffer | string) => {
-      const text = partial + chunk.toString();
-      const parts = text.split("\n");
-      partial = parts.pop() ?? "";
-      for (const line of parts) {
-        lines.push(line);
-        if (lines.length > LOG_LINES) lines.shift();
-      }
-    });
-    stream.on("error", () => undefined);
-  };
+  const keep = keepLastLines(lines);
   const ports = [options.grpcPort, ...(options.httpPort !== undefined ? [options.httpPort] : [])];
   let container: Awaited<ReturnType<InstanceType<typeof GenericContainer>["start"]>>;
   try {
@@ -117,7 +113,8 @@ export async function startContainer(options: ContainerOptions): Promise<Started
   try {
     const host = publishedHost(container.getHost());
     const grpcAddress = `${host}:${container.getMappedPort(options.grpcPort)}`;
-    const httpUrl = options.httpPort !== undefined ? `http://${host}:${container.getMappedPort(options.httpPort)}` : undefined;
+    const httpUrl =
+      options.httpPort !== undefined ? `http://${host}:${container.getMappedPort(options.httpPort)}` : undefined;
     if (!options.waitLog) {
       const exited = async () => {
         try {
@@ -129,28 +126,69 @@ export async function startContainer(options: ContainerOptions): Promise<Started
       };
       await waitUntilServing(grpcAddress, startupTimeoutMs, () => lines.slice(-5).join(" | "), exited);
     }
-    // What the run certifies is this image, whatever tag named it: its ID is a digest of its content.
-    let imageDigest: string | undefined;
-    try {
-      const id = (await client.container.getById(container.getId()).inspect()).Image;
-      if (typeof id === "string" && /^sha256:[0-9a-f]{64}$/.test(id)) imageDigest = id;
-    } catch {
-      // The report then names the image by its name alone.
-    }
-    return { grpcAddress, ...(httpUrl !== undefined && { httpUrl }), ...(imageDigest !== undefined && { imageDigest }), logTail: () => [...lines], stop };
+    const imageDigest = await imageDigestOf(client, container.getId());
+    return {
+      grpcAddress,
+      ...(httpUrl !== undefined && { httpUrl }),
+      ...(imageDigest !== undefined && { imageDigest }),
+      logTail: () => [...lines],
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
+/** A log consumer that keeps the stream's last LOG_LINES whole lines in `lines`. */
+function keepLastLines(lines: string[]): (stream: Readable) => void {
+  return (stream) => {
+    let partial = "";
+    stream.on("data", (chunk: Buffer | string) => {
+      const text = partial + chunk.toString();
+      const parts = text.split("\n");
+      partial = parts.pop() ?? "";
+      for (const line of parts) {
+        lines.push(line);
+        if (lines.length > LOG_LINES) lines.shift();
+      }
+    });
+    stream.on("error", () => undefined);
+  };
+}
+
+/**
+ * What the run certifies is this image, whatever tag named it: its ID is a digest of its content. Undefined when
+ * the runtime does not say; the report then names the image by its name alone.
+ */
+async function imageDigestOf(
+  client: Awaited<ReturnType<typeof containerRuntime>>["client"],
+  id: string,
+): Promise<string | undefined> {
+  try {
+    const image = (await client.container.getById(id).inspect()).Image;
+    return typeof image === "string" && /^sha256:[0-9a-f]{64}$/.test(image) ? image : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Ready when the port completes an HTTP/2 handshake, and, if the image serves grpc.health.v1, reports SERVING. */
-async function waitUntilServing(address: string, timeoutMs: number, lastLog: () => string, exited: () => Promise<string | undefined>): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  timeoutMs: number,
+  lastLog: () => string,
+  exited: () => Promise<string | undefined>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let why = "";
   while (Date.now() < deadline) {
     const gone = await exited();
-    if (gone !== undefined) throw new ConformanceError("unreachable", `the container stopped before it answered: ${gone}; its log: ${lastLog() || "empty"}`);
+    if (gone !== undefined)
+      throw new ConformanceError(
+        "unreachable",
+        `the container stopped before it answered: ${gone}; its log: ${lastLog() || "empty"}`,
+      );
     const reason = await probeGrpcHandshake({ address, timeoutMs: 1000 });
     if (reason === undefined) {
       const health = await healthStatus(address);
@@ -161,13 +199,20 @@ async function waitUntilServing(address: string, timeoutMs: number, lastLog: () 
     }
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
-  throw new ConformanceError("unreachable", `the container did not answer on ${address} within ${timeoutMs} ms (${why}); its log: ${lastLog() || "empty"}`);
+  throw new ConformanceError(
+    "unreachable",
+    `the container did not answer on ${address} within ${timeoutMs} ms (${why}); its log: ${lastLog() || "empty"}`,
+  );
 }
 
-/** The name of the status grpc.health.v1 Check reports for every service, UNIMPLEMENTED without it, or why it is unreadable. */
+/** The name of the status grpc.health.v1 Check reports for every service, UNIMPLEMENTED without it, or why it is
+ * unreadable. */
 export async function healthStatus(address: string): Promise<string> {
   const grpc = await import("@grpc/grpc-js");
-  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1, "grpc.enable_channelz": 0 });
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), {
+    "grpc.use_local_subchannel_pool": 1,
+    "grpc.enable_channelz": 0,
+  });
   try {
     // grpc.health.v1.HealthCheckRequest{} (every service) encodes to no bytes.
     return await new Promise<string>((resolve) => {
@@ -179,7 +224,10 @@ export async function healthStatus(address: string): Promise<string> {
         new grpc.Metadata(),
         { deadline: Date.now() + 1000 },
         (err, res) => {
-          if (err) return resolve(err.code === grpc.status.UNIMPLEMENTED ? "UNIMPLEMENTED" : grpc.status[err.code] ?? String(err.code));
+          if (err)
+            return resolve(
+              err.code === grpc.status.UNIMPLEMENTED ? "UNIMPLEMENTED" : (grpc.status[err.code] ?? String(err.code)),
+            );
           let status: HealthCheckResponse_ServingStatus;
           try {
             status = fromBinary(HealthCheckResponseSchema, res ?? Buffer.alloc(0)).status;

@@ -15,7 +15,8 @@ export type LintFormat = (typeof LINT_FORMATS)[number];
 
 /** One lint violation or breaking change, as data. */
 export interface ContractFinding {
-  /** The file, relative to the contract's folder: `example/example.proto`; "" for a finding in no file (a deleted one). */
+  /** The file, relative to the contract's folder: `example/example.proto`; "" for a finding in no file (a deleted one).
+   * */
   path: string;
   line: number;
   column: number;
@@ -91,7 +92,11 @@ function bufBinary(): string {
   const platformPackage = BUF_PLATFORM_PACKAGES[`${process.platform} ${process.arch}`];
   if (platformPackage !== undefined) {
     try {
-      return join(dirname(require.resolve(`${platformPackage}/package.json`)), "bin", process.platform === "win32" ? "buf.exe" : "buf");
+      return join(
+        dirname(require.resolve(`${platformPackage}/package.json`)),
+        "bin",
+        process.platform === "win32" ? "buf.exe" : "buf",
+      );
     } catch {
       // Not installed for this platform: the shim below finds what is.
     }
@@ -103,7 +108,10 @@ function bufBinary(): string {
   }
   const onPath = bufOnPath();
   if (onPath !== undefined) return onPath;
-  throw new ConformanceError("usage", "buf is not installed: add bufbuild/buf-action with setup_only: true before this step (or put buf on PATH)");
+  throw new ConformanceError(
+    "usage",
+    "buf is not installed: add bufbuild/buf-action with setup_only: true before this step (or put buf on PATH)",
+  );
 }
 
 function pluginPath(): string {
@@ -170,7 +178,10 @@ async function assertCompiles(input: string, config: string[], role: string): Pr
   if (!first) throw new ConformanceError("usage", `${role} ${input}: ${bufFailure(run)}`);
   const more = diags.length > 1 ? ` (and ${diags.length - 1} more)` : "";
   const where = first.path !== undefined ? `${first.path}:${first.start_line}:${first.start_column}: ` : "";
-  throw new ConformanceError("usage", relativePaths(`${role} does not compile: ${where}${first.message}${more}`, [input]));
+  throw new ConformanceError(
+    "usage",
+    relativePaths(`${role} does not compile: ${where}${first.message}${more}`, [input]),
+  );
 }
 
 /** The compiled contract as a binary FileDescriptorSet of its own files (no imports, no source info). */
@@ -193,9 +204,16 @@ function finish(run: Spawned): Omit<BufRun, "findings"> {
 }
 
 /** A finding whose file is relative to the contract's folder (buf names it from the absolute input). */
-const toFinding = (d: Diagnostic, input: string): ContractFinding => ({ path: d.path === undefined ? "" : isAbsolute(d.path) ? relative(input, d.path) : d.path, line: d.start_line, column: d.start_column, rule: d.type, message: d.message });
+const toFinding = (d: Diagnostic, input: string): ContractFinding => ({
+  path: d.path === undefined ? "" : isAbsolute(d.path) ? relative(input, d.path) : d.path,
+  line: d.start_line,
+  column: d.start_column,
+  rule: d.type,
+  message: d.message,
+});
 
-const xmlText = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;");
+const xmlText = (s: string) =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;");
 const jsonText = (s: string) => JSON.stringify(s).slice(1, -1);
 /** Go's encoding/json, which buf writes with, also escapes &, < and > inside strings. */
 const goJsonText = (s: string) => jsonText(s).replace(/[&<>]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
@@ -231,13 +249,19 @@ function reservedFix(d: Diagnostic): string | undefined {
   const m = /field "(\d+)" with name "(\w+)"|enum value "(\d+)" with name "(\w+)"/.exec(d.message);
   const number = m?.[1] ?? m?.[3];
   const name = m?.[2] ?? m?.[4];
-  const what = number !== undefined && name !== undefined ? `\`reserved ${number};\` and \`reserved "${name}";\`` : "`reserved` with its number and name";
+  const what =
+    number !== undefined && name !== undefined
+      ? `\`reserved ${number};\` and \`reserved "${name}";\``
+      : "`reserved` with its number and name";
   // A renumbered field shows as a deleted one: its old number is what clients still send.
-  return `fix: a field's number is its identity on the wire: keep it, or if it is gone for good reserve it with ${what}`;
+  return `fix: a field's number is its identity on the wire: keep it, or if it is gone for good reserve it with ${
+    what
+  }`;
 }
 
 /** Control characters from a file's path or a quoted string would reach the terminal: shown escaped instead. */
-const printable = (s: string) => s.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+const printable = (s: string) =>
+  s.replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
 
 /** buf's text format with each finding's rule ID, which an ignore comment or an `except` entry needs. */
 function findingsText(json: string): string {
@@ -246,14 +270,19 @@ function findingsText(json: string): string {
       const plugin = d.plugin !== undefined ? ` (${d.plugin})` : "";
       const fix = reservedFix(d);
       const where = d.path !== undefined ? `${d.path}:${d.start_line}:${d.start_column}:` : "";
-      return printable(`${where}[${d.type}] ${d.message}${plugin}`) + (fix !== undefined ? `\n  ${printable(fix)}` : "") + "\n";
+      return (
+        printable(`${where}[${d.type}] ${d.message}${plugin}`) +
+        (fix !== undefined ? `\n  ${printable(fix)}` : "") +
+        "\n"
+      );
     })
     .join("");
 }
 
 /**
  * buf writes config-ignore-yaml as `version: v1` whatever the configuration's version; a v2 buf.yaml (the shipped
- * one) reads it only as v2, whose ignore paths are relative to the workspace, not the module: its module path prefixes them.
+ * one) reads it only as v2, whose ignore paths are relative to the workspace, not the module: its module path prefixes
+ * them.
  */
 async function ignoreYamlFor(output: string, config: string): Promise<string> {
   // Loaded only for this format: a run that never asks for it never needs the YAML library.
@@ -278,8 +307,14 @@ async function runCheck(args: string[], format: LintFormat, dirs: readonly strin
   if (format === "json") return { ...json, output: relativePaths(json.output, dirs), findings };
   if (format === "text") return { ...json, output: findingsText(relativePaths(json.output, dirs)), findings };
   const other = finish(await runBuf([...args, "--error-format", format]));
-  // config-ignore-yaml's paths are the configuration's own (from its workspace), not the user's: kept as buf wrote them.
-  return { ...other, output: format === "config-ignore-yaml" ? await ignoreYamlFor(other.output, config) : relativePaths(other.output, dirs), findings };
+  // config-ignore-yaml's paths are the configuration's own (from its workspace), not the user's: kept as buf wrote
+  // them.
+  return {
+    ...other,
+    output:
+      format === "config-ignore-yaml" ? await ignoreYamlFor(other.output, config) : relativePaths(other.output, dirs),
+    findings,
+  };
 }
 
 /** `buf lint` with the product's rules (STANDARD less the spec's fixed names, plus GO_PACKAGE_DEFINED). */

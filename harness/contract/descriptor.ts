@@ -10,7 +10,10 @@ export async function loadContractFiles(dir: string): Promise<FileDescriptorProt
 }
 
 /** loadContractFiles once per run and folder: several checks read the same contract. */
-export function contractFiles(ctx: { contractDir: string; memo: Map<string, Promise<unknown>> }): Promise<FileDescriptorProto[]> {
+export function contractFiles(ctx: {
+  contractDir: string;
+  memo: Map<string, Promise<unknown>>;
+}): Promise<FileDescriptorProto[]> {
   const key = `contract-files:${ctx.contractDir}`;
   let files = ctx.memo.get(key) as Promise<FileDescriptorProto[]> | undefined;
   if (!files) {

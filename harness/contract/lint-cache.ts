@@ -39,7 +39,13 @@ function keyOf(dir: string, format: string): string | undefined {
     hash.update(`buf ${(require("@bufbuild/buf/package.json") as { version: string }).version}\n`);
     // All of the plugin's code (its compiled folder and the entry buf starts) and the shipped configuration are
     // inputs too: a change to how the plugin reads or answers can change the verdict as much as a rule can.
-    const plugin = [...filesUnder(PLUGIN_DIST).filter((f) => f.endsWith(".js")).sort(), PLUGIN_ENTRY, BUF_CONFIG];
+    const plugin = [
+      ...filesUnder(PLUGIN_DIST)
+        .filter((f) => f.endsWith(".js"))
+        .sort(),
+      PLUGIN_ENTRY,
+      BUF_CONFIG,
+    ];
     for (const file of plugin) hash.update(`${relative(PACKAGE_ROOT, file)}\n`).update(readFileSync(file));
     for (const file of files) {
       if (statSync(file).size > 1024 * 1024) return undefined;

@@ -8,7 +8,8 @@ import { loadReport } from "./load-report.js";
 
 export interface BaselineGate {
   reporter: Reporter;
-  /** The exit code to use in place of the run's own (1, 0) when the run ended; other codes (2, 3, 5, 70) pass through. */
+  /** The exit code to use in place of the run's own (1, 0) when the run ended; other codes (2, 3, 5, 70) pass through.
+   * */
   exitCode(runExitCode: number): number;
 }
 
@@ -16,10 +17,19 @@ export interface BaselineGate {
  * Reads the baseline before the run (a file that cannot be read is exit 2 before the first call). Without
  * --baseline, --fail-on other than its default is a usage error: there is nothing to compare with.
  */
-export async function createBaselineGate(baseline: string | undefined, failOn: string | undefined, write: (text: string) => void): Promise<BaselineGate | undefined> {
-  if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn)) throw new ConformanceError("usage", `--fail-on ${failOn}: expected one of ${FAIL_ON.join(", ")}`);
+export async function createBaselineGate(
+  baseline: string | undefined,
+  failOn: string | undefined,
+  write: (text: string) => void,
+): Promise<BaselineGate | undefined> {
+  if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn))
+    throw new ConformanceError("usage", `--fail-on ${failOn}: expected one of ${FAIL_ON.join(", ")}`);
   if (baseline === undefined) {
-    if (failOn !== undefined) throw new ConformanceError("usage", `--fail-on ${failOn} compares with a baseline: give --baseline FILE (an earlier run's --report-json)`);
+    if (failOn !== undefined)
+      throw new ConformanceError(
+        "usage",
+        `--fail-on ${failOn} compares with a baseline: give --baseline FILE (an earlier run's --report-json)`,
+      );
     return undefined;
   }
   const before: ComparableReport = await loadReport(baseline, "--baseline");

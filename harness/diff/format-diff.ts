@@ -6,13 +6,18 @@ import { newGatingFailures, type DiffEntry, type FailOn, type RunDiff } from "./
 const status = (e: DiffEntry): string => `${e.before ?? "not run"} -> ${e.after ?? "not run"}`;
 
 /** A failure is said to gate or not; a check no longer judged is neither. */
-const gateWord = (e: DiffEntry): string => (e.after === undefined || e.after === "skip" ? "" : e.gating ? "gating " : "not gating ");
+const gateWord = (e: DiffEntry): string =>
+  e.after === undefined || e.after === "skip" ? "" : e.gating ? "gating " : "not gating ";
 
 function section(title: string, entries: DiffEntry[], withMessage: boolean): string[] {
   if (entries.length === 0) return [];
   return [
     `${title} (${entries.length}):`,
-    ...entries.map((e) => `  ${gateWord(e)}${forTerminal(e.id)}  ${status(e)}${withMessage && e.message !== "" ? `: ${forTerminal(e.message)}` : ""}`),
+    ...entries.map(
+      (e) =>
+        `  ${gateWord(e)}${forTerminal(e.id)}  ` +
+        `${status(e)}${withMessage && e.message !== "" ? `: ${forTerminal(e.message)}` : ""}`,
+    ),
   ];
 }
 
@@ -26,11 +31,14 @@ export function diffText(diff: RunDiff, failOn: FailOn, exitCode: 0 | 1): string
     ...section("no longer judged", diff.noLongerJudged, false),
   ];
   const fresh = newGatingFailures(diff).length;
-  const counts = `${diff.newlyFailing.length} newly failing (${fresh} gating), ${diff.stillFailing.length} still failing, ${diff.newlyPassing.length} newly passing, ${diff.noLongerJudged.length} no longer judged`;
+  const counts =
+    `${diff.newlyFailing.length} newly failing (${fresh} gating), ${diff.stillFailing.length} still failing, ` +
+    `${diff.newlyPassing.length} newly passing, ${diff.noLongerJudged.length} no longer judged`;
   const decision = failOn === "none" ? "--fail-on none: exit 0" : `--fail-on ${failOn}: exit ${exitCode}`;
   lines.push(`diff: ${counts}; ${decision}`);
   return `${lines.join("\n")}\n`;
 }
 
 /** The comparison as data: what `diff --format json` prints. */
-export const diffJson = (diff: RunDiff, failOn: FailOn, exitCode: 0 | 1): string => `${JSON.stringify({ ...diff, failOn, exitCode }, null, 2)}\n`;
+export const diffJson = (diff: RunDiff, failOn: FailOn, exitCode: 0 | 1): string =>
+  `${JSON.stringify({ ...diff, failOn, exitCode }, null, 2)}\n`;

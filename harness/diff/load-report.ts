@@ -20,7 +20,12 @@ const SCHEMA = {
       items: {
         type: "object",
         required: ["id", "status", "gating"],
-        properties: { id: { type: "string", maxLength: 200 }, status: { enum: STATUSES }, gating: { type: "boolean" }, message: { type: "string" } },
+        properties: {
+          id: { type: "string", maxLength: 200 },
+          status: { enum: STATUSES },
+          gating: { type: "boolean" },
+          message: { type: "string" },
+        },
       },
     },
     target: { type: "object" },
@@ -36,14 +41,16 @@ async function validatorOf(): Promise<ValidateFunction<ComparableReport>> {
   return validator;
 }
 
-/** Reads a JSON report written by `check --report-json` (or `--reporter json=FILE`); `role` names the flag or argument. */
+/** Reads a JSON report written by `check --report-json` (or `--reporter json=FILE`); `role` names the flag or argument.
+ * */
 export async function loadReport(path: string, role: string): Promise<ComparableReport & { exitCode?: number }> {
   const fail = (why: string) => new ConformanceError("usage", `${role} ${path}: ${why}`);
   const info = await stat(path).catch((err: NodeJS.ErrnoException) => {
     throw fail(err.code === "ENOENT" ? "no such file" : `cannot read: ${err.code ?? err.message}`);
   });
   if (!info.isFile()) throw fail("not a file");
-  if (info.size > MAX_REPORT_BYTES) throw fail(`${info.size} bytes, more than a report holds (${MAX_REPORT_BYTES} at most)`);
+  if (info.size > MAX_REPORT_BYTES)
+    throw fail(`${info.size} bytes, more than a report holds (${MAX_REPORT_BYTES} at most)`);
   const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
     throw fail(`cannot read: ${err.code ?? err.message}`);
   });
@@ -56,7 +63,9 @@ export async function loadReport(path: string, role: string): Promise<Comparable
   const validate = await validatorOf();
   if (!validate(data)) {
     const e = validate.errors?.[0];
-    throw fail(`not a report of check --report-json (${e?.instancePath || "the document"} ${e?.message ?? "is not one"})`);
+    throw fail(
+      `not a report of check --report-json (${e?.instancePath || "the document"} ${e?.message ?? "is not one"})`,
+    );
   }
   for (const c of data.checks) c.message ??= "";
   return data as ComparableReport & { exitCode?: number };

@@ -26,7 +26,14 @@ export function latencyAt(h: Histogram, statistic: number | "max" | "mean"): num
 }
 
 export function latencyFigures(h: Histogram): LatencyFigures {
-  return { p50: latencyAt(h, 50), p90: latencyAt(h, 90), p99: latencyAt(h, 99), "p99.9": latencyAt(h, 99.9), max: latencyAt(h, "max"), mean: latencyAt(h, "mean") };
+  return {
+    p50: latencyAt(h, 50),
+    p90: latencyAt(h, 90),
+    p99: latencyAt(h, 99),
+    "p99.9": latencyAt(h, 99.9),
+    max: latencyAt(h, "max"),
+    mean: latencyAt(h, "mean"),
+  };
 }
 
 export const encodeHistogram = (h: Histogram): string => encodeIntoCompressedBase64(h);
@@ -44,22 +51,38 @@ const V2_COOKIE = 0x1c849313;
  * the counts array its header would make the decoder allocate, before hdr-histogram-js sees it.
  */
 export function decodeHistogram(encoded: unknown, where: string): Histogram {
-  if (typeof encoded !== "string" || encoded.length === 0 || encoded.length > MAX_ENCODED_CHARS || !/^[A-Za-z0-9+/]+=*$/.test(encoded)) {
-    throw new ConformanceError("usage", `${where}: not an encoded histogram (HdrHistogram's compressed base64, at most ${MAX_ENCODED_CHARS} characters)`);
+  if (
+    typeof encoded !== "string" ||
+    encoded.length === 0 ||
+    encoded.length > MAX_ENCODED_CHARS ||
+    !/^[A-Za-z0-9+/]+=*$/.test(encoded)
+  ) {
+    throw new ConformanceError(
+      "usage",
+      `${where}: not an encoded histogram (HdrHistogram's compressed base64, at most ${MAX_ENCODED_CHARS} characters)`,
+    );
   }
   const bytes = Buffer.from(encoded, "base64");
   let header: Buffer;
   try {
-    if (bytes.length < 8 || bytes.readUInt32BE(0) !== V2_COMPRESSED_COOKIE) throw new Error("not a V2 compressed histogram");
+    if (bytes.length < 8 || bytes.readUInt32BE(0) !== V2_COMPRESSED_COOKIE)
+      throw new Error("not a V2 compressed histogram");
     header = inflateSync(bytes.subarray(8), { maxOutputLength: MAX_INFLATED_BYTES });
   } catch (err) {
-    throw new ConformanceError("usage", `${where}: not an encoded histogram (${err instanceof Error ? err.message : String(err)})`);
+    throw new ConformanceError(
+      "usage",
+      `${where}: not an encoded histogram (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
   // V2: cookie, payload length, normalizing offset, significant digits, lowest (8 bytes), highest (8 bytes), ratio.
   const digits = header.length >= 40 && header.readUInt32BE(0) === V2_COOKIE ? header.readInt32BE(12) : -1;
   const highest = header.length >= 40 ? Number(header.readBigInt64BE(24)) : -1;
   if (!(digits >= 1 && digits <= 3 && highest >= 1 && highest <= MAX_TRACKABLE_US)) {
-    throw new ConformanceError("usage", `${where}: an encoded histogram outside what a load run records (${digits} significant digits, up to ${highest} µs)`);
+    throw new ConformanceError(
+      "usage",
+      `${where}: an encoded histogram outside what a load run records (${digits} significant digits, up to ` +
+        `${highest} µs)`,
+    );
   }
   try {
     const decoded = decodeFromCompressedBase64(encoded);
@@ -69,6 +92,9 @@ export function decodeHistogram(encoded: unknown, where: string): Histogram {
     decoded.destroy();
     return h;
   } catch (err) {
-    throw new ConformanceError("usage", `${where}: not an encoded histogram (${err instanceof Error ? err.message : String(err)})`);
+    throw new ConformanceError(
+      "usage",
+      `${where}: not an encoded histogram (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
 }

@@ -22,7 +22,10 @@ export function loadTransportOf(protocol: string): LoadTransport {
   const transport = LOAD_TRANSPORTS.get(module);
   if (transport === undefined) {
     const driven = [...LOAD_TRANSPORTS.keys()].map((m) => m.name).join(", ");
-    throw new ConformanceError("usage", `${module.cli.flag}: load drives ${driven} and HTTP resources; ${module.name} has no load caller`);
+    throw new ConformanceError(
+      "usage",
+      `${module.cli.flag}: load drives ${driven} and HTTP resources; ${module.name} has no load caller`,
+    );
   }
   return transport;
 }

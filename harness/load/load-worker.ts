@@ -15,6 +15,14 @@ let stop = false;
 parentPort?.on("message", (m) => {
   if (m === "stop") stop = true;
 });
-const { histogram, corrected, ...counts } = await drive(input.spec, () => stop, new Int32Array(input.progress, input.index * 8, 2));
-parentPort?.postMessage({ ...counts, histogram: encodeIntoCompressedBase64(histogram), ...(corrected && { corrected: encodeIntoCompressedBase64(corrected) }) });
+const { histogram, corrected, ...counts } = await drive(
+  input.spec,
+  () => stop,
+  new Int32Array(input.progress, input.index * 8, 2),
+);
+parentPort?.postMessage({
+  ...counts,
+  histogram: encodeIntoCompressedBase64(histogram),
+  ...(corrected && { corrected: encodeIntoCompressedBase64(corrected) }),
+});
 parentPort?.close();

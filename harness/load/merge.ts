@@ -18,7 +18,18 @@ const text = { type: "string", maxLength: 4096 } as const;
 /** What merge reads of a report: what it adds up. Anything else in the file is left alone. */
 const SCHEMA = {
   type: "object",
-  required: ["target", "durationMs", "concurrency", "connections", "threads", "requests", "errors", "stateless", "interrupted", "histograms"],
+  required: [
+    "target",
+    "durationMs",
+    "concurrency",
+    "connections",
+    "threads",
+    "requests",
+    "errors",
+    "stateless",
+    "interrupted",
+    "histograms",
+  ],
   properties: {
     target: text,
     durationMs: count,
@@ -45,25 +56,57 @@ const SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<Pick<LoadReport, "target" | "durationMs" | "concurrency" | "connections" | "threads" | "rate" | "unsent" | "requests" | "reconnections" | "errors" | "shed" | "stateless" | "interrupted" | "histograms">>(SCHEMA);
+const validate = new Ajv({ allErrors: false, strict: false }).compile<
+  Pick<
+    LoadReport,
+    | "target"
+    | "durationMs"
+    | "concurrency"
+    | "connections"
+    | "threads"
+    | "rate"
+    | "unsent"
+    | "requests"
+    | "reconnections"
+    | "errors"
+    | "shed"
+    | "stateless"
+    | "interrupted"
+    | "histograms"
+  >
+>(SCHEMA);
 
 async function readReport(file: string) {
   let size: number;
   try {
     size = (await stat(file)).size;
   } catch (err) {
-    throw new ConformanceError("usage", `load merge ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new ConformanceError(
+      "usage",
+      `load merge ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
-  if (size > MAX_FILE_BYTES) throw new ConformanceError("usage", `load merge ${file}: ${size} bytes, more than a load report (at most ${MAX_FILE_BYTES})`);
+  if (size > MAX_FILE_BYTES)
+    throw new ConformanceError(
+      "usage",
+      `load merge ${file}: ${size} bytes, more than a load report (at most ${MAX_FILE_BYTES})`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(await readFile(file, "utf8"));
   } catch (err) {
-    throw new ConformanceError("usage", `load merge ${file}: not JSON (${err instanceof SyntaxError ? "a syntax error" : String(err)})`);
+    throw new ConformanceError(
+      "usage",
+      `load merge ${file}: not JSON (${err instanceof SyntaxError ? "a syntax error" : String(err)})`,
+    );
   }
   if (!validate(value)) {
     const e = validate.errors?.[0];
-    throw new ConformanceError("usage", `load merge ${file}: not a report of load --json: ${e?.instancePath || "(the document)"} ${e?.message ?? "is not valid"}`);
+    throw new ConformanceError(
+      "usage",
+      `load merge ${file}: not a report of load --json: ${e?.instancePath || "(the document)"} ` +
+        `${e?.message ?? "is not valid"}`,
+    );
   }
   return value;
 }
@@ -73,24 +116,42 @@ const add = (into: Record<string, number>, from: Record<string, number> | undefi
 };
 
 export async function mergeLoadReports(files: readonly string[], slo: readonly SloTerm[]): Promise<LoadReport> {
-  if (files.length === 0) throw new ConformanceError("usage", "load merge: name the reports to merge (files written by load --json)");
-  if (files.length > MAX_FILES) throw new ConformanceError("usage", `load merge: ${files.length} files, at most ${MAX_FILES}`);
+  if (files.length === 0)
+    throw new ConformanceError("usage", "load merge: name the reports to merge (files written by load --json)");
+  if (files.length > MAX_FILES)
+    throw new ConformanceError("usage", `load merge: ${files.length} files, at most ${MAX_FILES}`);
   const reports = [];
   for (const file of files) reports.push({ file, report: await readReport(file) });
   const open = reports.filter((r) => r.report.histograms.corrected !== undefined);
   if (open.length !== 0 && open.length !== reports.length) {
     const closed = reports.find((r) => r.report.histograms.corrected === undefined);
-    throw new ConformanceError("usage", `load merge: ${closed?.file} is a closed run (no --rate) and ${open[0]?.file} an open one: their latencies are measured from different starts and do not add up`);
+    throw new ConformanceError(
+      "usage",
+      `load merge: ${closed?.file} is a closed run (no --rate) and ${open[0]?.file} an open one: their latencies ` +
+        `are measured from different starts and do not add up`,
+    );
   }
   const [first] = reports;
   if (!first) throw new ConformanceError("usage", "load merge: nothing to merge");
   const histogram = decodeHistogram(first.report.histograms.latency, `load merge ${first.file}: histograms.latency`);
-  const corrected = open.length > 0 ? decodeHistogram(first.report.histograms.corrected, `load merge ${first.file}: histograms.corrected`) : undefined;
+  const corrected =
+    open.length > 0
+      ? decodeHistogram(first.report.histograms.corrected, `load merge ${first.file}: histograms.corrected`)
+      : undefined;
   const errors: Record<string, number> = {};
   const shed: Record<string, number> = {};
   const stateless = { distinctRequests: 0, compared: 0, mismatches: 0 } as LoadReport["stateless"];
   const targets = new Set<string>();
-  let totals = { durationMs: 0, concurrency: 0, connections: 0, threads: 0, rate: 0, unsent: 0, requests: 0, reconnections: 0 };
+  let totals = {
+    durationMs: 0,
+    concurrency: 0,
+    connections: 0,
+    threads: 0,
+    rate: 0,
+    unsent: 0,
+    requests: 0,
+    reconnections: 0,
+  };
   for (const [i, { file, report: r }] of reports.entries()) {
     if (i > 0) {
       histogram.add(decodeHistogram(r.histograms.latency, `load merge ${file}: histograms.latency`));

@@ -31,12 +31,14 @@ const WORKER_FILE = join(PACKAGE_ROOT, "dist", "harness", "load", "load-worker.j
 function httpWire(options: ResolvedLoad, placement = options.apiKeyIn): HttpWire {
   const key = options.apiKey;
   const headers: Record<string, string> = options.protocol === LOAD_HTTP ? {} : metadataHeaders(options.metadata ?? {});
-  if (key !== undefined && placement.in === "header") headers[placement.name.toLowerCase()] = placement.scheme !== undefined ? `${placement.scheme} ${key}` : key;
+  if (key !== undefined && placement.in === "header")
+    headers[placement.name.toLowerCase()] = placement.scheme !== undefined ? `${placement.scheme} ${key}` : key;
   return {
     ...(options.tls && { tls: loadTls(options.tls) }),
     ...(options.authority !== undefined && { authority: options.authority }),
     headers,
-    ...(key !== undefined && placement.in === "query" && { query: `${encodeURIComponent(placement.name)}=${encodeURIComponent(key)}` }),
+    ...(key !== undefined &&
+      placement.in === "query" && { query: `${encodeURIComponent(placement.name)}=${encodeURIComponent(key)}` }),
   };
 }
 
@@ -51,9 +53,18 @@ interface WorkerResult extends Omit<DriveResult, "histogram" | "corrected"> {
 }
 
 /** Runs the drivers in worker threads and hands back each one's result, its histogram decoded. */
-function driveInWorkers(specs: DriveSpec[], signal: AbortSignal | undefined, progress: SharedArrayBuffer): Promise<DriveResult[]> {
+function driveInWorkers(
+  specs: DriveSpec[],
+  signal: AbortSignal | undefined,
+  progress: SharedArrayBuffer,
+): Promise<DriveResult[]> {
   if (!existsSync(WORKER_FILE)) {
-    return Promise.reject(new ConformanceError("internal", `--threads needs the compiled harness (${WORKER_FILE} is missing): run npm run build`));
+    return Promise.reject(
+      new ConformanceError(
+        "internal",
+        `--threads needs the compiled harness (${WORKER_FILE} is missing): run npm run build`,
+      ),
+    );
   }
   return Promise.all(
     specs.map(
@@ -64,21 +75,31 @@ function driveInWorkers(specs: DriveSpec[], signal: AbortSignal | undefined, pro
           signal?.addEventListener("abort", stop, { once: true });
           worker.once("message", ({ histogram, corrected, ...m }: WorkerResult) => {
             signal?.removeEventListener("abort", stop);
-            resolve({ ...m, histogram: decodeFromCompressedBase64(histogram), ...(corrected !== undefined && { corrected: decodeFromCompressedBase64(corrected) }) });
+            resolve({
+              ...m,
+              histogram: decodeFromCompressedBase64(histogram),
+              ...(corrected !== undefined && { corrected: decodeFromCompressedBase64(corrected) }),
+            });
           });
-          worker.once("error", (err) => reject(new ConformanceError("internal", `load worker ${index + 1}: ${err.message}`, { cause: err })));
-          worker.once("exit", (code) => reject(new ConformanceError("internal", `load worker ${index + 1} exited (${code}) without a result`)));
+          worker.once("error", (err) =>
+            reject(new ConformanceError("internal", `load worker ${index + 1}: ${err.message}`, { cause: err })),
+          );
+          worker.once("exit", (code) =>
+            reject(new ConformanceError("internal", `load worker ${index + 1} exited (${code}) without a result`)),
+          );
         }),
     ),
   );
 }
 
-/** A load run: its options resolved and checked once (run-config.ts), then run; a mistake in them rejects, as any failure does. */
+/** A load run: its options resolved and checked once (run-config.ts), then run; a mistake in them rejects, as any
+ * failure does. */
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   return runResolvedLoad(resolveLoadOptions(options));
 }
 
-/** A load run whose options are resolved already (the CLI resolves them before it opens its report file): its caller chosen by its protocol's module. */
+/** A load run whose options are resolved already (the CLI resolves them before it opens its report file): its caller
+ * chosen by its protocol's module. */
 export async function runResolvedLoad(options: ResolvedLoad): Promise<LoadReport> {
   if (options.protocol === LOAD_HTTP) return runResourceLoad(options);
   const transport = loadTransportOf(options.protocol);
@@ -87,11 +108,23 @@ export async function runResolvedLoad(options: ResolvedLoad): Promise<LoadReport
   const wire = http && httpWire(options);
   if (transport.kind === "raw-h2") await probeReachable({ address: options.address, timeoutMs: options.timeoutMs });
   const requests = BODIES.map((b) => Buffer.from(encodeFrames([{ compressed: false, data: encodeMessage(b) }])));
-  const base = { address, requests, bodies: BODIES, timeoutMs: options.timeoutMs, durationMs: options.durationMs, ...(http && { http }), ...(wire && { wire }) };
+  const base = {
+    address,
+    requests,
+    bodies: BODIES,
+    timeoutMs: options.timeoutMs,
+    durationMs: options.durationMs,
+    ...(http && { http }),
+    ...(wire && { wire }),
+  };
   const rest = await callsAtRest(options, base);
   const specs = driverSpecs(options, options.threads, { ...base, atRest: rest.atRest });
   const results = await runDrivers(specs, options);
-  return report(options, options.threads, results, { errors: rest.errors, shed: rest.shed, distinctRequests: requests.length });
+  return report(options, options.threads, results, {
+    errors: rest.errors,
+    shed: rest.shed,
+    distinctRequests: requests.length,
+  });
 }
 
 /**
@@ -99,7 +132,10 @@ export async function runResolvedLoad(options: ResolvedLoad): Promise<LoadReport
  * with an error is a finding of the run (its status counted under load), not an unreachable target; only a call that
  * got no answer at all is.
  */
-async function callsAtRest(options: ResolvedLoad, base: Omit<SpecBase, "atRest">): Promise<{ atRest: (Buffer | null)[]; errors: Record<string, number>; shed: Record<string, number> }> {
+async function callsAtRest(
+  options: ResolvedLoad,
+  base: Omit<SpecBase, "atRest">,
+): Promise<{ atRest: (Buffer | null)[]; errors: Record<string, number>; shed: Record<string, number> }> {
   const atRest: (Buffer | null)[] = [];
   const errors: Record<string, number> = {};
   const shed: Record<string, number> = {};
@@ -108,7 +144,11 @@ async function callsAtRest(options: ResolvedLoad, base: Omit<SpecBase, "atRest">
     for (const i of base.requests.keys()) {
       const res = await rest.call(0, i, i);
       if (!res.answered) {
-        throw new ConformanceError("unreachable", `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ${statusText(res.code, res.details)}`);
+        throw new ConformanceError(
+          "unreachable",
+          `${options.address}: Hello at rest failed for ${JSON.stringify(BODIES[i])}: ` +
+            `${statusText(res.code, res.details)}`,
+        );
       }
       atRest.push(res.code === 0 && res.reply ? res.reply : null);
       const counts = isShed(res) ? shed : errors;
@@ -135,11 +175,24 @@ async function runResourceLoad(options: ResolvedLoad): Promise<LoadReport> {
     placement: options.apiKeyIn,
   });
   const { address } = options.endpoint;
-  const specs = driverSpecs(options, 1, { address, requests: [new Uint8Array(5)], bodies: [""], atRest: [null], timeoutMs: options.timeoutMs, durationMs: options.durationMs, resources: { collectionUrl, mix }, wire });
+  const specs = driverSpecs(options, 1, {
+    address,
+    requests: [new Uint8Array(5)],
+    bodies: [""],
+    atRest: [null],
+    timeoutMs: options.timeoutMs,
+    durationMs: options.durationMs,
+    resources: { collectionUrl, mix },
+    wire,
+  });
   const results = await runDrivers(specs, options);
   const created = results.reduce((n, r) => n + (r.resources?.created ?? 0), 0);
   const leftBehind = results.reduce((n, r) => n + (r.resources?.leftBehind ?? 0), 0);
-  return { ...report(options, 1, results, { errors: {}, shed: {}, distinctRequests: created }), mix, resources: { collection: collectionUrl, created, leftBehind } };
+  return {
+    ...report(options, 1, results, { errors: {}, shed: {}, distinctRequests: created }),
+    mix,
+    resources: { collection: collectionUrl, created, leftBehind },
+  };
 }
 
 type SpecBase = Omit<DriveSpec, "concurrency" | "connections" | "rate">;
@@ -172,7 +225,12 @@ async function runDrivers(specs: DriveSpec[], options: ResolvedLoad): Promise<Dr
       errors += Atomics.load(counters, 2 * i + 1);
     }
     const elapsedMs = performance.now() - t0;
-    options.onProgress?.({ elapsedMs, requests: requestsDone, errors, requestsPerSecond: (requestsDone / elapsedMs) * 1000 });
+    options.onProgress?.({
+      elapsedMs,
+      requests: requestsDone,
+      errors,
+      requestsPerSecond: (requestsDone / elapsedMs) * 1000,
+    });
   }, 1000);
   let results: DriveResult[];
   try {
@@ -187,7 +245,12 @@ async function runDrivers(specs: DriveSpec[], options: ResolvedLoad): Promise<Dr
 }
 
 /** The report from the drivers' results, with what the calls at rest counted. */
-function report(options: ResolvedLoad, threads: number, results: DriveResult[], atRest: { errors: Record<string, number>; shed: Record<string, number>; distinctRequests: number }): LoadReport {
+function report(
+  options: ResolvedLoad,
+  threads: number,
+  results: DriveResult[],
+  atRest: { errors: Record<string, number>; shed: Record<string, number>; distinctRequests: number },
+): LoadReport {
   const errors = { ...atRest.errors };
   const shed = { ...atRest.shed };
   // The longest driver's own time: threads that took a moment to start did not drive in it.
@@ -226,7 +289,12 @@ function report(options: ResolvedLoad, threads: number, results: DriveResult[], 
     errors,
     shed,
     ...(reconnections > 0 && { reconnections }),
-    stateless: { distinctRequests: atRest.distinctRequests, compared, mismatches, ...(example !== undefined && { example }) },
+    stateless: {
+      distinctRequests: atRest.distinctRequests,
+      compared,
+      mismatches,
+      ...(example !== undefined && { example }),
+    },
     interrupted: options.signal?.aborted === true,
     slo: options.slo ?? [],
   });

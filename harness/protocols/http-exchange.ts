@@ -42,7 +42,8 @@ function plain({ status, headers, body, failure }: Http1Answer): PlainResponse {
   if (failure?.kind === "timeout") return { headers: {}, body: new Uint8Array(), failure };
   const head = { ...(status !== undefined && { status }), headers };
   if (failure?.kind === "too-large") return { ...head, body: new Uint8Array(), failure };
-  if (failure?.kind === "connection") return { ...head, body: new Uint8Array(body), failure: { kind: "connection", message: failure.message } };
+  if (failure?.kind === "connection")
+    return { ...head, body: new Uint8Array(body), failure: { kind: "connection", message: failure.message } };
   return { ...head, body: new Uint8Array(body) };
 }
 
@@ -55,7 +56,8 @@ export function createHttpExchange(options: HttpExchangeOptions): HttpExchange {
     method: request.method ?? "POST",
     headers: { ...(options.authority !== undefined && { host: options.authority }), ...request.headers },
   });
-  const urlOf = (request: PlainRequest) => new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);
+  const urlOf = (request: PlainRequest) =>
+    new URL(base.pathname.replace(/\/$/, "") + (request.path ?? HELLO_PATH), base);
   const send = async (request: PlainRequest): Promise<PlainResponse> => {
     const url = urlOf(request);
     const answer = await http1Exchange({
@@ -75,7 +77,17 @@ export function createHttpExchange(options: HttpExchangeOptions): HttpExchange {
   const traced = (request: PlainRequest, startedAt: number, response: PlainResponse) =>
     request.trace?.(() => {
       const sent = requestOptions(request);
-      return plainRecord(options.traceAs ?? "http", { method: sent.method, url: urlOf(request).href, headers: sent.headers, ...(request.body && { body: request.body }) }, startedAt, response);
+      return plainRecord(
+        options.traceAs ?? "http",
+        {
+          method: sent.method,
+          url: urlOf(request).href,
+          headers: sent.headers,
+          ...(request.body && { body: request.body }),
+        },
+        startedAt,
+        response,
+      );
     });
   return {
     async exchange(request) {

@@ -6,7 +6,10 @@ import { createHttpExchange, MAX_BODY, type PlainResponse } from "./http-exchang
 import type { ProbeAnswer, SpeaksProbe, TransportSetup, UnaryTransport } from "./protocol.js";
 
 /** Metadata as HTTP headers: -bin values base64, as both protocols carry them. */
-export function metadataHeaders(fixed: Readonly<Record<string, string>>, extra: Readonly<Record<string, MetadataValue>> = {}): Record<string, string> {
+export function metadataHeaders(
+  fixed: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, MetadataValue>> = {},
+): Record<string, string> {
   const out: Record<string, string> = { ...fixed };
   for (const [k, v] of Object.entries(extra)) out[k] = typeof v === "string" ? v : Buffer.from(v).toString("base64");
   return out;
@@ -24,10 +27,29 @@ export function codeForHttpStatus(status: number): number {
 
 /** The status of an exchange that brought no usable reply, as an ordinary client reports it; undefined when it did. */
 export function failed(res: PlainResponse, deadline: number): UnaryResult | undefined {
-  if (res.failure?.kind === "timeout") return { code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadline} ms`, headers: {}, trailers: {} };
-  if (res.failure?.kind === "too-large") return { code: Status.RESOURCE_EXHAUSTED, details: `response larger than ${MAX_BODY} bytes`, headers: res.headers, trailers: {} };
-  if (res.failure?.kind === "undecodable") return { code: res.failure.message.includes("inflates past") ? Status.RESOURCE_EXHAUSTED : Status.INTERNAL, details: res.failure.message, headers: res.headers, trailers: {} };
-  if (res.status === undefined) return { code: Status.UNAVAILABLE, details: res.failure?.kind === "connection" ? res.failure.message : "no response", headers: {}, trailers: {} };
+  if (res.failure?.kind === "timeout")
+    return { code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadline} ms`, headers: {}, trailers: {} };
+  if (res.failure?.kind === "too-large")
+    return {
+      code: Status.RESOURCE_EXHAUSTED,
+      details: `response larger than ${MAX_BODY} bytes`,
+      headers: res.headers,
+      trailers: {},
+    };
+  if (res.failure?.kind === "undecodable")
+    return {
+      code: res.failure.message.includes("inflates past") ? Status.RESOURCE_EXHAUSTED : Status.INTERNAL,
+      details: res.failure.message,
+      headers: res.headers,
+      trailers: {},
+    };
+  if (res.status === undefined)
+    return {
+      code: Status.UNAVAILABLE,
+      details: res.failure?.kind === "connection" ? res.failure.message : "no response",
+      headers: {},
+      trailers: {},
+    };
   return undefined;
 }
 
@@ -36,20 +58,38 @@ export async function inflatedBody(res: PlainResponse, encoding: string | undefi
   if (res.failure !== undefined || isIdentity(encoding)) return res;
   const inflated = await inflate(res.body, encoding as string, MAX_BODY);
   if (inflated.ok) return { ...res, body: inflated.bytes };
-  return { ...res, body: new Uint8Array(), failure: { kind: "undecodable", message: `the reply (${encoding}): ${inflated.message}` } };
+  return {
+    ...res,
+    body: new Uint8Array(),
+    failure: { kind: "undecodable", message: `the reply (${encoding}): ${inflated.message}` },
+  };
 }
 
 /** How one protocol over plain HTTP carries a unary call: the request's headers and body, and how a reply reads. */
 export interface HttpRpcCodec {
   /** The protocol's name as a trace records it (its module's). */
   readonly traceAs: string;
-  request(message: Uint8Array, deadlineMs: number, metadata: Record<string, string>): { headers: Record<string, string>; body: Uint8Array };
+  request(
+    message: Uint8Array,
+    deadlineMs: number,
+    metadata: Record<string, string>,
+  ): { headers: Record<string, string>; body: Uint8Array };
   reply(response: PlainResponse, deadlineMs: number): Promise<UnaryResult> | UnaryResult;
 }
 
 /** A unary transport over the shared HTTP exchange layer, speaking the codec's protocol. */
-export function createHttpRpcTransport({ conn, url, tls, onExchange }: TransportSetup, codec: HttpRpcCodec): UnaryTransport {
-  const http = createHttpExchange({ baseUrl: url as URL, timeoutMs: conn.timeoutMs, ...(tls && { tls }), ...(conn.authority !== undefined && { authority: conn.authority }), ...(onExchange && { onExchange }), traceAs: codec.traceAs });
+export function createHttpRpcTransport(
+  { conn, url, tls, onExchange }: TransportSetup,
+  codec: HttpRpcCodec,
+): UnaryTransport {
+  const http = createHttpExchange({
+    baseUrl: url as URL,
+    timeoutMs: conn.timeoutMs,
+    ...(tls && { tls }),
+    ...(conn.authority !== undefined && { authority: conn.authority }),
+    ...(onExchange && { onExchange }),
+    traceAs: codec.traceAs,
+  });
   return {
     async unary(message, options = {}) {
       const deadline = options.deadlineMs ?? conn.timeoutMs;
@@ -74,14 +114,28 @@ export function mediaTypeOf(headers: Readonly<Record<string, readonly string[]>>
 }
 
 /** Media types no RPC reply carries on success: a page or a document of a plain HTTP server. */
-export const isDocumentType = (type: string): boolean => type.startsWith("text/") || type === "application/json" || type.endsWith("+json") || type.endsWith("/xml") || type.endsWith("+xml");
+export const isDocumentType = (type: string): boolean =>
+  type.startsWith("text/") ||
+  type === "application/json" ||
+  type.endsWith("+json") ||
+  type.endsWith("/xml") ||
+  type.endsWith("+xml");
 
 /** A reply in a few words for a line that refuses a target: its status, media type and the start of its body. */
-export function describeReply(status: number, headers: Readonly<Record<string, readonly string[]>>, body: Uint8Array): string {
+export function describeReply(
+  status: number,
+  headers: Readonly<Record<string, readonly string[]>>,
+  body: Uint8Array,
+): string {
   const type = mediaTypeOf(headers);
   const text = Buffer.from(body.subarray(0, 60)).toString("utf8");
   const printable = body.length > 0 && !/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(text);
-  const start = body.length === 0 ? ", empty" : printable ? ` ${JSON.stringify(body.length > 60 ? `${text}...` : text)}` : ` (${body.length} bytes)`;
+  const start =
+    body.length === 0
+      ? ", empty"
+      : printable
+        ? ` ${JSON.stringify(body.length > 60 ? `${text}...` : text)}`
+        : ` (${body.length} bytes)`;
   return `HTTP ${status} ${type === "" ? "with no content-type" : type}${start}`;
 }
 
@@ -89,7 +143,10 @@ export function describeReply(status: number, headers: Readonly<Record<string, r
 export const noReply = (res: PlainResponse): { speaks: false; answered: string; noReply: true } => ({
   speaks: false,
   noReply: true,
-  answered: res.failure?.kind === "timeout" ? "no reply in time" : `no HTTP/1.1 reply (${res.failure?.kind === "connection" ? res.failure.message : "the connection ended"})`,
+  answered:
+    res.failure?.kind === "timeout"
+      ? "no reply in time"
+      : `no HTTP/1.1 reply (${res.failure?.kind === "connection" ? res.failure.message : "the connection ended"})`,
 });
 
 /**
@@ -97,7 +154,11 @@ export const noReply = (res: PlainResponse): { speaks: false; answered: string; 
  * "Missing ALPN Protocol, expected `h2` to be available". Not a guard's 403: the port speaks HTTP/2 alone.
  */
 export function http2OnlyTls(res: PlainResponse): string | undefined {
-  if (res.status !== 403 || !Buffer.from(res.body.subarray(0, 40)).toString("latin1").startsWith("Missing ALPN Protocol")) return undefined;
+  if (
+    res.status !== 403 ||
+    !Buffer.from(res.body.subarray(0, 40)).toString("latin1").startsWith("Missing ALPN Protocol")
+  )
+    return undefined;
   return `${describeReply(res.status, res.headers, res.body)}: an HTTP/2-only TLS port, as a gRPC server's is`;
 }
 

@@ -21,12 +21,14 @@ const registered = new Map<string, ProtocolModule>();
 
 /** Adds a protocol module under its name; returns what removes it again. A built-in name cannot be taken. */
 export function registerProtocol(module: ProtocolModule): () => void {
-  if (module.name in PROTOCOLS || registered.has(module.name)) throw new Error(`a protocol named ${module.name} is registered already`);
+  if (module.name in PROTOCOLS || registered.has(module.name))
+    throw new Error(`a protocol named ${module.name} is registered already`);
   registered.set(module.name, module);
   return () => void registered.delete(module.name);
 }
 
-/** Every protocol module, built-in ones first in the map's order, then the registered ones: the CLI's rows read this. */
+/** Every protocol module, built-in ones first in the map's order, then the registered ones: the CLI's rows read this.
+ * */
 export function protocolModules(): readonly ProtocolModule[] {
   return [...Object.values(PROTOCOLS), ...registered.values()];
 }

@@ -19,7 +19,10 @@ export function grpcStatusOfHttp(httpStatus: number): number {
  * no text content type (an error page). A wrong but binary content type still carries messages: the content-type
  * check judges that, and nothing else should fail for it.
  */
-export function isGrpcReply(httpStatus: number | undefined, headers: Readonly<Record<string, readonly string[]>>): boolean {
+export function isGrpcReply(
+  httpStatus: number | undefined,
+  headers: Readonly<Record<string, readonly string[]>>,
+): boolean {
   return httpStatus === 200 && !/^text\//i.test(headers["content-type"]?.[0] ?? "");
 }
 
@@ -96,7 +99,8 @@ export interface UnaryResult {
 }
 
 /** The call got no answer at all: its connection failed or dropped before any header came (the client's status). */
-export const droppedBeforeAnswer = (r: Pick<UnaryResult, "code" | "headers">): boolean => r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0;
+export const droppedBeforeAnswer = (r: Pick<UnaryResult, "code" | "headers">): boolean =>
+  r.code === Status.UNAVAILABLE && Object.keys(r.headers).length === 0;
 
 /** One length-prefixed gRPC message as it travels: the compressed flag and the payload. */
 export interface GrpcFrame {
@@ -114,7 +118,8 @@ export interface RawRequest {
   headers?: Readonly<Record<string, string | null>>;
   /** The request body: frames, which are length-prefixed here, or bytes sent exactly as given. */
   body?: readonly GrpcFrame[] | Uint8Array;
-  /** Bound on the exchange from when its connection is up (the connection has the target's --timeout); default --timeout. */
+  /** Bound on the exchange from when its connection is up (the connection has the target's --timeout); default
+   * --timeout. */
   timeoutMs?: number;
   /** With --trace: where the exchange is reported. */
   trace?: TraceSink;
@@ -164,5 +169,9 @@ export interface PlainResponse {
   status?: number;
   headers: Record<string, string[]>;
   body: Uint8Array;
-  failure?: { kind: "timeout" } | { kind: "connection"; message: string } | { kind: "too-large" } | { kind: "undecodable"; message: string };
+  failure?:
+    | { kind: "timeout" }
+    | { kind: "connection"; message: string }
+    | { kind: "too-large" }
+    | { kind: "undecodable"; message: string };
 }

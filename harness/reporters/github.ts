@@ -2,7 +2,12 @@
 // is set. Every line this writes begins with the product's own command; the target's text is inert data inside it.
 import { appendFile } from "node:fs/promises";
 import type { CheckResult, Reporter, RunReport } from "../report.js";
-import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTerminal as t } from "../_internals/neutralise.js";
+import {
+  forAnnotationData,
+  forAnnotationProperty,
+  forMarkdown as md,
+  forTerminal as t,
+} from "../_internals/neutralise.js";
 import { gateWords, scopeWords, selectionWords, verdictReason } from "./_internals/verdict-words.js";
 
 export interface GithubReporterOptions {
@@ -20,7 +25,11 @@ const SUMMARY_TIMEOUT_MS = 10_000;
 function annotation(r: CheckResult): string {
   const level = r.gating ? "error" : "warning";
   // Each piece neutralised to one line first, then joined by real line feeds that the runner's escape carries.
-  const text = [t(r.message), ...(r.counterexample !== undefined ? [`counterexample: ${t(r.counterexample)}`] : []), ...(r.replay !== undefined ? [`replay: ${t(r.replay)}`] : [])].join("\n");
+  const text = [
+    t(r.message),
+    ...(r.counterexample !== undefined ? [`counterexample: ${t(r.counterexample)}`] : []),
+    ...(r.replay !== undefined ? [`replay: ${t(r.replay)}`] : []),
+  ].join("\n");
   return `::${level} title=${forAnnotationProperty(`${r.id} [${r.severity} ${r.spec}]`)}::${forAnnotationData(text)}\n`;
 }
 
@@ -58,12 +67,18 @@ export function createGithubReporter(options: GithubReporterOptions | ((text: st
         await Promise.race([
           appendFile(o.summaryFile, toJobSummary(report)),
           new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${SUMMARY_TIMEOUT_MS / 1000} s`)), SUMMARY_TIMEOUT_MS);
+            timer = setTimeout(
+              () => reject(new Error(`no answer within ${SUMMARY_TIMEOUT_MS / 1000} s`)),
+              SUMMARY_TIMEOUT_MS,
+            );
             timer.unref();
           }),
         ]);
       } catch (err) {
-        o.warn(`example-conformance: GITHUB_STEP_SUMMARY ${t(o.summaryFile)}: cannot write the job summary: ${t(err instanceof Error ? err.message : String(err))}\n`);
+        o.warn(
+          `example-conformance: GITHUB_STEP_SUMMARY ${t(o.summaryFile)}: cannot write the job summary: ` +
+            `${t(err instanceof Error ? err.message : String(err))}\n`,
+        );
       } finally {
         clearTimeout(timer);
       }

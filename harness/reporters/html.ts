@@ -17,7 +17,8 @@ import { gateWords, scopeWords, selectionWords, verdictReason } from "./_interna
  * a hyphen, slash or bar (`--data-binary`, `/messages/0f-3a`, `grpc.limits.over-limit`) kept whole in a box that
  * wraps it only when it cannot fit a line by itself.
  */
-const words = (text: string): string => h(text).replace(/[^\s]*[-/|\u2010-\u2014][^\s]*/g, (token) => `<span class="w">${token}</span>`);
+const words = (text: string): string =>
+  h(text).replace(/[^\s]*[-/|\u2010-\u2014][^\s]*/g, (token) => `<span class="w">${token}</span>`);
 
 const BANNER: Record<Verdict, { title: string; css: string }> = {
   conformant: { title: "Conformant", css: "ok" },
@@ -33,7 +34,12 @@ const UNJUDGED_WORDS: Record<RunReport["unjudged"][number]["why"], string> = {
   skipped: "skipped",
 };
 
-const AREA_NAMES: Record<Area, string> = { grpc: "gRPC, Connect and gRPC-Web", http: "HTTP", contract: "contract", client: "client" };
+const AREA_NAMES: Record<Area, string> = {
+  grpc: "gRPC, Connect and gRPC-Web",
+  http: "HTTP",
+  contract: "contract",
+  client: "client",
+};
 
 export interface HtmlOptions {
   /**
@@ -57,7 +63,9 @@ const isFinding = (r: CheckResult): boolean => r.status === "fail" || r.status =
 
 /** Commands and evidence: a block that scrolls sideways on a narrow screen rather than break inside a token. */
 const block = (label: string, lines: readonly string[]): string =>
-  lines.length === 0 ? "" : `<p class="label">${label}</p><pre><code>${lines.map((l) => words(l)).join("\n")}</code></pre>`;
+  lines.length === 0
+    ? ""
+    : `<p class="label">${label}</p><pre><code>${lines.map((l) => words(l)).join("\n")}</code></pre>`;
 
 /** Shortest evidence line taken as said already when the reason holds it; a shorter one is dropped only when equal. */
 const SAID_MIN = 16;
@@ -77,36 +85,64 @@ function finding(r: CheckResult, options: HtmlOptions): string {
 <p class="meta">${r.severity} · ${r.profile} · ${words(r.spec)} · ${words(r.title)}</p>
 <p class="reason">${words(r.message)}</p>
 ${[
-    block("replay", r.replay !== undefined ? [r.replay] : []),
-    block("grpcurl", r.grpcurl !== undefined ? [r.grpcurl] : []),
-    block("counterexample", r.counterexample !== undefined ? [r.counterexample] : []),
-    block("evidence", evidence(r)),
-  ].join("")}
-${r.trace !== undefined ? `<p class="trace">trace: <a href="${h(traceHref(r.trace, options.pageDir))}">${words(r.trace)}</a></p>` : ""}${r.note ? `<p>${words(r.note)}</p>` : ""}
+  block("replay", r.replay !== undefined ? [r.replay] : []),
+  block("grpcurl", r.grpcurl !== undefined ? [r.grpcurl] : []),
+  block("counterexample", r.counterexample !== undefined ? [r.counterexample] : []),
+  block("evidence", evidence(r)),
+].join("")}
+${r.trace !== undefined ? traceLink(r.trace, options.pageDir) : ""}${r.note ? `<p>${words(r.note)}</p>` : ""}
 </article>`;
 }
 
-const section = (id: string, title: string, body: string): string => `<section id="${id}">\n<h2>${title}</h2>\n${body}\n</section>`;
+const traceLink = (trace: string, pageDir: string | undefined): string =>
+  `<p class="trace">trace: <a href="${h(traceHref(trace, pageDir))}">${words(trace)}</a></p>`;
 
-const list = (items: readonly string[], none: string): string => (items.length === 0 ? none : `<ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>`);
+const containerLog = (log: readonly string[]): string =>
+  section(
+    "log",
+    `Container log (last ${log.length} lines)`,
+    `<pre><code>${log.map((l) => words(l)).join("\n")}</code></pre>`,
+  );
+
+const section = (id: string, title: string, body: string): string =>
+  `<section id="${id}">\n<h2>${title}</h2>\n${body}\n</section>`;
+
+const list = (items: readonly string[], none: string): string =>
+  items.length === 0 ? none : `<ul>${items.map((i) => `<li>${i}</li>`).join("")}</ul>`;
 
 /** "my-service 1.4.2: Example Message Service conformance", or the plain title when the run names no implementation. */
 function implementationWords(report: RunReport): string {
   const i = report.implementation;
-  return i ? `${i.name}${i.version !== undefined ? ` ${i.version}` : ""}: Example Message Service conformance` : "Example Message Service conformance";
+  return i
+    ? `${i.name}${i.version !== undefined ? ` ${i.version}` : ""}: Example Message Service conformance`
+    : "Example Message Service conformance";
 }
 
-const count = (report: RunReport, s: CheckResult["status"]): number => report.checks.filter((c) => c.status === s).length;
+const count = (report: RunReport, s: CheckResult["status"]): number =>
+  report.checks.filter((c) => c.status === s).length;
 
 function findings(report: RunReport, options: HtmlOptions): string {
   const gating = report.checks.filter((r) => r.gating);
   const other = report.checks.filter((r) => isFinding(r) && !r.gating);
   // On paper only, the gating failures' IDs in one line under the heading, so that page 1 names every one of them
   // even when their evidence runs past it; on a screen the cards follow at once and the line would say them twice.
-  const index = gating.length > 1 ? `<p class="print-only">${gating.map((r) => `<code>${words(r.id)}</code>`).join(", ")}</p>` : "";
+  const index =
+    gating.length > 1 ? `<p class="print-only">${gating.map((r) => `<code>${words(r.id)}</code>`).join(", ")}</p>` : "";
   return [
-    gating.length > 0 ? section("gating", `Gating failures (${gating.length})`, index + gating.map((r) => finding(r, options)).join("\n")) : "",
-    other.length > 0 ? section("findings", `Findings that do not gate (${other.length})`, other.map((r) => finding(r, options)).join("\n")) : "",
+    gating.length > 0
+      ? section(
+          "gating",
+          `Gating failures (${gating.length})`,
+          index + gating.map((r) => finding(r, options)).join("\n"),
+        )
+      : "",
+    other.length > 0
+      ? section(
+          "findings",
+          `Findings that do not gate (${other.length})`,
+          other.map((r) => finding(r, options)).join("\n"),
+        )
+      : "",
   ].join("\n");
 }
 
@@ -117,7 +153,10 @@ function waived(report: RunReport): string {
     const r = report.checks.find((c) => c.id === w.id);
     const pattern = w.pattern !== w.id ? ` (waived by <code>${words(w.pattern)}</code>)` : "";
     const expires = w.expires !== undefined ? `; expires ${words(w.expires)}` : "";
-    return `<code>${words(w.id)}</code>${pattern}: ${words(w.reason)}${expires}${r !== undefined ? `<div class="meta">what failed: ${words(r.message)}</div>` : ""}`;
+    return (
+      `<code>${words(w.id)}</code>${pattern}: ` +
+      `${words(w.reason)}${expires}${r !== undefined ? `<div class="meta">what failed: ${words(r.message)}</div>` : ""}`
+    );
   });
   return section("waived", `Waived failures (${report.waivers.length})`, list(items, ""));
 }
@@ -129,7 +168,11 @@ function unjudged(report: RunReport): string {
   if (report.unjudged.length === 0) return "";
   const items = report.unjudged.map(
     (u) =>
-      `<code>${words(u.id)}</code> [${u.severity}] ${UNJUDGED_WORDS[u.why]}${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${words(u.needs)}</code>)` : ""}${u.claim !== undefined ? ` (claim <code>${words(u.claim)}</code>, declared, not judged)` : ""}: ${words(u.why === "claimed" ? u.reason.replace(CLAIM_PREFIX, "") : u.reason)}`,
+      `<code>${words(u.id)}</code> [${u.severity}] ` +
+      `${UNJUDGED_WORDS[u.why]}` +
+      `${u.needs !== undefined && u.why === "needs" ? ` (needs <code>${words(u.needs)}</code>)` : ""}` +
+      `${u.claim !== undefined ? ` (claim <code>${words(u.claim)}</code>, declared, not judged)` : ""}: ` +
+      `${words(u.why === "claimed" ? u.reason.replace(CLAIM_PREFIX, "") : u.reason)}`,
   );
   return section("unjudged", `Gating checks not judged (${report.unjudged.length})`, list(items, ""));
 }
@@ -143,7 +186,13 @@ function particulars(report: RunReport): string {
     ["Implementation URL", report.implementation?.url !== undefined ? words(report.implementation.url) : undefined],
     ["Image digest", code(t.imageDigest)],
     ["TLS certificate SHA-256", code(t.tlsFingerprint)],
-    ["Claims (declared, not judged)", list(report.claims.map((c) => words(c)), "none")],
+    [
+      "Claims (declared, not judged)",
+      list(
+        report.claims.map((c) => words(c)),
+        "none",
+      ),
+    ],
     ["Gating", words(gateWords(report))],
     ["Selection", words(selectionWords(report))],
     ["Waivers", report.waivers.length > 0 ? `${report.waivers.length}, listed above` : "none"],
@@ -152,10 +201,18 @@ function particulars(report: RunReport): string {
     ["Seed", String(report.seed)],
     ["Date", words(report.startedAt)],
     ["Duration", `${(report.durationMs / 1000).toFixed(1)} s`],
-    ["Results", `${count(report, "pass")} passed, ${count(report, "fail")} failed, ${count(report, "skip")} skipped, ${count(report, "error")} errored, ${count(report, "expected-fail")} expected failures`],
+    [
+      "Results",
+      `${count(report, "pass")} passed, ${count(report, "fail")} failed, ${count(report, "skip")} skipped, ` +
+        `${count(report, "error")} errored, ${count(report, "expected-fail")} expected failures`,
+    ],
   ];
   const shown = rows.filter((r): r is [string, string] => r[1] !== undefined);
-  return section("run", "This run", `<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>`);
+  return section(
+    "run",
+    "This run",
+    `<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>`,
+  );
 }
 
 /**
@@ -174,31 +231,62 @@ function attested(report: RunReport): string {
   const p = statement.predicate;
   const rows: [string, string | undefined][] = [
     ["File", code(a.file)],
-    ["Signing key", `ed25519, fingerprint ${code(a.keyId)} <span class="meta">(its key ID: the SHA-256 of the public key, as the envelope and in-toto name it)</span>`],
+    [
+      "Signing key",
+      `ed25519, fingerprint ${code(a.keyId)} <span class="meta">(its key ID: the SHA-256 of the public key, as ` +
+        `the envelope and in-toto name it)</span>`,
+    ],
     ["Subject", subject !== undefined ? code(subject.name) : undefined],
-    ["Subject digest", subject?.digest !== undefined ? Object.entries(subject.digest).map(([k, v]) => code(`${k}:${v}`)).join(" ") : undefined],
+    [
+      "Subject digest",
+      subject?.digest !== undefined
+        ? Object.entries(subject.digest)
+            .map(([k, v]) => code(`${k}:${v}`))
+            .join(" ")
+        : undefined,
+    ],
     ["Bound by", typeof notes.boundBy === "string" ? words(notes.boundBy) : undefined],
     ["Version", note("version")],
     ["gRPC", note("grpc")],
     ["HTTP", note("http")],
     ["Image", note("image")],
     ["TLS certificate SHA-256", note("tlsCertificateSha256")],
-    ["Result", words(`${p.result}: ${p.passedTests.length} passed, ${p.warnedTests.length} warned, ${p.failedTests.length} failed; and the verdict, claims, waivers, seed and contract SHA-256 this page shows`)],
+    [
+      "Result",
+      words(
+        `${p.result}: ${p.passedTests.length} passed, ${p.warnedTests.length} warned, ${p.failedTests.length} ` +
+          `failed; and the verdict, claims, waivers, seed and contract SHA-256 this page shows`,
+      ),
+    ],
   ];
   const shown = rows.filter((r): r is [string, string] => r[1] !== undefined);
   const verify = block("verify it with the public half of the signing key", [
     "openssl pkey -in KEY.pem -pubout -out key.pub.pem",
     `example-conformance verify ${shellQuote(a.file)} --key key.pub.pem`,
   ]);
-  const intro = "<p>This run is signed: an in-toto Statement (test-result) in a DSSE envelope. It holds only if no byte of the file changed and the key is the one below.</p>";
-  return section("attestation", "Signed attestation", `${intro}\n<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>\n${verify}`);
+  const intro =
+    "<p>This run is signed: an in-toto Statement (test-result) in a DSSE envelope. It holds only if no byte of " +
+    "the file changed and the key is the one below.</p>";
+  return section(
+    "attestation",
+    "Signed attestation",
+    `${intro}\n<dl>\n${shown.map(([term, value]) => `<dt>${term}</dt><dd>${value}</dd>`).join("\n")}\n</dl>\n${verify}`,
+  );
 }
 
 function passed(report: RunReport): string {
   const ok = report.checks.filter((r) => r.status === "pass");
   if (ok.length === 0) return "";
-  const items = ok.map((r) => `<code>${words(r.id)}</code> <span class="meta">${severityWord(r.severity)}${words(r.title)}</span>${r.note ? `<div>${words(r.note)}</div>` : ""}`);
-  return section("passed", `Passed (${ok.length})`, `<ul class="compact">${items.map((i) => `<li>${i}</li>`).join("")}</ul>`);
+  const items = ok.map(
+    (r) =>
+      `<code>${words(r.id)}</code> <span ` +
+      `class="meta">${severityWord(r.severity)}${words(r.title)}</span>${r.note ? `<div>${words(r.note)}</div>` : ""}`,
+  );
+  return section(
+    "passed",
+    `Passed (${ok.length})`,
+    `<ul class="compact">${items.map((i) => `<li>${i}</li>`).join("")}</ul>`,
+  );
 }
 
 const severityWord = (s: Severity): string => (s === "SHOULD" ? "SHOULD · " : "");
@@ -219,7 +307,8 @@ function skipped(report: RunReport): string {
     folded.set(r.area, f);
     f.reasons.add(r.message);
   }
-  const areaOf = (r: CheckResult): Area | undefined => (!asked.has(r.area) ? r.area : [...folded].find(([, f]) => f.reasons.has(r.message))?.[0]);
+  const areaOf = (r: CheckResult): Area | undefined =>
+    !asked.has(r.area) ? r.area : [...folded].find(([, f]) => f.reasons.has(r.message))?.[0];
   const single: string[] = [];
   for (const r of skips) {
     const area = areaOf(r);
@@ -228,15 +317,23 @@ function skipped(report: RunReport): string {
   }
   const lines = [...folded].map(
     ([area, f]) =>
-      `<details><summary>${AREA_NAMES[area]}: not asked for, ${f.ids.length} check(s) skipped: ${[...f.reasons].map((m) => words(m)).join("; ")}</summary><p class="meta">${f.ids.map((id) => `<code>${words(id)}</code>`).join(", ")}</p></details>`,
+      `<details><summary>${AREA_NAMES[area]}: not asked for, ${f.ids.length} check(s) skipped: ` +
+      `${[...f.reasons].map((m) => words(m)).join("; ")}</summary><p ` +
+      `class="meta">${f.ids.map((id) => `<code>${words(id)}</code>`).join(", ")}</p></details>`,
   );
-  return section("skipped", `Skipped (${skips.length})`, [...lines, single.length > 0 ? list(single, "") : ""].join("\n"));
+  return section(
+    "skipped",
+    `Skipped (${skips.length})`,
+    [...lines, single.length > 0 ? list(single, "") : ""].join("\n"),
+  );
 }
 
 const STYLE = `
 *{box-sizing:border-box}
-body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1.5rem 2rem;color:#1b1f24;max-width:72rem;overflow-wrap:break-word}
-h1{font-size:1.6rem;margin:0 0 .5rem;line-height:1.25}h2{font-size:1.15rem;margin:1.6rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
+body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;padding:1.5rem 2rem;color:#1b1f24;max-width:72rem;
+overflow-wrap:break-word}
+h1{font-size:1.6rem;margin:0 0 .5rem;line-height:1.25}
+h2{font-size:1.15rem;margin:1.6rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
 h3{font-size:1rem;margin:0 0 .2rem;font-weight:600}
 .verdict-banner{padding:.5rem .9rem;border-radius:6px;font-weight:600;margin:.4rem 0}
 .ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.warn{background:#fff8c5;color:#7d4e00}
@@ -247,12 +344,16 @@ h3{font-size:1rem;margin:0 0 .2rem;font-weight:600}
 .meta{color:#57606a;font-size:.85rem}.label{color:#57606a;font-size:.8rem;margin:.5rem 0 0}
 code{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .w,:not(pre)>code{display:inline-block;max-width:100%;overflow-wrap:anywhere}
-pre{margin:.1rem 0 .3rem;padding:.4rem .6rem;background:#f6f8fa;border-radius:4px;white-space:pre;overflow-x:auto;max-width:100%}
-dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;min-width:0}
+pre{margin:.1rem 0 .3rem;padding:.4rem .6rem;background:#f6f8fa;border-radius:4px;white-space:pre;overflow-x:auto;
+max-width:100%}
+dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
+dt{font-weight:600}dd{margin:0;min-width:0}
 ul{padding-left:1.2rem;margin:.3rem 0}li{margin:.15rem 0}ul.compact li{margin:0}
 details{margin:.3rem 0}summary{cursor:pointer}
 .print-only{display:none}
-@media (max-width:40rem){body{padding:1rem;font-size:14px}dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .5rem}}
+@media (max-width:40rem){
+body{padding:1rem;font-size:14px}dl{grid-template-columns:minmax(0,1fr);gap:0}dd{margin:0 0 .5rem}
+}
 @media print{
 @page{size:A4;margin:12mm}
 .print-only{display:block}.verdict-banner{print-color-adjust:exact;-webkit-print-color-adjust:exact}
@@ -286,7 +387,7 @@ ${particulars(report)}
 ${attested(report)}
 ${passed(report)}
 ${skipped(report)}
-${report.containerLog ? section("log", `Container log (last ${report.containerLog.length} lines)`, `<pre><code>${report.containerLog.map((l) => words(l)).join("\n")}</code></pre>`) : ""}
+${report.containerLog ? containerLog(report.containerLog) : ""}
 </body>
 </html>
 `;

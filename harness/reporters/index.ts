@@ -34,18 +34,42 @@ const toStdout = (s: ReporterStreams): ReportSink => ({ write: (text) => s.stdou
 
 export const REPORTERS = {
   console: {
-    description: "the gating failures with their reason and replay, the findings that do not gate, one line for the rest, the verdict",
+    description:
+      "the gating failures with their reason and replay, the findings that do not gate, one line for the rest, " +
+      "the verdict",
     document: false,
-    create: (s) => createConsoleReporter({ write: s.stdout, color: s.color, ...(s.verbosity !== undefined && { verbosity: s.verbosity }) }),
+    create: (s) =>
+      createConsoleReporter({
+        write: s.stdout,
+        color: s.color,
+        ...(s.verbosity !== undefined && { verbosity: s.verbosity }),
+      }),
   },
   github: {
     description: "GitHub Actions annotations, and a job summary in $GITHUB_STEP_SUMMARY",
     document: false,
-    create: (s) => createGithubReporter({ write: s.stdout, warn: s.stderr, ...(s.stepSummary !== undefined && { summaryFile: s.stepSummary }) }),
+    create: (s) =>
+      createGithubReporter({
+        write: s.stdout,
+        warn: s.stderr,
+        ...(s.stepSummary !== undefined && { summaryFile: s.stepSummary }),
+      }),
   },
-  json: { description: "the run report as JSON", document: true, create: (s, out) => createJsonReporter(out ?? toStdout(s)) },
-  junit: { description: "JUnit XML, one testcase per check", document: true, create: (s, out) => createJunitReporter(out ?? toStdout(s)) },
-  html: { description: "a self-contained HTML certification page", document: true, create: (s, out) => createHtmlReporter(out ?? toStdout(s)) },
+  json: {
+    description: "the run report as JSON",
+    document: true,
+    create: (s, out) => createJsonReporter(out ?? toStdout(s)),
+  },
+  junit: {
+    description: "JUnit XML, one testcase per check",
+    document: true,
+    create: (s, out) => createJunitReporter(out ?? toStdout(s)),
+  },
+  html: {
+    description: "a self-contained HTML certification page",
+    document: true,
+    create: (s, out) => createHtmlReporter(out ?? toStdout(s)),
+  },
 } as const satisfies Record<string, ReporterEntry>;
 
 export type ReporterName = keyof typeof REPORTERS;
@@ -55,6 +79,9 @@ export const REPORTER_NAMES = Object.keys(REPORTERS) as readonly ReporterName[];
 export const isReporterName = (name: string): name is ReporterName => Object.hasOwn(REPORTERS, name);
 
 /** The reporters a run asks for, by name, each with where it writes when it writes a document. */
-export function createReporters(wanted: readonly { name: ReporterName; file?: ReportSink }[], streams: ReporterStreams): Reporter[] {
+export function createReporters(
+  wanted: readonly { name: ReporterName; file?: ReportSink }[],
+  streams: ReporterStreams,
+): Reporter[] {
   return wanted.map((w) => (REPORTERS[w.name] as ReporterEntry).create(streams, w.file));
 }

@@ -4,7 +4,21 @@ import type { Reporter, RunReport } from "../report.js";
 import type { ReportSink } from "./_internals/report-file.js";
 
 export function toJson(report: RunReport): string {
-  const { suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, waivers, unjudged, claims, exitCode } = report;
+  const {
+    suiteVersion,
+    contractSha256,
+    target,
+    seed,
+    startedAt,
+    durationMs,
+    verdict,
+    scope,
+    selection,
+    waivers,
+    unjudged,
+    claims,
+    exitCode,
+  } = report;
   const checks = report.checks.map((r) => ({
     id: r.id,
     severity: r.severity,
@@ -29,7 +43,27 @@ export function toJson(report: RunReport): string {
   const backpressure = report.backpressure && { backpressure: report.backpressure };
   const capabilities = report.capabilities && { capabilities: report.capabilities };
   const attestation = report.attestation && { attestation: report.attestation };
-  const out = { ...(report.implementation && { implementation: report.implementation }), suiteVersion, contractSha256, target, seed, startedAt, durationMs, verdict, scope, selection, claims, waivers, unjudged, exitCode, checks, ...containerLog, ...backpressure, ...capabilities, ...attestation };
+  const out = {
+    ...(report.implementation && { implementation: report.implementation }),
+    suiteVersion,
+    contractSha256,
+    target,
+    seed,
+    startedAt,
+    durationMs,
+    verdict,
+    scope,
+    selection,
+    claims,
+    waivers,
+    unjudged,
+    exitCode,
+    checks,
+    ...containerLog,
+    ...backpressure,
+    ...capabilities,
+    ...attestation,
+  };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 

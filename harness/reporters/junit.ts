@@ -23,9 +23,13 @@ function runProperties(report: RunReport): Node[] {
     ...(report.target.http !== undefined ? [property("httpTarget", report.target.http)] : []),
     ...(report.target.image !== undefined ? [property("image", report.target.image)] : []),
     ...(report.target.imageDigest !== undefined ? [property("imageDigest", report.target.imageDigest)] : []),
-    ...(report.target.tlsFingerprint !== undefined ? [property("tlsCertificateSha256", report.target.tlsFingerprint)] : []),
+    ...(report.target.tlsFingerprint !== undefined
+      ? [property("tlsCertificateSha256", report.target.tlsFingerprint)]
+      : []),
     ...(report.implementation ? [property("implementation", report.implementation.name)] : []),
-    ...(report.implementation?.version !== undefined ? [property("implementationVersion", report.implementation.version)] : []),
+    ...(report.implementation?.version !== undefined
+      ? [property("implementationVersion", report.implementation.version)]
+      : []),
     ...(report.implementation?.url !== undefined ? [property("implementationUrl", report.implementation.url)] : []),
     ...report.claims.map((c) => property("claim", `${c} (declared, not judged)`)),
     property("profiles", report.selection.profiles.join(",")),
@@ -80,7 +84,12 @@ export function toJunit(report: RunReport): string {
       testcase: cases.map(testcase),
     };
   });
-  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", format: true, suppressEmptyNode: true });
+  const builder = new XMLBuilder({
+    ignoreAttributes: false,
+    attributeNamePrefix: "@_",
+    format: true,
+    suppressEmptyNode: true,
+  });
   const doc = {
     "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
     // The totals on the root too, as JUnit readers that look only there (and surefire's schema) expect them.

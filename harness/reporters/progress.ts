@@ -61,7 +61,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
       total = info.total;
       t0 = now();
       // Unref'd: a run's end never waits on its progress line.
-      timer = options.live ? setInterval(draw, REDRAW_MS) : setInterval(() => options.write(`example-conformance: ${line()}\n`), interval);
+      timer = options.live
+        ? setInterval(draw, REDRAW_MS)
+        : setInterval(() => options.write(`example-conformance: ${line()}\n`), interval);
       timer.unref();
     },
     onCheckStart(check) {

@@ -4,7 +4,7 @@ import { hasCredentials, withoutCredentials } from "../_internals/url-credential
 import { endpointOf, parseHttpBaseUrl } from "./http-base-url.js";
 
 export type ParsedAddress =
-  | { kind: "tcp"; host: string; port: number; /** the string grpc-js is given */ grpcTarget: string }
+  | { kind: "tcp"; host: string; port: number /** the string grpc-js is given */; grpcTarget: string }
   | { kind: "unix"; path: string; grpcTarget: string };
 
 export function parseAddress(address: string, flag = "--grpc"): ParsedAddress {
@@ -33,7 +33,11 @@ export function isLocal(parsed: ParsedAddress): boolean {
 /** An http(s):// base URL of an RPC target over HTTP (Connect, gRPC-Web), and its host and port as an address. */
 export function parseRpcUrl(url: string, flag: string): { url: URL; address: ParsedAddress } {
   // The URL is echoed in errors: one that carries credentials is refused without them.
-  if (hasCredentials(url)) throw new ConformanceError("usage", `${flag} ${withoutCredentials(url)}: credentials in the URL are not supported (give them with --metadata)`);
+  if (hasCredentials(url))
+    throw new ConformanceError(
+      "usage",
+      `${flag} ${withoutCredentials(url)}: credentials in the URL are not supported (give them with --metadata)`,
+    );
   const parsed = parseHttpBaseUrl(url, flag);
   // URL.hostname keeps an IPv6 address's brackets, as parseAddress wants them.
   return { url: parsed, address: parseAddress(`${parsed.hostname}:${endpointOf(parsed).port}`, flag) };

@@ -35,7 +35,9 @@ function heardOf(method: string, result: unknown): { answered: true } | { answer
   const failure = r.failure as { kind: string; message?: string } | undefined;
   const failed = (why: string | undefined) => ({ answered: false as const, why: why ?? "the connection failed" });
   if (method === "unary") {
-    const empty = Object.keys((r.headers as object | undefined) ?? {}).length === 0 && Object.keys((r.trailers as object | undefined) ?? {}).length === 0;
+    const empty =
+      Object.keys((r.headers as object | undefined) ?? {}).length === 0 &&
+      Object.keys((r.trailers as object | undefined) ?? {}).length === 0;
     if (!empty) return { answered: true };
     if (r.code === Status.UNAVAILABLE) return failed(typeof r.details === "string" ? r.details : undefined);
     return r.code === Status.DEADLINE_EXCEEDED || r.code === Status.CANCELLED ? undefined : { answered: true };
@@ -71,13 +73,17 @@ export function createAnswerTally(): AnswerTally {
               return result;
             } catch (err) {
               // The target known to have stopped answering (the silence guard, the HTTP target's): no answer.
-              if (err instanceof ConformanceError && err.code === "unreachable") note(label, { answered: false, why: err.message });
+              if (err instanceof ConformanceError && err.code === "unreachable")
+                note(label, { answered: false, why: err.message });
               throw err;
             }
           };
         },
       });
     },
-    unanswered: () => [...heard.entries()].filter(([, h]) => h.answered === 0 && h.failed > 0).map(([target, h]) => ({ target, failed: h.failed, first: h.first ?? "" })),
+    unanswered: () =>
+      [...heard.entries()]
+        .filter(([, h]) => h.answered === 0 && h.failed > 0)
+        .map(([target, h]) => ({ target, failed: h.failed, first: h.first ?? "" })),
   };
 }

@@ -69,7 +69,11 @@ const PUSHBACK = /^(?:0|-?[1-9]\d{0,9})$/;
  * trailers or, for a trailers-only answer, its headers. A non-negative value is a wait in milliseconds; a negative or
  * malformed one asks the client not to retry, and no pushback at all is no invitation to: then the answer stands.
  */
-export function pushbackWait(code: number, trailers: Readonly<Record<string, readonly string[]>>, headers: Readonly<Record<string, readonly string[]>>): AskedWait | undefined {
+export function pushbackWait(
+  code: number,
+  trailers: Readonly<Record<string, readonly string[]>>,
+  headers: Readonly<Record<string, readonly string[]>>,
+): AskedWait | undefined {
   if (code !== Status.RESOURCE_EXHAUSTED) return undefined;
   const value = (trailers["grpc-retry-pushback-ms"] ?? headers["grpc-retry-pushback-ms"])?.[0]?.trim();
   if (value === undefined || !PUSHBACK.test(value)) return undefined;
@@ -126,10 +130,15 @@ export async function waitOut<T>({ send, askedWait, log, target, signal }: WaitO
   }
 }
 
-/** One target that kept refusing, in words: "cannot check: ADDRESS keeps refusing (6 answers 429 with waits of 1 s, ...)". */
+/** One target that kept refusing, in words: "cannot check: ADDRESS keeps refusing (6 answers 429 with waits of 1 s,
+ * ...)". */
 export function refusingLine(r: Refusing): string {
   const answers = [...new Set(r.asked.map((a) => a.answer))].join("/");
   const waits = r.asked.map((a) => `${a.ms / 1000} s`).join(", ");
   const more = r.requests > 1 ? `; ${r.requests} requests refused past the bound` : "";
-  return `cannot check: ${r.target} keeps refusing (${r.asked.length} ${r.asked.length === 1 ? "answer" : "answers"} ${answers} with waits of ${waits}${more}): the run waits at most ${MAX_WAITS_PER_REQUEST} times per request, none over ${MAX_WAIT_MS / 1000} s`;
+  return (
+    `cannot check: ${r.target} keeps refusing (${r.asked.length} ${r.asked.length === 1 ? "answer" : "answers"} ` +
+    `${answers} with waits of ${waits}${more}): the run waits at most ${MAX_WAITS_PER_REQUEST} times per request, ` +
+    `none over ${MAX_WAIT_MS / 1000} s`
+  );
 }

@@ -35,7 +35,10 @@ function readPem(file: string, flag: string): Buffer {
   try {
     return readFileSync(file);
   } catch (err) {
-    throw new ConformanceError("usage", `${flag} ${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err)}`);
+    throw new ConformanceError(
+      "usage",
+      `${flag} ${file}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err)}`,
+    );
   }
 }
 

@@ -21,10 +21,15 @@ export function createGrpcTarget(options: GrpcTargetOptions): GrpcTarget & { bud
 }
 
 /** A target from resolved options: the protocol's transport behind the budget and the guards. */
-export function openGrpcTarget(options: ResolvedGrpcTarget, log = new BackpressureLog()): GrpcTarget & { budget: CallBudget } {
+export function openGrpcTarget(
+  options: ResolvedGrpcTarget,
+  log = new BackpressureLog(),
+): GrpcTarget & { budget: CallBudget } {
   const module = moduleOf(options.protocol);
   // An in-memory target has no address and no wire.
-  const { address, url } = options.inMemory ? { address: parseAddress("127.0.0.1:1"), url: undefined } : endpointOf(options);
+  const { address, url } = options.inMemory
+    ? { address: parseAddress("127.0.0.1:1"), url: undefined }
+    : endpointOf(options);
   const tlsOptions = options.tls === true ? {} : options.tls === false ? undefined : options.tls;
   const material = tlsOptions ? loadTls(tlsOptions) : undefined;
   const conn: ConnectionOptions = {
@@ -36,9 +41,18 @@ export function openGrpcTarget(options: ResolvedGrpcTarget, log = new Backpressu
     timeoutMs: options.timeoutMs,
   };
   const budget = options.budget ?? new CallBudget({ maxCalls: options.maxCalls, rate: options.rate });
-  const transport: UnaryTransport = options.inMemory ?? module.createTransport({ conn, ...(url && { url }), ...(material && { tls: material }) });
+  const transport: UnaryTransport =
+    options.inMemory ?? module.createTransport({ conn, ...(url && { url }), ...(material && { tls: material }) });
   const protocol = options.inMemory?.protocol ?? module.name;
-  return guardedTarget({ address: options.address, protocol, transport, budget, timeoutMs: conn.timeoutMs, metadata: conn.metadata, log });
+  return guardedTarget({
+    address: options.address,
+    protocol,
+    transport,
+    budget,
+    timeoutMs: conn.timeoutMs,
+    metadata: conn.metadata,
+    log,
+  });
 }
 
 interface GuardedTargetOptions {
@@ -68,14 +82,36 @@ function rawCode(r: RawResponse): number | undefined {
  * The target checks see: the transport behind the run's budget, the silence guard and the crowding guard; around them
  * a pushback is waited out (unary and hand-built calls; the plain exchanges of the wire checks are sent as given).
  */
-function guardedTarget({ address, protocol, transport, budget, timeoutMs, metadata, log }: GuardedTargetOptions): GrpcTarget & { budget: CallBudget } {
-  const silence = createSilenceGuard({ address, timeoutMs, resend: (request) => transport.unary(request, { channel: "fresh" }) });
-  const call = withCrowdingGuard(silence.intercept((request, callOptions) => transport.unary(request, callOptions)), (signal) => budget.take(signal));
+function guardedTarget({
+  address,
+  protocol,
+  transport,
+  budget,
+  timeoutMs,
+  metadata,
+  log,
+}: GuardedTargetOptions): GrpcTarget & { budget: CallBudget } {
+  const silence = createSilenceGuard({
+    address,
+    timeoutMs,
+    resend: (request) => transport.unary(request, { channel: "fresh" }),
+  });
+  const call = withCrowdingGuard(
+    silence.intercept((request, callOptions) => transport.unary(request, callOptions)),
+    (signal) => budget.take(signal),
+  );
   const { exchange, raw } = transport;
   const pushback = honoursPushback(protocol);
   // A call whose check judges the refusal (a body past a size limit, say) gets its answer as sent.
-  const waiting = <T>(send: () => Promise<T>, askedWait: (answer: T) => AskedWait | undefined, refusalJudged: boolean | undefined, signal?: AbortSignal) =>
-    !pushback || refusalJudged === true ? send() : waitOut({ send, askedWait, log, target: address, ...(signal && { signal }) });
+  const waiting = <T>(
+    send: () => Promise<T>,
+    askedWait: (answer: T) => AskedWait | undefined,
+    refusalJudged: boolean | undefined,
+    signal?: AbortSignal,
+  ) =>
+    !pushback || refusalJudged === true
+      ? send()
+      : waitOut({ send, askedWait, log, target: address, ...(signal && { signal }) });
   return {
     address,
     protocol,
@@ -95,14 +131,27 @@ function guardedTarget({ address, protocol, transport, budget, timeoutMs, metada
         silence.served(request, callOptions, result);
         return result;
       };
-      return waiting(once, (r) => pushbackWait(r.code, r.trailers, r.headers), callOptions?.refusalJudged, callOptions?.signal);
+      return waiting(
+        once,
+        (r) => pushbackWait(r.code, r.trailers, r.headers),
+        callOptions?.refusalJudged,
+        callOptions?.signal,
+      );
     },
     async raw(request) {
       if (!raw) throw new Error(`hand-built HTTP/2 requests are gRPC's; this target speaks ${protocol}`);
       const body = request.body instanceof Uint8Array ? request.body : request.body?.[0]?.data;
       // A reset is an answer (a refusal); a connection that failed or a stream that never answered is none.
       const timedOut = (r: RawResponse) => r.httpStatus === undefined && r.failure?.kind === "timeout";
-      const once = async () => (await budget.take(), silence.run(body, () => raw(request), (r) => timedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection"), timedOut));
+      const once = async () => (
+        await budget.take(),
+        silence.run(
+          body,
+          () => raw(request),
+          (r) => timedOut(r) || (r.httpStatus === undefined && r.failure?.kind === "connection"),
+          timedOut,
+        )
+      );
       const askedWait = (r: RawResponse) => {
         const code = rawCode(r);
         return code === undefined ? undefined : pushbackWait(code, r.trailers, r.headers);
@@ -114,4 +163,3 @@ function guardedTarget({ address, protocol, transport, budget, timeoutMs, metada
     },
   };
 }
-

@@ -19,14 +19,16 @@ import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import type { ApiKeyPlacement, HttpRequest, HttpResponse, HttpTarget } from "./http-target.js";
 import { openTls } from "../wire/tls.js";
 
-
 /** A target from options as given: resolved (harness/run-config.ts), then opened. */
 export function createHttpTarget(options: HttpTargetOptions): HttpTarget & { budget: CallBudget } {
   return openHttpTarget(resolveHttpTarget(options));
 }
 
 /** A target from resolved options: it defaults nothing. */
-export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new BackpressureLog()): HttpTarget & { budget: CallBudget } {
+export function openHttpTarget(
+  options: ResolvedHttpTarget,
+  backpressure = new BackpressureLog(),
+): HttpTarget & { budget: CallBudget } {
   const base = options.url;
   const prefix = base.pathname.replace(/\/+$/, "");
   const timeoutMs = options.timeoutMs;
@@ -54,7 +56,10 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
   const pathOf = (req: HttpRequest, shown = false): string => {
     // Only a path on the base URL: a check can never send a request to another origin.
     if (!req.path.startsWith("/") || req.path.startsWith("//")) {
-      throw new ConformanceError("internal", `an HTTP check asked for ${JSON.stringify(req.path)}: paths start with one "/"`);
+      throw new ConformanceError(
+        "internal",
+        `an HTTP check asked for ${JSON.stringify(req.path)}: paths start with one "/"`,
+      );
     }
     const key = keyOf(req, shown);
     if (key === undefined || placement.in !== "query") return prefix + req.path;
@@ -65,7 +70,9 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
   // On the wire, or to a request handler in memory (http-inject.ts) with the same bounds.
   const { inMemory } = options;
   const send = (path: string, req: HttpRequest, headers: Record<string, string>, ms: number) =>
-    inMemory !== undefined ? injectExchange(inMemory, base, path, req, headers, ms) : exchange(base, host, path, req, headers, ms, material);
+    inMemory !== undefined
+      ? injectExchange(inMemory, base, path, req, headers, ms)
+      : exchange(base, host, path, req, headers, ms, material);
 
   // A target that stopped answering would make every later check wait out its timeout.
   let silent = 0;
@@ -77,7 +84,10 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
     },
     async request(req) {
       if (silent >= SILENT_CALLS_LIMIT) {
-        throw new ConformanceError("unreachable", `${options.baseUrl} stopped answering: ${silent} requests in a row got no answer within ${timeoutMs} ms`);
+        throw new ConformanceError(
+          "unreachable",
+          `${options.baseUrl} stopped answering: ${silent} requests in a row got no answer within ${timeoutMs} ms`,
+        );
       }
       const path = pathOf(req);
       // A target that asks the run to slow down (429, 503 with Retry-After) is waited out within the run's bound.
@@ -95,7 +105,12 @@ export function openHttpTarget(options: ResolvedHttpTarget, backpressure = new B
       return res;
     },
     curl(req) {
-      return renderCurl({ req, headers: headersOf(req, true), url: `${base.origin}${pathOf(req, true)}`, ...(options.apiKey !== undefined && { apiKey: options.apiKey }) });
+      return renderCurl({
+        req,
+        headers: headersOf(req, true),
+        url: `${base.origin}${pathOf(req, true)}`,
+        ...(options.apiKey !== undefined && { apiKey: options.apiKey }),
+      });
     },
     async close() {
       // Nothing to close: every exchange had its own connection.
@@ -111,11 +126,20 @@ const NO_APPLICATION_PROTOCOL = "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL";
  * client certificate, so that a certificate the run does not trust is a set-up problem named once (exit 3, and the
  * flag that fixes it), never a failure of every check. Exit 3 with the cause when nothing answers.
  */
-export async function probeHttpReachable(url: URL, timeoutMs: number, tlsOptions?: TlsOptions, flag = "--http", baseUrl = url.href): Promise<void> {
+export async function probeHttpReachable(
+  url: URL,
+  timeoutMs: number,
+  tlsOptions?: TlsOptions,
+  flag = "--http",
+  baseUrl = url.href,
+): Promise<void> {
   const { host, port } = endpointOf(url);
   const material = url.protocol === "https:" ? loadTls(tlsOptions ?? {}) : undefined;
   await new Promise<void>((resolve, reject) => {
-    const socket = material !== undefined ? openTls({ host, port }, { material, serverName: host, alpn: ["http/1.1"] }) : net.connect({ host, port });
+    const socket =
+      material !== undefined
+        ? openTls({ host, port }, { material, serverName: host, alpn: ["http/1.1"] })
+        : net.connect({ host, port });
     const fail = (cause: string) => {
       socket.destroy();
       reject(new ConformanceError("unreachable", `cannot reach ${baseUrl}: ${cause}`));
@@ -128,10 +152,22 @@ export async function probeHttpReachable(url: URL, timeoutMs: number, tlsOptions
       // The server agrees on no protocol the HTTP checks speak: a set-up verdict about the protocol, not about TLS.
       if (err.code === NO_APPLICATION_PROTOCOL) {
         socket.destroy();
-        reject(new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: TLS refused ALPN http/1.1 (no application protocol): an HTTP/2-only TLS port, as a gRPC server's is`));
+        reject(
+          new ConformanceError(
+            "unreachable",
+            `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: TLS refused ALPN http/1.1 ` +
+              `(no application protocol): an HTTP/2-only TLS port, as a gRPC server's is`,
+          ),
+        );
         return;
       }
-      fail(material !== undefined && (tcpUp || isTlsError(err)) ? describeTlsFailure(err, tlsOptions, "use http://") : err.code ? `${err.code} (${err.message})` : err.message);
+      fail(
+        material !== undefined && (tcpUp || isTlsError(err))
+          ? describeTlsFailure(err, tlsOptions, "use http://")
+          : err.code
+            ? `${err.code} (${err.message})`
+            : err.message,
+      );
     });
     socket.once(material !== undefined ? "secureConnect" : "connect", () => {
       socket.destroy();
@@ -144,8 +180,25 @@ export async function probeHttpReachable(url: URL, timeoutMs: number, tlsOptions
  * Refuses, before any check runs, an HTTP target that does not answer HTTP/1.1, which the HTTP checks speak (an
  * HTTP/2-only port, a gRPC server's say): exit 3 with one line naming the flag, the address and what answered.
  */
-export async function assertSpeaksHttp(url: URL, flag: string, timeoutMs: number, tlsOptions?: TlsOptions, baseUrl = url.href): Promise<void> {
+export async function assertSpeaksHttp(
+  url: URL,
+  flag: string,
+  timeoutMs: number,
+  tlsOptions?: TlsOptions,
+  baseUrl = url.href,
+): Promise<void> {
   const { host, port } = endpointOf(url);
-  const answered = await http1Answer({ host, port, path: url.pathname, timeoutMs, ...(url.protocol === "https:" && { tls: loadTls(tlsOptions ?? {}) }) });
-  if (answered !== undefined) throw new ConformanceError("unreachable", `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: expected an HTTP/1.x reply to GET ${url.pathname}; got ${answered}`);
+  const answered = await http1Answer({
+    host,
+    port,
+    path: url.pathname,
+    timeoutMs,
+    ...(url.protocol === "https:" && { tls: loadTls(tlsOptions ?? {}) }),
+  });
+  if (answered !== undefined)
+    throw new ConformanceError(
+      "unreachable",
+      `${flag} ${baseUrl} does not speak HTTP/1.1, which the HTTP checks speak: expected an HTTP/1.x reply to ` +
+        `GET ${url.pathname}; got ${answered}`,
+    );
 }

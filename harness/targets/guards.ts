@@ -39,7 +39,12 @@ export interface SilenceGuard {
    * Runs one call under the guard: throws "unreachable" once the target is known to have stopped answering. A call
    * that ran out its time (`timedOut`) while no other silence stands is made once more before anyone sees it.
    */
-  run<T>(request: Uint8Array | undefined, call: () => Promise<T>, wasSilent: (result: T) => boolean, timedOut?: (result: T) => boolean): Promise<T>;
+  run<T>(
+    request: Uint8Array | undefined,
+    call: () => Promise<T>,
+    wasSilent: (result: T) => boolean,
+    timedOut?: (result: T) => boolean,
+  ): Promise<T>;
   /** Wraps unary calls: a call that ran to its deadline, or dropped before any header, got no answer. */
   intercept: Interceptor;
   /** A served call: its request (Hello, small) is what is sent again to ask whether the target still answers. */
@@ -76,7 +81,8 @@ export const suspectsOf = (err: unknown): { suspects?: readonly (Uint8Array | un
  */
 export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
   const state = newSilenceState();
-  const stillAlive = async (): Promise<boolean> => state.knownGood !== undefined && (await options.resend(state.knownGood)).code === Status.OK;
+  const stillAlive = async (): Promise<boolean> =>
+    state.knownGood !== undefined && (await options.resend(state.knownGood)).code === Status.OK;
   const guard: SilenceGuard = {
     async run(request, call, wasSilent, timedOut) {
       await checkDead(state, options, stillAlive);
@@ -102,13 +108,19 @@ export function createSilenceGuard(options: SilenceGuardOptions): SilenceGuard {
       const deadline = callOptions?.deadlineMs ?? options.timeoutMs;
       // A call that runs to its deadline got no usable answer, whether or not headers came first; one whose
       // connection failed or dropped before any header got none either. Each attempt is timed from its own start.
-      const timedOut = (r: UnaryResult) => r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline - DEADLINE_EARLY_MS;
+      const timedOut = (r: UnaryResult) =>
+        r.code === Status.DEADLINE_EXCEEDED && performance.now() - started >= deadline - DEADLINE_EARLY_MS;
       const silent = (r: UnaryResult) => timedOut(r) || droppedBeforeAnswer(r);
       const attempt = () => ((started = performance.now()), next(request, callOptions));
       return guard.run(request, attempt, silent, timedOut);
     },
     served(request, callOptions, result) {
-      if (result.code === Status.OK && (callOptions?.path === undefined || callOptions.path === HELLO_PATH) && request.length <= 1024) state.knownGood = request;
+      if (
+        result.code === Status.OK &&
+        (callOptions?.path === undefined || callOptions.path === HELLO_PATH) &&
+        request.length <= 1024
+      )
+        state.knownGood = request;
     },
   };
   return guard;
@@ -131,37 +143,76 @@ interface SilenceState {
   dead: TargetStopped | undefined;
 }
 
-const newSilenceState = (): SilenceState => ({ silent: [], underWay: new Set(), answered: new Set(), knownGood: undefined, dead: undefined });
+const newSilenceState = (): SilenceState => ({
+  silent: [],
+  underWay: new Set(),
+  answered: new Set(),
+  knownGood: undefined,
+  dead: undefined,
+});
 
 const answeredKey = (r: Uint8Array | undefined) => (r === undefined || r.length > 1024 ? "" : hex(r));
 
 /** A call whose connection was refused (the client's own words, not the target's). */
 const refused = (r: unknown): boolean =>
-  typeof r === "object" && r !== null && "details" in r && typeof r.details === "string" && "code" in r && r.code === Status.UNAVAILABLE && r.details.includes("ECONNREFUSED");
+  typeof r === "object" &&
+  r !== null &&
+  "details" in r &&
+  typeof r.details === "string" &&
+  "code" in r &&
+  r.code === Status.UNAVAILABLE &&
+  r.details.includes("ECONNREFUSED");
 
 /** The target answered at `atMs` (or later): every silence that had ended by then, it outlived. */
 function outlived(state: SilenceState, atMs: number): void {
   state.silent = state.silent.filter((c) => c.endMs > atMs);
 }
 
-async function checkDead(state: SilenceState, options: SilenceGuardOptions, stillAlive: () => Promise<boolean>): Promise<void> {
+async function checkDead(
+  state: SilenceState,
+  options: SilenceGuardOptions,
+  stillAlive: () => Promise<boolean>,
+): Promise<void> {
   if (state.dead === undefined && state.silent.length >= SILENT_CALLS_LIMIT) {
     const askedMs = performance.now();
     const count = state.silent.length;
     if (await stillAlive()) outlived(state, askedMs);
     else if (state.knownGood) {
-      state.dead = stopped(state, options, (named) => `stopped answering after ${named}: ${count} calls from it on got no answer (none within ${options.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had answered before`);
-    } else state.dead = new TargetStopped(`${options.address} stopped answering: ${count} calls in a row got no answer within ${options.timeoutMs} ms, and it has answered none`, []);
+      state.dead = stopped(
+        state,
+        options,
+        (named) =>
+          `stopped answering after ${named}: ${count} calls from it on got no answer (none within ` +
+          `${options.timeoutMs} ms, or a connection refused or dropped), and neither did a request it had ` +
+          `answered before`,
+      );
+    } else
+      state.dead = new TargetStopped(
+        `${options.address} stopped answering: ${count} calls in a row got no answer within ${options.timeoutMs} ` +
+          `ms, and it has answered none`,
+        [],
+      );
   }
   if (state.dead !== undefined) throw state.dead;
 }
 
-async function noteSilent(state: SilenceState, options: SilenceGuardOptions, stillAlive: () => Promise<boolean>, call: Call, result: unknown): Promise<void> {
+async function noteSilent(
+  state: SilenceState,
+  options: SilenceGuardOptions,
+  stillAlive: () => Promise<boolean>,
+  call: Call,
+  result: unknown,
+): Promise<void> {
   state.silent.push(call);
   if (state.silent.length > SILENT_KEPT) state.silent.shift();
   // A refused connection is certain, unlike a slow answer: whether the target is gone is asked at once.
   if (state.dead === undefined && refused(result) && !(await stillAlive())) {
-    state.dead = stopped(state, options, (named) => `stopped answering after ${named}: connections are refused, and a request it answered before got no answer`);
+    state.dead = stopped(
+      state,
+      options,
+      (named) =>
+        `stopped answering after ${named}: connections are refused, and a request it answered before got no answer`,
+    );
   }
   // The refusal says nothing of this call's own input: its check is told why instead, once the target had answered
   // before (a first call to a target that never listened gets its own result).
@@ -192,7 +243,12 @@ function stopped(state: SilenceState, options: SilenceGuardOptions, says: (named
 function suspectsIn(state: Pick<SilenceState, "silent" | "underWay" | "answered">): (Uint8Array | undefined)[] {
   const firstSign = Math.min(...state.silent.map((c) => c.endMs));
   const calls = [...state.silent, ...state.underWay].filter((c) => c.startMs <= firstSign);
-  const rank = (c: Call) => (state.answered.has(answeredKey(c.request)) ? 2 : c.request !== undefined && c.request.length + 5 > INITIAL_WINDOW ? 1 : 0);
+  const rank = (c: Call) =>
+    state.answered.has(answeredKey(c.request))
+      ? 2
+      : c.request !== undefined && c.request.length + 5 > INITIAL_WINDOW
+        ? 1
+        : 0;
   calls.sort((a, b) => rank(a) - rank(b) || b.startMs - a.startMs);
   return [...new Map(calls.map((c) => [c.request === undefined ? "" : hex(c.request), c.request])).values()];
 }
@@ -200,11 +256,16 @@ function suspectsIn(state: Pick<SilenceState, "silent" | "underWay" | "answered"
 function describeSuspects(distinct: readonly (Uint8Array | undefined)[]): string {
   if (distinct.length <= 1) return describeSent(distinct[0]);
   const shown = distinct.slice(0, SUSPECTS_SHOWN).map(describeSent).join("; ");
-  const more = distinct.length > SUSPECTS_SHOWN ? `; and ${distinct.length - SUSPECTS_SHOWN} more, each in the details` : "";
-  return `one of the ${distinct.length} requests it had not answered when it went silent, likeliest first (${shown}${more})`;
+  const more =
+    distinct.length > SUSPECTS_SHOWN ? `; and ${distinct.length - SUSPECTS_SHOWN} more, each in the details` : "";
+  return (
+    `one of the ${distinct.length} requests it had not answered when it went silent, likeliest first ` +
+    `(${shown}${more})`
+  );
 }
 
-/** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's. */
+/** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's.
+ * */
 export function describeSent(request: Uint8Array | undefined): string {
   if (!request) return "a hand-built request";
   const decoded = decodeMessage(request);
@@ -242,10 +303,13 @@ export function withCrowdingGuard(next: UnaryCall, admit: (signal?: AbortSignal)
   };
   return async (request, callOptions) => {
     // A request larger than any served so far is taken at its word: that refusal is most likely a size limit.
-    const crowdedOut = (r: UnaryResult) => (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || droppedBeforeAnswer(r);
+    const crowdedOut = (r: UnaryResult) =>
+      (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || droppedBeforeAnswer(r);
     // Asked again alone, a refusal that stays is this request's own (a body past a size limit, say): calls go
     // back to side by side.
-    let { result, crowded } = limited ? await oneAtATime(() => once(request, callOptions)) : await once(request, callOptions);
+    let { result, crowded } = limited
+      ? await oneAtATime(() => once(request, callOptions))
+      : await once(request, callOptions);
     for (let i = 0; i < CROWDED_RETRIES && crowded && crowdedOut(result); i++) {
       const was = limited;
       limited = true;

@@ -10,7 +10,8 @@ export function parseHttpBaseUrl(baseUrl: string, flag = "--http"): URL {
   } catch {
     throw bad("not a valid URL (expected http://host:port or https://host[:port][/prefix])");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw bad(`only http and https URLs are supported, not ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw bad(`only http and https URLs are supported, not ${url.protocol}`);
   if (url.hostname === "") throw bad("the URL has no host");
   if (url.username !== "" || url.password !== "") throw bad("credentials in the URL are not supported (use --api-key)");
   if (url.search !== "" || url.hash !== "") throw bad("a base URL carries no query or fragment");
@@ -19,5 +20,8 @@ export function parseHttpBaseUrl(baseUrl: string, flag = "--http"): URL {
 
 /** Where to connect: the host without IPv6 brackets, and the port the scheme implies when none is given. */
 export function endpointOf(url: URL): { host: string; port: number } {
-  return { host: url.hostname.replace(/^\[(.*)\]$/, "$1"), port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port) };
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port),
+  };
 }

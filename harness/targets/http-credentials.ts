@@ -1,7 +1,14 @@
 // Before any HTTP check runs: a target that wants a key the run was not given, or refuses the one given where it
 // was sent, cannot be checked (exit 5, naming the placement that works when a probe can tell), never "not conformant".
 import { ConformanceError } from "../errors.js";
-import { describePlacement, placementFlag, type ApiKeyPlacement, type HttpRequest, type HttpResponse, type HttpTarget } from "./http-target.js";
+import {
+  describePlacement,
+  placementFlag,
+  type ApiKeyPlacement,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpTarget,
+} from "./http-target.js";
 
 const JSON_TYPE = "application/json";
 
@@ -32,11 +39,14 @@ export interface HttpCredentialsOptions {
 const refused = (res: HttpResponse): boolean => res.status === 401 || res.status === 403;
 const unauthenticated = (res: HttpResponse): boolean => res.status === 401;
 
-/** The exchange in one line: the method, the path, the status (the target's reason phrase left out: it is its words). */
+/** The exchange in one line: the method, the path, the status (the target's reason phrase left out: it is its words).
+ * */
 const shown = (req: HttpRequest, res: HttpResponse): string => `${req.method} ${req.path} → ${res.status}`;
 
 const samePlacement = (a: ApiKeyPlacement, b: ApiKeyPlacement): boolean =>
-  a.in === b.in && a.name.toLowerCase() === b.name.toLowerCase() && (a.in === "query" || a.scheme === (b as { scheme?: string }).scheme);
+  a.in === b.in &&
+  a.name.toLowerCase() === b.name.toLowerCase() &&
+  (a.in === "query" || a.scheme === (b as { scheme?: string }).scheme);
 
 /** An id no target has given out: a replace or delete of it changes nothing wherever it is answered. */
 const NO_SUCH_ID = "example-conformance-credentials-probe";
@@ -52,14 +62,30 @@ export async function probeHttpCredentials(target: HttpTarget, options: HttpCred
   const item = `${options.collection.replace(/\/$/, "")}/${NO_SUCH_ID}`;
   const asks: [HttpRequest, (res: HttpResponse) => boolean][] = [
     [{ method: "GET", path: options.collection, headers: { accept: JSON_TYPE } }, refused],
-    [{ method: "POST", path: options.collection, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' }, refused],
-    [{ method: "PUT", path: item, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' }, unauthenticated],
+    [
+      {
+        method: "POST",
+        path: options.collection,
+        headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+        body: '{"body": ',
+      },
+      refused,
+    ],
+    [
+      { method: "PUT", path: item, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: '{"body": ' },
+      unauthenticated,
+    ],
     [{ method: "DELETE", path: item, headers: { accept: JSON_TYPE } }, unauthenticated],
   ];
   for (const [req, isRefusal] of asks) {
     const res = await target.request(req);
     if (!isRefusal(res)) continue;
-    if (!options.keyGiven) throw new ConformanceError("credentials", `cannot check: the target wants credentials (${shown(req, res)}): pass --api-key K or EXAMPLE_API_KEY${placementHint(res)}`);
+    if (!options.keyGiven)
+      throw new ConformanceError(
+        "credentials",
+        `cannot check: the target wants credentials (${shown(req, res)}): pass --api-key K or ` +
+          `EXAMPLE_API_KEY${placementHint(res)}`,
+      );
     throw new ConformanceError("credentials", await refusedKey(req, res, options));
   }
 }
@@ -67,7 +93,9 @@ export async function probeHttpCredentials(target: HttpTarget, options: HttpCred
 /** What WWW-Authenticate says of where the key goes, when it names the Bearer scheme. */
 function placementHint(res: HttpResponse): string {
   const challenge = res.headers["www-authenticate"]?.join(",") ?? "";
-  return /^\s*bearer\b/i.test(challenge) ? ", with --api-key-in bearer (its WWW-Authenticate asks for Bearer)" : ", with --api-key-in header:NAME, bearer or query:NAME when it does not go in X-API-Key";
+  return /^\s*bearer\b/i.test(challenge)
+    ? ", with --api-key-in bearer (its WWW-Authenticate asks for Bearer)"
+    : ", with --api-key-in header:NAME, bearer or query:NAME when it does not go in X-API-Key";
 }
 
 /** Why the given key was refused: sent in the wrong place (and which works), or not the key. */
@@ -79,12 +107,18 @@ async function refusedKey(req: HttpRequest, res: HttpResponse, options: HttpCred
     try {
       const answer = await elsewhere.request(req);
       if (answer.status !== 0 && !refused(answer)) {
-        return `cannot check: the target refuses the key sent in ${where} (${shown(req, res)}) and accepts it in ${describePlacement(placement)} (${shown(req, answer)}): pass --api-key-in ${placementFlag(placement)}`;
+        return (
+          `cannot check: the target refuses the key sent in ${where} (${shown(req, res)}) and accepts it in ` +
+          `${describePlacement(placement)} (${shown(req, answer)}): pass --api-key-in ${placementFlag(placement)}`
+        );
       }
     } finally {
       await elsewhere.close();
     }
   }
   const tried = others.map(placementFlag).join(", ");
-  return `cannot check: the target refuses the key sent in ${where} (${shown(req, res)}), and in every other placement tried (${tried}): check the key, and where it goes (--api-key-in header:NAME, bearer or query:NAME)`;
+  return (
+    `cannot check: the target refuses the key sent in ${where} (${shown(req, res)}), and in every other placement ` +
+    `tried (${tried}): check the key, and where it goes (--api-key-in header:NAME, bearer or query:NAME)`
+  );
 }

@@ -9,12 +9,23 @@ import { tlsConnectOptions } from "../wire/tls.js";
 import { http1Exchange, type Http1Answer } from "../wire/http1.js";
 import { httpRecord } from "../trace/records.js";
 
-const failed = (failure: NonNullable<HttpResponse["failure"]>): HttpResponse => ({ status: 0, statusText: "", headers: {}, body: new Uint8Array(), text: "", failure });
+const failed = (failure: NonNullable<HttpResponse["failure"]>): HttpResponse => ({
+  status: 0,
+  statusText: "",
+  headers: {},
+  body: new Uint8Array(),
+  text: "",
+  failure,
+});
 
 /** The response a check reads: a reply cut short after its head (too large, the connection ended) is what came. */
 async function read(method: string, answer: Http1Answer): Promise<HttpResponse> {
   if (answer.status === undefined || answer.failure?.kind === "timeout") {
-    return failed(answer.failure?.kind === "connection" ? { kind: "connection", message: answer.failure.message } : { kind: "timeout" });
+    return failed(
+      answer.failure?.kind === "connection"
+        ? { kind: "connection", message: answer.failure.message }
+        : { kind: "timeout" },
+    );
   }
   const head = { status: answer.status, statusText: answer.statusText ?? "", headers: answer.headers };
   if (method === "HEAD") return { ...head, body: new Uint8Array(answer.body), text: answer.body.toString("utf8") };
@@ -34,7 +45,12 @@ export async function exchange(
   tls: TlsMaterial = {},
 ): Promise<HttpResponse> {
   const method = req.method.toUpperCase();
-  const body = req.body === undefined ? undefined : typeof req.body === "string" ? Buffer.from(req.body, "utf8") : Buffer.from(req.body);
+  const body =
+    req.body === undefined
+      ? undefined
+      : typeof req.body === "string"
+        ? Buffer.from(req.body, "utf8")
+        : Buffer.from(req.body);
   // Explicit, because Node sends a DELETE or OPTIONS body without a length, which no server can frame.
   if (body !== undefined && headers["content-length"] === undefined) headers["content-length"] = String(body.length);
   const startedAt = Date.now();
@@ -54,6 +70,8 @@ export async function exchange(
     headBody: true,
   });
   const res = await read(method, answer);
-  req.trace?.(() => httpRecord({ method, url: base.origin + path, headers, ...(body !== undefined && { body }) }, startedAt, res));
+  req.trace?.(() =>
+    httpRecord({ method, url: base.origin + path, headers, ...(body !== undefined && { body }) }, startedAt, res),
+  );
   return res;
 }

@@ -32,13 +32,11 @@ export interface HttpResponse {
   failure?: { kind: "timeout" } | { kind: "connection"; message: string };
 }
 
-
 /**
  * Where the API key goes: the specification shows neither placement nor format (part 5). A header of any name,
  * with or without a scheme before the key (Authorization: Bearer K), or a query parameter.
  */
 export type ApiKeyPlacement = { in: "header"; name: string; scheme?: string } | { in: "query"; name: string };
-
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 

@@ -7,7 +7,7 @@ import { openTls } from "../wire/tls.js";
 
 const FRAME_HEADER = 9;
 /** HTTP/2 frame types a server sends first (RFC 9113 §6): SETTINGS, or GOAWAY for a preface it did not get. */
-const H2_FRAMES: Readonly<Record<number, string>> = { 0x04: "SETTINGS", 0x07: "GOAWAY" };
+const H2_FRAMES: Readonly<Record<number, string>> = { 4: "SETTINGS", 7: "GOAWAY" };
 
 export interface Http1ProbeOptions {
   host: string;
@@ -26,15 +26,20 @@ export interface Http1ProbeOptions {
  */
 export function http1Answer(options: Http1ProbeOptions): Promise<string | undefined> {
   const { host, port } = options;
-  const socket = options.tls ? openTls({ host, port }, { material: options.tls, serverName: host, alpn: ["http/1.1"] }) : net.connect({ host, port });
+  const socket = options.tls
+    ? openTls({ host, port }, { material: options.tls, serverName: host, alpn: ["http/1.1"] })
+    : net.connect({ host, port });
   const said = (received: Buffer) => (received.length > 0 ? describe(received) : undefined);
   return readFirstBytes<string | undefined>(socket, {
     connectEvent: options.tls ? "secureConnect" : "connect",
     timeoutMs: options.timeoutMs,
-    connected: () => `GET ${options.path} HTTP/1.1\r\nHost: ${host}:${port}\r\nUser-Agent: example-conformance\r\nConnection: close\r\n\r\n`,
+    connected: () =>
+      `GET ${options.path} HTTP/1.1\r\nHost: ${host}:${port}\r\nUser-Agent: example-conformance\r\nConnection: ` +
+      `close\r\n\r\n`,
     read(received) {
       if (received.subarray(0, 5).toString("latin1") === "HTTP/") return { answer: undefined };
-      if (received.length >= FRAME_HEADER || !"HTTP/".startsWith(received.toString("latin1"))) return { answer: describe(received) };
+      if (received.length >= FRAME_HEADER || !"HTTP/".startsWith(received.toString("latin1")))
+        return { answer: describe(received) };
       return undefined;
     },
     // Silence is no other protocol: a slow target is the run's to judge (it ends unreachable if it never answers).
@@ -45,9 +50,11 @@ export function http1Answer(options: Http1ProbeOptions): Promise<string | undefi
 }
 
 function describe(bytes: Buffer): string {
-  if (bytes.subarray(0, 5).toString("latin1") === "HTTP/") return `${JSON.stringify(bytes.toString("latin1").split("\r\n")[0])}`;
+  if (bytes.subarray(0, 5).toString("latin1") === "HTTP/")
+    return `${JSON.stringify(bytes.toString("latin1").split("\r\n")[0])}`;
   const frame = bytes.length >= FRAME_HEADER ? H2_FRAMES[bytes[3] as number] : undefined;
-  if (frame !== undefined && (bytes.readUInt32BE(5) & 0x7fffffff) === 0) return `HTTP/2 frames (a ${frame} frame first): an HTTP/2-only port, as a gRPC server's is`;
+  if (frame !== undefined && (bytes.readUInt32BE(5) & 0x7fffffff) === 0)
+    return `HTTP/2 frames (a ${frame} frame first): an HTTP/2-only port, as a gRPC server's is`;
   if ((bytes[0] === 0x15 || bytes[0] === 0x16) && bytes[1] === 0x03) return "TLS (use https://)";
   return `bytes that are not HTTP: ${[...bytes.subarray(0, 16)].map((b) => b.toString(16).padStart(2, "0")).join(" ")}`;
 }

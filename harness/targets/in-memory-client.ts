@@ -28,15 +28,36 @@ export function createInMemoryClient(handler: InMemoryHandler) {
       const { deadlineMs } = options;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<UnaryResult>((resolve) => {
-        if (deadlineMs !== undefined) timer = setTimeout(() => resolve({ code: Status.DEADLINE_EXCEEDED, details: `no answer within ${deadlineMs} ms`, headers: {}, trailers: {} }), deadlineMs);
+        if (deadlineMs !== undefined)
+          timer = setTimeout(
+            () =>
+              resolve({
+                code: Status.DEADLINE_EXCEEDED,
+                details: `no answer within ${deadlineMs} ms`,
+                headers: {},
+                trailers: {},
+              }),
+            deadlineMs,
+          );
       });
       const answered = (async (): Promise<UnaryResult> => {
         try {
-          const a = await handler({ path: options.path ?? HELLO_PATH, message: request.slice(), metadata: { ...options.metadata } });
+          const a = await handler({
+            path: options.path ?? HELLO_PATH,
+            message: request.slice(),
+            metadata: { ...options.metadata },
+          });
           const meta = { headers: a.headers ?? {}, trailers: a.trailers ?? {} };
-          return "message" in a ? { code: Status.OK, details: "", response: a.message.slice(), ...meta } : { code: a.code, details: a.details ?? "", ...meta };
+          return "message" in a
+            ? { code: Status.OK, details: "", response: a.message.slice(), ...meta }
+            : { code: a.code, details: a.details ?? "", ...meta };
         } catch (err) {
-          return { code: Status.UNKNOWN, details: err instanceof Error ? err.message : String(err), headers: {}, trailers: {} };
+          return {
+            code: Status.UNKNOWN,
+            details: err instanceof Error ? err.message : String(err),
+            headers: {},
+            trailers: {},
+          };
         }
       })();
       try {

@@ -1,6 +1,13 @@
 // Decompression of what a target sends: never synchronous, streamed through zlib in chunks off the event loop, and
 // stopped as soon as the output passes its bound, so a reply of a few MB that inflates to GiBs costs a few MB.
-import { createBrotliDecompress, createGunzip, createInflate, type BrotliDecompress, type Gunzip, type Inflate } from "node:zlib";
+import {
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  type BrotliDecompress,
+  type Gunzip,
+  type Inflate,
+} from "node:zlib";
 
 export type Inflated =
   | { ok: true; bytes: Uint8Array }
@@ -22,7 +29,8 @@ function decoderFor(encoding: string): Gunzip | Inflate | BrotliDecompress | und
 }
 
 /** Whether an encoding name means the bytes are as sent (no header, empty, or identity). */
-export const isIdentity = (encoding: string | undefined): boolean => encoding === undefined || ["", "identity"].includes(encoding.trim().toLowerCase());
+export const isIdentity = (encoding: string | undefined): boolean =>
+  encoding === undefined || ["", "identity"].includes(encoding.trim().toLowerCase());
 
 /**
  * Decompresses data sent with this encoding into at most maxBytes. The input is fed in 64 KiB slices, each
@@ -32,7 +40,12 @@ export const isIdentity = (encoding: string | undefined): boolean => encoding ==
 export function inflate(data: Uint8Array, encoding: string, maxBytes: number): Promise<Inflated> {
   if (isIdentity(encoding)) return Promise.resolve({ ok: true, bytes: data });
   const decoder = decoderFor(encoding);
-  if (decoder === undefined) return Promise.resolve({ ok: false, reason: "unknown-encoding", message: `an encoding the harness does not know: ${JSON.stringify(encoding.slice(0, 64))}` });
+  if (decoder === undefined)
+    return Promise.resolve({
+      ok: false,
+      reason: "unknown-encoding",
+      message: `an encoding the harness does not know: ${JSON.stringify(encoding.slice(0, 64))}`,
+    });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -46,12 +59,18 @@ export function inflate(data: Uint8Array, encoding: string, maxBytes: number): P
     decoder.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
-        done({ ok: false, reason: "too-large", message: `it inflates past ${maxBytes} bytes (${data.length} bytes sent ${encoding})` });
+        done({
+          ok: false,
+          reason: "too-large",
+          message: `it inflates past ${maxBytes} bytes (${data.length} bytes sent ${encoding})`,
+        });
         return;
       }
       chunks.push(chunk);
     });
-    decoder.on("error", (err) => done({ ok: false, reason: "corrupt", message: `it does not decompress as ${encoding}: ${err.message}` }));
+    decoder.on("error", (err) =>
+      done({ ok: false, reason: "corrupt", message: `it does not decompress as ${encoding}: ${err.message}` }),
+    );
     decoder.on("end", () => done({ ok: true, bytes: new Uint8Array(Buffer.concat(chunks, size)) }));
     feed(decoder, Buffer.from(data.buffer, data.byteOffset, data.byteLength), () => settled);
   });

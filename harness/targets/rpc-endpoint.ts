@@ -13,7 +13,10 @@ export function moduleOf(name: string = GRPC): ProtocolModule {
 }
 
 /** Where an RPC target is: its address, and for a protocol over HTTP the base URL its procedures hang from. */
-export function endpointOf(options: { address: string; protocol?: string }, flag?: string): { address: ParsedAddress; url?: URL } {
+export function endpointOf(
+  options: { address: string; protocol?: string },
+  flag?: string,
+): { address: ParsedAddress; url?: URL } {
   const module = moduleOf(options.protocol);
   return module.endpoint(options.address, flag ?? module.cli.flag);
 }

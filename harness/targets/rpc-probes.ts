@@ -7,7 +7,7 @@ import { probeHandshake } from "../protocols/grpc/index.js";
 import { resolveGrpcTarget, type GrpcTargetOptions } from "../run-config.js";
 import { parseAddress } from "./address.js";
 import { loadTls, type TlsOptions } from "./connection.js";
-import { type GrpcTarget } from "./grpc-target.js";
+import type { GrpcTarget } from "./grpc-target.js";
 import { Status, statusName } from "../protocols/rpc.js";
 import { describeTlsFailure, isTlsError } from "./tls-failure.js";
 import { endpointOf, moduleOf } from "./rpc-endpoint.js";
@@ -43,7 +43,9 @@ export async function probeReachable(options: GrpcTargetOptions, flag?: string):
   const plaintextFix = options.address.startsWith("https://") ? "use http://" : "leave --tls out";
   await new Promise<void>((resolve, reject) => {
     const endpoint = address.kind === "unix" ? { path: address.path } : { host: address.host, port: address.port };
-    const socket = useTls ? openTls(endpoint, { material, serverName: servernameOf(options, address), alpn }) : net.connect(endpoint);
+    const socket = useTls
+      ? openTls(endpoint, { material, serverName: servernameOf(options, address), alpn })
+      : net.connect(endpoint);
     let tcpUp = false;
     socket.once("connect", () => (tcpUp = true));
     const fail = (cause: string) => {
@@ -52,7 +54,11 @@ export async function probeReachable(options: GrpcTargetOptions, flag?: string):
     };
     socket.setTimeout(timeoutMs, () => fail(`no connection within ${timeoutMs} ms`));
     socket.once("error", (err: NodeJS.ErrnoException) =>
-      fail(useTls && (tcpUp || isTlsError(err)) ? describeTlsFailure(err, tlsOptionsOf(options), plaintextFix) : connectError(err)),
+      fail(
+        useTls && (tcpUp || isTlsError(err))
+          ? describeTlsFailure(err, tlsOptionsOf(options), plaintextFix)
+          : connectError(err),
+      ),
     );
     socket.once(useTls ? "secureConnect" : "connect", () => {
       socket.destroy();
@@ -70,14 +76,17 @@ function connectError(err: NodeJS.ErrnoException): string {
 /**
  * Refuses, before any check runs, a target that does not speak HTTP/2 (an HTTP/1 port, TLS where plaintext was
  * asked, silence): nothing could be judged there, so it is exit 3 with one line naming what it does speak, never a
- * verdict. Connect and gRPC-Web may be served over HTTP/1.1, and an in-memory target has no socket: only gRPC is probed.
+ * verdict. Connect and gRPC-Web may be served over HTTP/1.1, and an in-memory target has no socket: only gRPC is
+ * probed.
  */
 export async function assertSpeaksGrpc(options: GrpcTargetOptions, flag = "--grpc"): Promise<void> {
   if (options.inMemory || !moduleOf(options.protocol).needsHttp2Handshake) return;
   const reason = await probeGrpcHandshake(options);
   // A TLS failure (a client certificate refused after the handshake, in TLS 1.3) is no sign of HTTP/1: say it as TLS.
-  if (reason?.startsWith("TLS: ") === true) throw new ConformanceError("unreachable", `cannot reach ${options.address}: ${reason}`);
-  if (reason !== undefined) throw new ConformanceError("unreachable", `${flag} ${options.address} does not speak HTTP/2: ${reason}`);
+  if (reason?.startsWith("TLS: ") === true)
+    throw new ConformanceError("unreachable", `cannot reach ${options.address}: ${reason}`);
+  if (reason !== undefined)
+    throw new ConformanceError("unreachable", `${flag} ${options.address} does not speak HTTP/2: ${reason}`);
 }
 
 /**
@@ -86,14 +95,23 @@ export async function assertSpeaksGrpc(options: GrpcTargetOptions, flag = "--grp
  * protocol's module asks it, and exit 3 with one line naming the flag, the address, what was expected and what came.
  * An error of the protocol itself (unimplemented, say) is that protocol spoken: the checks judge it.
  */
-export async function assertSpeaksProtocol(target: Pick<GrpcTarget, "raw" | "exchange">, options: GrpcTargetOptions, flag?: string): Promise<void> {
+export async function assertSpeaksProtocol(
+  target: Pick<GrpcTarget, "raw" | "exchange">,
+  options: GrpcTargetOptions,
+  flag?: string,
+): Promise<void> {
   const module = moduleOf(options.protocol);
   if (options.inMemory || module.speaks === undefined) return;
   const { timeoutMs } = resolveGrpcTarget(options);
   const answer = await module.speaks.ask(target, timeoutMs);
   if (answer.speaks) return;
-  const answered = answer.noReply === true ? ((await whatAnswersHttp1(options, timeoutMs)) ?? answer.answered) : answer.answered;
-  throw new ConformanceError("unreachable", `${flag ?? module.cli.flag} ${options.address} does not speak ${module.speaks.spoken}: expected ${module.speaks.expected}; got ${answered}`);
+  const answered =
+    answer.noReply === true ? ((await whatAnswersHttp1(options, timeoutMs)) ?? answer.answered) : answer.answered;
+  throw new ConformanceError(
+    "unreachable",
+    `${flag ?? module.cli.flag} ${options.address} does not speak ${module.speaks.spoken}: expected ` +
+      `${module.speaks.expected}; got ${answered}`,
+  );
 }
 
 /** For a protocol over a base URL that got no HTTP/1.1 reply: what the target sends instead (HTTP/2 frames, TLS). */
@@ -101,7 +119,13 @@ async function whatAnswersHttp1(options: GrpcTargetOptions, timeoutMs: number): 
   const { address, url } = endpointOf(options);
   if (url === undefined || address.kind !== "tcp") return undefined;
   const secure = url.protocol === "https:";
-  return http1Answer({ host: address.host, port: address.port, path: url.pathname, timeoutMs, ...(secure && { tls: tlsMaterialOf(options) ?? loadTls({}) }) });
+  return http1Answer({
+    host: address.host,
+    port: address.port,
+    path: url.pathname,
+    timeoutMs,
+    ...(secure && { tls: tlsMaterialOf(options) ?? loadTls({}) }),
+  });
 }
 
 /** Undefined when the target completes an HTTP/2 handshake within the timeout; else why it cannot serve gRPC. */
@@ -112,9 +136,13 @@ export function probeGrpcHandshake(options: GrpcTargetOptions): Promise<string |
   return probeHandshake({
     address,
     ...(material && { tls: material }),
-    ...(files !== undefined && { describeTls: (err: NodeJS.ErrnoException) => describeTlsFailure(err, files, "leave --tls out") }),
+    ...(files !== undefined && {
+      describeTls: (err: NodeJS.ErrnoException) => describeTlsFailure(err, files, "leave --tls out"),
+    }),
     ...(files?.certFile !== undefined && {
-      closedAfterTls: `TLS: the server closed the connection right after the handshake, before any byte: did it refuse the client certificate in --cert ${files.certFile}? (TLS 1.3 refuses one after the handshake)`,
+      closedAfterTls:
+        `TLS: the server closed the connection right after the handshake, before any byte: did it refuse the ` +
+        `client certificate in --cert ${files.certFile}? (TLS 1.3 refuses one after the handshake)`,
     }),
     servername: servernameOf(options, address),
     timeoutMs: resolveGrpcTarget(options).timeoutMs,
@@ -138,6 +166,7 @@ export async function probeCredentials(target: GrpcTarget, options: GrpcTargetOp
     "credentials",
     given.length === 0
       ? `cannot check: the target wants credentials (pass --metadata): every call got ${got}`
-      : `cannot check: the target refused the credentials given (--metadata ${given.join(", ")}): every call got ${got}`,
+      : `cannot check: the target refused the credentials given (--metadata ${given.join(", ")}): every call got ` +
+          `${got}`,
   );
 }

@@ -17,32 +17,59 @@ const UNTRUSTED = new Set([
 const CERT_WANTED = new Set(["ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED", "ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE"]);
 
 /** Alerts by which the server refused the client certificate it was given. */
-const CERT_REFUSED = new Set(["ERR_SSL_TLSV1_ALERT_UNKNOWN_CA", "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE", "ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN", "ERR_SSL_TLSV1_ALERT_ACCESS_DENIED"]);
+const CERT_REFUSED = new Set([
+  "ERR_SSL_TLSV1_ALERT_UNKNOWN_CA",
+  "ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE",
+  "ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN",
+  "ERR_SSL_TLSV1_ALERT_ACCESS_DENIED",
+]);
 
 /** Answers that are not TLS at all: a plaintext server read the ClientHello as a request. */
 const NOT_TLS = new Set(["ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG", "ERR_SSL_HTTP_REQUEST"]);
 
 /** Whether an error is a TLS handshake's (as opposed to the TCP connection's). */
 export const isTlsError = (err: NodeJS.ErrnoException): boolean =>
-  UNTRUSTED.has(err.code ?? "") || (err.code ?? "").startsWith("ERR_SSL") || (err.code ?? "").startsWith("ERR_TLS") || err.code === "CERT_HAS_EXPIRED";
+  UNTRUSTED.has(err.code ?? "") ||
+  (err.code ?? "").startsWith("ERR_SSL") ||
+  (err.code ?? "").startsWith("ERR_TLS") ||
+  err.code === "CERT_HAS_EXPIRED";
 
 /**
  * "TLS: ..." for a handshake that failed with `err`, given the run's TLS files; `plaintextFix` is what to do when the
  * port speaks no TLS (leave --tls out, or use http://).
  */
-export function describeTlsFailure(err: NodeJS.ErrnoException, given: TlsOptions | undefined, plaintextFix: string): string {
+export function describeTlsFailure(
+  err: NodeJS.ErrnoException,
+  given: TlsOptions | undefined,
+  plaintextFix: string,
+): string {
   const code = err.code ?? "";
   if (UNTRUSTED.has(code)) {
     return given?.caFile !== undefined
       ? `TLS: its certificate is not signed by the CA in --ca ${given.caFile} (${code})`
-      : `TLS: its certificate is not signed by a CA this machine trusts (${code}); give the CA that signed it with --ca`;
+      : `TLS: its certificate is not signed by a CA this machine trusts (${code}); give the CA that signed it with ` +
+          `--ca`;
   }
-  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") return `TLS: its certificate does not name this host (${code}); --authority sets the name checked`;
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID")
+    return `TLS: its certificate does not name this host (${code}); --authority sets the name checked`;
   if (code === "CERT_HAS_EXPIRED") return `TLS: its certificate has expired (${code})`;
-  if (NOT_TLS.has(code)) return `TLS: the answer to the handshake is not TLS (${code}): a plaintext port? then ${plaintextFix}`;
-  if (CERT_WANTED.has(code) && given?.certFile === undefined) return `TLS: the server wants a client certificate (${code}); give it with --cert and --key`;
-  if (CERT_REFUSED.has(code) || CERT_WANTED.has(code)) return `TLS: the server refused the client certificate in --cert ${given?.certFile ?? ""} (${code})`.replace(" --cert  (", " (");
-  if (code === "ECONNRESET") return `TLS: the connection was reset during the handshake (ECONNRESET): does the port speak TLS, or want a client certificate (--cert, --key)?`;
-  const first = (err.message.split("\n")[0] ?? "").replace(/:\.\.\/deps\/openssl\S*$/, "").replace(/[^\x20-\x7e]/g, "?").slice(0, 200);
+  if (NOT_TLS.has(code))
+    return `TLS: the answer to the handshake is not TLS (${code}): a plaintext port? then ${plaintextFix}`;
+  if (CERT_WANTED.has(code) && given?.certFile === undefined)
+    return `TLS: the server wants a client certificate (${code}); give it with --cert and --key`;
+  if (CERT_REFUSED.has(code) || CERT_WANTED.has(code))
+    return `TLS: the server refused the client certificate in --cert ${given?.certFile ?? ""} (${code})`.replace(
+      " --cert  (",
+      " (",
+    );
+  if (code === "ECONNRESET")
+    return (
+      `TLS: the connection was reset during the handshake (ECONNRESET): does the port speak TLS, or want a client ` +
+      `certificate (--cert, --key)?`
+    );
+  const first = (err.message.split("\n")[0] ?? "")
+    .replace(/:\.\.\/deps\/openssl\S*$/, "")
+    .replace(/[^\x20-\x7e]/g, "?")
+    .slice(0, 200);
   return `TLS: the handshake failed: ${code ? `${code} ` : ""}(${first})`;
 }

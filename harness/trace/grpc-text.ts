@@ -15,7 +15,9 @@ export interface GrpcTextHeading {
 }
 
 const VIA: Record<string, string> = {
-  "grpc-js": "through grpc-js: header blocks and whole messages as the library handed them over, a compressed message already inflated",
+  "grpc-js":
+    "through grpc-js: header blocks and whole messages as the library handed them over, a compressed message " +
+    "already inflated",
   "raw-h2": "hand-built over node:http2: the frames as sent and received",
 };
 
@@ -25,7 +27,10 @@ function headerLines(mark: string, title: string, headers: TraceHeaders | undefi
 
 function frameLines(mark: string, frames: ReturnType<typeof describeFrames>, inert: Inert): string[] {
   const line = (f: FrameView, i: number): string => {
-    const what = f.kind === "trailers" ? "trailer frame" : `message ${i + 1}, ${(f.flags & 0x01) !== 0 ? "compressed" : "not compressed"}`;
+    const what =
+      f.kind === "trailers"
+        ? "trailer frame"
+        : `message ${i + 1}, ${(f.flags & 0x01) !== 0 ? "compressed" : "not compressed"}`;
     const shown =
       f.trailers !== undefined
         ? ` ${f.trailers.map((t) => `${t.name}: ${t.value}`).join("; ")}`
@@ -38,7 +43,9 @@ function frameLines(mark: string, frames: ReturnType<typeof describeFrames>, ine
   };
   return [
     ...frames.frames.map(line),
-    ...(frames.leftover > 0 ? [`${mark} DATA ${frames.leftover} bytes after the last whole message (a frame cut short)`] : []),
+    ...(frames.leftover > 0
+      ? [`${mark} DATA ${frames.leftover} bytes after the last whole message (a frame cut short)`]
+      : []),
     ...(frames.cut ? [`${mark} (cut: the body's later bytes were not kept)`] : []),
   ].map((l) => inert.line(l));
 }
@@ -46,18 +53,25 @@ function frameLines(mark: string, frames: ReturnType<typeof describeFrames>, ine
 function exchangeLines(e: KeptExchange, n: number, total: number, inert: Inert, grpcurl: string | undefined): string[] {
   const out = [
     "",
-    `== call ${n} of ${total}: ${inert.line(e.request.method)} ${inert.line(e.request.url)}, ${new Date(e.startedAt).toISOString()}, ${Math.round(e.durationMs)} ms`,
+    `== call ${n} of ${total}: ${inert.line(e.request.method)} ${inert.line(e.request.url)}, ` +
+      `${new Date(e.startedAt).toISOString()}, ${Math.round(e.durationMs)} ms`,
     `   (${VIA[e.via ?? "raw-h2"]})`,
     ...headerLines(">", "HEADERS", e.request.headers, inert),
   ];
   if (e.request.body) out.push(...frameLines(">", describeFrames(e.request.body, inert, 1024), inert));
   const res = e.response;
   if (res) {
-    out.push(...headerLines("<", `HEADERS${res.status !== undefined ? ` :status ${res.status}` : ""}`, res.headers, inert));
+    out.push(
+      ...headerLines("<", `HEADERS${res.status !== undefined ? ` :status ${res.status}` : ""}`, res.headers, inert),
+    );
     if (res.body) out.push(...frameLines("<", describeFrames(res.body, inert, 1024), inert));
     if (res.trailers) out.push(...headerLines("<", "HEADERS (trailers)", res.trailers, inert));
   }
-  if (e.clientStatus) out.push(`   status as grpc-js gave it (the target's grpc-status, or the library's own): ${inert.line(statusText(e.clientStatus.code, e.clientStatus.details))}`);
+  if (e.clientStatus)
+    out.push(
+      `   status as grpc-js gave it (the target's grpc-status, or the library's own): ` +
+        `${inert.line(statusText(e.clientStatus.code, e.clientStatus.details))}`,
+    );
   else out.push(`   ended: ${e.failure !== undefined ? inert.line(e.failure) : "end of stream"}`);
   if (grpcurl !== undefined) out.push(`   repeat: ${inert.line(grpcurl)}`);
   return out;

@@ -22,23 +22,50 @@ const headerValue = (headers: TraceHeaders | undefined, name: string): string | 
 };
 
 /** A body as HAR content: text when it is text, else base64 with what it decodes to beside it. */
-function content(e: KeptExchange, body: KeptBody | undefined, headers: TraceHeaders | undefined, inert: Inert, maxBody: number): HarContent {
+function content(
+  e: KeptExchange,
+  body: KeptBody | undefined,
+  headers: TraceHeaders | undefined,
+  inert: Inert,
+  maxBody: number,
+): HarContent {
   const mimeType = inert.line(headerValue(headers, "content-type") ?? "");
   if (body === undefined) return { size: 0, mimeType };
-  const cut = body.bytes.length < body.size ? { comment: `cut: the first ${body.bytes.length} of ${body.size} bytes kept (--trace keeps ${maxBody} bytes of a body)` } : {};
+  const cut =
+    body.bytes.length < body.size
+      ? {
+          comment:
+            `cut: the first ${body.bytes.length} of ${body.size} bytes kept (--trace keeps ${maxBody} bytes of a ` +
+            `body)`,
+        }
+      : {};
   const text = asText(body, headerValue(headers, "content-type"));
   if (text !== undefined) return { size: body.size, mimeType, text: inert.text(text, maxBody), ...cut };
   const shape = bodyShape(e.protocol, headerValue(headers, "content-type"));
   const decoded =
-    shape === "frames" ? describeFrames(body, inert, maxBody) : shape === "message" && cut.comment === undefined ? describeMessage(body.bytes, inert, maxBody) : undefined;
-  return { size: body.size, mimeType, text: Buffer.from(body.bytes).toString("base64"), encoding: "base64", ...cut, ...(decoded !== undefined && { _decoded: decoded }) };
+    shape === "frames"
+      ? describeFrames(body, inert, maxBody)
+      : shape === "message" && cut.comment === undefined
+        ? describeMessage(body.bytes, inert, maxBody)
+        : undefined;
+  return {
+    size: body.size,
+    mimeType,
+    text: Buffer.from(body.bytes).toString("base64"),
+    encoding: "base64",
+    ...cut,
+    ...(decoded !== undefined && { _decoded: decoded }),
+  };
 }
 
 function entry(e: KeptExchange, inert: Inert, maxBody: number): Record<string, unknown> {
   const url = inert.line(e.request.url);
   let queryString: { name: string; value: string }[] = [];
   try {
-    queryString = [...new URL(e.request.url).searchParams].map(([name, value]) => ({ name: inert.line(name), value: inert.line(value) }));
+    queryString = [...new URL(e.request.url).searchParams].map(([name, value]) => ({
+      name: inert.line(name),
+      value: inert.line(value),
+    }));
   } catch {
     // A URL that does not parse keeps its text; it has no query to list.
   }
@@ -56,7 +83,13 @@ function entry(e: KeptExchange, inert: Inert, maxBody: number): Record<string, u
       headers: inert.headers(e.request.headers),
       queryString,
       ...(e.request.body !== undefined && {
-        postData: { mimeType: reqContent.mimeType, text: reqContent.text ?? "", ...(reqContent.encoding && { encoding: reqContent.encoding }), ...(reqContent.comment && { comment: reqContent.comment }), ...(reqContent._decoded !== undefined && { _decoded: reqContent._decoded }) },
+        postData: {
+          mimeType: reqContent.mimeType,
+          text: reqContent.text ?? "",
+          ...(reqContent.encoding && { encoding: reqContent.encoding }),
+          ...(reqContent.comment && { comment: reqContent.comment }),
+          ...(reqContent._decoded !== undefined && { _decoded: reqContent._decoded }),
+        },
       }),
       headersSize: -1,
       bodySize: e.request.body?.size ?? 0,
@@ -66,7 +99,10 @@ function entry(e: KeptExchange, inert: Inert, maxBody: number): Record<string, u
       statusText: inert.line(res?.statusText ?? ""),
       httpVersion: httpVersionOf(e.protocol),
       cookies: [],
-      headers: [...inert.headers(res?.headers), ...inert.headers(res?.trailers).map((h) => ({ ...h, comment: "trailer" }))],
+      headers: [
+        ...inert.headers(res?.headers),
+        ...inert.headers(res?.trailers).map((h) => ({ ...h, comment: "trailer" })),
+      ],
       content: resContent,
       redirectURL: "",
       headersSize: -1,
@@ -92,7 +128,12 @@ export interface HarHeading {
 }
 
 /** The HAR document, as JSON text with `<` escaped, so that no browser takes the file for markup. */
-export function buildHar(exchanges: readonly KeptExchange[], heading: HarHeading, inert: Inert, maxBody: number): string {
+export function buildHar(
+  exchanges: readonly KeptExchange[],
+  heading: HarHeading,
+  inert: Inert,
+  maxBody: number,
+): string {
   const log = {
     log: {
       version: "1.2",

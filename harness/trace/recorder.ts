@@ -11,7 +11,11 @@ export interface TraceLimits {
   maxRunBytes: number;
 }
 
-export const DEFAULT_TRACE_LIMITS: TraceLimits = { maxBodyBytes: 64 * 1024, maxExchanges: 64, maxRunBytes: 32 * 1024 * 1024 };
+export const DEFAULT_TRACE_LIMITS: TraceLimits = {
+  maxBodyBytes: 64 * 1024,
+  maxExchanges: 64,
+  maxRunBytes: 32 * 1024 * 1024,
+};
 
 /** A body as kept: its first bytes, and its whole length. */
 export interface KeptBody {
@@ -50,7 +54,10 @@ export class CheckTrace {
     };
     const { request, response, ...rest } = record;
     const { body: reqBody, ...reqRest } = request;
-    const kept: KeptExchange = { ...rest, request: { ...reqRest, ...(reqBody && { body: keep(reqBody) as KeptBody }) } };
+    const kept: KeptExchange = {
+      ...rest,
+      request: { ...reqRest, ...(reqBody && { body: keep(reqBody) as KeptBody }) },
+    };
     if (response) {
       const { body: resBody, ...resRest } = response;
       kept.response = { ...resRest, ...(resBody && { body: keep(resBody) as KeptBody }) };

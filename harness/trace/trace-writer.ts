@@ -14,7 +14,8 @@ import { CheckTrace, DEFAULT_TRACE_LIMITS, sinkOf, type KeptExchange, type Trace
 export interface TraceOptions {
   /** The folder the trace files go to, as the user gave it. */
   dir: string;
-  /** The folder the report that names the files is in: a relative DIR is named relative to it. Default the working directory. */
+  /** The folder the report that names the files is in: a relative DIR is named relative to it. Default the working
+   * directory. */
   linkFrom?: string;
   limits?: Partial<TraceLimits>;
 }
@@ -26,11 +27,19 @@ export interface TraceWriter {
    * Writes the check's trace when it failed or erred and made any exchange, and forgets it either way. Returns the
    * file's name for the report: absolute when DIR was, else relative to the report's folder.
    */
-  finish(checkId: string, outcome: { status: string; message: string }, grpcurlFor?: (e: KeptExchange) => string | undefined): string | undefined;
+  finish(
+    checkId: string,
+    outcome: { status: string; message: string },
+    grpcurlFor?: (e: KeptExchange) => string | undefined,
+  ): string | undefined;
 }
 
 /** Check IDs are the catalogue's own, but a file name is made safe whatever it is given. */
-const fileStem = (id: string): string => id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").slice(0, 200);
+const fileStem = (id: string): string =>
+  id
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 200);
 
 /** Makes DIR (a usage error, one line, when it cannot be), before the first call. */
 export function createTraceWriter(options: TraceOptions, redact: Redact = (t) => t): TraceWriter {
@@ -47,7 +56,14 @@ export function createTraceWriter(options: TraceOptions, redact: Redact = (t) =>
   const traces = new Map<string, CheckTrace>();
   let written = 0;
 
-  const render = (checkId: string, kept: readonly KeptExchange[], grpc: boolean, heading: { status: string; message: string }, cuts: string[], grpcurlFor: (e: KeptExchange) => string | undefined) =>
+  const render = (
+    checkId: string,
+    kept: readonly KeptExchange[],
+    grpc: boolean,
+    heading: { status: string; message: string },
+    cuts: string[],
+    grpcurlFor: (e: KeptExchange) => string | undefined,
+  ) =>
     grpc
       ? buildGrpcText(kept, { checkId, ...heading, cuts }, inert, grpcurlFor)
       : buildHar(kept, { checkId, ...heading, cuts }, inert, limits.maxBodyBytes);
@@ -61,12 +77,17 @@ export function createTraceWriter(options: TraceOptions, redact: Redact = (t) =>
     finish(checkId, outcome, grpcurlFor = () => undefined) {
       const trace = traces.get(checkId);
       traces.delete(checkId);
-      if (!trace || (outcome.status !== "fail" && outcome.status !== "error") || trace.exchanges.length === 0) return undefined;
+      if (!trace || (outcome.status !== "fail" && outcome.status !== "error") || trace.exchanges.length === 0)
+        return undefined;
       // One file per check: gRPC exchanges as text when the check made any, else the HTTP ones as HAR.
       const grpc = trace.exchanges.some((e) => shownAsText(e.protocol));
       const all = trace.exchanges.filter((e) => shownAsText(e.protocol) === grpc);
       const cuts: string[] = [];
-      if (trace.dropped > 0) cuts.push(`cut: ${trace.dropped} earlier exchange(s) left out; the last ${limits.maxExchanges} are kept (--trace keeps ${limits.maxExchanges} per check)`);
+      if (trace.dropped > 0)
+        cuts.push(
+          `cut: ${trace.dropped} earlier exchange(s) left out; the last ${limits.maxExchanges} are kept (--trace ` +
+            `keeps ${limits.maxExchanges} per check)`,
+        );
       const other = trace.exchanges.length - all.length;
       if (other > 0) cuts.push(`${other} exchange(s) over ${grpc ? "HTTP" : "gRPC"} not shown here`);
       let kept = all;
@@ -75,7 +96,9 @@ export function createTraceWriter(options: TraceOptions, redact: Redact = (t) =>
       const left = limits.maxRunBytes - written;
       while (Buffer.byteLength(text) > left && kept.length > 0) {
         kept = kept.slice(Math.ceil(kept.length / 2));
-        const runCut = `cut: the run's trace files reached their bound (${limits.maxRunBytes} bytes): ${kept.length} of ${all.length} exchange(s) kept, the last`;
+        const runCut =
+          `cut: the run's trace files reached their bound (${limits.maxRunBytes} bytes): ${kept.length} of ` +
+          `${all.length} exchange(s) kept, the last`;
         text = render(checkId, kept, grpc, outcome, [...cuts, runCut], grpcurlFor);
       }
       const name = `${fileStem(checkId)}${grpc ? ".grpc.txt" : ".har"}`;
@@ -83,7 +106,10 @@ export function createTraceWriter(options: TraceOptions, redact: Redact = (t) =>
       try {
         writeFileSync(path, text);
       } catch (err) {
-        throw new ConformanceError("usage", `--trace ${options.dir}: cannot write ${name} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+        throw new ConformanceError(
+          "usage",
+          `--trace ${options.dir}: cannot write ${name} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        );
       }
       written += Buffer.byteLength(text);
       return isAbsolute(options.dir) ? path : relative(resolve(options.linkFrom ?? "."), path);

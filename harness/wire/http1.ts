@@ -9,7 +9,8 @@ import type { ConnectionOptions } from "node:tls";
 import { MAX_HEADER_BYTES, MAX_REPLY_BYTES } from "./bounds.js";
 import { readHeadTail } from "./_internals/head-tail.js";
 
-/** Why an exchange brought no whole reply: its time ran out, the reply passed its byte bound, or the connection failed. */
+/** Why an exchange brought no whole reply: its time ran out, the reply passed its byte bound, or the connection failed.
+ * */
 export type Http1Failure =
   | { kind: "timeout" }
   | { kind: "too-large" }
@@ -46,7 +47,8 @@ export interface Http1Request {
   headers: Readonly<Record<string, string | string[]>>;
   body?: Uint8Array;
   timeoutMs: number;
-  /** Reply body bytes read at most; past them the exchange ends "too-large" with the first maxBytes. Default MAX_REPLY_BYTES. */
+  /** Reply body bytes read at most; past them the exchange ends "too-large" with the first maxBytes. Default
+   * MAX_REPLY_BYTES. */
   maxBytes?: number;
   /** A connection of its own, closed after the exchange (no state rides on the client side), or a pool's. */
   connection: "fresh" | Http1Pool;
@@ -66,7 +68,10 @@ const agents = new WeakMap<Http1Pool, http.Agent>();
 /** A keep-alive pool for origin's scheme; tls: an https pool's TLS options. */
 export function openHttp1Pool(origin: URL, options: { maxSockets?: number; tls?: ConnectionOptions } = {}): Http1Pool {
   const limit = options.maxSockets === undefined ? {} : { maxSockets: options.maxSockets };
-  const agent = origin.protocol === "https:" ? new https.Agent({ keepAlive: true, ...limit, ...options.tls }) : new http.Agent({ keepAlive: true, ...limit });
+  const agent =
+    origin.protocol === "https:"
+      ? new https.Agent({ keepAlive: true, ...limit, ...options.tls })
+      : new http.Agent({ keepAlive: true, ...limit });
   const pool: Http1Pool = { close: () => agent.destroy() };
   agents.set(pool, agent);
   return pool;
@@ -111,8 +116,12 @@ export function http1Exchange(req: Http1Request): Promise<Http1Answer> {
       if (req.connection === "fresh" || answer.failure !== undefined) request?.destroy();
       resolve(answer);
     };
-    const failAs = (failure: Http1Failure) => finish({ ...(head ?? { headers: {} }), body: Buffer.concat(chunks), failure });
-    const timer = setTimeout(() => finish({ headers: {}, body: Buffer.alloc(0), failure: { kind: "timeout" } }), req.timeoutMs);
+    const failAs = (failure: Http1Failure) =>
+      finish({ ...(head ?? { headers: {} }), body: Buffer.concat(chunks), failure });
+    const timer = setTimeout(
+      () => finish({ headers: {}, body: Buffer.alloc(0), failure: { kind: "timeout" } }),
+      req.timeoutMs,
+    );
     const cancel = () => request?.destroy(new Error("cancelled: the caller's time ran out"));
     const tail = headBody ? readHeadTail(maxBytes) : undefined;
     try {
@@ -126,7 +135,11 @@ export function http1Exchange(req: Http1Request): Promise<Http1Answer> {
     request.on("error", (err: NodeJS.ErrnoException) => {
       // After a HEAD's response, an error is the parser choking on bytes past it (a body): the answer stands.
       if (tail && head) return;
-      failAs({ kind: "connection", message: err.message, ...(head === undefined && err.code !== undefined && /^E[A-Z]+$/.test(err.code) && { code: err.code }) });
+      failAs({
+        kind: "connection",
+        message: err.message,
+        ...(head === undefined && err.code !== undefined && /^E[A-Z]+$/.test(err.code) && { code: err.code }),
+      });
     });
     request.on("response", (res: http.IncomingMessage) => {
       head = { status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", headers: headerLists(res.rawHeaders) };
@@ -143,7 +156,8 @@ export function http1Exchange(req: Http1Request): Promise<Http1Answer> {
       });
       res.on("end", () => {
         const whole = head as Omit<Http1Answer, "body">;
-        if (tail) void tail.body(res.socket, Math.min(req.timeoutMs, tail.ms)).then((body) => finish({ ...whole, body }));
+        if (tail)
+          void tail.body(res.socket, Math.min(req.timeoutMs, tail.ms)).then((body) => finish({ ...whole, body }));
         else finish({ ...whole, body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks) });
       });
       res.on("error", (err) => failAs({ kind: "connection", message: err.message }));
@@ -151,6 +165,8 @@ export function http1Exchange(req: Http1Request): Promise<Http1Answer> {
         if (!res.complete) failAs({ kind: "connection", message: "the connection closed before the reply's end" });
       });
     });
-    request.end(req.body === undefined ? undefined : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength));
+    request.end(
+      req.body === undefined ? undefined : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength),
+    );
   });
 }

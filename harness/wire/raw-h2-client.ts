@@ -15,7 +15,18 @@ import { defaultAuthority } from "../targets/connection.js";
 import { HpackReader, MAX_HEADER_LIST, unaryRequestBlock } from "./_internals/hpack-decode.js";
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-const enum Type { DATA = 0, HEADERS = 1, PRIORITY = 2, RST_STREAM = 3, SETTINGS = 4, PUSH_PROMISE = 5, PING = 6, GOAWAY = 7, WINDOW_UPDATE = 8, CONTINUATION = 9 }
+enum Type {
+  DATA = 0,
+  HEADERS = 1,
+  PRIORITY = 2,
+  RST_STREAM = 3,
+  SETTINGS = 4,
+  PUSH_PROMISE = 5,
+  PING = 6,
+  GOAWAY = 7,
+  WINDOW_UPDATE = 8,
+  CONTINUATION = 9,
+}
 const END_STREAM = 0x1;
 const ACK = 0x1;
 const END_HEADERS = 0x4;
@@ -97,7 +108,11 @@ const u32 = (n: number): Buffer => {
 /** The client's SETTINGS: no push, the stream window above, and the header list bound. */
 const CLIENT_SETTINGS = (() => {
   const p = Buffer.alloc(18);
-  [[0x2, 0], [0x4, STREAM_WINDOW], [0x6, MAX_HEADER_LIST]].forEach(([id, v], i) => {
+  [
+    [0x2, 0],
+    [0x4, STREAM_WINDOW],
+    [0x6, MAX_HEADER_LIST],
+  ].forEach(([id, v], i) => {
     p.writeUInt16BE(id as number, i * 6);
     p.writeUInt32BE(v as number, i * 6 + 2);
   });
@@ -131,11 +146,16 @@ export class RawH2Connection {
 
   constructor(address: ParsedAddress, path: string) {
     this.block = unaryRequestBlock(path, defaultAuthority(address));
-    this.socket = address.kind === "unix" ? net.connect(address.path) : net.connect({ host: address.host, port: address.port, noDelay: true });
+    this.socket =
+      address.kind === "unix"
+        ? net.connect(address.path)
+        : net.connect({ host: address.host, port: address.port, noDelay: true });
     this.socket.on("data", (chunk: Buffer) => this.onBytes(chunk));
     this.socket.on("error", (err) => this.fail(`connection error: ${err.message}`));
     this.socket.on("close", () => this.fail("connection closed"));
-    this.send(Buffer.concat([PREFACE, CLIENT_SETTINGS, frame(Type.WINDOW_UPDATE, 0, 0, u32(CONNECTION_WINDOW - 65_535))]));
+    this.send(
+      Buffer.concat([PREFACE, CLIENT_SETTINGS, frame(Type.WINDOW_UPDATE, 0, 0, u32(CONNECTION_WINDOW - 65_535))]),
+    );
   }
 
   /** Whether a new call may start here: no GOAWAY came, and the connection has not failed. */
@@ -195,7 +215,12 @@ export class RawH2Connection {
     s.sendWindow = this.peerInitialWindow;
     let template = this.templates.get(body);
     if (template === undefined) {
-      template = Buffer.concat([frameHeader(this.block.length, Type.HEADERS, END_HEADERS, 0), this.block, frameHeader(body.length, Type.DATA, END_STREAM, 0), body]);
+      template = Buffer.concat([
+        frameHeader(this.block.length, Type.HEADERS, END_HEADERS, 0),
+        this.block,
+        frameHeader(body.length, Type.DATA, END_STREAM, 0),
+        body,
+      ]);
       this.templates.set(body, template);
     }
     if (body.length <= s.sendWindow && body.length <= this.sendWindow) {
@@ -232,7 +257,8 @@ export class RawH2Connection {
   }
 
   private drainQueue(): void {
-    while (this.queued.length > 0 && this.streams.size < this.peerMaxStreams && this.closed === undefined) this.open(this.queued.shift() as Stream);
+    while (this.queued.length > 0 && this.streams.size < this.peerMaxStreams && this.closed === undefined)
+      this.open(this.queued.shift() as Stream);
   }
 
   /** Queues bytes; everything queued in this turn of the event loop goes out in one write. */
@@ -262,7 +288,8 @@ export class RawH2Connection {
     try {
       while (buf.length - off >= 9) {
         const length = buf.readUIntBE(off, 3);
-        if (length > MAX_FRAME) throw new ConnectionError(FRAME_SIZE_ERROR, `a frame of ${length} bytes (at most ${MAX_FRAME})`);
+        if (length > MAX_FRAME)
+          throw new ConnectionError(FRAME_SIZE_ERROR, `a frame of ${length} bytes (at most ${MAX_FRAME})`);
         if (buf.length - off - 9 < length) break;
         const type = buf[off + 3] as number;
         const flags = buf[off + 4] as number;
@@ -271,8 +298,14 @@ export class RawH2Connection {
         off += 9 + length;
       }
     } catch (err) {
-      const e = err instanceof ConnectionError ? err : new ConnectionError(COMPRESSION_ERROR, `a header block HPACK cannot decode: ${err instanceof Error ? err.message : String(err)}`);
-      this.send(frame(Type.GOAWAY, 0, 0, Buffer.concat([u32(this.nextId - 2 > 0 ? this.nextId - 2 : 0), u32(e.code)])));
+      const e =
+        err instanceof ConnectionError
+          ? err
+          : new ConnectionError(
+              COMPRESSION_ERROR,
+              `a header block HPACK cannot decode: ${err instanceof Error ? err.message : String(err)}`,
+            );
+      this.send(frame(Type.GOAWAY, 0, 0, Buffer.concat([u32(Math.max(this.nextId - 2, 0)), u32(e.code)])));
       this.fail(`connection error: ${e.message}`);
       setImmediate(() => this.socket.destroy());
       return;
@@ -300,7 +333,8 @@ export class RawH2Connection {
       case Type.SETTINGS:
         return this.onSettings(flags, stream, payload);
       case Type.PING:
-        if (payload.length !== 8 || stream !== 0) throw new ConnectionError(FRAME_SIZE_ERROR, "PING not 8 bytes on stream 0");
+        if (payload.length !== 8 || stream !== 0)
+          throw new ConnectionError(FRAME_SIZE_ERROR, "PING not 8 bytes on stream 0");
         if ((flags & ACK) === 0) {
           this.owe();
           this.send(frame(Type.PING, ACK, 0, Buffer.from(payload)));
@@ -336,7 +370,8 @@ export class RawH2Connection {
   private onDataFrame(flags: number, id: number, payload: Buffer): void {
     if (id === 0) throw new ConnectionError(PROTOCOL_ERROR, "DATA on stream 0");
     this.unacknowledged += payload.length;
-    if (this.unacknowledged > CONNECTION_WINDOW) throw new ConnectionError(FLOW_CONTROL_ERROR, "DATA past the connection's window");
+    if (this.unacknowledged > CONNECTION_WINDOW)
+      throw new ConnectionError(FLOW_CONTROL_ERROR, "DATA past the connection's window");
     if (this.unacknowledged >= CONNECTION_WINDOW / 2) {
       this.send(frame(Type.WINDOW_UPDATE, 0, 0, u32(this.unacknowledged)));
       this.unacknowledged = 0;
@@ -366,7 +401,8 @@ export class RawH2Connection {
   private addFragment(flags: number, fragment: Buffer): void {
     const p = this.partial as NonNullable<RawH2Connection["partial"]>;
     p.size += fragment.length;
-    if (p.size > MAX_HEADER_LIST) throw new ConnectionError(PROTOCOL_ERROR, `a header block over ${MAX_HEADER_LIST} bytes`);
+    if (p.size > MAX_HEADER_LIST)
+      throw new ConnectionError(PROTOCOL_ERROR, `a header block over ${MAX_HEADER_LIST} bytes`);
     p.parts.push(fragment);
     if ((flags & END_HEADERS) === 0) return;
     this.partial = undefined;
@@ -380,14 +416,16 @@ export class RawH2Connection {
   }
 
   private onSettings(flags: number, stream: number, payload: Buffer): void {
-    if (stream !== 0 || payload.length % 6 !== 0) throw new ConnectionError(FRAME_SIZE_ERROR, "a malformed SETTINGS frame");
+    if (stream !== 0 || payload.length % 6 !== 0)
+      throw new ConnectionError(FRAME_SIZE_ERROR, "a malformed SETTINGS frame");
     if (flags & ACK) return;
     for (let i = 0; i < payload.length; i += 6) {
       const id = payload.readUInt16BE(i);
       const value = payload.readUInt32BE(i + 2);
       if (id === 0x3) this.peerMaxStreams = value;
       if (id === 0x4) {
-        if (value > MAX_STREAM_ID) throw new ConnectionError(FLOW_CONTROL_ERROR, "SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1");
+        if (value > MAX_STREAM_ID)
+          throw new ConnectionError(FLOW_CONTROL_ERROR, "SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1");
         for (const s of this.streams.values()) s.sendWindow += value - this.peerInitialWindow;
         this.peerInitialWindow = value;
       }
@@ -399,7 +437,8 @@ export class RawH2Connection {
   }
 
   private owe(): void {
-    if (++this.controlReplies > MAX_CONTROL_REPLIES) throw new ConnectionError(ENHANCE_YOUR_CALM, `over ${MAX_CONTROL_REPLIES} PING or SETTINGS frames in one read`);
+    if (++this.controlReplies > MAX_CONTROL_REPLIES)
+      throw new ConnectionError(ENHANCE_YOUR_CALM, `over ${MAX_CONTROL_REPLIES} PING or SETTINGS frames in one read`);
   }
 
   private onWindowUpdate(stream: number, payload: Buffer): void {

@@ -21,7 +21,10 @@ export interface ConnectRpcOptions {
  * the Connect protocol allows GET only for methods that are: this server's Hello has no side effects (a pure
  * function of the request), so it says so, and serves Connect GET as well as POST.
  */
-export const HELLO_RPC: DescMethod = { ...exampleService.method.hello, idempotency: MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS };
+export const HELLO_RPC: DescMethod = {
+  ...exampleService.method.hello,
+  idempotency: MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS,
+};
 
 /** The route Connect and gRPC-Web clients call: /example.exampleService/Hello. */
 export const HELLO_RPC_PATH = `/${exampleService.typeName}/${exampleService.method.hello.name}`;
@@ -32,7 +35,9 @@ export const HELLO_RPC_PATH = `/${exampleService.typeName}/${exampleService.meth
  * before it is parsed, by a decoder connect-es takes from these options (read by its JSON serialization, though
  * not in its types): a fatal one, so invalid UTF-8 is refused (INVALID_ARGUMENT), never read as U+FFFD.
  */
-const JSON_OPTIONS: Partial<JsonReadOptions & JsonWriteOptions> & { textDecoder: { decode(bytes: Uint8Array): string } } = {
+const JSON_OPTIONS: Partial<JsonReadOptions & JsonWriteOptions> & {
+  textDecoder: { decode(bytes: Uint8Array): string };
+} = {
   ignoreUnknownFields: true,
   textDecoder: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }),
 };
@@ -50,8 +55,18 @@ const WARM_UP_GRPC_WEB = Buffer.from([0, 0, 0, 0, 9, 0x0a, 7, ...Buffer.from("wa
  * replies are dropped, and the calls store nothing (Hello is a pure function of its request).
  */
 export async function warmConnectRpc(app: FastifyInstance): Promise<void> {
-  await app.inject({ method: "POST", url: HELLO_RPC_PATH, headers: { "content-type": "application/json" }, payload: '{"body":"warm-up"}' });
-  await app.inject({ method: "POST", url: HELLO_RPC_PATH, headers: { "content-type": "application/grpc-web+proto" }, payload: WARM_UP_GRPC_WEB });
+  await app.inject({
+    method: "POST",
+    url: HELLO_RPC_PATH,
+    headers: { "content-type": "application/json" },
+    payload: '{"body":"warm-up"}',
+  });
+  await app.inject({
+    method: "POST",
+    url: HELLO_RPC_PATH,
+    headers: { "content-type": "application/grpc-web+proto" },
+    payload: WARM_UP_GRPC_WEB,
+  });
 }
 
 export async function registerConnectRpc(app: FastifyInstance, options: ConnectRpcOptions): Promise<void> {

@@ -47,7 +47,8 @@ export const MAX_WAITING = 128;
 
 export interface ConnectionGateOptions {
   ledger: OwedLedger;
-  /** A connection closed because its reply went unread for the ledger's stallMs, or because too many requests waited. */
+  /** A connection closed because its reply went unread for the ledger's stallMs, or because too many requests waited.
+   * */
   onClose?: (why: string) => void;
 }
 
@@ -68,7 +69,13 @@ interface Gate {
 
 export function createConnectionGate(next: Handler, options: ConnectionGateOptions): ConnectionGate {
   const stallMs = options.ledger.limits.stallMs;
-  const gate: Gate = { next, options, connections: new WeakMap(), stallMs, checkMs: Math.max(50, Math.min(1000, Math.floor(stallMs / 4))) };
+  const gate: Gate = {
+    next,
+    options,
+    connections: new WeakMap(),
+    stallMs,
+    checkMs: Math.max(50, Math.min(1000, Math.floor(stallMs / 4))),
+  };
   return {
     handler(request, response) {
       const socket = request.socket as HttpSocket;
@@ -87,7 +94,16 @@ export function createConnectionGate(next: Handler, options: ConnectionGateOptio
 }
 
 function open(gate: Gate, socket: HttpSocket): Connection {
-  const c: Connection = { gate, socket, account: gate.options.ledger.open(), busy: false, waiting: [], owed: 0, watchdog: undefined, drained: false };
+  const c: Connection = {
+    gate,
+    socket,
+    account: gate.options.ledger.open(),
+    busy: false,
+    waiting: [],
+    owed: 0,
+    watchdog: undefined,
+    drained: false,
+  };
   gate.connections.set(socket, c);
   socket.on("drain", () => {
     c.drained = true;

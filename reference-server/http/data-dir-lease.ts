@@ -65,7 +65,8 @@ interface Holder {
 }
 
 export interface Lease {
-  /** Why the lease is not (or no longer) ours, or undefined while it is fresh. Synchronous: call it right before each use of the directory. */
+  /** Why the lease is not (or no longer) ours, or undefined while it is fresh. Synchronous: call it right before each
+   * use of the directory. */
   problem(): DataDirError | undefined;
   /** Called once, when the lease is found lost (taken over, or not renewed in time). */
   onLost(listener: (error: DataDirError) => void): void;
@@ -102,12 +103,19 @@ const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** Whether a lease last renewed to this mtime may no longer be used: the rule both threads follow. */
 function lapsed(cells: BigInt64Array): boolean {
-  return Atomics.load(cells, LOST) !== 0n || Date.now() - Number(Atomics.load(cells, RENEWED)) >= LEASE_STALE_MS - LEASE_MARGIN_MS;
+  return (
+    Atomics.load(cells, LOST) !== 0n ||
+    Date.now() - Number(Atomics.load(cells, RENEWED)) >= LEASE_STALE_MS - LEASE_MARGIN_MS
+  );
 }
 
 function lapsedMessage(dataDir: string, cells: BigInt64Array): string {
   const age = Date.now() - Number(Atomics.load(cells, RENEWED));
-  return `the data directory ${dataDir}: this server's lease was not renewed for ${seconds(age)} (the process was stopped, or its disk did not answer), so another server may have taken it over after ${seconds(LEASE_STALE_MS)}; stopping without another write`;
+  return (
+    `the data directory ${dataDir}: this server's lease was not renewed for ${seconds(age)} (the process was ` +
+    `stopped, or its disk did not answer), so another server may have taken it over after ` +
+    `${seconds(LEASE_STALE_MS)}; stopping without another write`
+  );
 }
 
 /**
@@ -146,7 +154,13 @@ export async function takeLease(dataDir: string, options: LeaseOptions): Promise
     const ended = (why: string) => {
       if (releasing) return released?.();
       reject(new DataDirError("io", `the data directory ${dataDir}: the lease's thread ended (${why})`));
-      lose(new DataDirError("lost", `the data directory ${dataDir}: this server's lease is no longer renewed (its thread ended: ${why}); stopping without another write`));
+      lose(
+        new DataDirError(
+          "lost",
+          `the data directory ${dataDir}: this server's lease is no longer renewed (its thread ended: ${why}); ` +
+            `stopping without another write`,
+        ),
+      );
       released?.();
     };
     worker.on("error", (err) => ended(err.message));
@@ -185,14 +199,21 @@ export async function takeLease(dataDir: string, options: LeaseOptions): Promise
 function readHolder(file: string): Holder | undefined {
   try {
     const h = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<Holder>;
-    return typeof h.host === "string" && typeof h.pid === "number" && typeof h.started === "string" && typeof h.token === "string" ? (h as Holder) : undefined;
+    return typeof h.host === "string" &&
+      typeof h.pid === "number" &&
+      typeof h.started === "string" &&
+      typeof h.token === "string"
+      ? (h as Holder)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 function describeHolder(h: Holder | undefined): string {
-  return h === undefined ? "a server that left no holder file" : `example-conformance on host ${h.host}, process ${h.pid} in its PID namespace, started ${h.started}`;
+  return h === undefined
+    ? "a server that left no holder file"
+    : `example-conformance on host ${h.host}, process ${h.pid} in its PID namespace, started ${h.started}`;
 }
 
 function mtimeOf(path: string): number | undefined {
@@ -210,13 +231,27 @@ export function fileSystemProblem(dataDir: string, err: unknown): DataDirError {
   const what = e.code !== undefined && !e.message.startsWith(e.code) ? `${e.code}: ${e.message}` : e.message;
   if (e.code === "EACCES" || e.code === "EPERM") {
     const uid = process.getuid?.();
-    return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user${uid === undefined ? "" : ` (uid ${uid})`}: ${what}; give this user read and write access to the directory and everything in it (chown -R or chmod), or run serve as their owner`, { cause: err });
+    return new DataDirError(
+      "denied",
+      `the data directory ${dataDir} cannot be used by this user${uid === undefined ? "" : ` (uid ${uid})`}: ` +
+        `${what}; give this user read and write access to the directory and everything in it (chown -R or chmod), ` +
+        `or run serve as their owner`,
+      { cause: err },
+    );
   }
   if (e.code === "ENOSPC" || e.code === "EDQUOT") {
-    return new DataDirError("io", `the disk of the data directory ${dataDir} is full: ${what}; free space on it and start serve again`, { cause: err });
+    return new DataDirError(
+      "io",
+      `the disk of the data directory ${dataDir} is full: ${what}; free space on it and start serve again`,
+      { cause: err },
+    );
   }
   if (e.code === "ENOTDIR" || e.code === "EEXIST") {
-    return new DataDirError("damaged", `the data directory ${dataDir} is not a directory: ${what}; give --data-dir a directory`, { cause: err });
+    return new DataDirError(
+      "damaged",
+      `the data directory ${dataDir} is not a directory: ${what}; give --data-dir a directory`,
+      { cause: err },
+    );
   }
   return new DataDirError("io", `the data directory ${dataDir} cannot be used: ${what}`, { cause: err });
 }
@@ -283,23 +318,41 @@ async function lockLease(run: LeaseRun): Promise<() => Promise<void>> {
   const onCompromised = (err: Error) => {
     const by = readHolder(holderPath);
     const taken = by !== undefined && by.token !== me.token;
-    loseLease(run, `the data directory ${dataDir}: this server's lease ${taken ? `was taken over by ${describeHolder(by)}` : `could not be renewed (${err.message})`}; stopping without another write`);
+    loseLease(
+      run,
+      `the data directory ${dataDir}: this server's lease ` +
+        `${taken ? `was taken over by ${describeHolder(by)}` : `could not be renewed (${err.message})`}; stopping ` +
+        `without another write`,
+    );
   };
   const options: LeaseOptions = { notice: (line) => run.tell({ type: "notice", line }) };
   for (let attempt = 0; ; attempt++) {
     try {
-      const release = await lockfile.lock(dataDir, { lockfilePath: leasePath, stale: LEASE_STALE_MS, update: LEASE_RENEW_MS, realpath: false, fs: leaseFileSystem(run), onCompromised });
+      const release = await lockfile.lock(dataDir, {
+        lockfilePath: leasePath,
+        stale: LEASE_STALE_MS,
+        update: LEASE_RENEW_MS,
+        realpath: false,
+        fs: leaseFileSystem(run),
+        onCompromised,
+      });
       run.acquired = true;
       return release;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw fileSystemProblem(dataDir, err);
-      if (attempt === 2) throw new DataDirError("in-use", `the data directory ${dataDir} is in use: other servers kept taking its lease; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
+      if (attempt === 2)
+        throw new DataDirError(
+          "in-use",
+          `the data directory ${dataDir} is in use: other servers kept taking its lease; give each server its ` +
+            `own --data-dir, or share a PostgreSQL server (--store postgres://...)`,
+        );
       await waitForLapse(dataDir, leasePath, holderPath, options);
     }
   }
 }
 
-/** Writes this server as the holder, and backs out (throwing "in-use") when another took the lease at the same moment. */
+/** Writes this server as the holder, and backs out (throwing "in-use") when another took the lease at the same moment.
+ * */
 async function claimLease(run: LeaseRun): Promise<void> {
   const { dataDir, holderPath, me } = run;
   try {
@@ -314,7 +367,11 @@ async function claimLease(run: LeaseRun): Promise<void> {
   if (holder?.token !== me.token) {
     // Back out without removing the lease: it is the winner's.
     Atomics.store(run.cells, LOST, 1n);
-    throw new DataDirError("in-use", `the data directory ${dataDir} is in use by ${describeHolder(holder)}, which took its lease at the same moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
+    throw new DataDirError(
+      "in-use",
+      `the data directory ${dataDir} is in use by ${describeHolder(holder)}, which took its lease at the same ` +
+        `moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`,
+    );
   }
   retireOldLock(dataDir, { notice: (line) => run.tell({ type: "notice", line }) });
 }
@@ -347,7 +404,12 @@ function leaseFileSystem(run: LeaseRun): typeof fs {
  * Watches a lease someone holds until it lapses (then returns, to take it) or moves (then throws "in-use": its
  * holder renews it). Says once on stderr that it waits, when the lease has not moved for two renewals.
  */
-async function waitForLapse(dataDir: string, leasePath: string, holderPath: string, options: LeaseOptions): Promise<void> {
+async function waitForLapse(
+  dataDir: string,
+  leasePath: string,
+  holderPath: string,
+  options: LeaseOptions,
+): Promise<void> {
   const seen = mtimeOf(leasePath);
   if (seen === undefined) return;
   const holder = readHolder(holderPath);
@@ -359,13 +421,22 @@ async function waitForLapse(dataDir: string, leasePath: string, holderPath: stri
     const now = mtimeOf(leasePath);
     if (now === undefined) return;
     if (now !== seen) {
-      throw new DataDirError("in-use", `the data directory ${dataDir} is in use by ${describeHolder(readHolder(holderPath) ?? holder)}, which renews its lease; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`);
+      throw new DataDirError(
+        "in-use",
+        `the data directory ${dataDir} is in use by ${describeHolder(readHolder(holderPath) ?? holder)}, which ` +
+          `renews its lease; give each server its own --data-dir, or share a PostgreSQL server (--store ` +
+          `postgres://...)`,
+      );
     }
     const age = Date.now() - now;
     if (age > LEASE_STALE_MS) return;
     if (!told && Date.now() - started >= 2 * LEASE_RENEW_MS + WATCH_MS) {
       told = true;
-      options.notice(`the data directory ${dataDir} is leased by ${describeHolder(holder)}, which has not renewed it for ${seconds(age)}: waiting up to ${seconds(LEASE_STALE_MS - age)} for the lease to lapse (a running server renews it every ${seconds(LEASE_RENEW_MS)}), then taking it over`);
+      options.notice(
+        `the data directory ${dataDir} is leased by ${describeHolder(holder)}, which has not renewed it for ` +
+          `${seconds(age)}: waiting up to ${seconds(LEASE_STALE_MS - age)} for the lease to lapse (a running ` +
+          `server renews it every ${seconds(LEASE_RENEW_MS)}), then taking it over`,
+      );
     }
   }
 }
@@ -387,10 +458,17 @@ function retireOldLock(dataDir: string, options: LeaseOptions): void {
   }
   const pid = Number(text.trim());
   if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && running(pid)) {
-    throw new DataDirError("in-use", `the data directory ${dataDir} holds an older example-conformance's lock (${file}) naming process ${pid}, which is running here: stop that server first, or delete the file if process ${pid} is not one`);
+    throw new DataDirError(
+      "in-use",
+      `the data directory ${dataDir} holds an older example-conformance's lock (${file}) naming process ${pid}, ` +
+        `which is running here: stop that server first, or delete the file if process ${pid} is not one`,
+    );
   }
   fs.rmSync(file, { force: true });
-  options.notice(`removed ${file}, an older version's lock naming process ${text.trim().slice(0, 20) || "(none)"}, which is not running in this PID namespace (the data directory is leased now)`);
+  options.notice(
+    `removed ${file}, an older version's lock naming process ${text.trim().slice(0, 20) || "(none)"}, which is ` +
+      `not running in this PID namespace (the data directory is leased now)`,
+  );
 }
 
 function running(pid: number): boolean {
@@ -402,4 +480,5 @@ function running(pid: number): boolean {
   }
 }
 
-if (!isMainThread && typeof (workerData as Partial<LeaseThreadData> | null)?.leaseFor === "string") void runLeaseThread(workerData as LeaseThreadData);
+if (!isMainThread && typeof (workerData as Partial<LeaseThreadData> | null)?.leaseFor === "string")
+  void runLeaseThread(workerData as LeaseThreadData);

@@ -20,7 +20,14 @@ import { fileSystemProblem, takeLease, type Lease } from "./data-dir-lease.js";
 import { DurableNodeFS, durableStartParams, syncTree } from "./durable-nodefs.js";
 import { readPgdataTemplate } from "./pgdata-template.js";
 import { createSqlStore, migrate, type SqlDatabase } from "./sql-store.js";
-import { DataDirError, DEFAULT_STORE_LIMITS, StoreFullError, StoreUnavailableError, type MessageStore, type StoreLimits } from "./store.js";
+import {
+  DataDirError,
+  DEFAULT_STORE_LIMITS,
+  StoreFullError,
+  StoreUnavailableError,
+  type MessageStore,
+  type StoreLimits,
+} from "./store.js";
 
 /**
  * What the embedded store tells the process that runs it: `notice`, a line for the operator (that a start waits
@@ -35,7 +42,8 @@ const FATAL_LINE = /\b(PANIC|FATAL):\s+(.*)$|^Aborted\(/;
 /** SQLSTATE disk_full: a statement that could not extend a file; the engine goes on. */
 const DISK_FULL = "53100";
 const NO_SPACE = /No space left on device|Disk quota exceeded/;
-/** What makes room on a full disk: deleting messages does not, since the embedded engine reclaims no space (no autovacuum). */
+/** What makes room on a full disk: deleting messages does not, since the embedded engine reclaims no space (no
+ * autovacuum). */
 const DISK_REMEDY = "free space on that disk (deleting messages does not: the embedded store reclaims none)";
 
 /** The engine's stderr, kept in a short ring so that a failure can be named; never printed. */
@@ -60,9 +68,24 @@ function engineLog() {
 
 /** What is wrong with a directory the engine would not start on, and what to do about it. */
 function openProblem(dataDir: string, cause: string): DataDirError {
-  if (NO_SPACE.test(cause)) return new DataDirError("io", `the disk of the data directory ${dataDir} is full (PostgreSQL: ${cause}); free space on it and start serve again: every write acknowledged before is kept`);
-  if (/Permission denied|Operation not permitted/.test(cause)) return new DataDirError("denied", `the data directory ${dataDir} cannot be used by this user (uid ${process.getuid?.() ?? "?"}) (PostgreSQL: ${cause}); give this user read and write access to the directory and everything in it (chown -R or chmod), or run serve as their owner`);
-  return new DataDirError("damaged", `the data directory ${dataDir} is damaged (PostgreSQL: ${cause}); nothing in it was changed: restore it from a backup, or move it aside to start an empty store`);
+  if (NO_SPACE.test(cause))
+    return new DataDirError(
+      "io",
+      `the disk of the data directory ${dataDir} is full (PostgreSQL: ${cause}); free space on it and start ` +
+        `serve again: every write acknowledged before is kept`,
+    );
+  if (/Permission denied|Operation not permitted/.test(cause))
+    return new DataDirError(
+      "denied",
+      `the data directory ${dataDir} cannot be used by this user (uid ${process.getuid?.() ?? "?"}) (PostgreSQL: ` +
+        `${cause}); give this user read and write access to the directory and everything in it (chown -R or ` +
+        `chmod), or run serve as their owner`,
+    );
+  return new DataDirError(
+    "damaged",
+    `the data directory ${dataDir} is damaged (PostgreSQL: ${cause}); nothing in it was changed: restore it from ` +
+      `a backup, or move it aside to start an empty store`,
+  );
 }
 
 /**
@@ -78,7 +101,12 @@ function checkPgdata(dataDir: string, pgdata: string): void {
     throw fileSystemProblem(dataDir, err);
   }
   if (entries.length > 0 && !entries.includes("PG_VERSION")) {
-    throw new DataDirError("damaged", `the data directory ${dataDir} is damaged: ${pgdata} holds ${entries.length} entries but no PG_VERSION, so it is not a whole PostgreSQL data directory; nothing in it was changed: restore it from a backup, or move it aside to start an empty store`);
+    throw new DataDirError(
+      "damaged",
+      `the data directory ${dataDir} is damaged: ${pgdata} holds ${entries.length} entries but no PG_VERSION, so ` +
+        `it is not a whole PostgreSQL data directory; nothing in it was changed: restore it from a backup, or move ` +
+        `it aside to start an empty store`,
+    );
   }
 }
 
@@ -91,7 +119,8 @@ function checkAccess(dataDir: string, dir: string): void {
   try {
     fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
     entries = fs.readdirSync(dir, { withFileTypes: true });
-    for (const e of entries) if (!e.isDirectory()) fs.accessSync(join(dir, e.name), fs.constants.R_OK | fs.constants.W_OK);
+    for (const e of entries)
+      if (!e.isDirectory()) fs.accessSync(join(dir, e.name), fs.constants.R_OK | fs.constants.W_OK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
     throw fileSystemProblem(dataDir, err);
@@ -101,7 +130,9 @@ function checkAccess(dataDir: string, dir: string): void {
 
 /** Free bytes on the disks under pgdata and its WAL (which may be mounted apart), the lesser. */
 async function freeBytes(pgdata: string): Promise<number> {
-  const disks = await Promise.all([pgdata, join(pgdata, "pg_wal")].map((p) => fs.promises.statfs(p).catch(() => undefined)));
+  const disks = await Promise.all(
+    [pgdata, join(pgdata, "pg_wal")].map((p) => fs.promises.statfs(p).catch(() => undefined)),
+  );
   return Math.min(...disks.filter((d) => d !== undefined).map((d) => d.bavail * d.bsize));
 }
 
@@ -141,12 +172,24 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
     });
     // A new store is written by copying a prepared database in, never synced: it is, once, before the first write.
     if (fresh) syncTree(pgdata);
-    const db = createEngineDatabase(pglite, lease, dataDir, pgdata, limits.minFreeBytes ?? DEFAULT_STORE_LIMITS.minFreeBytes, log);
+    const db = createEngineDatabase(
+      pglite,
+      lease,
+      dataDir,
+      pgdata,
+      limits.minFreeBytes ?? DEFAULT_STORE_LIMITS.minFreeBytes,
+      log,
+    );
     died = db.died;
     try {
       await migrate(db);
     } catch (err) {
-      if (err instanceof StoreFullError) throw new DataDirError("io", `the disk of the data directory ${dataDir} is full: ${err.message}; free space on it and start serve again`, { cause: err });
+      if (err instanceof StoreFullError)
+        throw new DataDirError(
+          "io",
+          `the disk of the data directory ${dataDir} is full: ${err.message}; free space on it and start serve again`,
+          { cause: err },
+        );
       throw err;
     }
     db.opened();
@@ -158,7 +201,8 @@ export async function openEmbedded(dir: string, limits: StoreLimits = {}): Promi
     await lease.release();
     if (leaseProblem !== undefined) throw leaseProblem;
     if (err instanceof DataDirError) throw err;
-    if ((err as NodeJS.ErrnoException).code !== undefined && typeof (err as NodeJS.ErrnoException).syscall === "string") throw fileSystemProblem(dataDir, err);
+    if ((err as NodeJS.ErrnoException).code !== undefined && typeof (err as NodeJS.ErrnoException).syscall === "string")
+      throw fileSystemProblem(dataDir, err);
     const cause = log.cause() ?? (err instanceof Error ? err.message : String(err));
     throw openProblem(dataDir, cause);
   }
@@ -195,7 +239,14 @@ interface Engine {
  * (the argument is in data-dir-lease.ts); a call that would be answered after the lease or the engine was lost
  * is refused (503) instead, and nothing touches the engine again.
  */
-function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgdata: string, minFreeBytes: number, log: ReturnType<typeof engineLog>): SqlDatabase & { died(line: string): void; opened(): void } {
+function createEngineDatabase(
+  pglite: PGlite,
+  lease: Lease,
+  dataDir: string,
+  pgdata: string,
+  minFreeBytes: number,
+  log: ReturnType<typeof engineLog>,
+): SqlDatabase & { died(line: string): void; opened(): void } {
   let markLost!: (error: DataDirError) => void;
   const gone = new Promise<never>((_, reject) => {
     markLost = (error) => {
@@ -208,7 +259,19 @@ function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgd
     };
   });
   gone.catch(() => undefined);
-  const engine: Engine = { pglite, lease, dataDir, pgdata, minFreeBytes, log, lost: undefined, opened: false, gone, markLost, lane: Promise.resolve() };
+  const engine: Engine = {
+    pglite,
+    lease,
+    dataDir,
+    pgdata,
+    minFreeBytes,
+    log,
+    lost: undefined,
+    opened: false,
+    gone,
+    markLost,
+    lane: Promise.resolve(),
+  };
   lease.onLost((error) => engine.markLost(error));
   return {
     died: (line) => died(engine, line),
@@ -235,7 +298,14 @@ function createEngineDatabase(pglite: PGlite, lease: Lease, dataDir: string, pgd
 function died(engine: Engine, line: string): void {
   const cause = engine.log.cause() ?? line;
   const full = NO_SPACE.test(cause);
-  engine.markLost(new DataDirError("io", `the embedded PostgreSQL in the data directory ${engine.dataDir} stopped (${cause})${full ? ": its disk is full; free space on it" : ""}, and start serve again: every write acknowledged before is kept`));
+  engine.markLost(
+    new DataDirError(
+      "io",
+      `the embedded PostgreSQL in the data directory ${engine.dataDir} stopped ` +
+        `(${cause})${full ? ": its disk is full; free space on it" : ""}, and start serve again: every write ` +
+        `acknowledged before is kept`,
+    ),
+  );
 }
 
 /** Throws unless the engine may be used now: synchronously, right before the call into it. */
@@ -252,11 +322,16 @@ function failure(engine: Engine, err: unknown): unknown {
   if (engine.lost !== undefined) return new StoreUnavailableError(engine.lost.message, { cause: err });
   if (isEngineAbort(err)) {
     died(engine, (err as Error).message);
-    return new StoreUnavailableError((engine.lost as DataDirError | undefined)?.message ?? (err as Error).message, { cause: err });
+    return new StoreUnavailableError((engine.lost as DataDirError | undefined)?.message ?? (err as Error).message, {
+      cause: err,
+    });
   }
   const e = err as { code?: unknown; message?: unknown };
   if (e.code === DISK_FULL || NO_SPACE.test(String(e.message))) {
-    return new StoreFullError(`the disk of the data directory ${engine.dataDir} is full (${String(e.message)})`, { cause: err, remedy: DISK_REMEDY });
+    return new StoreFullError(`the disk of the data directory ${engine.dataDir} is full (${String(e.message)})`, {
+      cause: err,
+      remedy: DISK_REMEDY,
+    });
   }
   return err;
 }
@@ -312,6 +387,10 @@ async function ensureRoom(engine: Engine, bytes: number): Promise<void> {
   const free = await freeBytes(engine.pgdata);
   // A body is written at least twice: into the WAL and into the table.
   if (free - 2 * bytes < minFreeBytes) {
-    throw new StoreFullError(`the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`, { remedy: DISK_REMEDY });
+    throw new StoreFullError(
+      `the disk of the data directory ${dataDir} has ${Math.floor(free / 1048576)} MiB free, and keeps ` +
+        `${Math.floor(minFreeBytes / 1048576)} MiB in reserve (--store-min-free-mib)`,
+      { remedy: DISK_REMEDY },
+    );
   }
 }

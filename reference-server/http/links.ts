@@ -41,7 +41,9 @@ export function rootLinks(): Link[] {
 export function collectionLinks(query: string, nextQuery?: string): Link[] {
   return [
     { rel: "self", href: query === "" ? COLLECTION_PATH : `${COLLECTION_PATH}?${query}`, method: "GET" },
-    ...(nextQuery === undefined ? [] : [{ rel: "next", href: `${COLLECTION_PATH}?${nextQuery}`, method: "GET" } as const]),
+    ...(nextQuery === undefined
+      ? []
+      : [{ rel: "next", href: `${COLLECTION_PATH}?${nextQuery}`, method: "GET" } as const]),
     { rel: "create", href: COLLECTION_PATH, method: "POST" },
     { rel: "index", href: ROOT_PATH, method: "GET" },
   ];

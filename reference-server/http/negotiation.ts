@@ -1,4 +1,5 @@
-// Content negotiation: which representation a request accepts (Accept, by negotiator) and which one it sends (Content-Type, by content-type).
+// Content negotiation: which representation a request accepts (Accept, by negotiator) and which one it sends
+// (Content-Type, by content-type).
 import { parse as parseContentType } from "content-type";
 import Negotiator from "negotiator";
 
@@ -48,17 +49,28 @@ export type RequestFormat = { format: Format } | { unsupported: string };
  * same thing); a charset other than UTF-8 is refused rather than guessed at.
  */
 export function requestFormat(contentType: string | undefined): RequestFormat {
-  if (contentType === undefined || contentType.trim() === "") return { unsupported: "a Content-Type is required: application/json or application/xml" };
+  if (contentType === undefined || contentType.trim() === "")
+    return { unsupported: "a Content-Type is required: application/json or application/xml" };
   let parsed: { type: string; parameters: Record<string, string> };
   try {
     parsed = parseContentType(contentType);
   } catch {
-    return { unsupported: `Content-Type ${contentType.split(";")[0]?.trim() ?? ""} is not supported; send application/json or application/xml` };
+    return {
+      unsupported:
+        `Content-Type ${contentType.split(";")[0]?.trim() ?? ""} is not supported; send application/json or ` +
+        `application/xml`,
+    };
   }
   const format: Format | undefined =
-    parsed.type === "application/json" ? "json" : parsed.type === "application/xml" || parsed.type === "text/xml" ? "xml" : undefined;
-  if (format === undefined) return { unsupported: `Content-Type ${parsed.type} is not supported; send application/json or application/xml` };
+    parsed.type === "application/json"
+      ? "json"
+      : parsed.type === "application/xml" || parsed.type === "text/xml"
+        ? "xml"
+        : undefined;
+  if (format === undefined)
+    return { unsupported: `Content-Type ${parsed.type} is not supported; send application/json or application/xml` };
   const charset = parsed.parameters["charset"]?.toLowerCase();
-  if (charset !== undefined && charset !== "utf-8") return { unsupported: `charset ${charset} is not supported; send UTF-8` };
+  if (charset !== undefined && charset !== "utf-8")
+    return { unsupported: `charset ${charset} is not supported; send UTF-8` };
   return { format };
 }

@@ -30,20 +30,47 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
 }
 
 /** Codes that mean the server is gone or not accepting connections now, not that a statement was wrong. */
-const UNAVAILABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08004", "08006"]);
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+]);
 
 async function openPostgres(url: string, options: OpenStoreOptions): Promise<MessageStore> {
   const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 2000, idleTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 2000,
+    idleTimeoutMillis: 10_000,
+  });
   // An idle connection the server drops (a restart) errors on the pool: without a listener that ends the process.
   pool.on("error", () => undefined);
   const isUnavailable = (err: unknown) => {
     if (err instanceof CommitOutcomeUnknown) return true;
     const e = err as { code?: unknown; message?: unknown };
-    return (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(String(e.message));
+    return (
+      (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) ||
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+        String(e.message),
+      )
+    );
   };
   const db: SqlDatabase = {
-    query: async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await pool.query(sql, [...params])).rows as R[] }),
+    query: async <R>(sql: string, params: readonly unknown[] = []) => ({
+      rows: (await pool.query(sql, [...params])).rows as R[],
+    }),
     async transaction(work) {
       const client = await pool.connect();
       // The pool listens for errors only on idle connections: one lost while checked out here would otherwise be
@@ -53,7 +80,11 @@ async function openPostgres(url: string, options: OpenStoreOptions): Promise<Mes
       let broken: unknown;
       try {
         await client.query("begin");
-        const result = await work({ query: async <R>(sql: string, params: readonly unknown[] = []) => ({ rows: (await client.query(sql, [...params])).rows as R[] }) });
+        const result = await work({
+          query: async <R>(sql: string, params: readonly unknown[] = []) => ({
+            rows: (await client.query(sql, [...params])).rows as R[],
+          }),
+        });
         try {
           await client.query("commit");
         } catch (err) {

@@ -30,7 +30,9 @@ export class ReplyTooLargeError extends Error {
     readonly bound: number,
     readonly next?: string,
   ) {
-    super(`${subject} takes at least ${bytes} bytes in this representation, past the ${bound} bytes one reply may carry`);
+    super(
+      `${subject} takes at least ${bytes} bytes in this representation, past the ${bound} bytes one reply may carry`,
+    );
   }
 }
 
@@ -45,7 +47,8 @@ export interface PageRequest {
 
 /**
  * Reads one page. `measure` gives the bytes a message takes in the page, encoded; `separator` is what stands between
- * two. Reads are sized from the messages seen so far, so a page of large messages never fetches many more than it keeps.
+ * two. Reads are sized from the messages seen so far, so a page of large messages never fetches many more than it
+ * keeps.
  */
 export async function readPage(
   store: MessageStore,
@@ -93,14 +96,22 @@ export async function readPage(
 type Fitted = { count: number; bytes: number } | { tooLarge: StoredMessage; bytes: number };
 
 /** How many of `messages`, from the first, fit after `count` messages of `bytes`, encoded. */
-function fit(messages: readonly StoredMessage[], count: number, bytes: number, measure: (m: StoredMessage) => number, separator: number, bounds: PageBounds): Fitted {
+function fit(
+  messages: readonly StoredMessage[],
+  count: number,
+  bytes: number,
+  measure: (m: StoredMessage) => number,
+  separator: number,
+  bounds: PageBounds,
+): Fitted {
   let fitted = 0;
   for (const message of messages) {
     const first = count + fitted === 0;
     const room = first ? bounds.hardBytes : bounds.softBytes - bytes - separator;
     // Encoding never shrinks a body, and a string has at least as many UTF-8 bytes as UTF-16 units: a body whose
     // length alone is past the room is not measured, nor even scanned.
-    if (message.body.length > room) return first ? { tooLarge: message, bytes: message.body.length } : { count: fitted, bytes };
+    if (message.body.length > room)
+      return first ? { tooLarge: message, bytes: message.body.length } : { count: fitted, bytes };
     const size = measure(message);
     if (size > room) return first ? { tooLarge: message, bytes: size } : { count: fitted, bytes };
     fitted++;

@@ -64,7 +64,8 @@ export function readPgdataTemplate(places: readonly URL[] = PLACES): Blob | unde
     } catch {
       continue;
     }
-    if (manifest.pglite !== version || manifest.bytes !== tarball.length || manifest.sha256 !== sha256(tarball)) continue;
+    if (manifest.pglite !== version || manifest.bytes !== tarball.length || manifest.sha256 !== sha256(tarball))
+      continue;
     return new Blob([tarball]);
   }
   return undefined;

@@ -97,9 +97,17 @@ function* partsOf(format: Format, r: Representation): Generator<Part, void, unde
     case "messages":
       return yield* pageParts(format, r.messages, r.links);
     case "root":
-      return yield literal(format === "json" ? `${JSON.stringify({ links: r.links })}\n` : `${XML_DECLARATION}<root>${linksXml(r.links)}</root>\n`);
+      return yield literal(
+        format === "json"
+          ? `${JSON.stringify({ links: r.links })}\n`
+          : `${XML_DECLARATION}<root>${linksXml(r.links)}</root>\n`,
+      );
     case "error":
-      return yield literal(format === "json" ? `${JSON.stringify({ status: r.status, reason: r.reason, message: r.message, links: r.links })}\n` : errorXml(r));
+      return yield literal(
+        format === "json"
+          ? `${JSON.stringify({ status: r.status, reason: r.reason, message: r.message, links: r.links })}\n`
+          : errorXml(r),
+      );
   }
 }
 
@@ -115,7 +123,11 @@ function* messageParts(format: Format, m: MessageRepresentation): Generator<Part
   yield literal(`</body>${linksXml(m.links)}</message>`);
 }
 
-function* pageParts(format: Format, messages: readonly MessageRepresentation[], links: readonly Link[]): Generator<Part, void, undefined> {
+function* pageParts(
+  format: Format,
+  messages: readonly MessageRepresentation[],
+  links: readonly Link[],
+): Generator<Part, void, undefined> {
   yield literal(format === "json" ? '{"messages":[' : `${XML_DECLARATION}<messages>`);
   for (const [i, message] of messages.entries()) {
     if (i > 0 && format === "json") yield literal(",");
@@ -134,7 +146,9 @@ function errorXml(r: Extract<Representation, { kind: "error" }>): string {
 }
 
 function linksXml(links: readonly Link[]): string {
-  const items = links.map((l) => `<link rel="${escapeAttribute(l.rel)}" href="${escapeAttribute(l.href)}" method="${l.method}"/>`);
+  const items = links.map(
+    (l) => `<link rel="${escapeAttribute(l.rel)}" href="${escapeAttribute(l.href)}" method="${l.method}"/>`,
+  );
   return `<links>${items.join("")}</links>`;
 }
 
@@ -149,7 +163,7 @@ function* piecesOf(parts: Iterable<Part>): Generator<string, void, undefined> {
   let held = "";
   for (const part of parts) {
     for (const slice of slicesOf(part.text)) {
-      held += escape(slice, part.escaping);
+      held += escapePart(slice, part.escaping);
       if (held.length >= PIECE_UNITS) {
         yield held;
         held = "";
@@ -178,7 +192,7 @@ function* slicesOf(text: Text): Generator<string, void, undefined> {
   }
 }
 
-function escape(text: string, escaping: Part["escaping"]): string {
+function escapePart(text: string, escaping: Part["escaping"]): string {
   if (escaping === "json") return JSON.stringify(text).slice(1, -1);
   return escaping === "xml" ? escapeText(text) : text;
 }
@@ -186,7 +200,9 @@ function escape(text: string, escaping: Part["escaping"]): string {
 /** UTF-8 bytes of one ASCII unit once escaped: in JSON `"` and `\` and the controls, in XML `&`, `<`, `>` and CR. */
 const ASCII_BYTES: Readonly<Record<Part["escaping"], Uint8Array>> = {
   none: new Uint8Array(128).fill(1),
-  json: new Uint8Array(128).map((_, c) => (c === 0x22 || c === 0x5c || [0x08, 0x09, 0x0a, 0x0c, 0x0d].includes(c) ? 2 : c < 0x20 ? 6 : 1)),
+  json: new Uint8Array(128).map((_, c) =>
+    c === 0x22 || c === 0x5c || [0x08, 0x09, 0x0a, 0x0c, 0x0d].includes(c) ? 2 : c < 0x20 ? 6 : 1,
+  ),
   xml: new Uint8Array(128).map((_, c) => (c === 0x26 || c === 0x0d ? 5 : c === 0x3c || c === 0x3e ? 4 : 1)),
 };
 
@@ -228,8 +244,18 @@ function escapeAttribute(text: string): string {
 }
 
 // `&` first, so that no entity written by a later step is escaped again.
-const TEXT_ENTITIES: ReadonlyArray<readonly [string, string]> = [["&", "&amp;"], ["<", "&lt;"], [">", "&gt;"], ["\r", "&#13;"]];
-const ATTRIBUTE_ENTITIES: ReadonlyArray<readonly [string, string]> = [...TEXT_ENTITIES, ['"', "&quot;"], ["\t", "&#9;"], ["\n", "&#10;"]];
+const TEXT_ENTITIES: ReadonlyArray<readonly [string, string]> = [
+  ["&", "&amp;"],
+  ["<", "&lt;"],
+  [">", "&gt;"],
+  ["\r", "&#13;"],
+];
+const ATTRIBUTE_ENTITIES: ReadonlyArray<readonly [string, string]> = [
+  ...TEXT_ENTITIES,
+  ['"', "&quot;"],
+  ["\t", "&#9;"],
+  ["\n", "&#10;"],
+];
 const NEEDS_ESCAPE = /[&<>"\t\n\r]/;
 
 /**
@@ -322,7 +348,8 @@ const xmlParser = new XMLParser({
 type XmlNode = Record<string, unknown>;
 
 function parseXmlMessage(text: string): MessageInput {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new HttpError(400, "XML with a document type declaration is not accepted");
+  if (/<!DOCTYPE|<!ENTITY/i.test(text))
+    throw new HttpError(400, "XML with a document type declaration is not accepted");
   checkXmlReferences(text);
   let nodes: unknown;
   try {
@@ -411,7 +438,12 @@ function checkXmlReferences(text: string): void {
 
 function isXmlChar(code: number): boolean {
   return (
-    code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff)
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
   );
 }
 
@@ -423,7 +455,10 @@ function checkText(text: string, field: string): void {
   for (const char of text) {
     const code = char.codePointAt(0)!;
     if (!isXmlChar(code)) {
-      throw new HttpError(400, `"${field}" contains U+${code.toString(16).toUpperCase().padStart(4, "0")}, which a message cannot carry`);
+      throw new HttpError(
+        400,
+        `"${field}" contains U+${code.toString(16).toUpperCase().padStart(4, "0")}, which a message cannot carry`,
+      );
     }
   }
 }

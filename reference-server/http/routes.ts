@@ -23,9 +23,25 @@ import {
   rootLinks,
 } from "./links.js";
 import { type Format, MEDIA_TYPES, negotiate, requestFormat } from "./negotiation.js";
-import { encode, type Encoded, type MessageRepresentation, messageBytes, parseMessage, type Representation, separatorBytes, textLength } from "./representation.js";
+import {
+  encode,
+  type Encoded,
+  type MessageRepresentation,
+  messageBytes,
+  parseMessage,
+  type Representation,
+  separatorBytes,
+  textLength,
+} from "./representation.js";
 import { type PageBounds, readPage, ReplyTooLargeError } from "./page.js";
-import { InvalidCursorError, StoreFullError, StoreUnavailableError, type MessageStore, type StoredMessage, type WriteResult } from "./store.js";
+import {
+  InvalidCursorError,
+  StoreFullError,
+  StoreUnavailableError,
+  type MessageStore,
+  type StoredMessage,
+  type WriteResult,
+} from "./store.js";
 
 /** A page of the collection holds this many messages unless ?limit= asks for fewer or more (up to the cap). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -87,26 +103,39 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   }
 
   const byUrl = new Map(resources.map((r) => [r.url, r]));
-  const resourceOf = (request: FastifyRequest) => (request.routeOptions.url === undefined ? undefined : byUrl.get(request.routeOptions.url));
+  const resourceOf = (request: FastifyRequest) =>
+    request.routeOptions.url === undefined ? undefined : byUrl.get(request.routeOptions.url);
 
   app.addHook("onRequest", async (request) => {
     const resource = resourceOf(request);
-    const open = resource?.open ?? (request.routeOptions.url !== undefined && options.openRoutes?.has(request.routeOptions.url) === true);
+    const open =
+      resource?.open ??
+      (request.routeOptions.url !== undefined && options.openRoutes?.has(request.routeOptions.url) === true);
     if (options.apiKeyCheck && !open) options.apiKeyCheck(request.headers["x-api-key"]);
     // An unknown path goes on to the not-found handler.
     if (resource === undefined) return;
     const allow = allowOf(resource);
     if (!allow.includes(request.method)) {
-      throw new HttpError(405, `${request.method} is not supported here; use ${allow.join(", ")}`, { allow: allow.join(", ") });
+      throw new HttpError(405, `${request.method} is not supported here; use ${allow.join(", ")}`, {
+        allow: allow.join(", "),
+      });
     }
     if (request.method === "OPTIONS") return;
     if (negotiate(request.headers.accept) === undefined) {
-      throw new HttpError(406, `no representation matches the Accept header; available: ${MEDIA_TYPES.json}, ${MEDIA_TYPES.xml}`);
+      throw new HttpError(
+        406,
+        `no representation matches the Accept header; available: ${MEDIA_TYPES.json}, ${MEDIA_TYPES.xml}`,
+      );
     }
     const query = queryOf(request);
     for (const name of new Set(query.keys())) {
       if (!resource.query.includes(name)) {
-        throw new HttpError(400, resource.query.length === 0 ? "this resource takes no query parameters" : `unknown query parameter "${name}"; filters: ${resource.query.join(", ")}`);
+        throw new HttpError(
+          400,
+          resource.query.length === 0
+            ? "this resource takes no query parameters"
+            : `unknown query parameter "${name}"; filters: ${resource.query.join(", ")}`,
+        );
       }
     }
     if (request.method === "POST" || request.method === "PUT") {
@@ -152,14 +181,25 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
 
   app.setErrorHandler(async (error, request, reply) => {
     // A listing that reached a message too large to send links past it, so that a client can list the rest.
-    const links = error instanceof ReplyTooLargeError && error.next !== undefined ? [...errorLinks(), { rel: "next", href: `${COLLECTION_PATH}?${nextPageQuery(queryOf(request), error.next)}`, method: "GET" } as const] : errorLinks();
+    const links =
+      error instanceof ReplyTooLargeError && error.next !== undefined
+        ? [
+            ...errorLinks(),
+            {
+              rel: "next",
+              href: `${COLLECTION_PATH}?${nextPageQuery(queryOf(request), error.next)}`,
+              method: "GET",
+            } as const,
+          ]
+        : errorLinks();
     return sendError(request, reply, asHttpError(error, request), links);
   });
 
   function asHttpError(error: unknown, request: FastifyRequest): HttpError {
     if (error instanceof HttpError) return error;
     const code = (error as { code?: unknown }).code;
-    if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
+    if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
+      return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
     if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; ${error.remedy}`);
     if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
     if (error instanceof ReplyTooLargeError) {
@@ -174,7 +214,7 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
     // Fastify's own 4xx (a bad Content-Length, a malformed URL, an aborted body) are the client's; their
     // messages name the problem and nothing of the server.
     if (typeof status === "number" && status >= 400 && status < 500) {
-      return new HttpError(status, error instanceof Error ? error.message : STATUS_CODES[status] ?? "client error");
+      return new HttpError(status, error instanceof Error ? error.message : (STATUS_CODES[status] ?? "client error"));
     }
     options.onServerError(error, request);
     return new HttpError(500, "the server failed to answer this request");
@@ -220,7 +260,10 @@ function requiredVersion(ifMatch: string | undefined, existing: StoredMessage): 
   if (ifMatch.trim() === "*") return undefined;
   const tags = ifMatch.split(",").map((t) => t.trim());
   if (!tags.includes(etagOf(existing))) {
-    throw new HttpError(412, `If-Match ${JSON.stringify(ifMatch.slice(0, 100))} does not match the message's current ETag ${etagOf(existing)}`);
+    throw new HttpError(
+      412,
+      `If-Match ${JSON.stringify(ifMatch.slice(0, 100))} does not match the message's current ETag ${etagOf(existing)}`,
+    );
   }
   return existing.version;
 }
@@ -247,12 +290,14 @@ function single(query: URLSearchParams, name: string): string | undefined {
 function pageSize(limit: string | undefined): number {
   if (limit === undefined) return DEFAULT_PAGE_SIZE;
   const n = Number(limit);
-  if (!/^\d{1,7}$/.test(limit) || n < 1 || n > MAX_PAGE_SIZE) throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  if (!/^\d{1,7}$/.test(limit) || n < 1 || n > MAX_PAGE_SIZE)
+    throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   return n;
 }
 
 function requireBody(body: Buffer | undefined): Buffer {
-  if (body === undefined || body.length === 0) throw new HttpError(400, "the request body is empty: send a message representation");
+  if (body === undefined || body.length === 0)
+    throw new HttpError(400, "the request body is empty: send a message representation");
   return body;
 }
 
@@ -265,12 +310,23 @@ function messageRepresentation(message: StoredMessage): MessageRepresentation {
 }
 
 /** An error representation in the format the request negotiated (JSON when it negotiated none). */
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: HttpError, links: readonly Link[] = errorLinks()) {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: HttpError,
+  links: readonly Link[] = errorLinks(),
+) {
   const format = errorFormatOf(request);
   reply.headers(error.headers);
   return sendOutcome(reply, format, {
     status: error.status,
-    representation: { kind: "error", status: error.status, reason: STATUS_CODES[error.status] ?? "", message: error.message, links },
+    representation: {
+      kind: "error",
+      status: error.status,
+      reason: STATUS_CODES[error.status] ?? "",
+      message: error.message,
+      links,
+    },
   });
 }
 
@@ -321,7 +377,8 @@ function sendBody(reply: FastifyReply, body: Encoded) {
   return reply.send(pieceByPiece(resumed([first.value, second.value], pieces)));
 }
 
-/** UTF-16 units (4 to 12 MiB) every reply together may make in one turn of the event loop before the next piece waits for the next turn. */
+/** UTF-16 units (4 to 12 MiB) every reply together may make in one turn of the event loop before the next piece waits
+ * for the next turn. */
 const TURN_UNITS = 4 * 1024 * 1024;
 /** UTF-16 units of pieces made in this turn, by every reply; set to 0 at the turn's end. */
 const turn = { units: 0, ending: false };
@@ -365,7 +422,10 @@ function pushNext(stream: Readable, pieces: Iterator<string, void, undefined>): 
 }
 
 /** The pieces taken to learn whether there was more than one, then the rest, made as they are asked for. */
-function* resumed(taken: readonly string[], rest: Generator<string, void, undefined>): Generator<string, void, undefined> {
+function* resumed(
+  taken: readonly string[],
+  rest: Generator<string, void, undefined>,
+): Generator<string, void, undefined> {
   yield* taken;
   yield* rest;
 }
@@ -373,86 +433,114 @@ function* resumed(taken: readonly string[], rest: Generator<string, void, undefi
 /** The root and the collection: the listing (filtered, paged) and creation. */
 function collectionResources(store: MessageStore, options: RoutesOptions): Resource[] {
   return [
-  {
-    url: ROOT_PATH,
-    query: [],
-    open: true,
-    methods: {
-      GET: async () => ({ status: 200, representation: { kind: "root", links: rootLinks() } }),
-    },
-  },
-  {
-    url: COLLECTION_PATH,
-    query: ["body", "limit", "cursor"],
-    open: false,
-    methods: {
-      GET: async ({ query, format }) => {
-        const body = single(query, "body");
-        const cursor = single(query, "cursor");
-        const page = await readPage(
-          store,
-          { filter: body === undefined ? {} : { body }, limit: pageSize(single(query, "limit")), ...(cursor !== undefined && { cursor }) },
-          (m) => messageBytes(format, messageRepresentation(m)),
-          separatorBytes(format),
-          options.pageBounds,
-        );
-        const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
-        return { status: 200, representation: { kind: "messages", messages: page.messages.map(messageRepresentation), links: collectionLinks(query.toString(), next) } };
-      },
-      POST: async ({ body, bodyFormat }) => {
-        const input = parseMessage(bodyFormat, requireBody(body));
-        const created = await store.create(input.body);
-        const location = messagePath(created.id);
-        return {
-          status: 201,
-          representation: { kind: "message", ...messageRepresentation(created) },
-          headers: { location, "content-location": location, etag: etagOf(created) },
-        };
+    {
+      url: ROOT_PATH,
+      query: [],
+      open: true,
+      methods: {
+        GET: async () => ({ status: 200, representation: { kind: "root", links: rootLinks() } }),
       },
     },
-  },
+    {
+      url: COLLECTION_PATH,
+      query: ["body", "limit", "cursor"],
+      open: false,
+      methods: {
+        GET: async ({ query, format }) => {
+          const body = single(query, "body");
+          const cursor = single(query, "cursor");
+          const page = await readPage(
+            store,
+            {
+              filter: body === undefined ? {} : { body },
+              limit: pageSize(single(query, "limit")),
+              ...(cursor !== undefined && { cursor }),
+            },
+            (m) => messageBytes(format, messageRepresentation(m)),
+            separatorBytes(format),
+            options.pageBounds,
+          );
+          const next = page.next === undefined ? undefined : nextPageQuery(query, page.next);
+          return {
+            status: 200,
+            representation: {
+              kind: "messages",
+              messages: page.messages.map(messageRepresentation),
+              links: collectionLinks(query.toString(), next),
+            },
+          };
+        },
+        POST: async ({ body, bodyFormat }) => {
+          const input = parseMessage(bodyFormat, requireBody(body));
+          const created = await store.create(input.body);
+          const location = messagePath(created.id);
+          return {
+            status: 201,
+            representation: { kind: "message", ...messageRepresentation(created) },
+            headers: { location, "content-location": location, etag: etagOf(created) },
+          };
+        },
+      },
+    },
   ];
 }
 
 /** A message (read, replaced, deleted) and its related reply. */
-function messageResources(store: MessageStore, found: (params: Readonly<Record<string, string>>) => Promise<StoredMessage>): Resource[] {
+function messageResources(
+  store: MessageStore,
+  found: (params: Readonly<Record<string, string>>) => Promise<StoredMessage>,
+): Resource[] {
   return [
-  {
-    url: `${COLLECTION_PATH}/:id`,
-    query: [],
-    open: false,
-    methods: {
-      GET: async ({ params }) => {
-        const message = await found(params);
-        return { status: 200, representation: { kind: "message", ...messageRepresentation(message) }, headers: { etag: etagOf(message) } };
-      },
-      PUT: async ({ params, body, bodyFormat, ifMatch }) => {
-        const existing = await found(params);
-        const input = parseMessage(bodyFormat, requireBody(body));
-        if (input.id !== undefined && input.id !== existing.id) {
-          throw new HttpError(400, `"id" ${input.id} does not match the path; a message's id cannot change`);
-        }
-        const replaced = written(existing.id, await store.replace(existing.id, input.body, requiredVersion(ifMatch, existing)));
-        return { status: 200, representation: { kind: "message", ...messageRepresentation(replaced) }, headers: { etag: etagOf(replaced) } };
-      },
-      DELETE: async ({ params, ifMatch }) => {
-        const existing = await found(params);
-        written(existing.id, await store.delete(existing.id, requiredVersion(ifMatch, existing)));
-        return { status: 204, links: [{ rel: "collection", href: COLLECTION_PATH, method: "GET" }] };
+    {
+      url: `${COLLECTION_PATH}/:id`,
+      query: [],
+      open: false,
+      methods: {
+        GET: async ({ params }) => {
+          const message = await found(params);
+          return {
+            status: 200,
+            representation: { kind: "message", ...messageRepresentation(message) },
+            headers: { etag: etagOf(message) },
+          };
+        },
+        PUT: async ({ params, body, bodyFormat, ifMatch }) => {
+          const existing = await found(params);
+          const input = parseMessage(bodyFormat, requireBody(body));
+          if (input.id !== undefined && input.id !== existing.id) {
+            throw new HttpError(400, `"id" ${input.id} does not match the path; a message's id cannot change`);
+          }
+          const replaced = written(
+            existing.id,
+            await store.replace(existing.id, input.body, requiredVersion(ifMatch, existing)),
+          );
+          return {
+            status: 200,
+            representation: { kind: "message", ...messageRepresentation(replaced) },
+            headers: { etag: etagOf(replaced) },
+          };
+        },
+        DELETE: async ({ params, ifMatch }) => {
+          const existing = await found(params);
+          written(existing.id, await store.delete(existing.id, requiredVersion(ifMatch, existing)));
+          return { status: 204, links: [{ rel: "collection", href: COLLECTION_PATH, method: "GET" }] };
+        },
       },
     },
-  },
-  {
-    url: `${COLLECTION_PATH}/:id/reply`,
-    query: [],
-    open: false,
-    methods: {
-      GET: async ({ params }) => {
-        const message = await found(params);
-        // The greeting and the stored body apart: joined, they would be a copy of the body for every reply in flight.
-        return { status: 200, representation: { kind: "message", body: helloReplyParts(message.body), links: replyLinks(message.id) } };
+    {
+      url: `${COLLECTION_PATH}/:id/reply`,
+      query: [],
+      open: false,
+      methods: {
+        GET: async ({ params }) => {
+          const message = await found(params);
+          // The greeting and the stored body apart: joined, they would be a copy of the body for every reply in flight.
+          return {
+            status: 200,
+            representation: { kind: "message", body: helloReplyParts(message.body), links: replyLinks(message.id) },
+          };
+        },
       },
     },
-  },
   ];
 }

@@ -18,7 +18,8 @@ import { HELLO_RPC_PATH, registerConnectRpc, warmConnectRpc } from "./connect-rp
 
 export type HttpLogLevel = LogLevel;
 
-/** Logging (LogOptions): debug is one line per request (method, path without query, status, time; never bodies, headers or keys). Default info. */
+/** Logging (LogOptions): debug is one line per request (method, path without query, status, time; never bodies, headers
+ * or keys). Default info. */
 export interface HttpServerOptions extends LogOptions {
   /** Interface to bind; default 127.0.0.1. */
   host?: string;
@@ -32,7 +33,8 @@ export interface HttpServerOptions extends LogOptions {
   storeLimits?: StoreLimits;
   /** Connections, requests in flight and the memory watermark; requests past a limit get 503 with Retry-After. */
   protection?: Partial<ProtectionLimits>;
-  /** What the server owes clients that do not read (../owed.ts); default a ledger of its own with the default limits. */
+  /** What the server owes clients that do not read (../owed.ts); default a ledger of its own with the default limits.
+   * */
   ledger?: OwedLedger;
   /** How long in-flight requests may run on close before their connections are destroyed. Default 5 s. */
   shutdownGraceMs?: number;
@@ -40,16 +42,21 @@ export interface HttpServerOptions extends LogOptions {
   maxHeaderBytes?: number;
   /** Request bodies past this get 413; default 1 MiB. */
   bodyLimitBytes?: number;
-  /** Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4 MiB. */
+  /** Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4
+   * MiB. */
   maxMessageBytes?: number;
   /**
    * Encoded bytes of messages one page of the collection carries (a page of one larger message is sent whole, up to
    * maxReplyBytes); default 1 MiB.
    */
   pageBytes?: number;
-  /** The largest message representation one reply carries; past it 500 (see README.md). Default 5 × bodyLimitBytes + 64 KiB. */
+  /**
+   * The largest message representation one reply carries; past it 500 (see README.md). Default 5 × bodyLimitBytes
+   * + 64 KiB.
+   */
   maxReplyBytes?: number;
-  /** A request not fully received within this is answered 408 and its connection closed; default the ledger's arrivalMs (30 s). */
+  /** A request not fully received within this is answered 408 and its connection closed; default the ledger's arrivalMs
+   * (30 s). */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
   keepAliveTimeoutMs?: number;
@@ -77,14 +84,19 @@ export function defaultMaxReplyBytes(bodyLimitBytes: number): number {
 function pageBoundsOf(options: HttpServerOptions, bodyLimitBytes: number): PageBounds {
   const softBytes = options.pageBytes ?? DEFAULT_PAGE_BYTES;
   const hardBytes = options.maxReplyBytes ?? Math.max(softBytes, defaultMaxReplyBytes(bodyLimitBytes));
-  for (const [name, value] of [["pageBytes", softBytes], ["maxReplyBytes", hardBytes]] as const) {
+  for (const [name, value] of [
+    ["pageBytes", softBytes],
+    ["maxReplyBytes", hardBytes],
+  ] as const) {
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
-  if (hardBytes < softBytes) throw new RangeError(`maxReplyBytes (${hardBytes}) must be at least pageBytes (${softBytes})`);
+  if (hardBytes < softBytes)
+    throw new RangeError(`maxReplyBytes (${hardBytes}) must be at least pageBytes (${softBytes})`);
   return { softBytes, hardBytes };
 }
 
-/** Where the server listens and how large a body it reads, checked: a bad value is a RangeError, before anything starts. */
+/** Where the server listens and how large a body it reads, checked: a bad value is a RangeError, before anything
+ * starts. */
 function listenSettings(options: HttpServerOptions): { host: string; port: number; bodyLimitBytes: number } {
   const host = options.host ?? "127.0.0.1";
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -104,13 +116,21 @@ function acceptEveryMethodAndBody(app: FastifyInstance): void {
   // Bodies are read as bytes whatever their type: the routes decide what is supported (415) and parse strictly
   // (400), so the framework's lenient JSON parser never sees them.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => {
-    done(null, body);
-  });
+  app.addContentTypeParser(
+    "*",
+    { parseAs: "buffer" },
+    (_request: FastifyRequest, body: Buffer, done: (err: Error | null, body?: Buffer) => void) => {
+      done(null, body);
+    },
+  );
 }
 
 /** The protection's caps: connections past them closed at once, requests past the shedder's answered 503. */
-function protect(app: FastifyInstance, options: HttpServerOptions, log: ReturnType<typeof createLogger>): ReturnType<typeof createShedder> {
+function protect(
+  app: FastifyInstance,
+  options: HttpServerOptions,
+  log: ReturnType<typeof createLogger>,
+): ReturnType<typeof createShedder> {
   const protection = validateLimits({ ...defaultLimits(), ...options.protection });
   // Before any protocol: a connection past the caps is closed at once, so HTTP can never take the descriptors the
   // gRPC interface needs (each has its own share).
@@ -121,7 +141,11 @@ function protect(app: FastifyInstance, options: HttpServerOptions, log: ReturnTy
 }
 
 /** Requests past the shedder's bound are answered 503 with Retry-After before any route runs. */
-function shedRequests(app: FastifyInstance, shedder: ReturnType<typeof createShedder>, log: ReturnType<typeof createLogger>): void {
+function shedRequests(
+  app: FastifyInstance,
+  shedder: ReturnType<typeof createShedder>,
+  log: ReturnType<typeof createLogger>,
+): void {
   app.addHook("onRequest", (request, reply, done) => {
     const refused = shedder.admit();
     if (refused !== undefined) {
@@ -201,13 +225,21 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     // HEAD is routed explicitly to the GET handler, so that it runs the same checks and sends the same headers.
     exposeHeadRoutes: false,
     // Rules 5 and 7 of part 4.2: another spelling of a path is another resource, which here does not exist.
-    routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 256 },
+    routerOptions: {
+      caseSensitive: true,
+      ignoreTrailingSlash: false,
+      ignoreDuplicateSlashes: false,
+      maxParamLength: 256,
+    },
     serverFactory: (handler) => gatedServer(handler, ledger, log, options, requestTimeout),
     return503OnClosing: true,
     clientErrorHandler: answerUnparsedRequest,
     // Malformed URLs and overlong ids are the client's mistakes: answered like any other error.
     frameworkErrors: (error, request, reply) => {
-      const status = typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+      const status =
+        typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500
+          ? error.statusCode
+          : 400;
       void sendError(request as FastifyRequest, reply as FastifyReply, new HttpError(status, error.message));
     },
   });
@@ -223,7 +255,12 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     openRoutes: new Set([HELLO_RPC_PATH]),
     onServerError: (err, request) => {
       // A store's message may quote stored data, so only its name goes out at the default level.
-      log.info({ msg: "http server error", method: request.method, path: pathOf(request.url), error: err instanceof Error ? err.name : typeof err });
+      log.info({
+        msg: "http server error",
+        method: request.method,
+        path: pathOf(request.url),
+        error: err instanceof Error ? err.name : typeof err,
+      });
       log.debug({ msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
     },
   });
@@ -244,7 +281,13 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
 
 /** The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per
  * connection, the next once the kernel took the previous reply, and a connection that never reads is closed. */
-function gatedServer(handler: http.RequestListener, ledger: OwedLedger, log: ReturnType<typeof createLogger>, options: HttpServerOptions, requestTimeout: number): http.Server {
+function gatedServer(
+  handler: http.RequestListener,
+  ledger: OwedLedger,
+  log: ReturnType<typeof createLogger>,
+  options: HttpServerOptions,
+  requestTimeout: number,
+): http.Server {
   const gate = createConnectionGate(handler, {
     ledger,
     onClose: (why) => log.debug({ msg: "connection closed", detail: why }),
@@ -271,7 +314,11 @@ function boundRequestArrival(app: FastifyInstance, requestTimeout: number): void
     const raw = request.raw;
     if (!raw.complete) {
       const timer = setTimeout(() => {
-        if (!raw.complete) answerUnparsedRequest(Object.assign(new Error("request timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" }), raw.socket);
+        if (!raw.complete)
+          answerUnparsedRequest(
+            Object.assign(new Error("request timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" }),
+            raw.socket,
+          );
       }, requestTimeout);
       const clear = () => clearTimeout(timer);
       raw.once("end", clear);
@@ -282,11 +329,19 @@ function boundRequestArrival(app: FastifyInstance, requestTimeout: number): void
   });
 }
 
-/** One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get none. */
+/** One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get
+ * none. */
 function logRequests(app: FastifyInstance, log: ReturnType<typeof createLogger>): () => void {
   let warming = true;
   app.addHook("onResponse", async (request, reply) => {
-    if (!warming) log.debug({ msg: "request", method: request.method, path: pathOf(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) });
+    if (!warming)
+      log.debug({
+        msg: "request",
+        method: request.method,
+        path: pathOf(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      });
   });
   return () => {
     warming = false;
@@ -307,13 +362,19 @@ function answerUnparsedRequest(err: NodeJS.ErrnoException, socket: Duplex): void
   if (err.code === "ECONNRESET" || socket.destroyed) return;
   const status = err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : err.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
   const reason = STATUS_CODES[status] ?? "";
-  const message = status === 408 ? "the request did not arrive in time" : status === 431 ? "the request headers are too large" : "the request is not valid HTTP/1.1";
+  const message =
+    status === 408
+      ? "the request did not arrive in time"
+      : status === 431
+        ? "the request headers are too large"
+        : "the request is not valid HTTP/1.1";
   const body = serialize("json", { kind: "error", status, reason, message, links: errorLinks() });
   // Only on a connection that has sent nothing yet, as Node's own handler does: after a response that said
   // Connection: close, bytes the client sent past it (a body it did not frame) must not get a second response.
   if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ` +
+        `${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

@@ -12,7 +12,8 @@ import {
   type StoreLimits,
 } from "./store.js";
 
-/** What the store needs of a database: parameterised statements, and a transaction that runs several on one connection. */
+/** What the store needs of a database: parameterised statements, and a transaction that runs several on one connection.
+ * */
 export interface SqlDatabase {
   query<R>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
   /** Throws CommitOutcomeUnknown when the connection was lost once COMMIT was sent: it may have committed. */
@@ -73,8 +74,13 @@ const MIGRATION_LOCK = 0x6578_616d;
 export async function migrate(db: SqlDatabase): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query("select pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await tx.query("create table if not exists schema_migrations (version integer primary key, applied_at timestamptz not null default now())");
-    const applied = new Set((await tx.query<{ version: number }>("select version from schema_migrations")).rows.map((r) => Number(r.version)));
+    await tx.query(
+      "create table if not exists schema_migrations (version integer primary key, applied_at timestamptz not " +
+        "null default now())",
+    );
+    const applied = new Set(
+      (await tx.query<{ version: number }>("select version from schema_migrations")).rows.map((r) => Number(r.version)),
+    );
     for (const [i, statements] of MIGRATIONS.entries()) {
       if (applied.has(i + 1)) continue;
       for (const statement of statements) await tx.query(statement);
@@ -97,10 +103,12 @@ interface Row {
  * as a byte order mark, so a body that began with one was acknowledged and then read back without it.
  */
 const COLUMNS = "seq, id, convert_to(body, 'UTF8') as body, version";
-/** Keeps a leading U+FEFF (it is text); fatal, though the database holds only valid UTF-8, so nothing is ever read as U+FFFD. */
+/** Keeps a leading U+FEFF (it is text); fatal, though the database holds only valid UTF-8, so nothing is ever read as
+ * U+FFFD. */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-const toMessage = (r: Row): StoredMessage => Object.freeze({ id: r.id, body: utf8.decode(r.body), version: Number(r.version) });
+const toMessage = (r: Row): StoredMessage =>
+  Object.freeze({ id: r.id, body: utf8.decode(r.body), version: Number(r.version) });
 
 /** ids are UUIDs in the table: anything else names no message, and must not reach the database as a bad cast. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -110,8 +118,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * writes exactly one body is left, and a deleted message is never written back. The row, unless it is missing or
  * at another version than the one required.
  */
-async function lockForWrite(tx: Pick<SqlDatabase, "query">, id: string, ifVersion: number | undefined): Promise<(Row & { bytes: number }) | { missing: true } | { conflict: StoredMessage }> {
-  const { rows } = await tx.query<Row & { bytes: number }>(`select ${COLUMNS}, bytes from messages where id = $1 for update`, [id]);
+async function lockForWrite(
+  tx: Pick<SqlDatabase, "query">,
+  id: string,
+  ifVersion: number | undefined,
+): Promise<(Row & { bytes: number }) | { missing: true } | { conflict: StoredMessage }> {
+  const { rows } = await tx.query<Row & { bytes: number }>(
+    `select ${COLUMNS}, bytes from messages where id = $1 for update`,
+    [id],
+  );
   const existing = rows[0];
   if (existing === undefined) return { missing: true };
   if (ifVersion !== undefined && Number(existing.version) !== ifVersion) return { conflict: toMessage(existing) };
@@ -156,22 +171,37 @@ async function guarded<T>(db: SqlDatabase, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (db.isUnavailable(err)) throw new StoreUnavailableError(err instanceof Error ? err.message : String(err), { cause: err });
+    if (db.isUnavailable(err))
+      throw new StoreUnavailableError(err instanceof Error ? err.message : String(err), { cause: err });
     throw err;
   }
 }
 
-/** Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back). */
-async function account(store: SqlStore, tx: Pick<SqlDatabase, "query">, messages: number, bytes: number): Promise<void> {
+/** Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back).
+ * */
+async function account(
+  store: SqlStore,
+  tx: Pick<SqlDatabase, "query">,
+  messages: number,
+  bytes: number,
+): Promise<void> {
   const { maxMessages, maxBytes } = store;
   const { rows } = await tx.query(
-    "update store_usage set messages = messages + $1, bytes = bytes + $2 where messages + $1 <= $3 and bytes + $2 <= $4 returning messages",
+    "update store_usage set messages = messages + $1, bytes = bytes + $2 where messages + $1 <= $3 and bytes + " +
+      "$2 <= $4 returning messages",
     [messages, bytes, maxMessages, maxBytes],
   );
-  if (rows.length === 0) throw new StoreFullError(`the store holds its limit of ${maxMessages} messages or ${maxBytes} bytes of message bodies`);
+  if (rows.length === 0)
+    throw new StoreFullError(
+      `the store holds its limit of ${maxMessages} messages or ${maxBytes} bytes of message bodies`,
+    );
 }
 
-async function listMessages(db: SqlDatabase, filter: Parameters<MessageStore["list"]>[0], page: Parameters<MessageStore["list"]>[1]): ReturnType<MessageStore["list"]> {
+async function listMessages(
+  db: SqlDatabase,
+  filter: Parameters<MessageStore["list"]>[0],
+  page: Parameters<MessageStore["list"]>[1],
+): ReturnType<MessageStore["list"]> {
   const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
   const params: unknown[] = [after, page.limit + 1];
   let where = "seq > $1";
@@ -195,7 +225,10 @@ async function createMessage(store: SqlStore, body: string): Promise<StoredMessa
   const insert = () =>
     db.transaction(async (tx) => {
       await account(store, tx, 1, bytes);
-      const { rows } = await tx.query<Row>(`insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`, [id, body, bytes]);
+      const { rows } = await tx.query<Row>(
+        `insert into messages (id, body, bytes) values ($1, $2, $3) returning ${COLUMNS}`,
+        [id, body, bytes],
+      );
       return toMessage(rows[0] as Row);
     });
   try {
@@ -206,7 +239,12 @@ async function createMessage(store: SqlStore, body: string): Promise<StoredMessa
   }
 }
 
-async function replaceMessage(store: SqlStore, id: string, body: string, ifVersion: number | undefined): ReturnType<MessageStore["replace"]> {
+async function replaceMessage(
+  store: SqlStore,
+  id: string,
+  body: string,
+  ifVersion: number | undefined,
+): ReturnType<MessageStore["replace"]> {
   if (!UUID.test(id)) return { missing: true } as const;
   // Every replace writes the whole body anew, whatever it replaces; a delete is always let through, to make room.
   await store.db.ensureRoom?.(Buffer.byteLength(body));
@@ -215,12 +253,19 @@ async function replaceMessage(store: SqlStore, id: string, body: string, ifVersi
     if (!("bytes" in existing)) return existing;
     const bytes = Buffer.byteLength(body);
     await account(store, tx, 0, bytes - Number(existing.bytes));
-    const updated = await tx.query<Row>(`update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning ${COLUMNS}`, [id, body, bytes]);
+    const updated = await tx.query<Row>(
+      `update messages set body = $2, bytes = $3, version = version + 1 where id = $1 returning ${COLUMNS}`,
+      [id, body, bytes],
+    );
     return { ok: toMessage(updated.rows[0] as Row) };
   });
 }
 
-async function deleteMessage(store: SqlStore, id: string, ifVersion: number | undefined): ReturnType<MessageStore["delete"]> {
+async function deleteMessage(
+  store: SqlStore,
+  id: string,
+  ifVersion: number | undefined,
+): ReturnType<MessageStore["delete"]> {
   if (!UUID.test(id)) return { missing: true } as const;
   return store.db.transaction(async (tx) => {
     const existing = await lockForWrite(tx, id, ifVersion);
@@ -237,7 +282,12 @@ async function deleteMessage(store: SqlStore, id: string, ifVersion: number | un
  * unique violation on the id says the first one committed (it is read back); success says it had not, and has now.
  * A database away for longer leaves the outcome unknown: the first error is thrown (503).
  */
-async function settleCreate(db: SqlDatabase, id: string, insert: () => Promise<StoredMessage>, lost: CommitOutcomeUnknown): Promise<StoredMessage> {
+async function settleCreate(
+  db: SqlDatabase,
+  id: string,
+  insert: () => Promise<StoredMessage>,
+  lost: CommitOutcomeUnknown,
+): Promise<StoredMessage> {
   const until = performance.now() + OUTCOME_WAIT_MS;
   for (;;) {
     try {
@@ -248,7 +298,8 @@ async function settleCreate(db: SqlDatabase, id: string, insert: () => Promise<S
         if (rows[0] !== undefined) return toMessage(rows[0]);
         throw err;
       }
-      if (!db.isUnavailable(err) || performance.now() + OUTCOME_RETRY_MS > until) throw db.isUnavailable(err) ? lost : err;
+      if (!db.isUnavailable(err) || performance.now() + OUTCOME_RETRY_MS > until)
+        throw db.isUnavailable(err) ? lost : err;
       await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
     }
   }

@@ -1,4 +1,5 @@
-// Where the HTTP interface keeps messages: the only state the server holds, behind an interface a test or another backend can replace.
+// Where the HTTP interface keeps messages: the only state the server holds, behind an interface a test or another
+// backend can replace.
 import { randomUUID } from "node:crypto";
 
 export interface StoredMessage {
@@ -30,7 +31,8 @@ export interface MessagePage {
   next?: string;
 }
 
-/** The store is full: past its bound on messages or bytes, or its disk is. The HTTP interface answers 507 with the remedy. */
+/** The store is full: past its bound on messages or bytes, or its disk is. The HTTP interface answers 507 with the
+ * remedy. */
 export class StoreFullError extends Error {
   override readonly name = "StoreFullError";
   /** What makes room: deleting messages frees the store's bound, but not a full disk (PGlite reclaims no space). */
@@ -58,7 +60,8 @@ export class StoreUnavailableError extends Error {
  */
 export type DataDirProblem = "in-use" | "lost" | "damaged" | "denied" | "io";
 
-/** The embedded store's data directory cannot be used, or can no longer be: the message names it, the cause, and what to do. */
+/** The embedded store's data directory cannot be used, or can no longer be: the message names it, the cause, and what
+ * to do. */
 export class DataDirError extends Error {
   override readonly name = "DataDirError";
   constructor(
@@ -104,7 +107,11 @@ export interface StoreLimits {
   minFreeBytes?: number;
 }
 
-export const DEFAULT_STORE_LIMITS: Required<StoreLimits> = { maxMessages: 100_000, maxBytes: 64 * 1024 * 1024, minFreeBytes: 64 * 1024 * 1024 };
+export const DEFAULT_STORE_LIMITS: Required<StoreLimits> = {
+  maxMessages: 100_000,
+  maxBytes: 64 * 1024 * 1024,
+  minFreeBytes: 64 * 1024 * 1024,
+};
 
 interface Entry {
   readonly message: StoredMessage;
@@ -126,7 +133,10 @@ export function createMemoryStore(limits: StoreLimits = {}): MessageStore {
     return undefined;
   };
   /** The entry, unless it is missing or at another version than the one required. */
-  const writable = (id: string, ifVersion: number | undefined): Entry | { missing: true } | { conflict: StoredMessage } => {
+  const writable = (
+    id: string,
+    ifVersion: number | undefined,
+  ): Entry | { missing: true } | { conflict: StoredMessage } => {
     const existing = entries.get(id);
     if (existing === undefined) return { missing: true };
     if (ifVersion !== undefined && existing.message.version !== ifVersion) return { conflict: existing.message };
@@ -190,6 +200,7 @@ export function encodeCursor(seq: number): string {
 export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, "base64url").toString("latin1");
   const seq = /^m(\d{1,15})$/.exec(text)?.[1];
-  if (seq === undefined || encodeCursor(Number(seq)) !== cursor) throw new InvalidCursorError(`the cursor ${JSON.stringify(cursor.slice(0, 64))} was not given by this server`);
+  if (seq === undefined || encodeCursor(Number(seq)) !== cursor)
+    throw new InvalidCursorError(`the cursor ${JSON.stringify(cursor.slice(0, 64))} was not given by this server`);
   return Number(seq);
 }

@@ -11,7 +11,11 @@ export interface OpenedTarget {
   stop?: () => Promise<void>;
 }
 
-export function describeChecks(title: string, checks: readonly CheckDefinition[], open: () => Promise<OpenedTarget>): void {
+export function describeChecks(
+  title: string,
+  checks: readonly CheckDefinition[],
+  open: () => Promise<OpenedTarget>,
+): void {
   const strict = process.env.EXAMPLE_STRICT === "1";
   let opened: OpenedTarget | undefined;
   beforeAll(async () => {
@@ -28,7 +32,11 @@ export function describeChecks(title: string, checks: readonly CheckDefinition[]
         const outcome = await runCheck(check, opened.session.context(), 60_000);
         if (outcome.status === "skip") t.skip(outcome.message);
         if (outcome.status === "pass") return;
-        const text = [outcome.message, outcome.counterexample && `counterexample: ${outcome.counterexample}`, ...(outcome.details ?? [])]
+        const text = [
+          outcome.message,
+          outcome.counterexample && `counterexample: ${outcome.counterexample}`,
+          ...(outcome.details ?? []),
+        ]
           .filter(Boolean)
           .join("\n");
         if (gates(check, { strict })) throw new Error(text);

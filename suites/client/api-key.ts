@@ -13,12 +13,22 @@ export const apiKeyEachRequest: ClientCheck = {
   scenario: "api-key",
   judge(run) {
     const key = run.apiKey;
-    if (key === undefined) return skip("no API key to hand the client: give --api-key K (it reaches the client as EXAMPLE_API_KEY)", "--api-key");
-    if (run.requests.length === 0) return skip("the client sent no request: nothing to judge (client.hello.succeeds judges that)");
+    if (key === undefined)
+      return skip(
+        "no API key to hand the client: give --api-key K (it reaches the client as EXAMPLE_API_KEY)",
+        "--api-key",
+      );
+    if (run.requests.length === 0)
+      return skip("the client sent no request: nothing to judge (client.hello.succeeds judges that)");
     const without = run.requests.filter((r) => !carriesKey(r.headers, r.path, key));
     const first = without[0];
     if (first !== undefined) {
-      return failWith(`the request does not carry the API key the client holds (in no header, metadata entry or query parameter)${without.length > 1 ? `; ${without.length} of ${run.requests.length} requests lack it` : ""}`, run, first);
+      return failWith(
+        `the request does not carry the API key the client holds (in no header, metadata entry or query ` +
+          `parameter)${without.length > 1 ? `; ${without.length} of ${run.requests.length} requests lack it` : ""}`,
+        run,
+        first,
+      );
     }
     return pass(`each of ${run.requests.length} request(s) carried the API key`);
   },

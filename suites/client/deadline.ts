@@ -18,8 +18,17 @@ export const deadline: ClientCheck = {
     const calls = hellos(run);
     if (calls.length === 0) return skip(NO_HELLO);
     const without = calls.find((r) => headerValue(r, deadlineHeader(r)) === undefined);
-    if (without !== undefined) return failWith(`the Hello call carries no deadline (${deadlineHeader(without)} absent), so a slow server holds the client as long as it likes`, run, without);
+    if (without !== undefined)
+      return failWith(
+        `the Hello call carries no deadline (${deadlineHeader(without)} absent), so a slow server holds the ` +
+          `client as long as it likes`,
+        run,
+        without,
+      );
     const first = calls[0] as (typeof calls)[number];
-    return pass(`each of ${calls.length} Hello call(s) carried a deadline (the first: ${deadlineHeader(first)} ${headerValue(first, deadlineHeader(first))})`);
+    return pass(
+      `each of ${calls.length} Hello call(s) carried a deadline (the first: ${deadlineHeader(first)} ` +
+        `${headerValue(first, deadlineHeader(first))})`,
+    );
   },
 };

@@ -8,5 +8,5 @@ export const emptyReply: ClientCheck = {
   severity: "MUST",
   spec: "part 2 (body: proto3 semantics, optional, defaults to the empty string)",
   scenario: "empty-reply",
-  judge: (run) => copesWith(run, "the empty Message (body \"\")", () => true, NO_HELLO),
+  judge: (run) => copesWith(run, 'the empty Message (body "")', () => true, NO_HELLO),
 };

@@ -17,7 +17,8 @@ export const requestsValid: ClientCheck = {
       const more = bad.length > 1 ? ` (and ${bad.length - 1} more request(s) like it)` : "";
       return failWith(`${first.problems.join("; ")}${more}`, run, first.r);
     }
-    if (run.requests.length === 0) return skip("the client sent no request to judge (client.hello.succeeds judges a client that sends none)");
+    if (run.requests.length === 0)
+      return skip("the client sent no request to judge (client.hello.succeeds judges a client that sends none)");
     return pass(`${run.requests.length} request(s), each valid for its protocol`);
   },
 };

@@ -15,7 +15,12 @@ export const retryInvalidArgument: ClientCheck = {
     const usual = hellos(await scenarios("usual")).length;
     const allowed = Math.max(usual, 1) + 1;
     if (calls.length > allowed) {
-      return failWith(`the client sent ${calls.length} Hello calls, each refused INVALID_ARGUMENT, where it sends ${usual} when all succeed: it retries a wrong request in a loop`, run, calls[allowed]);
+      return failWith(
+        `the client sent ${calls.length} Hello calls, each refused INVALID_ARGUMENT, where it sends ${usual} ` +
+          `when all succeed: it retries a wrong request in a loop`,
+        run,
+        calls[allowed],
+      );
     }
     return pass(`${calls.length} Hello call(s) refused INVALID_ARGUMENT, none retried in a loop`);
   },

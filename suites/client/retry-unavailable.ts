@@ -22,11 +22,21 @@ export const retryUnavailable: ClientCheck = {
     const usual = hellos(await scenarios("usual")).length;
     const allowed = Math.max(usual, 1) + MAX_RETRIES;
     if (run.received > allowed && calls.length > allowed) {
-      return failWith(`the client sent ${calls.length} Hello calls where it sends ${usual} when all succeed: more than ${MAX_RETRIES} retries after one UNAVAILABLE is not bounded`, run, calls[allowed]);
+      return failWith(
+        `the client sent ${calls.length} Hello calls where it sends ${usual} when all succeed: more than ` +
+          `${MAX_RETRIES} retries after one UNAVAILABLE is not bounded`,
+        run,
+        calls[allowed],
+      );
     }
     const retried = calls.length > usual;
     const [refused, next] = calls;
-    const gap = refused !== undefined && next !== undefined ? next.atMs - (refused.answeredAtMs ?? refused.atMs) : undefined;
-    return pass(retried ? `retried after UNAVAILABLE (${calls.length} Hello calls, the retry ${gap} ms after the UNAVAILABLE answer)` : `did not retry after UNAVAILABLE (${calls.length} Hello call(s)): allowed`);
+    const gap =
+      refused !== undefined && next !== undefined ? next.atMs - (refused.answeredAtMs ?? refused.atMs) : undefined;
+    return pass(
+      retried
+        ? `retried after UNAVAILABLE (${calls.length} Hello calls, the retry ${gap} ms after the UNAVAILABLE answer)`
+        : `did not retry after UNAVAILABLE (${calls.length} Hello call(s)): allowed`,
+    );
   },
 };

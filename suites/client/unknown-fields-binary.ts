@@ -16,6 +16,7 @@ export const unknownFieldsBinary: ClientCheck = {
       run,
       "a reply carrying unknown fields 2, 5 and 1000 (binary encoding)",
       (r) => r.protocol !== CONNECT || /^application\/proto/i.test(headerValue(r, "content-type") ?? ""),
-      "the client made no Hello call in the binary encoding (gRPC, gRPC-Web or Connect's proto codec): nothing to judge",
+      "the client made no Hello call in the binary encoding (gRPC, gRPC-Web or Connect's proto codec): nothing " +
+        "to judge",
     ),
 };

@@ -9,7 +9,9 @@ export const unknownFieldsJson: ClientCheck = {
   id: "client.unknown-fields.json",
   title: "succeeds when a JSON reply carries a member it does not know (ignore unknown fields)",
   severity: "SHOULD",
-  spec: "part 9 (client and server upgraded independently); proto3 JSON mapping (ignoring unknown fields is a parser option)",
+  spec:
+    "part 9 (client and server upgraded independently); proto3 JSON mapping (ignoring unknown fields is a parser " +
+    "option)",
   scenario: "unknown-fields-json",
   judge: (run) =>
     copesWith(

@@ -19,16 +19,26 @@ export const connectGet: CheckDefinition = {
   async run(ctx) {
     const body = "connect get";
     const message = encodeMessage(body);
-    const query = new URLSearchParams({ connect: "v1", encoding: "proto", base64: "1", message: Buffer.from(message).toString("base64url") });
+    const query = new URLSearchParams({
+      connect: "v1",
+      encoding: "proto",
+      base64: "1",
+      message: Buffer.from(message).toString("base64url"),
+    });
     const res = await exchange(ctx, { method: "GET", path: `/example.exampleService/Hello?${query}` });
     if (res.failure) return fail(`a GET call got ${describe(res)}`);
-    if (res.status !== 200) return skip(`GET is not served for Hello (${describe(res)}): the contract leaves it to the server`);
+    if (res.status !== 200)
+      return skip(`GET is not served for Hello (${describe(res)}): the contract leaves it to the server`);
     const post = asReply(await hello(ctx, message));
     if (!post.ok) return skip(`the same message sent by POST was not served (${post.reason}): nothing to compare`);
     const got = asReply({ code: 0, details: "", response: res.body, headers: {}, trailers: {} });
     if (!got.ok) return fail(`the GET reply does not decode as Message: ${got.reason}`);
     const same = await compareReplies(ctx, got.message.body, post.message.body);
-    if (same.verdict === "differ") return fail(`the GET reply ${show(got.message.body)} is not the reply to its message ${show(body)}, which is ${show(post.message.body)}`);
+    if (same.verdict === "differ")
+      return fail(
+        `the GET reply ${show(got.message.body)} is not the reply to its message ${show(body)}, which is ` +
+          `${show(post.message.body)}`,
+      );
     return pass(`GET served the reply to its message${same.note}`);
   },
 };

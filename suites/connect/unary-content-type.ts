@@ -16,7 +16,11 @@ export const connectUnaryContentType: CheckDefinition = {
     const res = await connectPost(ctx, encodeMessage("content type"));
     if (res.status !== 200) return fail(`a binary Hello call got ${describe(res)}, not 200`);
     const type = mediaType(res);
-    if (type !== "application/proto") return fail(`a binary Hello reply is labelled ${JSON.stringify(header(res, "content-type") ?? null)}, not application/proto`);
+    if (type !== "application/proto")
+      return fail(
+        `a binary Hello reply is labelled ${JSON.stringify(header(res, "content-type") ?? null)}, not ` +
+          `application/proto`,
+      );
     return pass("200 application/proto");
   },
 };

@@ -15,7 +15,8 @@ export const contractShape: CheckDefinition = {
     const problems: string[] = [];
     if (files.length === 0) problems.push("no file declares package example");
     for (const f of files) {
-      if (f.syntax !== "proto3") problems.push(`${f.name} is not proto3 (syntax ${JSON.stringify(f.syntax || "proto2")})`);
+      if (f.syntax !== "proto3")
+        problems.push(`${f.name} is not proto3 (syntax ${JSON.stringify(f.syntax || "proto2")})`);
     }
     const message = files.flatMap((f) => f.messageType).find((m) => m.name === "Message");
     if (!message) problems.push("no message Message");
@@ -34,8 +35,10 @@ export const contractShape: CheckDefinition = {
       const hello = service.method.find((m) => m.name === "Hello");
       if (!hello) problems.push("exampleService has no method Hello");
       else {
-        if (hello.inputType !== ".example.Message") problems.push(`Hello takes ${hello.inputType}, not example.Message`);
-        if (hello.outputType !== ".example.Message") problems.push(`Hello returns ${hello.outputType}, not example.Message`);
+        if (hello.inputType !== ".example.Message")
+          problems.push(`Hello takes ${hello.inputType}, not example.Message`);
+        if (hello.outputType !== ".example.Message")
+          problems.push(`Hello returns ${hello.outputType}, not example.Message`);
         if (hello.clientStreaming) problems.push("Hello streams requests; the spec declares one request");
         if (hello.serverStreaming) problems.push("Hello streams responses; the spec declares one response");
       }

@@ -17,7 +17,10 @@ export const grpcWebContentType: CheckDefinition = {
     if (res.status !== 200) return fail(`a gRPC-Web Hello call got ${describe(res)}, not 200`);
     const type = mediaType(res);
     if (type !== "application/grpc-web" && type !== "application/grpc-web+proto") {
-      return fail(`the reply is labelled ${JSON.stringify(header(res, "content-type") ?? null)}, not application/grpc-web[+proto]`);
+      return fail(
+        `the reply is labelled ${JSON.stringify(header(res, "content-type") ?? null)}, not ` +
+          `application/grpc-web[+proto]`,
+      );
     }
     return pass(`labelled ${type}`);
   },

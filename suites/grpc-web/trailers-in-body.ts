@@ -18,7 +18,10 @@ export const grpcWebTrailersInBody: CheckDefinition = {
     if (res.status !== 200) return fail(`a gRPC-Web Hello call got ${describe(res)}, not 200`);
     const { frames, leftover } = parseFrames(res.body);
     const last = frames.at(-1);
-    if (!last || (last.flags & 0x80) === 0) return fail(`the reply body has no trailer frame at its end (${frames.length} frame(s), ${leftover} bytes left over)`);
+    if (!last || (last.flags & 0x80) === 0)
+      return fail(
+        `the reply body has no trailer frame at its end (${frames.length} frame(s), ${leftover} bytes left over)`,
+      );
     const status = parseTrailerBlock(last.data)["grpc-status"]?.[0];
     if (status === undefined) return fail("the trailer frame carries no grpc-status");
     if (leftover > 0) return fail(`${leftover} bytes follow the last whole frame`);

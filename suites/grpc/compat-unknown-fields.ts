@@ -33,8 +33,12 @@ export const compatUnknownFields: CheckDefinition = {
     if (!extended.ok) return fail(`a request with unknown fields was refused: ${extended.reason}`, { details });
     if (!plain.ok) return fail(`the plain request was not served: ${plain.reason}`);
     const same = await compareReplies(ctx, plain.message.body, extended.message.body);
-    if (same.verdict === "same") return pass(`same reply ${show(plain.message.body)} with and without unknown fields${same.note}`);
+    if (same.verdict === "same")
+      return pass(`same reply ${show(plain.message.body)} with and without unknown fields${same.note}`);
     if (same.verdict === "not-compared") return pass(`accepted; ${same.note}`);
-    return fail(`unknown fields changed the reply: ${show(plain.message.body)} without, ${show(extended.message.body)} with`, { details });
+    return fail(
+      `unknown fields changed the reply: ${show(plain.message.body)} without, ${show(extended.message.body)} with`,
+      { details },
+    );
   },
 };

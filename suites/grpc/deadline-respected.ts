@@ -11,7 +11,9 @@ const SLACK_MS = 1500;
 
 export const deadlineRespected: CheckDefinition = {
   id: "grpc.deadline.respected",
-  title: `a call with grpc-timeout ${DEADLINE_MS}m ends within the deadline (a reply or DEADLINE_EXCEEDED), never hangs`,
+  title:
+    `a call with grpc-timeout ${DEADLINE_MS}m ends within the deadline (a reply or DEADLINE_EXCEEDED), ` +
+    "never hangs",
   severity: "SHOULD",
   area: "grpc",
   profile: "protocol",
@@ -21,7 +23,11 @@ export const deadlineRespected: CheckDefinition = {
   async run(ctx) {
     const body = [{ compressed: false, data: encodeMessage("deadline") }];
     const started = performance.now();
-    const res = await target(ctx).raw({ headers: { "grpc-timeout": `${DEADLINE_MS}m` }, body, timeoutMs: DEADLINE_MS + SLACK_MS });
+    const res = await target(ctx).raw({
+      headers: { "grpc-timeout": `${DEADLINE_MS}m` },
+      body,
+      timeoutMs: DEADLINE_MS + SLACK_MS,
+    });
     const took = Math.round(performance.now() - started);
     if (res.failure?.kind === "timeout") {
       // No status in time, twice (the guard sent it again): the server ignored the deadline, or this machine or the
@@ -30,9 +36,15 @@ export const deadlineRespected: CheckDefinition = {
       const plain = await target(ctx).raw({ body, timeoutMs: DEADLINE_MS + SLACK_MS });
       const plainMs = Math.round(performance.now() - plainStarted);
       if (plain.failure !== undefined || plainMs > SLACK_MS / 2) {
-        return skip(`no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, but the same call without one took ${plainMs} ms (${describeRaw(plain)}): too slow now to tell a deadline's effect`);
+        return skip(
+          `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, but the same call ` +
+            `without one took ${plainMs} ms (${describeRaw(plain)}): too slow now to tell a deadline's effect`,
+        );
       }
-      return fail(`no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, while the same call without one was answered in ${plainMs} ms`);
+      return fail(
+        `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, while the same call ` +
+          `without one was answered in ${plainMs} ms`,
+      );
     }
     const status = rawStatus(res);
     if (status === 0 || status === 4) return pass(`ended in ${took} ms with ${describeRaw(res)}`);

@@ -15,7 +15,10 @@ export const defaultsDecodes: CheckDefinition = {
   async run(ctx) {
     for (const body of BODIES) {
       const reply = asReply(await hello(ctx, encodeMessage(body)));
-      if (!reply.ok) return fail(`request ${show(body)}: ${reply.reason}`, { details: [`request bytes: ${hex(encodeMessage(body))}`] });
+      if (!reply.ok)
+        return fail(`request ${show(body)}: ${reply.reason}`, {
+          details: [`request bytes: ${hex(encodeMessage(body))}`],
+        });
     }
     return pass(`${BODIES.length} replies decoded`);
   },

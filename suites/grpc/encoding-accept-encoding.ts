@@ -16,7 +16,8 @@ export const encodingAcceptEncoding: CheckDefinition = {
   protocols: [GRPC],
   async run(ctx) {
     const res = await sendUnknownEncoding(ctx);
-    if (rawStatus(res) !== Status.UNIMPLEMENTED) return skip("the unknown encoding was not refused (see grpc.encoding.unsupported)");
+    if (rawStatus(res) !== Status.UNIMPLEMENTED)
+      return skip("the unknown encoding was not refused (see grpc.encoding.unsupported)");
     const accept = (res.trailers["grpc-accept-encoding"] ?? res.headers["grpc-accept-encoding"] ?? []).join(",");
     if (accept === "") return fail("no grpc-accept-encoding with the refusal");
     const listed = accept.split(",").map((s) => s.trim());

@@ -1,4 +1,5 @@
-// grpc.encoding.gzip (SHOULD): a gzip-compressed request is served, or refused with UNIMPLEMENTED and grpc-accept-encoding.
+// grpc.encoding.gzip (SHOULD): a gzip-compressed request is served, or refused with UNIMPLEMENTED and
+// grpc-accept-encoding.
 import { gzipSync } from "node:zlib";
 import { decodeMessage, encodeMessage } from "../../contract/message.js";
 import { fail, pass, type CheckDefinition } from "../../harness/check.js";
@@ -38,7 +39,11 @@ export const encodingGzip: CheckDefinition = {
       // Streamed and bounded: a reply of a few MB may inflate to GiBs.
       const inflated = await inflate(frame.data, "gzip", MAX_INFLATED_MESSAGE_BYTES);
       if (!inflated.ok) {
-        if (inflated.reason === "too-large") return fail(`the gzip-compressed reply to a one-word message is too large: ${inflated.message}, gRPC's default receive limit`);
+        if (inflated.reason === "too-large")
+          return fail(
+            `the gzip-compressed reply to a one-word message is too large: ${inflated.message}, gRPC's default ` +
+              `receive limit`,
+          );
         return fail("the reply is flagged gzip-compressed but does not decompress");
       }
       payload = inflated.bytes;

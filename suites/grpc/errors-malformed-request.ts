@@ -17,7 +17,9 @@ export const MALFORMED = [
 
 export const errorsMalformedRequest: CheckDefinition = {
   id: "grpc.errors.malformed-request",
-  title: "a request that is not a valid Message gets a non-OK status (not OK, a hang or a reset) and the server keeps serving",
+  title:
+    "a request that is not a valid Message gets a non-OK status (not OK, a hang or a reset) and the server keeps " +
+    "serving",
   severity: "MUST",
   area: "grpc",
   profile: "protocol",

@@ -4,7 +4,9 @@ import { PROBE_BOUND, receiveLimit, sizeText } from "./_internals/receive-limit.
 
 export const limitsLargeMessage: CheckDefinition = {
   id: "grpc.limits.large-message",
-  title: `bodies from 1 KiB to ${sizeText(PROBE_BOUND)} are served up to the target's own receive limit, and never refused below a size it serves`,
+  title:
+    `bodies from 1 KiB to ${sizeText(PROBE_BOUND)} are served up to the target's own receive limit, and never ` +
+    `refused below a size it serves`,
   severity: "MUST",
   area: "grpc",
   profile: "contract",
@@ -16,12 +18,16 @@ export const limitsLargeMessage: CheckDefinition = {
     if (first) {
       const later = limit.answers.find((a) => a.served && a.size > first.size);
       if (later) {
-        return fail(`a ${sizeText(first.size)} body was not served (${first.reason}), yet a larger one of ${sizeText(later.size)} was: that is no receive limit`);
+        return fail(
+          `a ${sizeText(first.size)} body was not served (${first.reason}), yet a larger one of ` +
+            `${sizeText(later.size)} was: that is no receive limit`,
+        );
       }
       if (limit.largestServed === 0) return fail(`not even a ${sizeText(first.size)} body was served: ${first.reason}`);
     }
     // A size with no answer in time is neither served nor refused: what the target does with it was not seen.
-    if (limit.unanswered.length > 0) return skip(`not judged for every size: ${limit.summary}; a longer --timeout may let them answer`);
+    if (limit.unanswered.length > 0)
+      return skip(`not judged for every size: ${limit.summary}; a longer --timeout may let them answer`);
     return pass(limit.summary);
   },
 };

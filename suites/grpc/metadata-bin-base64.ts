@@ -16,7 +16,10 @@ export const metadataBinBase64: CheckDefinition = {
   protocols: [GRPC],
   async run(ctx) {
     const problems: string[] = [];
-    for (const [form, value] of [["padded", "AAEC/w=="], ["unpadded", "AAEC/w"]] as const) {
+    for (const [form, value] of [
+      ["padded", "AAEC/w=="],
+      ["unpadded", "AAEC/w"],
+    ] as const) {
       const res = await target(ctx).raw({
         headers: { "x-conformance-blob-bin": value },
         body: [{ compressed: false, data: encodeMessage("bin") }],

@@ -13,7 +13,12 @@ const RETRIES = 3;
  * One call; when the target refuses it with RESOURCE_EXHAUSTED (a legal cap on calls in flight: the specification
  * shows no limit), it is sent again on its own, after the others, a few times at most.
  */
-async function callBeyondLimit(ctx: CheckContext, body: string, options: UnaryCallOptions, limited: { count: number }): Promise<Reply> {
+async function callBeyondLimit(
+  ctx: CheckContext,
+  body: string,
+  options: UnaryCallOptions,
+  limited: { count: number },
+): Promise<Reply> {
   let result = await hello(ctx, encodeMessage(body), options);
   for (let i = 0; i < RETRIES && result.code === Status.RESOURCE_EXHAUSTED; i++) {
     limited.count++;
@@ -37,14 +42,19 @@ async function round(ctx: CheckContext, body: string, limited: { count: number }
     ["the shared connection again", await callBeyondLimit(ctx, body, {}, limited)],
   ];
   const shared = await Promise.all(Array.from({ length: CONCURRENT }, () => callBeyondLimit(ctx, body, {}, limited)));
-  const fresh = await Promise.all(Array.from({ length: CONCURRENT / 2 }, () => callBeyondLimit(ctx, body, { channel: "fresh" }, limited)));
+  const fresh = await Promise.all(
+    Array.from({ length: CONCURRENT / 2 }, () => callBeyondLimit(ctx, body, { channel: "fresh" }, limited)),
+  );
   shared.forEach((r, i) => replies.push([`concurrent call ${i + 1} on the shared connection`, r]));
   fresh.forEach((r, i) => replies.push([`concurrent call ${i + 1} on a fresh connection`, r]));
   return { base, replies };
 }
 
 /** The round's defect, if any, and how many replies were judged. */
-function judge(variation: VariationProfile, { base, replies }: Round): { defect?: string; differs?: boolean; judged: number } {
+function judge(
+  variation: VariationProfile,
+  { base, replies }: Round,
+): { defect?: string; differs?: boolean; judged: number } {
   if (!base.ok) return { defect: `not served: ${base.reason}`, judged: 0 };
   let judged = 0;
   for (const [where, reply] of replies) {
@@ -53,7 +63,11 @@ function judge(variation: VariationProfile, { base, replies }: Round): { defect?
     if (!reply.ok) return { defect: `${where}: ${reply.reason}`, judged };
     judged++;
     if (!sameReply(variation, base.message.body, reply.message.body)) {
-      return { defect: `${where} got ${show(reply.message.body)}; a fresh connection got ${show(base.message.body)}`, differs: true, judged };
+      return {
+        defect: `${where} got ${show(reply.message.body)}; a fresh connection got ${show(base.message.body)}`,
+        differs: true,
+        judged,
+      };
     }
   }
   return { judged };
@@ -72,13 +86,23 @@ async function confirmed(
 ): Promise<{ judged: number; base: string; changed: string; defect?: string }> {
   const one = judge(variation, first);
   const firstBase = first.base.ok ? first.base.message.body : "";
-  if (!one.differs) return { judged: one.judged, base: firstBase, changed: "", ...(one.defect !== undefined && { defect: one.defect }) };
+  if (!one.differs)
+    return {
+      judged: one.judged,
+      base: firstBase,
+      changed: "",
+      ...(one.defect !== undefined && { defect: one.defect }),
+    };
   const second = await again();
   const two = judge(variation, second);
   if (two.defect !== undefined) return { judged: two.judged, base: firstBase, changed: "", defect: two.defect };
   const secondBase = second.base.ok ? second.base.message.body : firstBase;
-  if (sameReply(variation, firstBase, secondBase)) return { judged: one.judged, base: firstBase, changed: "", defect: one.defect! };
-  const changed = `; the reply to it on a fresh connection changed during a first round (from ${show(firstBase)}), and was the same on every connection when asked again: state that started late, which grpc.stateless.history-independent judges`;
+  if (sameReply(variation, firstBase, secondBase))
+    return { judged: one.judged, base: firstBase, changed: "", defect: one.defect! };
+  const changed =
+    `; the reply to it on a fresh connection changed during a first round (from ${show(firstBase)}), and was the ` +
+    `same on every connection when asked again: state that started late, which grpc.stateless.history-independent ` +
+    `judges`;
   return { judged: two.judged, base: secondBase, changed };
 }
 
@@ -102,12 +126,22 @@ export const statelessConnectionIndependent: CheckDefinition = {
       const first = await round(ctx, body, limited);
       const variation = await profile;
       if (variation.kind === "free" || variation.kind === "history") {
-        return skip(`replies cannot be compared (${variation.evidence}); grpc.stateless.deterministic and history-independent judge that`);
+        return skip(
+          `replies cannot be compared (${variation.evidence}); grpc.stateless.deterministic and ` +
+            `history-independent judge that`,
+        );
       }
       const { judged, base, changed, defect } = await confirmed(variation, first, () => round(ctx, body, limited));
       if (defect !== undefined) return fail(defect);
-      if (judged === 0) return skip("every call beside the first was refused with RESOURCE_EXHAUSTED, even when retried alone: nothing to compare");
-      const note = limited.count > 0 ? `; ${limited.count} call(s) refused with RESOURCE_EXHAUSTED (a limit on calls in flight) were sent again` : "";
+      if (judged === 0)
+        return skip(
+          "every call beside the first was refused with RESOURCE_EXHAUSTED, even when retried alone: nothing to " +
+            "compare",
+        );
+      const note =
+        limited.count > 0
+          ? `; ${limited.count} call(s) refused with RESOURCE_EXHAUSTED (a limit on calls in flight) were sent again`
+          : "";
       const segments = variation.kind === "segments" ? " (apart from segments that vary by itself)" : "";
       return pass(`${judged + 1} calls, one reply ${show(base)}${segments}${note}${changed}`);
     });

@@ -15,7 +15,10 @@ export const statelessDeterministic: CheckDefinition = {
   async run(ctx) {
     const profile = await variationProfile(ctx);
     if (!profile.compared) return skip(profile.evidence);
-    if (profile.kind === "history") return fail(`the same request got different replies on fresh connections because of earlier calls: ${profile.evidence}`);
+    if (profile.kind === "history")
+      return fail(
+        `the same request got different replies on fresh connections because of earlier calls: ${profile.evidence}`,
+      );
     return profile.deterministic ? pass(profile.evidence) : fail(profile.evidence);
   },
 };

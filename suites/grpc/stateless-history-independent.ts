@@ -10,7 +10,10 @@ import { exclusively } from "./_internals/exclusive.js";
 import { checkProperty } from "./_internals/property.js";
 import { besideOthers, sameReply, variationProfile } from "./_internals/variation.js";
 
-const token = () => randomBytes(5).toString("hex").replace(/\d/g, (d) => "ghijklmnop"[Number(d)]!);
+const token = () =>
+  randomBytes(5)
+    .toString("hex")
+    .replace(/\d/g, (d) => "ghijklmnop"[Number(d)]!);
 
 /**
  * Leak probes: A = P+x then B = P+y sharing a prefix (and the same with a suffix); a stateless server cannot put x,
@@ -34,7 +37,10 @@ async function findLeak(ctx: CheckContext): Promise<string | undefined> {
       const second = await helloReply(ctx, b, options);
       if (second.ok && second.message.body.includes(x)) {
         const from = options.channel === "fresh" ? "on a fresh connection" : "on the same connection";
-        return `the reply to ${show(b)} ${from} carries ${show(x)}, which only the earlier request ${show(a)} (sharing ${what} with it) carried: ${show(second.message.body)}`;
+        return (
+          `the reply to ${show(b)} ${from} carries ${show(x)}, which only the earlier request ${show(a)} (sharing ` +
+          `${what} with it) carried: ${show(second.message.body)}`
+        );
       }
     }
   }
@@ -49,12 +55,18 @@ async function findLeak(ctx: CheckContext): Promise<string | undefined> {
 async function findLateState(ctx: CheckContext, profile: VariationProfile): Promise<string | undefined> {
   const calls = ctx.grpc?.callCount ?? 0;
   const entries = journal(ctx).slice(0, 4);
-  const agains = await Promise.all(entries.map(async (entry) => asReply(await hello(ctx, entry.request, { channel: "fresh" }))));
+  const agains = await Promise.all(
+    entries.map(async (entry) => asReply(await hello(ctx, entry.request, { channel: "fresh" }))),
+  );
   for (const [i, entry] of entries.entries()) {
     const again = agains[i]!;
     if (!again.ok) continue;
     if (!sameReply(profile, entry.body, again.message.body)) {
-      return `the reply to ${show(entry.requestBody)} was ${show(entry.body)} at call ${entry.atCall} of the run, but ${show(again.message.body)} on a fresh connection after ${calls - entry.atCall} other calls: state that started late`;
+      return (
+        `the reply to ${show(entry.requestBody)} was ${show(entry.body)} at call ${entry.atCall} of the run, but ` +
+        `${show(again.message.body)} on a fresh connection after ${calls - entry.atCall} other calls: state that ` +
+        `started late`
+      );
     }
   }
   return undefined;
@@ -79,7 +91,10 @@ export const statelessHistoryIndependent: CheckDefinition = {
       const leak = await exclusively(ctx, () => findLeak(ctx));
       const marker = "hist:";
       const request = fc.string({ maxLength: 24 }).filter((s) => !s.includes(marker));
-      const earlier = fc.array(fc.string({ minLength: 4, maxLength: 16 }).map((s) => `${marker}${s}`), { maxLength: 4 });
+      const earlier = fc.array(
+        fc.string({ minLength: 4, maxLength: 16 }).map((s) => `${marker}${s}`),
+        { maxLength: 4 },
+      );
       const outcome = await checkProperty(
         ctx,
         fc.tuple(request, earlier, fc.boolean()),
@@ -91,17 +106,26 @@ export const statelessHistoryIndependent: CheckDefinition = {
             if (res.code !== 0) throw new Error(`an earlier request ${show(h)} was not served`);
           }
           const after = asReply(await hello(ctx, encodeMessage(r)));
-          if (!after.ok) throw new Error(`after ${history.length} other request(s) ${show(r)} was not served: ${after.reason}`);
+          if (!after.ok)
+            throw new Error(`after ${history.length} other request(s) ${show(r)} was not served: ${after.reason}`);
           const leaked = history.find((h) => after.message.body.includes(h) && !before.message.body.includes(h));
-          if (leaked) throw new Error(`the reply to ${show(r)} carries ${show(leaked)}, the body of an earlier request`);
+          if (leaked)
+            throw new Error(`the reply to ${show(r)} carries ${show(leaked)}, the body of an earlier request`);
           // The profile is awaited only for replies that differ: the same reply needs none, and the cases go on
           // while the probe pauses.
-          if (before.message.body !== after.message.body && !sameReply(await profile, before.message.body, after.message.body)) {
-            throw new Error(`the reply to ${show(r)} was ${show(before.message.body)} in a fresh context but ${show(after.message.body)} after other requests`);
+          if (
+            before.message.body !== after.message.body &&
+            !sameReply(await profile, before.message.body, after.message.body)
+          ) {
+            throw new Error(
+              `the reply to ${show(r)} was ${show(before.message.body)} in a fresh context but ` +
+                `${show(after.message.body)} after other requests`,
+            );
           }
         },
         ([r, history, other]) =>
-          `request ${show(r)} after ${history.length === 0 ? "no other request" : history.map(show).join(", ")}${other ? " from another client" : " on the same connection"}`,
+          `request ${show(r)} after ${history.length === 0 ? "no other request" : history.map(show).join(", ")}` +
+          `${other ? " from another client" : " on the same connection"}`,
         { maxRuns: 50 },
       );
       // Judged in this order, whatever finished first: what the profile showed, call counting, leaks, the property.
@@ -114,13 +138,22 @@ export const statelessHistoryIndependent: CheckDefinition = {
       }
       if (leak) return fail(leak);
       // Asked after the property's calls, so that state which starts only after some number of calls has started.
-      const late = outcome.status !== "pass" || variation.kind === "free" ? undefined : await findLateState(ctx, variation);
+      const late =
+        outcome.status !== "pass" || variation.kind === "free" ? undefined : await findLateState(ctx, variation);
       if (late) return fail(late);
       if (outcome.status === "pass" && variation.kind === "segments") {
-        return { ...outcome, message: `${outcome.message}; compared apart from segments that vary by itself (${variation.evidence})` };
+        return {
+          ...outcome,
+          message: `${outcome.message}; compared apart from segments that vary by itself (${variation.evidence})`,
+        };
       }
       if (outcome.status === "pass" && variation.kind === "free") {
-        return { ...outcome, message: `${outcome.message}; the reply varies by itself, so only leaks of earlier requests and call counting were judged` };
+        return {
+          ...outcome,
+          message:
+            `${outcome.message}; the reply varies by itself, so only leaks of earlier requests and call counting ` +
+            `were judged`,
+        };
       }
       return outcome;
     });

@@ -29,28 +29,42 @@ export const statelessMetadataIsolated: CheckDefinition = {
   sharing: "history",
   run(ctx) {
     // Its question is what the calls between its first and a later one carry: no other check's call may come between.
-    return besideOthers(ctx, () => exclusively(ctx, async () => {
-      const token = `tok${randomBytes(8).toString("hex")}`;
-      const binary = randomBytes(12);
-      const needles = [token, binary.toString("base64").replace(/=+$/, ""), binary.toString("latin1")];
-      // Header names no user gives (a random suffix), so the probe never collides with the run's own --metadata.
-      const suffix = randomBytes(4).toString("hex");
-      const own = { [`x-conformance-token-${suffix}`]: token, [`x-conformance-token-${suffix}-bin`]: binary };
-      // A credential-shaped header too, where the target takes one: the user's own authorization (--metadata) or a
-      // server that checks bearer tokens may refuse a second or unknown one, which is its right, not a defect.
-      let first = await hello(ctx, encodeMessage("first"), { metadata: { ...own, authorization: `Bearer ${token}` } });
-      let credential = "and an authorization header";
-      if (first.code !== 0) {
-        first = await hello(ctx, encodeMessage("first"), { metadata: own });
-        credential = `(an extra authorization header was refused with status ${first.code === 0 ? "other than OK" : first.code}, so it was left out)`;
-      }
-      if (first.code !== 0) return fail(`the call carrying metadata was not served (status ${first.code})`);
-      for (const [where, options] of [["the same connection", {}], ["a fresh connection", { channel: "fresh" as const }]] as const) {
-        const later = await hello(ctx, encodeMessage("later"), options);
-        const leak = contains(later, needles);
-        if (leak) return fail(`a later call on ${where} got the earlier call's metadata back in its ${leak}`, { details: [`token: ${token}`] });
-      }
-      return pass(`no trace of an earlier call's metadata (custom text and -bin headers ${credential}) in later replies`);
-    }));
+    return besideOthers(ctx, () =>
+      exclusively(ctx, async () => {
+        const token = `tok${randomBytes(8).toString("hex")}`;
+        const binary = randomBytes(12);
+        const needles = [token, binary.toString("base64").replace(/=+$/, ""), binary.toString("latin1")];
+        // Header names no user gives (a random suffix), so the probe never collides with the run's own --metadata.
+        const suffix = randomBytes(4).toString("hex");
+        const own = { [`x-conformance-token-${suffix}`]: token, [`x-conformance-token-${suffix}-bin`]: binary };
+        // A credential-shaped header too, where the target takes one: the user's own authorization (--metadata) or a
+        // server that checks bearer tokens may refuse a second or unknown one, which is its right, not a defect.
+        let first = await hello(ctx, encodeMessage("first"), {
+          metadata: { ...own, authorization: `Bearer ${token}` },
+        });
+        let credential = "and an authorization header";
+        if (first.code !== 0) {
+          first = await hello(ctx, encodeMessage("first"), { metadata: own });
+          credential =
+            `(an extra authorization header was refused with status ` +
+            `${first.code === 0 ? "other than OK" : first.code}, so it was left out)`;
+        }
+        if (first.code !== 0) return fail(`the call carrying metadata was not served (status ${first.code})`);
+        for (const [where, options] of [
+          ["the same connection", {}],
+          ["a fresh connection", { channel: "fresh" as const }],
+        ] as const) {
+          const later = await hello(ctx, encodeMessage("later"), options);
+          const leak = contains(later, needles);
+          if (leak)
+            return fail(`a later call on ${where} got the earlier call's metadata back in its ${leak}`, {
+              details: [`token: ${token}`],
+            });
+        }
+        return pass(
+          `no trace of an earlier call's metadata (custom text and -bin headers ${credential}) in later replies`,
+        );
+      }),
+    );
   },
 };

@@ -35,7 +35,9 @@ function edgeCases(maxBytes: number): Body[] {
 
 export const stringsUnicode: CheckDefinition = {
   id: "grpc.strings.unicode",
-  title: "any Unicode body (astral planes, NUL, combining marks, right-to-left, up to 64 KiB or the target's limit) gets OK and valid UTF-8",
+  title:
+    "any Unicode body (astral planes, NUL, combining marks, right-to-left, up to 64 KiB or the target's limit) " +
+    "gets OK and valid UTF-8",
   severity: "MUST",
   area: "grpc",
   profile: "contract",
@@ -50,7 +52,10 @@ export const stringsUnicode: CheckDefinition = {
       {
         weight: 1,
         arbitrary: fc
-          .record({ repeat: anyCodePoint, count: fc.integer({ min: Math.min(1024, maxCount), max: Math.min(4096, maxCount) }) })
+          .record({
+            repeat: anyCodePoint,
+            count: fc.integer({ min: Math.min(1024, maxCount), max: Math.min(4096, maxCount) }),
+          })
           .map((b): Body => b),
       },
     );
@@ -61,13 +66,17 @@ export const stringsUnicode: CheckDefinition = {
         const reply = asReply(await hello(ctx, encodeMessage(render(b))));
         if (!reply.ok) throw new Error(`a Unicode body was not served: ${reply.reason}`);
       },
-      (b) => ("text" in b ? `body ${show(b.text)} (${b.text.length} UTF-16 units)` : `body of ${show(b.repeat)} repeated ${b.count} times`),
+      (b) =>
+        "text" in b
+          ? `body ${show(b.text)} (${b.text.length} UTF-16 units)`
+          : `body of ${show(b.repeat)} repeated ${b.count} times`,
       { examples: edgeCases(maxBytes) },
     );
   },
 };
 
 function unText(value: unknown): string {
-  if (typeof value === "object" && value !== null && "text" in value && typeof value.text === "string") return value.text;
+  if (typeof value === "object" && value !== null && "text" in value && typeof value.text === "string")
+    return value.text;
   throw new Error("not a text body");
 }

@@ -16,7 +16,8 @@ function problemsOf(what: string, res: RawResponse): string[] {
   const inHeaders = res.trailersOnly ? 0 : (res.headers["grpc-status"] ?? []).length;
   const out: string[] = [];
   if (statuses.length !== 1) out.push(`${what}: grpc-status appears ${statuses.length} times in the trailers`);
-  else if (!/^\d+$/.test(statuses[0] as string)) out.push(`${what}: grpc-status ${JSON.stringify(statuses[0])} is not a number`);
+  else if (!/^\d+$/.test(statuses[0] as string))
+    out.push(`${what}: grpc-status ${JSON.stringify(statuses[0])} is not a number`);
   if (inHeaders > 0) out.push(`${what}: grpc-status also in the response headers of a response with a body`);
   for (const m of block["grpc-message"] ?? []) {
     if (!PERCENT_ENCODED.test(m)) out.push(`${what}: grpc-message ${JSON.stringify(m)} is not percent-encoded`);

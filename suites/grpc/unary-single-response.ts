@@ -23,12 +23,19 @@ export const unarySingleResponse: CheckDefinition = {
     if (res.failure) problems.push(describeRaw(res));
     if (res.httpStatus !== 200) problems.push(`HTTP status ${res.httpStatus ?? "none"}, not 200`);
     const contentType = res.headers["content-type"]?.[0] ?? "";
-    if (!GRPC_CONTENT_TYPE.test(contentType)) problems.push(`content-type ${JSON.stringify(contentType)} is not application/grpc[+proto]`);
+    if (!GRPC_CONTENT_TYPE.test(contentType))
+      problems.push(`content-type ${JSON.stringify(contentType)} is not application/grpc[+proto]`);
     if (res.frames.length !== 1) problems.push(`${res.frames.length} response messages, not 1`);
-    if (res.leftover > 0) problems.push(isGrpcReply(res.httpStatus, res.headers) ? `${res.leftover} bytes of a truncated message` : `a body of ${res.leftover} bytes that is not gRPC`);
+    if (res.leftover > 0)
+      problems.push(
+        isGrpcReply(res.httpStatus, res.headers)
+          ? `${res.leftover} bytes of a truncated message`
+          : `a body of ${res.leftover} bytes that is not gRPC`,
+      );
     if (res.trailersOnly) problems.push("a trailers-only response, with no message");
     const status = rawStatus(res);
-    if (status !== 0) problems.push(status === undefined ? "no single grpc-status trailer" : `grpc-status ${status}, not 0`);
+    if (status !== 0)
+      problems.push(status === undefined ? "no single grpc-status trailer" : `grpc-status ${status}, not 0`);
     if (problems.length > 0) return fail(problems.join("; "), { details: [`seen: ${describeRaw(res)}`] });
     return pass(`one message, grpc-status 0, content-type ${contentType}`);
   },

@@ -16,7 +16,11 @@ const MAX_RELATED = 4;
 export const authApiKey = httpCheck(
   {
     id: "http.auth.api-key",
-    title: "every data route and method (every collection found, a message of each, every route found below its messages; GET, HEAD, POST, PUT, DELETE and any other its Allow header names) refuses a request without the API key or with a wrong one (401 or 403), a wrong key in any other placement (the common ones, those the OpenAPI document declares) hands over no data, nor does OPTIONS without it; with the key it succeeds",
+    title:
+      "every data route and method (every collection found, a message of each, every route found below its " +
+      "messages; GET, HEAD, POST, PUT, DELETE and any other its Allow header names) refuses a request without " +
+      "the API key or with a wrong one (401 or 403), a wrong key in any other placement (the common ones, those " +
+      "the OpenAPI document declares) hands over no data, nor does OPTIONS without it; with the key it succeeds",
     severity: "MUST",
     spec: "§5 (a client holding the key sends it with each data request)",
   },
@@ -44,7 +48,9 @@ export const authApiKey = httpCheck(
         { method: "HEAD", path: item, headers: { accept: JSON_TYPE } },
         put(item, messageJson(uniqueBody("no-key"))),
         ...(await otherAllowed(p, [c, item])),
-        ...(await related(p, template, item)).flatMap((path) => ["GET", "HEAD"].map((method) => ({ method, path, headers: { accept: JSON_TYPE } }))),
+        ...(await related(p, template, item)).flatMap((path) =>
+          ["GET", "HEAD"].map((method) => ({ method, path, headers: { accept: JSON_TYPE } })),
+        ),
         { method: "DELETE", path: item, headers: { accept: JSON_TYPE } },
       ];
       let refusals = 0;
@@ -54,14 +60,26 @@ export const authApiKey = httpCheck(
           if (req === requests[2]) p.track(c, ex);
           const how = "wrongApiKey" in variant ? "with a wrong key" : "without the key";
           if (ex.res.status === 401 || ex.res.status === 403) refusals++;
-          else p.problem(`${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not enforced there`, ex);
+          else
+            p.problem(
+              `${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not ` +
+                `enforced there`,
+              ex,
+            );
         }
       }
       refusals += await wrongKeyElsewhere(p, [c, item]);
       await optionsWithoutKey(p, [c, item], created.body);
       const still = await p.get(item);
-      if (still.res.status !== 200) p.problem(`GET ${item} with the key answered ${statusLine(still.res)} after keyless PUT and DELETE attempts, not 200`, still);
-      shown.push(`${refusals} requests to ${c}, a message and its related resources without the key or with a wrong one → 401/403; the key in ${where} → ${withKey.res.status}`);
+      if (still.res.status !== 200)
+        p.problem(
+          `GET ${item} with the key answered ${statusLine(still.res)} after keyless PUT and DELETE attempts, not 200`,
+          still,
+        );
+      shown.push(
+        `${refusals} requests to ${c}, a message and its related resources without the key or with a wrong one → ` +
+          `401/403; the key in ${where} → ${withKey.res.status}`,
+      );
     }
     return shown.join("; ");
   },
@@ -77,38 +95,67 @@ async function withoutKey(p: Probe): Promise<CheckOutcome | string> {
   const served: string[] = [];
   const refused = (ex: Exchange) =>
     // The spec shows neither the key's placement nor its format: only the user knows them.
-    skip(`the target wants a key for some data requests (${p.describe(ex)}), and no API key was given: pass --api-key K [--api-key-in header:NAME|bearer|query:NAME] to judge its key control`, "--api-key");
+    skip(
+      `the target wants a key for some data requests (${p.describe(ex)}), and no API key was given: pass ` +
+        `--api-key K [--api-key-in header:NAME|bearer|query:NAME] to judge its key control`,
+      "--api-key",
+    );
   for (const c of p.collections) {
     const created = await p.create(c);
     if (isRefusal(created.ex)) return refused(created.ex);
     if (created.ex.res.status < 200 || created.ex.res.status >= 300) {
-      p.problem(`creating a message to probe failed: ${created.ex.req.method} ${created.ex.req.path} got ${statusLine(created.ex.res)}`, created.ex);
+      p.problem(
+        `creating a message to probe failed: ${created.ex.req.method} ${created.ex.req.path} got ` +
+          `${statusLine(created.ex.res)}`,
+        created.ex,
+      );
       return "";
     }
-    if (!created.uri) return skip(`${created.ex.req.method} ${created.ex.req.path} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing says where the message is: nothing to probe without a key`);
+    if (!created.uri)
+      return skip(
+        `${created.ex.req.method} ${created.ex.req.path} answered ${statusLine(created.ex.res)}, but neither the ` +
+          `answer nor the listing says where the message is: nothing to probe without a key`,
+      );
     const item = created.uri.path;
-    for (const req of [{ method: "GET", path: item, headers: { accept: JSON_TYPE } }, put(item, messageJson(uniqueBody("no-key"))), { method: "DELETE", path: item, headers: { accept: JSON_TYPE } }] satisfies HttpRequest[]) {
+    for (const req of [
+      { method: "GET", path: item, headers: { accept: JSON_TYPE } },
+      put(item, messageJson(uniqueBody("no-key"))),
+      { method: "DELETE", path: item, headers: { accept: JSON_TYPE } },
+    ] satisfies HttpRequest[]) {
       const ex = await p.send(req);
       if (isRefusal(ex)) return refused(ex);
       if (req.method === "DELETE" && ex.res.status >= 200 && ex.res.status < 300) p.deleted(item);
     }
     served.push(`${c} and a message in it`);
   }
-  return skip(`no key control to judge: ${served.join(", ")} were read, created, replaced and deleted with no key (§5 applies only where access to data is controlled by a key)`);
+  return skip(
+    `no key control to judge: ${served.join(", ")} were read, created, replaced and deleted with no key (§5 ` +
+      `applies only where access to data is controlled by a key)`,
+  );
 }
 
-/** Methods probed above already, and those a client sends before it holds any credential (a CORS preflight) or that read no data. */
+/** Methods probed above already, and those a client sends before it holds any credential (a CORS preflight) or that
+ * read no data. */
 const NOT_DATA = new Set(["OPTIONS", "TRACE", "CONNECT", "GET", "HEAD", "POST", "PUT", "DELETE"]);
 
-/** The other methods a data route serves, as its Allow header (OPTIONS with the key) names them: each with a message as its body. */
+/** The other methods a data route serves, as its Allow header (OPTIONS with the key) names them: each with a message as
+ * its body. */
 async function otherAllowed(p: Probe, paths: readonly string[]): Promise<HttpRequest[]> {
   const out: HttpRequest[] = [];
   for (const path of paths) {
     const options = await p.send({ method: "OPTIONS", path, headers: { accept: JSON_TYPE } });
     if (options.res.status < 200 || options.res.status >= 300) continue;
-    const allow = (options.res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase());
+    const allow = (options.res.headers["allow"] ?? [])
+      .join(",")
+      .split(",")
+      .map((m) => m.trim().toUpperCase());
     for (const method of allow.filter((m) => /^[A-Z]{1,20}$/.test(m) && !NOT_DATA.has(m)).slice(0, 3)) {
-      out.push({ method, path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(uniqueBody("no-key")) });
+      out.push({
+        method,
+        path,
+        headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+        body: messageJson(uniqueBody("no-key")),
+      });
     }
   }
   return out;
@@ -130,10 +177,17 @@ async function wrongKeyElsewhere(p: Probe, paths: readonly string[]): Promise<nu
   let refusals = 0;
   for (const path of paths) {
     for (const placement of elsewhere.values()) {
-      const ex = await p.send(withKeyIn(placement, { method: "GET", path, headers: { accept: JSON_TYPE }, withoutApiKey: true }));
+      const ex = await p.send(
+        withKeyIn(placement, { method: "GET", path, headers: { accept: JSON_TYPE }, withoutApiKey: true }),
+      );
       if (isRefusal(ex)) refusals++;
       else if (ex.res.status >= 200 && ex.res.status < 300) {
-        p.problem(`GET ${path} with a wrong key in ${describePlacement(placement)} (and none in ${describePlacement(p.config.apiKeyIn)}) answered ${statusLine(ex.res)}: a key sent there is taken whatever its value`, ex);
+        p.problem(
+          `GET ${path} with a wrong key in ${describePlacement(placement)} (and none in ` +
+            `${describePlacement(p.config.apiKeyIn)}) answered ${statusLine(ex.res)}: a key sent there is taken ` +
+            `whatever its value`,
+          ex,
+        );
       }
     }
   }
@@ -142,8 +196,18 @@ async function wrongKeyElsewhere(p: Probe, paths: readonly string[]): Promise<nu
 
 /** The request with WRONG_KEY in the placement given. */
 function withKeyIn(placement: ApiKeyPlacement, req: HttpRequest): HttpRequest {
-  if (placement.in === "query") return { ...req, path: `${req.path}${req.path.includes("?") ? "&" : "?"}${encodeURIComponent(placement.name)}=${WRONG_KEY}` };
-  return { ...req, headers: { ...req.headers, [placement.name]: placement.scheme !== undefined ? `${placement.scheme} ${WRONG_KEY}` : WRONG_KEY } };
+  if (placement.in === "query")
+    return {
+      ...req,
+      path: `${req.path}${req.path.includes("?") ? "&" : "?"}${encodeURIComponent(placement.name)}=${WRONG_KEY}`,
+    };
+  return {
+    ...req,
+    headers: {
+      ...req.headers,
+      [placement.name]: placement.scheme !== undefined ? `${placement.scheme} ${WRONG_KEY}` : WRONG_KEY,
+    },
+  };
 }
 
 /** OPTIONS without the key may answer a preflight (no data); one that carries a message's body hands data over. */
@@ -151,15 +215,29 @@ async function optionsWithoutKey(p: Probe, paths: readonly string[], body: strin
   for (const path of paths) {
     const ex = await p.send({ method: "OPTIONS", path, headers: { accept: JSON_TYPE }, withoutApiKey: true });
     if (ex.res.status >= 200 && ex.res.status < 300 && ex.res.text.includes(body)) {
-      p.problem(`OPTIONS ${path} without the key answered ${statusLine(ex.res)} with a message's data in its body: data without the key`, ex);
+      p.problem(
+        `OPTIONS ${path} without the key answered ${statusLine(ex.res)} with a message's data in its body: data ` +
+          `without the key`,
+        ex,
+      );
     }
   }
 }
 
 const isRefusal = (ex: Exchange) => ex.res.status === 401 || ex.res.status === 403;
 
-const post = (path: string, body: string): HttpRequest => ({ method: "POST", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
-const put = (path: string, body: string): HttpRequest => ({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
+const post = (path: string, body: string): HttpRequest => ({
+  method: "POST",
+  path,
+  headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+  body,
+});
+const put = (path: string, body: string): HttpRequest => ({
+  method: "PUT",
+  path,
+  headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+  body,
+});
 
 /**
  * Every route the run found below a message of this collection (by template, so a related collection's own

@@ -1,5 +1,6 @@
 // The HTTP catalogue as vitest tests, for vitest's own reporters:
-//   EXAMPLE_HTTP_TARGET=http://host:port [EXAMPLE_API_KEY=K] [EXAMPLE_API_KEY_IN=header:NAME|bearer|query:NAME] npx vitest run suites/http
+//   EXAMPLE_HTTP_TARGET=http://host:port [EXAMPLE_API_KEY=K] [EXAMPLE_API_KEY_IN=header:NAME|bearer|query:NAME] npx
+//   vitest run suites/http
 // Without EXAMPLE_HTTP_TARGET it checks the built-in reference server. EXAMPLE_STRICT=1 gates SHOULD checks.
 import { randomBytes } from "node:crypto";
 import { openSession } from "../../harness/session.js";
@@ -24,7 +25,8 @@ describeChecks(`HTTP conformance of ${baseUrl ?? "the built-in reference server"
   const header = process.env.EXAMPLE_API_KEY_HEADER || undefined;
   const where = process.env.EXAMPLE_API_KEY_IN || undefined;
   const apiKeyIn = where === undefined ? undefined : parseApiKeyPlacement(where);
-  if (where !== undefined && apiKeyIn === undefined) throw new Error(`EXAMPLE_API_KEY_IN=${where}: expected header:NAME, bearer or query:NAME`);
+  if (where !== undefined && apiKeyIn === undefined)
+    throw new Error(`EXAMPLE_API_KEY_IN=${where}: expected header:NAME, bearer or query:NAME`);
   const http = {
     baseUrl: url,
     ...(apiKey !== undefined && { apiKey }),
@@ -32,6 +34,11 @@ describeChecks(`HTTP conformance of ${baseUrl ?? "the built-in reference server"
     ...(apiKeyIn !== undefined && { apiKeyIn }),
   };
   // The catalogue's verb lexicon, as the CLI hands it to a run.
-  const session = await openSession({ http, seed: envSeed(), runs: 1, pathWords: { verbs: DEFAULT_VERBS, allowed: DEFAULT_ALLOWED_WORDS } });
+  const session = await openSession({
+    http,
+    seed: envSeed(),
+    runs: 1,
+    pathWords: { verbs: DEFAULT_VERBS, allowed: DEFAULT_ALLOWED_WORDS },
+  });
   return { session, ...(stop && { stop }) };
 });

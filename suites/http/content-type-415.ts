@@ -1,4 +1,5 @@
-// http.content-type.415: a POST (or a store's creating PUT) whose Content-Type is not a representation the server reads gets 415.
+// http.content-type.415: a POST (or a store's creating PUT) whose Content-Type is not a representation the server reads
+// gets 415.
 import { httpCheck, statusLine } from "./_internals/probe.js";
 import { uniqueBody } from "./_internals/representation.js";
 
@@ -15,7 +16,12 @@ export const contentType415 = httpCheck(
       const ex = await p.sendCreation(c, uniqueBody("plain"), "text/plain");
       p.track(c, ex);
       if (ex.res.status === 415) shown.push(`${ex.req.method} ${ex.req.path} as text/plain → 415`);
-      else p.problem(`${ex.req.method} ${ex.req.path} with Content-Type: text/plain answered ${statusLine(ex.res)}, not 415 Unsupported Media Type`, ex);
+      else
+        p.problem(
+          `${ex.req.method} ${ex.req.path} with Content-Type: text/plain answered ${statusLine(ex.res)}, not 415 ` +
+            `Unsupported Media Type`,
+          ex,
+        );
     }
     return shown.join("; ");
   },

@@ -13,7 +13,12 @@ export const createStatus201 = httpCheck(
     for (const { path: c } of await p.reach()) {
       const { ex } = await p.create(c);
       if (ex.res.status === 201) shown.push(p.describe(ex));
-      else p.problem(`POST ${c} answered ${statusLine(ex.res)}, not 201 Created${ex.res.status === 200 ? ": 200 does not say that something was created" : ""}`, ex);
+      else
+        p.problem(
+          `POST ${c} answered ${statusLine(ex.res)}, not 201 ` +
+            `Created${ex.res.status === 200 ? ": 200 does not say that something was created" : ""}`,
+          ex,
+        );
     }
     return shown.join("; ");
   },

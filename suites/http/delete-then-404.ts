@@ -5,7 +5,9 @@ import type { Listed } from "./_internals/uri.js";
 export const deleteThen404 = httpCheck(
   {
     id: "http.delete.then-404",
-    title: "DELETE on a message's URI answers 2xx, GET then answers 404 (or 410), and the collection's listing no longer shows it",
+    title:
+      "DELETE on a message's URI answers 2xx, GET then answers 404 (or 410), and the collection's listing no " +
+      "longer shows it",
     severity: "MUST",
     spec: "§4.2 (method mapping: Delete is DELETE on the resource path) and §7",
   },
@@ -31,23 +33,47 @@ export const deleteThen404 = httpCheck(
       // Both reads come after the DELETE and neither reads what the other did: side by side (the listing only when
       // the message was listed before, and judged only when the GET says it is gone).
       const path = created.uri.path;
-      const [read, listed] = await p.all<Exchange | Listed | undefined>([() => p.get(path), async () => (before.present ? p.findListed(c, created.body) : undefined)]) as [Exchange, Listed | undefined];
+      const [read, listed] = (await p.all<Exchange | Listed | undefined>([
+        () => p.get(path),
+        async () => (before.present ? p.findListed(c, created.body) : undefined),
+      ])) as [Exchange, Listed | undefined];
       if (read.res.status !== 404 && read.res.status !== 410) {
-        p.problem(`after DELETE ${created.uri.path} answered ${del.res.status}, GET answers ${statusLine(read.res)}, not 404 or 410`, read);
+        p.problem(
+          `after DELETE ${created.uri.path} answered ${del.res.status}, GET answers ${statusLine(read.res)}, not ` +
+            `404 or 410`,
+          read,
+        );
         continue;
       }
       p.deleted(created.uri.path);
       if (!before.present) {
-        p.note(`the message was not found in ${before.pages} page(s) of ${c} before the DELETE: the listing could not be confirmed`);
+        p.note(
+          `the message was not found in ${before.pages} page(s) of ${c} before the DELETE: the listing could not ` +
+            `be confirmed`,
+        );
         shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}`);
         continue;
       }
       const after = listed as Listed;
-      if (after.present && after.last) p.problem(`after DELETE ${created.uri.path} answered ${del.res.status} and GET ${read.res.status}, ${after.last.req.path} still lists the message`, after.last);
-      else if (!after.complete) p.note(`the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence there is not confirmed`);
-      else shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);
+      if (after.present && after.last)
+        p.problem(
+          `after DELETE ${created.uri.path} answered ${del.res.status} and GET ${read.res.status}, ` +
+            `${after.last.req.path} still lists the message`,
+          after.last,
+        );
+      else if (!after.complete)
+        p.note(
+          `the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence ` +
+            `there is not confirmed`,
+        );
+      else
+        shown.push(
+          `DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, ` +
+            `and ${c} no longer lists it`,
+        );
     }
-    if (shown.length === 0 && refused.length > 0 && p.problems.length === 0) p.skip(`not applicable: no resource reached offers deletion (${refused.join("; ")})`);
+    if (shown.length === 0 && refused.length > 0 && p.problems.length === 0)
+      p.skip(`not applicable: no resource reached offers deletion (${refused.join("; ")})`);
     return [...shown, ...refused.map((r) => `not offered: ${r}`)].join("; ");
   },
 );

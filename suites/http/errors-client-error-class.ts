@@ -1,4 +1,5 @@
-// http.errors.client-error-class: client mistakes (an unknown id or path, a representation of the wrong shape) get a 4xx.
+// http.errors.client-error-class: client mistakes (an unknown id or path, a representation of the wrong shape) get a
+// 4xx.
 import type { HttpRequest } from "../../harness/targets/http-target.js";
 import { httpCheck, type Exchange, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
@@ -6,7 +7,9 @@ import { JSON_TYPE, uniqueBody } from "./_internals/representation.js";
 export const errorsClientErrorClass = httpCheck(
   {
     id: "http.errors.client-error-class",
-    title: "no client mistake gets a 5xx or a 2xx: unknown ids and paths, and representations that are not a message, get a 4xx; an empty POST gets a 2xx or a 4xx",
+    title:
+      "no client mistake gets a 5xx or a 2xx: unknown ids and paths, and representations that are not a message, " +
+      "get a 4xx; an empty POST gets a 2xx or a 4xx",
     severity: "MUST",
     spec: "§7 (4xx: the client's request was wrong)",
   },
@@ -17,7 +20,10 @@ export const errorsClientErrorClass = httpCheck(
       const mistakes: [string, HttpRequest][] = [
         ["a GET of an id that does not exist", { method: "GET", path: missing, headers: { accept: JSON_TYPE } }],
         ["a DELETE of an id that does not exist", { method: "DELETE", path: missing, headers: { accept: JSON_TYPE } }],
-        ["a GET of a path that does not exist", { method: "GET", path: `/${uniqueBody("no-such-resource")}`, headers: { accept: JSON_TYPE } }],
+        [
+          "a GET of a path that does not exist",
+          { method: "GET", path: `/${uniqueBody("no-such-resource")}`, headers: { accept: JSON_TYPE } },
+        ],
       ];
       // §2: body is a string; these are not Message representations.
       const shapes: [string, string][] = [
@@ -36,7 +42,8 @@ export const errorsClientErrorClass = httpCheck(
         probes++;
         p.track(c, ex);
         const { status } = ex.res;
-        if (status < 400 || status >= 500) p.problem(`${what} (${ex.req.method} ${ex.req.path}) answered ${statusLine(ex.res)}, not a 4xx`, ex);
+        if (status < 400 || status >= 500)
+          p.problem(`${what} (${ex.req.method} ${ex.req.path}) answered ${statusLine(ex.res)}, not a 4xx`, ex);
       }
     }
     return `${probes} client mistakes each got a 4xx`;
@@ -54,5 +61,10 @@ function emptyPost(p: Probe, c: string, ex: Exchange): void {
   const sent = `an empty ${ex.req.method} ${ex.req.path}`;
   if (status >= 200 && status < 300) p.note(`${sent} creates a message (${status})`);
   else if (status >= 400 && status < 500) p.note(`${sent} is refused (${status})`);
-  else p.problem(`${sent} answered ${statusLine(ex.res)}: an empty body may create a message (2xx) or be refused (4xx), never a server error`, ex);
+  else
+    p.problem(
+      `${sent} answered ${statusLine(ex.res)}: an empty body may create a message (2xx) or be refused (4xx), ` +
+        `never a server error`,
+      ex,
+    );
 }

@@ -12,7 +12,9 @@ const MALFORMED: readonly [string, string, string][] = [
 export const errorsMalformed400 = httpCheck(
   {
     id: "http.errors.malformed-400",
-    title: "a POST with malformed JSON, or malformed XML, gets 400 Bad Request (a 4xx: 415 when XML is not read), never a 5xx",
+    title:
+      "a POST with malformed JSON, or malformed XML, gets 400 Bad Request (a 4xx: 415 when XML is not read), " +
+      "never a 5xx",
     severity: "MUST",
     spec: "§7 (4xx: the client's request was wrong; 5xx: a server-side error)",
   },
@@ -26,7 +28,12 @@ export const errorsMalformed400 = httpCheck(
         const sent = `${ex.req.method} ${ex.req.path}`;
         if (status === 400) shown.push(`${sent} with malformed ${name} → 400`);
         else if (status > 400 && status < 500) shown.push(`${sent} with malformed ${name} → ${status}`);
-        else p.problem(`${sent} with malformed ${name} answered ${statusLine(ex.res)}, not 400${status >= 500 ? ": the client's mistake is reported as the server's" : ""}`, ex);
+        else
+          p.problem(
+            `${sent} with malformed ${name} answered ${statusLine(ex.res)}, not ` +
+              `400${status >= 500 ? ": the client's mistake is reported as the server's" : ""}`,
+            ex,
+          );
       }
     }
     return shown.join("; ");

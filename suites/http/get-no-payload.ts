@@ -11,7 +11,10 @@ const GUESS = "body";
 export const getNoPayload = httpCheck(
   {
     id: "http.get.no-payload",
-    title: "GET without a body reads a collection and a message, a body sent with GET filters nothing (it may be ignored or refused), and a query filter the server offers (--filter, the OpenAPI document, a URI template in its links) selects what it names",
+    title:
+      "GET without a body reads a collection and a message, a body sent with GET filters nothing (it may be " +
+      "ignored or refused), and a query filter the server offers (--filter, the OpenAPI document, a URI template " +
+      "in its links) selects what it names",
     severity: "MUST",
     spec: "§4.2 rule 11",
   },
@@ -19,10 +22,14 @@ export const getNoPayload = httpCheck(
     const shown: string[] = [];
     for (const { path: c } of await p.reach()) {
       // Two messages, neither depending on the other, created side by side; then the two reads, side by side.
-      const made = await p.all([() => p.createOrStop(c, uniqueBody("filter-a")), () => p.createOrStop(c, uniqueBody("filter-b"))]);
+      const made = await p.all([
+        () => p.createOrStop(c, uniqueBody("filter-a")),
+        () => p.createOrStop(c, uniqueBody("filter-b")),
+      ]);
       const [a, b] = [made[0]!, made[1]!];
-      const [doc, all] = await p.all([() => p.get(a.uri.path), () => p.get(c)]) as [Exchange, Exchange];
-      if (doc.res.status !== 200) p.problem(`GET ${a.uri.path} with no body answered ${statusLine(doc.res)}, not 200`, doc);
+      const [doc, all] = (await p.all([() => p.get(a.uri.path), () => p.get(c)])) as [Exchange, Exchange];
+      if (doc.res.status !== 200)
+        p.problem(`GET ${a.uri.path} with no body answered ${statusLine(doc.res)}, not 200`, doc);
       if (all.res.status !== 200) {
         p.problem(`GET ${c} with no body answered ${statusLine(all.res)}, not 200`, all);
         continue;
@@ -34,18 +41,37 @@ export const getNoPayload = httpCheck(
       for (const name of names) {
         const filter = `${c}?${encodeURIComponent(name)}=${encodeURIComponent(a.body)}`;
         const filtered = await p.get(filter);
-        // A first page is not the listing: b may be on a later one (a listing oldest first, with messages before the run).
-        const later = filtered.res.status === 200 && lists(p, c, filtered, a) && !lists(p, c, filtered, b) && (await onLaterPage(p, c, filtered, b));
+        // A first page is not the listing: b may be on a later one (a listing oldest first, with messages before the
+        // run).
+        const later =
+          filtered.res.status === 200 &&
+          lists(p, c, filtered, a) &&
+          !lists(p, c, filtered, b) &&
+          (await onLaterPage(p, c, filtered, b));
         const shows = (m: Listable) => lists(p, c, filtered, m) || (m === b && later);
         const selects = filtered.res.status === 200 && shows(a) && !shows(b);
         if (offered.length === 0) {
           shown.push(`GET ${c} and GET ${a.uri.path} need no body`);
-          p.note(selects ? `?${name}= selects one of two new messages` : `no filter offered (none named with --filter or in a URI template), and ?${name}= does not filter: the filter part of rule 11 is not judged`);
+          p.note(
+            selects
+              ? `?${name}= selects one of two new messages`
+              : `no filter offered (none named with --filter or in a URI template), and ?${name}= does not filter: ` +
+                  `the filter part of rule 11 is not judged`,
+          );
           continue;
         }
-        if (filtered.res.status !== 200) p.problem(`GET ${filter} answered ${statusLine(filtered.res)}: the offered filter ${name} does not work in the query`, filtered);
+        if (filtered.res.status !== 200)
+          p.problem(
+            `GET ${filter} answered ${statusLine(filtered.res)}: the offered filter ${name} does not work in the query`,
+            filtered,
+          );
         else if (!shows(a)) p.problem(`GET ${filter} leaves out the message whose body it names`, filtered);
-        else if (shows(b)) p.problem(`GET ${filter} also lists a message with another body${later ? " (on a later page)" : ""}: the filter changed nothing`, filtered);
+        else if (shows(b))
+          p.problem(
+            `GET ${filter} also lists a message with another body${later ? " (on a later page)" : ""}: the ` +
+              `filter changed nothing`,
+            filtered,
+          );
         else shown.push(`GET ${c} and GET ${a.uri.path} need no body; ?${name}= selects one of two new messages`);
       }
     }
@@ -58,8 +84,19 @@ export const getNoPayload = httpCheck(
  * changes the reply carries a filter where the query should. Judged only when it does: the listing with a filter in
  * its body shows the message it names and not the other, where the same listing without a body does not.
  */
-async function bodyNotFilter(p: Probe, c: string, name: string, wanted: Listable, other: Listable, plain: Exchange): Promise<void> {
-  const withBody = await p.get(c, { accept: JSON_TYPE, "content-type": JSON_TYPE }, { body: JSON.stringify({ [name]: wanted.body }) });
+async function bodyNotFilter(
+  p: Probe,
+  c: string,
+  name: string,
+  wanted: Listable,
+  other: Listable,
+  plain: Exchange,
+): Promise<void> {
+  const withBody = await p.get(
+    c,
+    { accept: JSON_TYPE, "content-type": JSON_TYPE },
+    { body: JSON.stringify({ [name]: wanted.body }) },
+  );
   const { status } = withBody.res;
   if (status >= 400 && status < 500) {
     p.note(`GET ${c} with a body is refused (${status})`);
@@ -73,7 +110,13 @@ async function bodyNotFilter(p: Probe, c: string, name: string, wanted: Listable
     return rep ? itemsOf(rep.value).length : 0;
   };
   if (status === 200 && narrowed(withBody) && (!narrowed(plain) || shown(withBody) < shown(plain))) {
-    p.problem(`GET ${c} with the body {"${name}": ...} lists the message it names and not another new one (${shown(withBody)} item(s), where the same GET without a body shows ${shown(plain)}${narrowed(plain) ? "" : " and both messages or neither"}): the server reads a filter from the GET's body, where rule 11 puts it in the query`, withBody);
+    p.problem(
+      `GET ${c} with the body {"${name}": ...} lists the message it names and not another new one ` +
+        `(${shown(withBody)} item(s), where the same GET without a body shows ` +
+        `${shown(plain)}${narrowed(plain) ? "" : " and both messages or neither"}): the server reads a filter from ` +
+        `the GET's body, where rule 11 puts it in the query`,
+      withBody,
+    );
   }
 }
 
@@ -85,7 +128,12 @@ async function onLaterPage(p: Probe, c: string, first: Exchange, m: Listable): P
   const path = next === undefined ? undefined : toTargetPath(next.href, p.target.baseUrl, first.req.path, true);
   if (path === undefined) return false;
   let seen = false;
-  await readListing((q) => p.get(q), path, p.target.baseUrl, (_value, _page, ex) => (seen = lists(p, c, ex, m)));
+  await readListing(
+    (q) => p.get(q),
+    path,
+    p.target.baseUrl,
+    (_value, _page, ex) => (seen = lists(p, c, ex, m)),
+  );
   return seen;
 }
 

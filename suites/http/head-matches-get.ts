@@ -10,9 +10,29 @@ const SAME_VALUE = ["content-type", "content-language", "content-encoding", "lin
  * omit on HEAD the fields whose value is only known while generating the content (digests and checksums).
  */
 const MAY_DIFFER = new Set([
-  "date", "connection", "keep-alive", "transfer-encoding", "content-length", "set-cookie", "age", "etag", "last-modified",
-  "expires", "server-timing", "x-response-time", "x-request-id", "request-id", "traceparent", "vary",
-  "digest", "content-digest", "repr-digest", "content-md5", "x-content-md5", "x-checksum", "x-content-sha256",
+  "date",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "set-cookie",
+  "age",
+  "etag",
+  "last-modified",
+  "expires",
+  "server-timing",
+  "x-response-time",
+  "x-request-id",
+  "request-id",
+  "traceparent",
+  "vary",
+  "digest",
+  "content-digest",
+  "repr-digest",
+  "content-md5",
+  "x-content-md5",
+  "x-checksum",
+  "x-content-sha256",
 ]);
 
 export const headMatchesGet = httpCheck(
@@ -28,7 +48,12 @@ export const headMatchesGet = httpCheck(
       const created = await p.createOrStop(c);
       const paths = [c, created.uri.path];
       // Reads only, none depending on another: sent side by side, judged in order.
-      const exchanges = await p.all(paths.flatMap((path) => [() => p.get(path), () => p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } })]));
+      const exchanges = await p.all(
+        paths.flatMap((path) => [
+          () => p.get(path),
+          () => p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } }),
+        ]),
+      );
       for (const [i, path] of paths.entries()) {
         const [get, head] = exchanges.slice(2 * i, 2 * i + 2) as [Exchange, Exchange];
         const before = p.problems.length;
@@ -55,8 +80,11 @@ function compare(p: Probe, get: Exchange, head: Exchange): void {
   }
   const headLength = value(head.res, "content-length");
   const getLength = value(get.res, "content-length") ?? String(get.res.body.length);
-  if (headLength !== undefined && headLength !== getLength) differences.push(`content-length: GET ${getLength}, HEAD ${headLength}`);
-  const missing = Object.keys(get.res.headers).filter((n) => !MAY_DIFFER.has(n) && !SAME_VALUE.includes(n) && head.res.headers[n] === undefined);
+  if (headLength !== undefined && headLength !== getLength)
+    differences.push(`content-length: GET ${getLength}, HEAD ${headLength}`);
+  const missing = Object.keys(get.res.headers).filter(
+    (n) => !MAY_DIFFER.has(n) && !SAME_VALUE.includes(n) && head.res.headers[n] === undefined,
+  );
   if (missing.length > 0) differences.push(`only GET sends ${missing.join(", ")}`);
   if (differences.length > 0) p.problem(`HEAD ${path} headers differ from GET's: ${differences.join("; ")}`, head);
 }

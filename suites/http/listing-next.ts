@@ -18,9 +18,13 @@ const GUESS = "limit=1";
 export const listingNext = httpCheck(
   {
     id: "http.listing.next",
-    title: "a paged listing's next link leads on: following rel=\"next\" never returns to a page already read (judged where the server pages, by itself or with ?limit=1)",
+    title:
+      'a paged listing\'s next link leads on: following rel="next" never returns to a page already read (judged ' +
+      "where the server pages, by itself or with ?limit=1)",
     severity: "MUST",
-    spec: "§4.2 (level 3: links to the next state transitions) and RFC 8288 §3.3 (the registered relation next: the next in a series)",
+    spec:
+      "§4.2 (level 3: links to the next state transitions) and RFC 8288 §3.3 (the registered relation next: the " +
+      "next in a series)",
   },
   async (p) => {
     const shown: string[] = [];
@@ -41,7 +45,10 @@ export const listingNext = httpCheck(
       if (walked !== undefined) shown.push(`${c}: ${walked}`);
     }
     if (shown.length === 0 && unpaged.length > 0 && p.problems.length === 0) {
-      p.skip(`not applicable: no listing shows a next link, by itself or with ?${GUESS} (${unpaged.join(", ")}): the server does not page, or names its page size otherwise`);
+      p.skip(
+        `not applicable: no listing shows a next link, by itself or with ?${GUESS} (${unpaged.join(", ")}): the ` +
+          `server does not page, or names its page size otherwise`,
+      );
     }
     return shown.join("; ");
   },
@@ -67,14 +74,23 @@ async function walk(p: Probe, first: Exchange): Promise<string | undefined> {
   let page = first;
   for (let next = nextOf(p, page); next !== undefined; next = nextOf(p, page)) {
     if (read.includes(next)) {
-      p.problem(`following rel="next" from ${first.req.path}, ${page.req.path} links to ${next}, a page already read (page ${read.indexOf(next) + 1} of the walk): the series loops, so a client following next never reaches the end, nor the messages past the first page`, page);
+      p.problem(
+        `following rel="next" from ${first.req.path}, ${page.req.path} links to ${next}, a page already read ` +
+          `(page ${read.indexOf(next) + 1} of the walk): the series loops, so a client following next never ` +
+          `reaches the end, nor the messages past the first page`,
+        page,
+      );
       return undefined;
     }
     if (read.length >= MAX_PAGES) return `${read.length} pages read by rel="next", none repeated (not read to the end)`;
     page = await p.get(next);
     read.push(next);
     // A page that does not answer 200 (a rate limit, a cursor that expired) ends the walk unjudged past it.
-    if (page.res.status !== 200) return `${read.length - 1} page(s) read by rel="next", none repeated; GET ${next} then answered ${statusLine(page.res)}`;
+    if (page.res.status !== 200)
+      return (
+        `${read.length - 1} page(s) read by rel="next", none repeated; GET ${next} then answered ` +
+        `${statusLine(page.res)}`
+      );
   }
   return `${read.length} page(s) read by rel="next" to the end, none repeated`;
 }

@@ -10,7 +10,9 @@ const LEVEL_NAMES = ["HTTP used", "individual resources", "HTTP API", "REST API"
 export const maturity = httpCheck(
   {
     id: "http.maturity",
-    title: "the interface reaches level 2 (an HTTP API: the appropriate methods and exact status codes); level 3 (hypermedia) is noted",
+    title:
+      "the interface reaches level 2 (an HTTP API: the appropriate methods and exact status codes); level 3 " +
+      "(hypermedia) is noted",
     severity: "MUST",
     spec: "§4.2 (resource-interface maturity levels: level 2 is sufficient)",
   },
@@ -20,7 +22,9 @@ export const maturity = httpCheck(
     const short: string[] = [];
     const shortBy: Exchange[] = [];
     const verdict = (level: number) => {
-      const text = `level ${level} (${LEVEL_NAMES[level]})${short.length ? `, short of the next: ${short.join("; ")}` : ""}. Evidence: ${evidence.join("; ")}`;
+      const text =
+        `level ${level} (${LEVEL_NAMES[level]})${short.length ? `, short of the next: ${short.join("; ")}` : ""}. ` +
+        `Evidence: ${evidence.join("; ")}`;
       const details = [...short, ...shortBy.map((ex) => `reproduce: ${p.target.curl(ex.req)}`)];
       return level >= 2 ? pass(text) : fail(text, { details });
     };
@@ -35,44 +39,75 @@ export const maturity = httpCheck(
     const created = await p.create(c);
     evidence.push(`${created.ex.req.method} ${created.ex.req.path} → ${created.ex.res.status}`);
     const ok = created.ex.res.status >= 200 && created.ex.res.status < 300;
-    if (ok && !created.uri) p.skip(`POST ${c} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing (within its page bound) says where the message is: its level cannot be judged`);
+    if (ok && !created.uri)
+      p.skip(
+        `POST ${c} answered ${statusLine(created.ex.res)}, but neither the answer nor the listing (within its ` +
+          `page bound) says where the message is: its level cannot be judged`,
+      );
     if (list.res.status !== 200 || !created.uri) {
-      short.push(!created.uri ? `no URI for a created message (POST answered ${statusLine(created.ex.res)})` : `GET ${c} answered ${statusLine(list.res)}`);
+      short.push(
+        !created.uri
+          ? `no URI for a created message (POST answered ${statusLine(created.ex.res)})`
+          : `GET ${c} answered ${statusLine(list.res)}`,
+      );
       shortBy.push(created.uri ? list : created.ex);
       return verdict(0);
     }
     // Two reads side by side, neither depending on the other (the unknown id's judged only when level 1 holds).
-    const [read, unknown] = (await p.all([created.uri.path, `${c}/${uniqueBody("no-such-id")}`].map((path) => () => p.get(path)))) as [Exchange, Exchange];
+    const [read, unknown] = (await p.all(
+      [created.uri.path, `${c}/${uniqueBody("no-such-id")}`].map((path) => () => p.get(path)),
+    )) as [Exchange, Exchange];
     evidence.push(`GET ${created.uri.path} → ${read.res.status}`);
     if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
       // Say what was missing: the status, or (with a 200, which the evidence lists) the body sent.
-      short.push(read.res.status !== 200 ? `GET ${created.uri.path} answered ${statusLine(read.res)}, not 200` : `GET ${created.uri.path} answered 200, but its representation does not show the body sent (${JSON.stringify(created.body)})`);
+      short.push(
+        read.res.status !== 200
+          ? `GET ${created.uri.path} answered ${statusLine(read.res)}, not 200`
+          : `GET ${created.uri.path} answered 200, but its representation does not show the body sent ` +
+              `(${JSON.stringify(created.body)})`,
+      );
       shortBy.push(read);
       return verdict(0);
     }
     // Level 2: the method says what to do and the status code says what happened.
     const level2: string[] = [];
-    if (created.ex.res.status !== 201) (level2.push(`a creating ${created.ex.req.method} answered ${statusLine(created.ex.res)}, not 201`), shortBy.push(created.ex));
-    // The exact code is one whose meaning fits (RFC 9110): 404 or 410 for an absent id, 400 for one that cannot be an id.
-    if (![400, 404, 410].includes(unknown.res.status)) (level2.push(`an unknown id answered ${statusLine(unknown.res)}, not 404 (or 410, or 400 for an id that cannot be one)`), shortBy.push(unknown));
+    if (created.ex.res.status !== 201)
+      level2.push(`a creating ${created.ex.req.method} answered ${statusLine(created.ex.res)}, not 201`),
+        shortBy.push(created.ex);
+    // The exact code is one whose meaning fits (RFC 9110): 404 or 410 for an absent id, 400 for one that cannot be an
+    // id.
+    if (![400, 404, 410].includes(unknown.res.status))
+      level2.push(
+        `an unknown id answered ${statusLine(unknown.res)}, not 404 (or 410, or 400 for an id that cannot be one)`,
+      ),
+        shortBy.push(unknown);
     const del = await p.remove(created.uri.path);
     const [refusedDelete, after] = [p.notOffered("delete", del), await p.get(created.uri.path)];
     evidence.push(`DELETE → ${del.res.status}, then GET → ${after.res.status}`);
     if (after.res.status === 404 || after.res.status === 410) p.deleted(created.uri.path);
     // A message that does not offer deletion (405 with Allow, 501) answers with the exact code for that.
-    if (refusedDelete === undefined && (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410))) {
+    if (
+      refusedDelete === undefined &&
+      (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410))
+    ) {
       level2.push(`DELETE answered ${statusLine(del.res)} and a GET afterwards ${statusLine(after.res)}`);
       shortBy.push(del, after);
     }
     // Level 3: representations (or their Link headers) carry the URIs of related resources and next transitions.
-    const links = [...hypermedia(p.target.baseUrl, read.res, created.uri.path), ...hypermedia(p.target.baseUrl, list.res, c)];
+    const links = [
+      ...hypermedia(p.target.baseUrl, read.res, created.uri.path),
+      ...hypermedia(p.target.baseUrl, list.res, c),
+    ];
     const rels = [...new Set(links.map((l) => (l.rel ? `${l.rel} ${l.href}` : l.href)))].slice(0, 6);
     if (level2.length > 0) {
       short.push(...level2);
       return verdict(1);
     }
     if (links.length === 0) {
-      short.push("no links in the representations of the collection or of a message (JSON links/_links/href, XML href, Link header)");
+      short.push(
+        "no links in the representations of the collection or of a message (JSON links/_links/href, XML href, " +
+          "Link header)",
+      );
       return verdict(2);
     }
     evidence.push(`links: ${rels.join(", ")}`);

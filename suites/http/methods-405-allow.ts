@@ -1,4 +1,5 @@
-// http.methods.405-allow: a method the collection does not serve gets 405 with an Allow header, or 501 when the server implements it nowhere.
+// http.methods.405-allow: a method the collection does not serve gets 405 with an Allow header, or 501 when the server
+// implements it nowhere.
 import { type Exchange, type Probe, httpCheck, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE } from "./_internals/representation.js";
 
@@ -20,12 +21,18 @@ const BODY_COMPLAINTS = new Set([400, 411, 415, 422]);
 const UNKNOWN_METHOD = "CONFORMANCE-NO-SUCH-METHOD";
 
 const allowOf = (ex: Exchange) =>
-  (ex.res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase()).filter((m) => m !== "");
+  (ex.res.headers["allow"] ?? [])
+    .join(",")
+    .split(",")
+    .map((m) => m.trim().toUpperCase())
+    .filter((m) => m !== "");
 
 export const methods405Allow = httpCheck(
   {
     id: "http.methods.405-allow",
-    title: "a method the collection does not serve gets 405 Method Not Allowed with an Allow header listing those that work (or 501 Not Implemented, for one the server implements nowhere)",
+    title:
+      "a method the collection does not serve gets 405 Method Not Allowed with an Allow header listing those " +
+      "that work (or 501 Not Implemented, for one the server implements nowhere)",
     severity: "MUST",
     spec: "§4.2 (method mapping; level 2: the appropriate method and the exact status code) and §7",
   },
@@ -59,13 +66,23 @@ export const methods405Allow = httpCheck(
           break;
         }
         if (status !== 405) {
-          p.problem(`${method} ${c}, a method the collection does not serve${served.length ? ` (OPTIONS allows ${served.join(", ")})` : ""}, answered ${statusLine(ex.res)}, not 405 Method Not Allowed (or 501 Not Implemented)`, ex);
+          p.problem(
+            `${method} ${c}, a method the collection does not ` +
+              `serve${served.length ? ` (OPTIONS allows ${served.join(", ")})` : ""}, answered ` +
+              `${statusLine(ex.res)}, not 405 Method Not Allowed (or 501 Not Implemented)`,
+            ex,
+          );
           break;
         }
         const allow = allowOf(ex);
         if (allow.length === 0) p.problem(`${method} ${c} answered 405 with no Allow header`, ex);
-        else if (allow.includes(method)) p.problem(`${method} ${c} answered 405 but Allow lists ${method}: ${allow.join(", ")}`, ex);
-        else if (!allow.includes("GET")) p.problem(`${method} ${c} answered 405 with Allow ${allow.join(", ")}, which leaves out GET, a method that works`, ex);
+        else if (allow.includes(method))
+          p.problem(`${method} ${c} answered 405 but Allow lists ${method}: ${allow.join(", ")}`, ex);
+        else if (!allow.includes("GET"))
+          p.problem(
+            `${method} ${c} answered 405 with Allow ${allow.join(", ")}, which leaves out GET, a method that works`,
+            ex,
+          );
         else shown.push(`${method} ${c} → 405, Allow: ${allow.join(", ")}`);
         break;
       }
@@ -73,7 +90,8 @@ export const methods405Allow = httpCheck(
       if (!judged) unjudged.push(c);
     }
     const every = `serves every method probed (${CANDIDATES.join(", ")})`;
-    if (shown.length === 0 && p.problems.length === 0) p.skip(`the collection${unjudged.length > 1 ? "s" : ""} ${unjudged.join(", ")} ${every}`);
+    if (shown.length === 0 && p.problems.length === 0)
+      p.skip(`the collection${unjudged.length > 1 ? "s" : ""} ${unjudged.join(", ")} ${every}`);
     if (unjudged.length > 0) p.note(`${unjudged.join(", ")} ${every}`);
     return shown.join("; ");
   },
@@ -87,6 +105,11 @@ export const methods405Allow = httpCheck(
 async function answersAnyMethod(p: Probe, c: string): Promise<boolean> {
   const ex = await p.send({ method: UNKNOWN_METHOD, path: c, headers: { accept: JSON_TYPE } });
   if (ex.res.status < 200 || ex.res.status >= 300) return false;
-  p.problem(`${UNKNOWN_METHOD} ${c}, a method no server implements, answered ${statusLine(ex.res)}, as ${CANDIDATES.join(" and ")} did: a 2xx whatever the method serves none of them; a method the collection does not serve gets 405 Method Not Allowed with Allow (or 501 Not Implemented)`, ex);
+  p.problem(
+    `${UNKNOWN_METHOD} ${c}, a method no server implements, answered ${statusLine(ex.res)}, as ` +
+      `${CANDIDATES.join(" and ")} did: a 2xx whatever the method serves none of them; a method the collection ` +
+      `does not serve gets 405 Method Not Allowed with Allow (or 501 Not Implemented)`,
+    ex,
+  );
   return true;
 }

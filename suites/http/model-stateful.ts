@@ -64,11 +64,23 @@ function unknownPath(m: Model, collection: string): string {
     // ends in a counter (msg:35, 2026.0.35, a slug's -35), a UUID aside: changing its last digits could name an id the
     // server handed out before the run (seeded) that this model never saw.
     const decoded = decodeURIComponent(sample);
-    if (/^[0-9]+$/.test(sample) || (/[0-9]$/.test(decoded) && !UUID_FORM.test(decoded))) return `${collection}/${encodeURIComponent(decoded)}${String(Math.floor(Math.random() * 900_000) + 100_000)}`;
-    // Otherwise only the last four characters change: a prefix (a ULID's time, "msg:") keeps the id in the server's form.
+    if (/^[0-9]+$/.test(sample) || (/[0-9]$/.test(decoded) && !UUID_FORM.test(decoded)))
+      return `${collection}/${encodeURIComponent(decoded)}${String(Math.floor(Math.random() * 900_000) + 100_000)}`;
+    // Otherwise only the last four characters change: a prefix (a ULID's time, "msg:") keeps the id in the server's
+    // form.
     const chars = [...decodeURIComponent(sample)];
     const id = chars
-      .map((ch, i) => (i < chars.length - 4 ? ch : /[0-9]/.test(ch) ? pick("0123456789") : /[a-z]/.test(ch) ? pick("abcdefghijklmnopqrstuvwxyz") : /[A-Z]/.test(ch) ? pick("ABCDEFGHIJKLMNOPQRSTUVWXYZ") : ch))
+      .map((ch, i) =>
+        i < chars.length - 4
+          ? ch
+          : /[0-9]/.test(ch)
+            ? pick("0123456789")
+            : /[a-z]/.test(ch)
+              ? pick("abcdefghijklmnopqrstuvwxyz")
+              : /[A-Z]/.test(ch)
+                ? pick("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+                : ch,
+      )
       .join("");
     const path = `${collection}/${encodeURIComponent(id)}`;
     if (!known.includes(path)) return path;
@@ -92,10 +104,16 @@ class Create implements Command {
     r.steps.push({ what: "create", ex: created.ex });
     if (!ok(created.ex)) throw new ModelFailure(`creating a message answered ${statusLine(created.ex.res)}, not a 2xx`);
     if (!created.uri) {
-      m.halted = `${created.ex.req.method} ${created.ex.req.path} created a message that neither the answer nor the listing locates`;
+      m.halted =
+        `${created.ex.req.method} ${created.ex.req.path} created a message that neither the answer nor the listing ` +
+        `locates`;
       return;
     }
-    if (m.live.has(created.uri.path)) throw new ModelFailure(`creating a message answered the URI of one already there (${created.uri.path}, by its ${created.uri.how}): a create must add one`);
+    if (m.live.has(created.uri.path))
+      throw new ModelFailure(
+        `creating a message answered the URI of one already there (${created.uri.path}, by its ` +
+          `${created.uri.how}): a create must add one`,
+      );
     m.live.set(created.uri.path, created.body);
   }
   toString = () => "create";
@@ -109,7 +127,10 @@ class Read implements Command {
     const ex = await step(r, `read ${path}`, m.p.get(path));
     const shown = ex.res.status === 200 ? m.p.bodyOf(ex.res, body) : undefined;
     if (ex.res.status !== 200 || shown !== body) {
-      throw new ModelFailure(`GET ${path} answered ${ex.res.status === 200 ? `with ${shownBody(shown)}` : statusLine(ex.res)}, where the message holds ${JSON.stringify(body)}`);
+      throw new ModelFailure(
+        `GET ${path} answered ${ex.res.status === 200 ? `with ${shownBody(shown)}` : statusLine(ex.res)}, where ` +
+          `the message holds ${JSON.stringify(body)}`,
+      );
     }
   }
   toString = () => `read(${this.index})`;
@@ -122,7 +143,8 @@ class Head implements Command {
     const [path] = nth(m.live, this.index) as [string, string];
     const ex = await step(r, `head ${path}`, m.p.send({ method: "HEAD", path, headers: { accept: JSON_TYPE } }));
     if (m.p.notOffered("head", ex) !== undefined) m.refused.add("head");
-    else if (ex.res.status !== 200) throw new ModelFailure(`HEAD ${path} of a message answered ${statusLine(ex.res)}, where GET answers 200`);
+    else if (ex.res.status !== 200)
+      throw new ModelFailure(`HEAD ${path} of a message answered ${statusLine(ex.res)}, where GET answers 200`);
   }
   toString = () => `head(${this.index})`;
 }
@@ -135,27 +157,34 @@ class Replace implements Command {
     const body = uniqueBody("model-put");
     const ex = await step(r, `replace ${path}`, m.p.replace(path, body));
     if (m.p.notOffered("replace", ex) !== undefined) return void m.refused.add("replace");
-    if (!ok(ex)) throw new ModelFailure(`PUT ${path} of a message's representation answered ${statusLine(ex.res)}, not a 2xx`);
+    if (!ok(ex))
+      throw new ModelFailure(`PUT ${path} of a message's representation answered ${statusLine(ex.res)}, not a 2xx`);
     m.retired.add(old);
     m.live.set(path, body);
   }
   toString = () => `replace(${this.index})`;
 }
 
-/** PUT at an id no one handed out: refused (4xx), or stored there (a store's create): never a 2xx that stores nothing. */
+/** PUT at an id no one handed out: refused (4xx), or stored there (a store's create): never a 2xx that stores nothing.
+ * */
 class ReplaceUnknown implements Command {
   check = (m: Model) => usable(m) && !m.refused.has("replace");
   async run(m: Model, r: Real): Promise<void> {
     const path = unknownPath(m, r.collection);
     const body = uniqueBody("model-put-new");
     const ex = await step(r, `replace unknown ${path}`, m.p.replace(path, body));
-    if (ex.res.status >= 500) throw new ModelFailure(`PUT ${path}, an id no one handed out, answered ${statusLine(ex.res)}: a server error`);
+    if (ex.res.status >= 500)
+      throw new ModelFailure(`PUT ${path}, an id no one handed out, answered ${statusLine(ex.res)}: a server error`);
     if (!ok(ex)) return;
     m.p.own(path);
     const read = await step(r, `read ${path}`, m.p.get(path));
     const shown = read.res.status === 200 ? m.p.bodyOf(read.res, body) : undefined;
     if (read.res.status !== 200 || shown !== body) {
-      throw new ModelFailure(`PUT ${path}, an id no one handed out, answered ${ex.res.status}, but GET then answered ${read.res.status === 200 ? `with ${shownBody(shown)}` : statusLine(read.res)}: a 2xx to PUT says the representation was stored (RFC 9110 9.3.4); refuse it (404) or store it (201)`);
+      throw new ModelFailure(
+        `PUT ${path}, an id no one handed out, answered ${ex.res.status}, but GET then answered ` +
+          `${read.res.status === 200 ? `with ${shownBody(shown)}` : statusLine(read.res)}: a 2xx to PUT says the ` +
+          `representation was stored (RFC 9110 9.3.4); refuse it (404) or store it (201)`,
+      );
     }
     m.live.set(path, body);
   }
@@ -182,9 +211,15 @@ class ReadGone implements Command {
   constructor(readonly index: number) {}
   check = (m: Model) => usable(m) && m.gone.some((g) => !m.live.has(g));
   async run(m: Model, r: Real): Promise<void> {
-    const path = nth(m.gone.filter((g) => !m.live.has(g)), this.index) as string;
+    const path = nth(
+      m.gone.filter((g) => !m.live.has(g)),
+      this.index,
+    ) as string;
     const ex = await step(r, `read deleted ${path}`, m.p.get(path));
-    if (ex.res.status !== 404 && ex.res.status !== 410) throw new ModelFailure(`GET ${path}, deleted earlier in the sequence, answered ${statusLine(ex.res)}, not 404 or 410`);
+    if (ex.res.status !== 404 && ex.res.status !== 410)
+      throw new ModelFailure(
+        `GET ${path}, deleted earlier in the sequence, answered ${statusLine(ex.res)}, not 404 or 410`,
+      );
   }
   toString = () => `readGone(${this.index})`;
 }
@@ -194,7 +229,8 @@ class ReadUnknown implements Command {
   async run(m: Model, r: Real): Promise<void> {
     const path = unknownPath(m, r.collection);
     const ex = await step(r, `read unknown ${path}`, m.p.get(path));
-    if (ex.res.status < 400 || ex.res.status >= 500) throw new ModelFailure(`GET ${path}, an id no one handed out, answered ${statusLine(ex.res)}, not a 4xx (404)`);
+    if (ex.res.status < 400 || ex.res.status >= 500)
+      throw new ModelFailure(`GET ${path}, an id no one handed out, answered ${statusLine(ex.res)}, not a 4xx (404)`);
   }
   toString = () => "readUnknown";
 }
@@ -207,14 +243,22 @@ class ReadUnknown implements Command {
 async function namesLive(m: Model, r: Real): Promise<void> {
   if (m.live.size === 0) return;
   let text = "";
-  const read = await readListing((path) => step(r, `list ${path}`, m.p.get(path)), r.collection, m.p.target.baseUrl, (value) => {
-    text += JSON.stringify(value);
-    return false;
-  });
+  const read = await readListing(
+    (path) => step(r, `list ${path}`, m.p.get(path)),
+    r.collection,
+    m.p.target.baseUrl,
+    (value) => {
+      text += JSON.stringify(value);
+      return false;
+    },
+  );
   if (!read.complete) return;
   const ids = [...m.live.keys()].map((path) => decodeURIComponent(path.slice(path.lastIndexOf("/") + 1)));
   if (ids.some((id) => id !== "" && text.includes(id))) return;
-  throw new ModelFailure(`the listing of ${r.collection} names none of the ${ids.length} message(s) the sequence created and did not delete (${[...m.live.keys()].slice(0, 3).join(", ")}): neither their bodies nor their ids`);
+  throw new ModelFailure(
+    `the listing of ${r.collection} names none of the ${ids.length} message(s) the sequence created and did not ` +
+      `delete (${[...m.live.keys()].slice(0, 3).join(", ")}): neither their bodies nor their ids`,
+  );
 }
 
 /** The listing, read whole within its bound: each message the model holds once, nothing replaced or deleted. */
@@ -222,18 +266,35 @@ class List implements Command {
   check = (m: Model) => usable(m) && m.live.size + m.retired.size > 0;
   async run(m: Model, r: Real): Promise<void> {
     const live = [...m.live.values()];
-    const read = await countListed((path) => step(r, `list ${path}`, m.p.get(path)), r.collection, [...live, ...m.retired], m.p.target.baseUrl);
+    const read = await countListed(
+      (path) => step(r, `list ${path}`, m.p.get(path)),
+      r.collection,
+      [...live, ...m.retired],
+      m.p.target.baseUrl,
+    );
     if (!read.complete) return;
     // A listing that shows no body of the model's at all (ids and links only): nothing to count, but it must name them.
     if (!live.some((b) => (read.counts.get(b) ?? 0) > 0)) return namesLive(m, r);
     for (const [path, body] of m.live) {
       const n = read.counts.get(body) ?? 0;
-      if (n === 0) throw new ModelFailure(`the listing of ${r.collection} does not show ${JSON.stringify(body)}, the body of ${path}, though it shows the sequence's other messages`);
-      if (n > 1) throw new ModelFailure(`the listing of ${r.collection} shows ${JSON.stringify(body)} ${n} times, where the sequence stored it once (at ${path}): an operation added a message`);
+      if (n === 0)
+        throw new ModelFailure(
+          `the listing of ${r.collection} does not show ${JSON.stringify(body)}, the body of ${path}, though it ` +
+            `shows the sequence's other messages`,
+        );
+      if (n > 1)
+        throw new ModelFailure(
+          `the listing of ${r.collection} shows ${JSON.stringify(body)} ${n} times, where the sequence stored it ` +
+            `once (at ${path}): an operation added a message`,
+        );
     }
     for (const body of m.retired) {
       const n = read.counts.get(body) ?? 0;
-      if (n > 0) throw new ModelFailure(`the listing of ${r.collection} still shows ${JSON.stringify(body)} ${n} time(s), a body replaced or deleted earlier in the sequence`);
+      if (n > 0)
+        throw new ModelFailure(
+          `the listing of ${r.collection} still shows ${JSON.stringify(body)} ${n} time(s), a body replaced or ` +
+            `deleted earlier in the sequence`,
+        );
     }
   }
   toString = () => "list";
@@ -241,8 +302,18 @@ class List implements Command {
 
 /** Every operation once, in an order that exercises each against what the ones before did. */
 const WALK: readonly Command[] = [
-  new Create(), new Create(), new Read(0), new Replace(0), new List(), new Read(0), new ReplaceUnknown(), new Head(1),
-  new Delete(1), new ReadGone(0), new ReadUnknown(), new List(),
+  new Create(),
+  new Create(),
+  new Read(0),
+  new Replace(0),
+  new List(),
+  new Read(0),
+  new ReplaceUnknown(),
+  new Head(1),
+  new Delete(1),
+  new ReadGone(0),
+  new ReadUnknown(),
+  new List(),
 ];
 
 const commands = [
@@ -260,7 +331,9 @@ const commands = [
 export const modelStateful = httpCheck(
   {
     id: "http.model.stateful",
-    title: "sequences of create, read, HEAD, replace (of a message, of an unknown id), delete and listing: each reply agrees with a model of the stored data",
+    title:
+      "sequences of create, read, HEAD, replace (of a message, of an unknown id), delete and listing: each reply " +
+      "agrees with a model of the stored data",
     severity: "MUST",
     spec: "§4.2 (method mapping: Create, Read, Update, Delete, Read header information) and §7",
   },
@@ -335,10 +408,18 @@ async function judge(p: Probe, collection: string): Promise<string | CheckOutcom
   }
   if (details.failed) return { status: "error", message: `the model could not run: ${String(details.errorInstance)}` };
   const also = refused.length > 0 ? `; not offered, by the server's own answer: ${refused.join(", ")}` : "";
-  return `${collection}: every operation walked once, then ${details.numRuns} generated sequence(s) agreed with the model${details.interrupted ? ` (stopped at the time bound of ${bound} ms)` : ""}${also}`;
+  return (
+    `${collection}: every operation walked once, then ${details.numRuns} generated sequence(s) agreed with the ` +
+    `model${details.interrupted ? ` (stopped at the time bound of ${bound} ms)` : ""}${also}`
+  );
 }
 
-function failure(p: Probe, collection: string, failed: { steps: Real["steps"]; error: unknown } | undefined, sequence: string): CheckOutcome {
+function failure(
+  p: Probe,
+  collection: string,
+  failed: { steps: Real["steps"]; error: unknown } | undefined,
+  sequence: string,
+): CheckOutcome {
   const reason = failed?.error instanceof Error ? failed.error.message : String(failed?.error);
   const steps = failed?.steps ?? [];
   const details = [`on ${collection}, the sequence ${sequence}, step by step:`];

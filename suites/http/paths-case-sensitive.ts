@@ -21,10 +21,18 @@ export const pathsCaseSensitive = httpCheck(
       if (upperCased(c) === c) continue;
       const created = await p.createOrStop(c);
       const pairs: [string, string][] = [[c, upperCased(c)]];
-      if (created.uri.path.startsWith(`${c}/`)) pairs.push([created.uri.path, upperCased(c) + created.uri.path.slice(c.length)]);
+      if (created.uri.path.startsWith(`${c}/`))
+        pairs.push([created.uri.path, upperCased(c) + created.uri.path.slice(c.length)]);
       // Reads only, neither depending on the other: sent side by side, judged in order.
-      const exchanges = await p.all(pairs.map(([, variant]) => () => p.get(variant)));
-      for (const [i, [canonical]] of pairs.entries()) shown.push(...judgeAlias(p, canonical, exchanges[i] as Exchange, "an upper-cased spelling"));
+      const exchanges = await p.all(
+        pairs.map(
+          ([, variant]) =>
+            () =>
+              p.get(variant),
+        ),
+      );
+      for (const [i, [canonical]] of pairs.entries())
+        shown.push(...judgeAlias(p, canonical, exchanges[i] as Exchange, "an upper-cased spelling"));
     }
     return shown.join("; ");
   },

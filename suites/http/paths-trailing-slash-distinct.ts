@@ -37,7 +37,8 @@ export function judgeAlias(p: Probe, canonical: string, ex: Exchange, what = "a 
     p.problem(`GET ${variant} redirects (${status}) to ${location ?? "nowhere"}, not to ${canonical}`, ex);
     return [];
   }
-  if (status >= 200 && status < 300) p.problem(`GET ${variant} answered ${statusLine(ex.res)}: ${what} is served as ${canonical}`, ex);
+  if (status >= 200 && status < 300)
+    p.problem(`GET ${variant} answered ${statusLine(ex.res)}: ${what} is served as ${canonical}`, ex);
   else p.problem(`GET ${variant} answered ${statusLine(ex.res)}, not 404 or a redirect to ${canonical}`, ex);
   return [];
 }

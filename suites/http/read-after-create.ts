@@ -15,8 +15,16 @@ export const readAfterCreate = httpCheck(
       const created = await p.createOrStop(c);
       const read = await p.get(created.uri.path);
       const body = p.bodyOf(read.res, created.body);
-      if (read.res.status !== 200) p.problem(`GET ${created.uri.path} (from the ${created.uri.how}) answered ${statusLine(read.res)}, not 200`, read);
-      else if (body !== created.body) p.problem(`GET ${created.uri.path} shows ${shownBody(body)}, not the ${JSON.stringify(created.body)} that was created`, read);
+      if (read.res.status !== 200)
+        p.problem(
+          `GET ${created.uri.path} (from the ${created.uri.how}) answered ${statusLine(read.res)}, not 200`,
+          read,
+        );
+      else if (body !== created.body)
+        p.problem(
+          `GET ${created.uri.path} shows ${shownBody(body)}, not the ${JSON.stringify(created.body)} that was created`,
+          read,
+        );
       else shown.push(`GET ${created.uri.path} (from the ${created.uri.how}) → 200 with the body sent`);
     }
     return shown.join("; ");

@@ -15,12 +15,12 @@ export const statusReasonPhrase = httpCheck(
     for (const c of p.collections) {
       // Only the status lines are judged: what does not read what another made goes side by side, the read and the
       // DELETE of the created message after it. Judged in the order listed here.
-      const [list, created, unknown, malformed] = await p.all<Exchange | Created>([
+      const [list, created, unknown, malformed] = (await p.all<Exchange | Created>([
         () => p.get(c),
         () => p.create(c),
         () => p.get(`${c}/${uniqueBody("no-such-id")}`),
         () => p.sendCreation(c, '{"body": ', JSON_TYPE),
-      ]) as [Exchange, Created, Exchange, Exchange];
+      ])) as [Exchange, Created, Exchange, Exchange];
       seen.push(list, created.ex);
       if (created.uri) {
         seen.push(await p.get(created.uri.path));
@@ -37,10 +37,19 @@ export const statusReasonPhrase = httpCheck(
       const standard = isStandardPhrase(status, statusText);
       if (standard === undefined) continue;
       judged.set(status, statusText);
-      if (!standard) p.problem(`${p.describe(ex)}: the status line says ${JSON.stringify(statusText)}, not ${JSON.stringify(REASON_PHRASES[status])}`, ex);
+      if (!standard)
+        p.problem(
+          `${p.describe(ex)}: the status line says ${JSON.stringify(statusText)}, not ` +
+            `${JSON.stringify(REASON_PHRASES[status])}`,
+          ex,
+        );
     }
     // No answer to judge (every request failed, or no status has a standard phrase) is no pass.
-    if (judged.size === 0) p.skip(`no status line to judge: ${seen.length} request(s), none answered with a status that has a standard reason phrase`);
+    if (judged.size === 0)
+      p.skip(
+        `no status line to judge: ${seen.length} request(s), none answered with a status that has a standard ` +
+          `reason phrase`,
+      );
     return [...judged].map(([s, t]) => `${s} ${t}`).join(", ");
   },
 );

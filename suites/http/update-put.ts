@@ -31,14 +31,20 @@ export const updatePut = httpCheck(
       const read = await p.get(created.uri.path);
       const body = p.bodyOf(read.res, replacement);
       if (read.res.status !== 200 || body !== replacement) {
-        p.problem(`after PUT ${created.uri.path} answered ${put.res.status}, GET shows ${read.res.status === 200 ? `body ${JSON.stringify(body)}` : statusLine(read.res)}, not the replacement ${JSON.stringify(replacement)}`, read);
+        p.problem(
+          `after PUT ${created.uri.path} answered ${put.res.status}, GET shows ` +
+            `${read.res.status === 200 ? `body ${JSON.stringify(body)}` : statusLine(read.res)}, not the ` +
+            `replacement ${JSON.stringify(replacement)}`,
+          read,
+        );
         continue;
       }
       shown.push(`PUT ${created.uri.path} → ${put.res.status}, GET shows the replacement`);
       const own = await replaceInOwnShape(p, read, replacement);
       if (own !== undefined) shown.push(own);
     }
-    if (shown.length === 0 && refused.length > 0 && p.problems.length === 0) p.skip(`not applicable: no resource reached offers replacement (${refused.join("; ")})`);
+    if (shown.length === 0 && refused.length > 0 && p.problems.length === 0)
+      p.skip(`not applicable: no resource reached offers replacement (${refused.join("; ")})`);
     return [...shown, ...refused.map((r) => `not offered: ${r}`)].join("; ");
   },
 );
@@ -66,13 +72,22 @@ async function replaceInOwnShape(p: Probe, read: Exchange, current: string): Pro
   const body = JSON.stringify(withValueAt(rep.value, at, replacement));
   const put = await p.change({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body });
   if (put.res.status < 200 || put.res.status >= 300) {
-    p.note(`PUT ${path} of the representation its GET shows, body changed, answered ${statusLine(put.res)}: the bare {"body"} is what it takes`);
+    p.note(
+      `PUT ${path} of the representation its GET shows, body changed, answered ${statusLine(put.res)}: the bare ` +
+        `{"body"} is what it takes`,
+    );
     return undefined;
   }
   const again = await p.get(path);
   const shown = p.bodyOf(again.res, replacement);
   if (again.res.status !== 200 || shown !== replacement) {
-    p.problem(`PUT ${path} of its own representation (as its GET shows it, the body changed) answered ${statusLine(put.res)}, but GET then shows ${again.res.status === 200 ? `body ${JSON.stringify(shown)}` : statusLine(again.res)}, not ${JSON.stringify(replacement)}: the replacement was not stored`, again);
+    p.problem(
+      `PUT ${path} of its own representation (as its GET shows it, the body changed) answered ` +
+        `${statusLine(put.res)}, but GET then shows ` +
+        `${again.res.status === 200 ? `body ${JSON.stringify(shown)}` : statusLine(again.res)}, not ` +
+        `${JSON.stringify(replacement)}: the replacement was not stored`,
+      again,
+    );
     return undefined;
   }
   return `PUT ${path} of its own representation → ${put.res.status}, GET shows the replacement`;

@@ -28,7 +28,9 @@ function expectSane(report: Awaited<ReturnType<typeof runGoLoad>>, target: strin
 }
 
 describe("the Go load generator (bench/go-load)", () => {
-  it("drives the grpc-go implementation and the plain grpc-js server with no errors", { timeout: BUILD_MS + 60_000 }, async (t) => {
+  it("drives the grpc-go implementation and the plain grpc-js server with no errors", {
+    timeout: BUILD_MS + 60_000,
+  }, async (t) => {
     await needGo(t);
     const go = implementations.find((i) => i.name === "go");
     if (!go) throw new Error("no grpc-go implementation");
@@ -37,7 +39,11 @@ describe("the Go load generator (bench/go-load)", () => {
       servers.push(await within("starting grpc-go", BUILD_MS, go.start() as Promise<RunningImplementation>));
       servers.push(await within("starting plain grpc-js", 30_000, startPlainGrpcJs()));
       for (const server of servers) {
-        const report = await within("a load run", BUILD_MS, runGoLoad(server.address, { concurrency: 8, connections: 2, duration: "300ms", warmup: "100ms" }));
+        const report = await within(
+          "a load run",
+          BUILD_MS,
+          runGoLoad(server.address, { concurrency: 8, connections: 2, duration: "300ms", warmup: "100ms" }),
+        );
         expectSane(report, server.address);
         expect(report.concurrency).toBe(8);
         expect(report.connections).toBe(2);
@@ -48,12 +54,18 @@ describe("the Go load generator (bench/go-load)", () => {
     }
   });
 
-  it("counts calls a server refuses under their status, and still times them", { timeout: BUILD_MS + 60_000 }, async (t) => {
+  it("counts calls a server refuses under their status, and still times them", {
+    timeout: BUILD_MS + 60_000,
+  }, async (t) => {
     await needGo(t);
     // RESOURCE_EXHAUSTED for every call: a server that answers, with an error.
     const server = await startGrpcJsServer(() => ({ code: 8, details: "busy" }));
     try {
-      const report = await within("a load run", BUILD_MS, runGoLoad(server.address, { concurrency: 4, connections: 1, duration: "200ms", warmup: "0s" }));
+      const report = await within(
+        "a load run",
+        BUILD_MS,
+        runGoLoad(server.address, { concurrency: 4, connections: 1, duration: "200ms", warmup: "0s" }),
+      );
       expectSane(report, server.address);
       expect(report.errors).toEqual({ ResourceExhausted: report.requests });
     } finally {

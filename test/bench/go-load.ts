@@ -1,5 +1,6 @@
-// The benchmark's neutral load generator (bench/go-load, a grpc-go client) and its yardstick server (bench/plain-grpc-js-
-// server.js), started from the benchmark and from the test that proves the generator measures a real server.
+// The benchmark's neutral load generator (bench/go-load, a grpc-go client) and its yardstick server
+// (bench/plain-grpc-js- server.js), started from the benchmark and from the test that proves the generator measures a
+// real server.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -39,7 +40,16 @@ export const missingGoLoad = missingGo;
 /** Builds the generator (cached by its source) and runs it once against a loopback address. */
 export async function runGoLoad(target: string, options: GoLoadOptions): Promise<GoLoadReport> {
   const binary = await buildGo(GO_LOAD_SOURCE);
-  const args = ["-target", target, "-concurrency", String(options.concurrency), "-connections", String(options.connections), "-duration", options.duration];
+  const args = [
+    "-target",
+    target,
+    "-concurrency",
+    String(options.concurrency),
+    "-connections",
+    String(options.connections),
+    "-duration",
+    options.duration,
+  ];
   if (options.warmup !== undefined) args.push("-warmup", options.warmup);
   if (options.body !== undefined) args.push("-body", options.body);
   const { stdout } = await run(binary, args, { timeout: 15 * 60_000, maxBuffer: 1 << 20 });

@@ -12,7 +12,17 @@ it("counts calls that get no answer within the timeout as DEADLINE_EXCEEDED and 
   const server = new grpc.Server({ "grpc.enable_channelz": 0 });
   let calls = 0;
   server.addService(
-    { Hello: { path: "/example.exampleService/Hello", requestStream: false, responseStream: false, requestSerialize: pass, requestDeserialize: pass, responseSerialize: pass, responseDeserialize: pass } },
+    {
+      Hello: {
+        path: "/example.exampleService/Hello",
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: pass,
+        requestDeserialize: pass,
+        responseSerialize: pass,
+        responseDeserialize: pass,
+      },
+    },
     {
       // The 16 calls at rest are answered; every later call is never answered.
       Hello: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
@@ -20,9 +30,19 @@ it("counts calls that get no answer within the timeout as DEADLINE_EXCEEDED and 
       },
     },
   );
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
   try {
-    const report = await runLoad({ address: `127.0.0.1:${port}`, durationMs: 400, concurrency: 4, connections: 1, timeoutMs: 150 });
+    const report = await runLoad({
+      address: `127.0.0.1:${port}`,
+      durationMs: 400,
+      concurrency: 4,
+      connections: 1,
+      timeoutMs: 150,
+    });
     expect(report.errors["DEADLINE_EXCEEDED"]).toBeGreaterThanOrEqual(4);
     expect(report.requests).toBe(report.errors["DEADLINE_EXCEEDED"]);
     expect(report.stateless.compared).toBe(0);

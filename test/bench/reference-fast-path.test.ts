@@ -20,8 +20,14 @@ describe("the reference's fast path", () => {
   it("decodes only what decodeMessage accepts, to the same body", () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), agrees), { numRuns: 5000 });
     // Field 1 with arbitrary bytes (UTF-8 or not) and lengths across the one- and two-byte varints.
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 20_000 }), (raw) => agrees(encodeBodyBytes(raw))), { numRuns: 300 });
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 300 }), (s) => agrees(encodeMessage(s))), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 20_000 }), (raw) => agrees(encodeBodyBytes(raw))),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (s) => agrees(encodeMessage(s))),
+      { numRuns: 2000 },
+    );
   });
 
   it("takes the common request, and leaves a byte order mark, trailing bytes and long varints to decodeMessage", () => {

@@ -33,9 +33,18 @@ const ask = (args: string[], { node = true } = {}): Uint8Array =>
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "buf-plugin-entry-"));
-  cpSync(join(PACKAGE_ROOT, "proto", "plugin"), join(root, "proto", "plugin"), { recursive: true, preserveTimestamps: true });
-  for (const part of [["harness", "contract", "buf-plugin"], ["harness", "_internals", "gen"]]) {
-    cpSync(join(PACKAGE_ROOT, "dist", ...part), join(root, "dist", ...part), { recursive: true, preserveTimestamps: true });
+  cpSync(join(PACKAGE_ROOT, "proto", "plugin"), join(root, "proto", "plugin"), {
+    recursive: true,
+    preserveTimestamps: true,
+  });
+  for (const part of [
+    ["harness", "contract", "buf-plugin"],
+    ["harness", "_internals", "gen"],
+  ]) {
+    cpSync(join(PACKAGE_ROOT, "dist", ...part), join(root, "dist", ...part), {
+      recursive: true,
+      preserveTimestamps: true,
+    });
   }
   mkdirSync(join(root, "node_modules", ".bin"), { recursive: true });
   symlinkSync(join(PACKAGE_ROOT, "node_modules", "@bufbuild"), join(root, "node_modules", "@bufbuild"));

@@ -17,7 +17,10 @@ function fields(bytes: Uint8Array): Array<[number, Uint8Array | number]> {
   }
   return out;
 }
-const field = (bytes: Uint8Array, no: number) => fields(bytes).filter(([n]) => n === no).map(([, v]) => v);
+const field = (bytes: Uint8Array, no: number) =>
+  fields(bytes)
+    .filter(([n]) => n === no)
+    .map(([, v]) => v);
 const text = (v: unknown) => new TextDecoder().decode(v as Uint8Array);
 
 /** Unwraps pluginrpc.v1.Response: the Any's type URL and value, or the error. */
@@ -96,7 +99,12 @@ describe("buf check plugin", () => {
   it("annotates a file without go_package at its package statement", async () => {
     const found = await annotations(checkRequest([{ name: "a.proto" }, { name: "b.proto", goPackage: "./b" }]));
     expect(found).toEqual([
-      { ruleId: "GO_PACKAGE_DEFINED", message: expect.stringContaining("go_package"), fileName: "a.proto", sourcePath: [2] },
+      {
+        ruleId: "GO_PACKAGE_DEFINED",
+        message: expect.stringContaining("go_package"),
+        fileName: "a.proto",
+        sourcePath: [2],
+      },
     ]);
   });
 

@@ -33,7 +33,10 @@ describe.each(badContracts)("fixtures/contracts/$name", (c) => {
 
   it(`check fails exactly [${c.failsChecks.join(", ")}] among the contract checks`, async () => {
     const report = await runConformance({ contract: c.dir, only: ["contract.*"], seed: 1 });
-    const failed = report.checks.filter((r) => r.status === "fail").map((r) => r.id).sort();
+    const failed = report.checks
+      .filter((r) => r.status === "fail")
+      .map((r) => r.id)
+      .sort();
     expect(failed).toEqual([...c.failsChecks].sort());
     expect(report.exitCode).toBe(1);
   });

@@ -24,11 +24,14 @@ describe("Message codec", () => {
   it("encodes exactly as BinaryWriter does, lone surrogates and long bodies included", () => {
     const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c));
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: anyUnit }), fc.string({ unit: anyUnit, minLength: 100, maxLength: 20_000 })), (s) => {
-        const w = new BinaryWriter();
-        if (s !== "") w.tag(1, WireType.LengthDelimited).string(s);
-        expect(hex(encodeMessage(s))).toBe(hex(w.finish()));
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit: anyUnit }), fc.string({ unit: anyUnit, minLength: 100, maxLength: 20_000 })),
+        (s) => {
+          const w = new BinaryWriter();
+          if (s !== "") w.tag(1, WireType.LengthDelimited).string(s);
+          expect(hex(encodeMessage(s))).toBe(hex(w.finish()));
+        },
+      ),
       { seed: 11, numRuns: 300 },
     );
   });

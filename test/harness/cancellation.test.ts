@@ -14,7 +14,17 @@ beforeAll(async () => {
   server = new grpc.Server();
   const pass = (b: Buffer) => b;
   server.addService(
-    { Hello: { path: "/example.exampleService/Hello", requestStream: false, responseStream: false, requestSerialize: pass, requestDeserialize: pass, responseSerialize: pass, responseDeserialize: pass } },
+    {
+      Hello: {
+        path: "/example.exampleService/Hello",
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: pass,
+        requestDeserialize: pass,
+        responseSerialize: pass,
+        responseDeserialize: pass,
+      },
+    },
     {
       Hello: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
         received++;
@@ -24,7 +34,9 @@ beforeAll(async () => {
     },
   );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   address = `127.0.0.1:${port}`;
 });
@@ -46,7 +58,11 @@ const endless: CheckDefinition = {
 describe("a check that runs out of time", () => {
   it("errors with its bound, and no call of it reaches the target afterwards", async () => {
     const report = await runConformance({ grpc: { address }, checks: [endless], checkTimeoutMs: 700 });
-    expect(report.checks[0]).toMatchObject({ id: "grpc.test.endless", status: "error", message: "did not finish within 700 ms" });
+    expect(report.checks[0]).toMatchObject({
+      id: "grpc.test.endless",
+      status: "error",
+      message: "did not finish within 700 ms",
+    });
     // The call under way at the bound may reach the server a little later on a loaded machine (it was sent before
     // the bound): it is let land first. A call sent after the bound would not be one: the check calls for ever, so
     // any leak keeps calling and shows in the window after.

@@ -8,7 +8,10 @@ import { catalogue } from "../../suites/index.js";
 
 describe("expected failures", () => {
   it("reads patterns and reasons, skipping comments and blank lines", () => {
-    const list = parseExpectations("# known\n\ngrpc.encoding.* # our stack ignores encodings\ngrpc.unary.cardinality # grpc-go answers OK\n", "f");
+    const list = parseExpectations(
+      "# known\n\ngrpc.encoding.* # our stack ignores encodings\ngrpc.unary.cardinality # grpc-go answers OK\n",
+      "f",
+    );
     expect(list).toEqual([
       { pattern: "grpc.encoding.*", reason: "our stack ignores encodings", line: 3 },
       { pattern: "grpc.unary.cardinality", reason: "grpc-go answers OK", line: 4 },
@@ -18,7 +21,9 @@ describe("expected failures", () => {
   });
 
   it("refuses a pattern without a reason", () => {
-    expect(() => parseExpectations("grpc.encoding.gzip\n", "list.txt")).toThrow("list.txt:1: grpc.encoding.gzip needs a reason after #");
+    expect(() => parseExpectations("grpc.encoding.gzip\n", "list.txt")).toThrow(
+      "list.txt:1: grpc.encoding.gzip needs a reason after #",
+    );
   });
 
   it("refuses a pattern that matches no check, so a typo cannot hide a failure", () => {

@@ -6,7 +6,10 @@ import { cli } from "../helpers/cli.js";
 import { startGrpcJsServer, type TestServer } from "../helpers/grpc-js-server.js";
 
 /** Splits a shell line into words: bare words, and whole words in single quotes ('\'' for a quote inside). */
-const shellWords = (line: string) => (line.match(/'(?:[^']|'\\'')*'|\S+/g) ?? []).map((w) => (w.startsWith("'") ? w.slice(1, -1).replace(/'\\''/g, "'") : w));
+const shellWords = (line: string) =>
+  (line.match(/'(?:[^']|'\\'')*'|\S+/g) ?? []).map((w) =>
+    w.startsWith("'") ? w.slice(1, -1).replace(/'\\''/g, "'") : w,
+  );
 
 let emptyBroken: TestServer;
 let servesGarbage: TestServer;
@@ -26,7 +29,17 @@ afterAll(async () => {
 
 describe("a gRPC failure's grpcurl line", () => {
   it("sends the request the check sent, to the address given, with metadata values as placeholders", async () => {
-    const run = await cli(["check", "--grpc", emptyBroken.address, "--only", "grpc.defaults.empty-request", "--metadata", "authorization=Bearer s3cr3t-value", "--seed", "1"]);
+    const run = await cli([
+      "check",
+      "--grpc",
+      emptyBroken.address,
+      "--only",
+      "grpc.defaults.empty-request",
+      "--metadata",
+      "authorization=Bearer s3cr3t-value",
+      "--seed",
+      "1",
+    ]);
     expect(run.code).toBe(1);
     const line = /^ {5}grpcurl: (.*)$/m.exec(run.stdout)?.[1];
     expect(line, run.stdout).toBeDefined();
@@ -43,10 +56,22 @@ describe("a gRPC failure's grpcurl line", () => {
     expect(run.stdout).toMatch(/^ {5}replay: .*\n {5}grpcurl: /m);
   });
 
-  it("is left out when the failing requests are none grpcurl can send (hand-built frames of bytes that are no Message)", async () => {
-    const run = await cli(["check", "--grpc", servesGarbage.address, "--only", "grpc.errors.malformed-request", "--seed", "1"]);
-    expect(run.stdout).toMatch(/^not gating: FAIL grpc\.errors\.malformed-request /m);
-    expect(run.stdout).toMatch(/^ {5}replay: /m);
-    expect(run.stdout).not.toMatch(/grpcurl/);
-  });
+  it(
+    "is left out when the failing requests are none grpcurl can send (hand-built frames of bytes that are no " +
+      "Message)",
+    async () => {
+      const run = await cli([
+        "check",
+        "--grpc",
+        servesGarbage.address,
+        "--only",
+        "grpc.errors.malformed-request",
+        "--seed",
+        "1",
+      ]);
+      expect(run.stdout).toMatch(/^not gating: FAIL grpc\.errors\.malformed-request /m);
+      expect(run.stdout).toMatch(/^ {5}replay: /m);
+      expect(run.stdout).not.toMatch(/grpcurl/);
+    },
+  );
 });

@@ -3,7 +3,13 @@
 // ends by itself within its bound, with a verdict and no stack trace, and its peak RSS (VmHWM) stays under the bound
 // docs/reliability.md documents.
 import { afterEach, describe, expect, it } from "vitest";
-import { startConnectGzipBomb, startDeepRepresentation, startGrpcGzipBomb, startHttpGzipBomb, startOpenApiFlood } from "../../fixtures/hostile-targets/bombs.js";
+import {
+  startConnectGzipBomb,
+  startDeepRepresentation,
+  startGrpcGzipBomb,
+  startHttpGzipBomb,
+  startOpenApiFlood,
+} from "../../fixtures/hostile-targets/bombs.js";
 import type { TrackedServer } from "../../fixtures/_internals/listen-tracked.js";
 import { PEAK_RSS_BOUND_MIB, runMeasured, type MeasuredRun } from "../helpers/measured-cli.js";
 
@@ -28,52 +34,85 @@ function endedWithinBounds(run: MeasuredRun): void {
 const common = ["--timeout", "2s", "--seed", "1", "--runs", "5"];
 
 describe("a target whose replies inflate to 1 GiB", () => {
-  it("gRPC (grpc-encoding gzip on every reply): the run ends with a verdict, memory bounded, and the gzip check says why", async () => {
-    server = await startGrpcGzipBomb();
-    const run = await runMeasured(["check", "--grpc", server.address, "--skip", "contract.*", "--profile", "protocol", ...common], {}, BACKSTOP_MS);
-    endedWithinBounds(run);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/grpc\.encoding\.gzip .*too large: it inflates past 4194304 bytes/);
-  }, BACKSTOP_MS);
+  it(
+    "gRPC (grpc-encoding gzip on every reply): the run ends with a verdict, memory bounded, and the gzip check " +
+      "says why",
+    async () => {
+      server = await startGrpcGzipBomb();
+      const run = await runMeasured(
+        ["check", "--grpc", server.address, "--skip", "contract.*", "--profile", "protocol", ...common],
+        {},
+        BACKSTOP_MS,
+      );
+      endedWithinBounds(run);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/grpc\.encoding\.gzip .*too large: it inflates past 4194304 bytes/);
+    },
+    BACKSTOP_MS,
+  );
 
-  it("Connect (Content-Encoding gzip on every reply): the run ends with a verdict, memory bounded", async () => {
-    const bomb = await startConnectGzipBomb();
-    server = bomb;
-    const run = await runMeasured(["check", "--connect", bomb.url, "--skip", "contract.*", ...common], {}, BACKSTOP_MS);
-    endedWithinBounds(run);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/inflates past 8388608 bytes/);
-  }, BACKSTOP_MS);
+  it(
+    "Connect (Content-Encoding gzip on every reply): the run ends with a verdict, memory bounded",
+    async () => {
+      const bomb = await startConnectGzipBomb();
+      server = bomb;
+      const run = await runMeasured(
+        ["check", "--connect", bomb.url, "--skip", "contract.*", ...common],
+        {},
+        BACKSTOP_MS,
+      );
+      endedWithinBounds(run);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/inflates past 8388608 bytes/);
+    },
+    BACKSTOP_MS,
+  );
 
-  it("HTTP (Content-Encoding gzip on every response): the run ends with a verdict, memory bounded", async () => {
-    const bomb = await startHttpGzipBomb();
-    server = bomb;
-    const run = await runMeasured(["check", "--http", bomb.url, ...common], {}, BACKSTOP_MS);
-    endedWithinBounds(run);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/Content-Encoding: gzip\): it inflates past 8388608 bytes/);
-  }, BACKSTOP_MS);
+  it(
+    "HTTP (Content-Encoding gzip on every response): the run ends with a verdict, memory bounded",
+    async () => {
+      const bomb = await startHttpGzipBomb();
+      server = bomb;
+      const run = await runMeasured(["check", "--http", bomb.url, ...common], {}, BACKSTOP_MS);
+      endedWithinBounds(run);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/Content-Encoding: gzip\): it inflates past 8388608 bytes/);
+    },
+    BACKSTOP_MS,
+  );
 });
 
 describe("a representation nested two million levels deep", () => {
-  it.each(["json", "xml"] as const)("in %s: never parsed (one linear scan says it is no representation), the run ends within its bound, memory bounded", async (format) => {
-    const deep = await startDeepRepresentation(format);
-    server = deep;
-    const run = await runMeasured(["check", "--http", deep.url, ...common], {}, BACKSTOP_MS);
-    endedWithinBounds(run);
-    expect(run.code).toBe(1);
-  }, BACKSTOP_MS);
+  it.each(["json", "xml"] as const)(
+    "in %s: never parsed (one linear scan says it is no representation), the run ends within its bound, memory bounded",
+    async (format) => {
+      const deep = await startDeepRepresentation(format);
+      server = deep;
+      const run = await runMeasured(["check", "--http", deep.url, ...common], {}, BACKSTOP_MS);
+      endedWithinBounds(run);
+      expect(run.code).toBe(1);
+    },
+    BACKSTOP_MS,
+  );
 });
 
 describe("an OpenAPI document of 100,000 paths", () => {
-  it("is read and judged in linear time: the run ends within its bound, memory bounded, and prints a bounded screen", async () => {
-    const flood = await startOpenApiFlood(100_000);
-    server = flood;
-    const run = await runMeasured(["check", "--http", flood.url, "--openapi", flood.openapiPath, ...common], {}, BACKSTOP_MS);
-    endedWithinBounds(run);
-    expect(run.code).toBe(1);
-    // Every path is judged, and the problems beyond the first few of each check are counted, not printed.
-    expect(run.stdout).toMatch(/\.\.\. and \d+ more problems of the same check, not shown/);
-    expect(run.stdout.split("\n").length).toBeLessThan(2_000);
-  }, BACKSTOP_MS);
+  it(
+    "is read and judged in linear time: the run ends within its bound, memory bounded, and prints a bounded screen",
+    async () => {
+      const flood = await startOpenApiFlood(100_000);
+      server = flood;
+      const run = await runMeasured(
+        ["check", "--http", flood.url, "--openapi", flood.openapiPath, ...common],
+        {},
+        BACKSTOP_MS,
+      );
+      endedWithinBounds(run);
+      expect(run.code).toBe(1);
+      // Every path is judged, and the problems beyond the first few of each check are counted, not printed.
+      expect(run.stdout).toMatch(/\.\.\. and \d+ more problems of the same check, not shown/);
+      expect(run.stdout.split("\n").length).toBeLessThan(2_000);
+    },
+    BACKSTOP_MS,
+  );
 });

@@ -15,7 +15,9 @@ import { selfSignedCert } from "../helpers/tls.js";
 const material = selfSignedCert();
 const out = mkdtempSync(join(tmpdir(), "hostile-"));
 const outcomes: string[] = [];
-afterAll(() => console.log(`hostile targets survived: ${outcomes.length}/${hostileTargets.length}\n  ${outcomes.join("\n  ")}`));
+afterAll(() =>
+  console.log(`hostile targets survived: ${outcomes.length}/${hostileTargets.length}\n  ${outcomes.join("\n  ")}`),
+);
 
 async function connectionsDrain(server: HostileServer): Promise<number> {
   // The server sees a close a moment after the client sends it: poll a little, bounded.
@@ -24,34 +26,51 @@ async function connectionsDrain(server: HostileServer): Promise<number> {
 }
 
 const args = (address: string, extra: string[]) => [
-  "check", "--grpc", address, "--timeout", "1s", "--skip", "contract.shape,contract.go-package,contract.lint", "--seed", "1", "--runs", "5", ...extra,
+  "check",
+  "--grpc",
+  address,
+  "--timeout",
+  "1s",
+  "--skip",
+  "contract.shape,contract.go-package,contract.lint",
+  "--seed",
+  "1",
+  "--runs",
+  "5",
+  ...extra,
 ];
 
 describe.each(hostileTargets)("a target that $behaviour", (target) => {
-  it(`${target.name}: the CLI process ends by itself with exit ${target.exitCodes.join(" or ")}, one clear line or a report, no stack trace`, async () => {
-    const server = await target.start(material);
-    try {
-      const json = join(out, `${target.name}.json`);
-      const run = await runCli([...args(server.address, target.flags?.(material) ?? []), "--report-json", json]);
-      expect(run.signal, "the harness hung and was killed by the backstop").toBeNull();
-      expect(target.exitCodes).toContain(run.code);
-      expect(run.stderr).not.toMatch(/^\s+at /m);
-      expect(run.stderr).not.toMatch(/Unhandled|TypeError|RangeError|node:internal/);
-      if (run.code === 3) {
-        expect(run.stderr).toMatch(new RegExp(`^example-conformance: .*${server.address.replace(/\./g, "\\.")}.*\\n$`));
-        expect(run.stderr).toMatch(target.says);
-      } else {
-        const report = JSON.parse(readFileSync(json, "utf8")) as RunReport;
-        // Nothing was served, so no check may claim a pass.
-        expect(report.checks.filter((c) => c.status === "pass").map((c) => c.id)).toEqual([]);
-        expect(report.checks.filter((c) => c.status === "fail" || c.status === "error").length).toBeGreaterThan(0);
-        expect(report.checks.map((c) => c.message).join("\n")).toMatch(target.says);
+  it(
+    `${target.name}: the CLI process ends by itself with exit ${target.exitCodes.join(" or ")}, one clear line or ` +
+      `a report, no stack trace`,
+    async () => {
+      const server = await target.start(material);
+      try {
+        const json = join(out, `${target.name}.json`);
+        const run = await runCli([...args(server.address, target.flags?.(material) ?? []), "--report-json", json]);
+        expect(run.signal, "the harness hung and was killed by the backstop").toBeNull();
+        expect(target.exitCodes).toContain(run.code);
+        expect(run.stderr).not.toMatch(/^\s+at /m);
+        expect(run.stderr).not.toMatch(/Unhandled|TypeError|RangeError|node:internal/);
+        if (run.code === 3) {
+          expect(run.stderr).toMatch(
+            new RegExp(`^example-conformance: .*${server.address.replace(/\./g, "\\.")}.*\\n$`),
+          );
+          expect(run.stderr).toMatch(target.says);
+        } else {
+          const report = JSON.parse(readFileSync(json, "utf8")) as RunReport;
+          // Nothing was served, so no check may claim a pass.
+          expect(report.checks.filter((c) => c.status === "pass").map((c) => c.id)).toEqual([]);
+          expect(report.checks.filter((c) => c.status === "fail" || c.status === "error").length).toBeGreaterThan(0);
+          expect(report.checks.map((c) => c.message).join("\n")).toMatch(target.says);
+        }
+        outcomes.push(`${target.name}: exit ${run.code} in ${run.ms} ms`);
+      } finally {
+        await server.close();
       }
-      outcomes.push(`${target.name}: exit ${run.code} in ${run.ms} ms`);
-    } finally {
-      await server.close();
-    }
-  });
+    },
+  );
 
   it(`${target.name}: a run in process throws nothing unexpected and leaves no connection open`, async () => {
     const server = await target.start(material);
@@ -59,7 +78,12 @@ describe.each(hostileTargets)("a target that $behaviour", (target) => {
       const tls = target.flags ? { tls: { caFile: material.certFile } } : {};
       let report: RunReport | undefined;
       try {
-        report = await runConformance({ grpc: { address: server.address, timeoutMs: 1000, ...tls }, checks: grpcChecks, seed: 1, runs: 5 });
+        report = await runConformance({
+          grpc: { address: server.address, timeoutMs: 1000, ...tls },
+          checks: grpcChecks,
+          seed: 1,
+          runs: 5,
+        });
       } catch (err) {
         // The only thing a run may throw at a hostile target: unreachable, with the address.
         expect(err).toBeInstanceOf(ConformanceError);

@@ -16,7 +16,12 @@ import { withoutProgress } from "../helpers/cli.js";
 let grpc: TrackedServer;
 let http: TrackedServer & { url: string };
 const dir = mkdtempSync(join(tmpdir(), "hostile-text-"));
-const files = { json: join(dir, "r.json"), junit: join(dir, "r.xml"), html: join(dir, "r.html"), summary: join(dir, "summary.md") };
+const files = {
+  json: join(dir, "r.json"),
+  junit: join(dir, "r.xml"),
+  html: join(dir, "r.html"),
+  summary: join(dir, "summary.md"),
+};
 let run: CliProcessRun;
 
 beforeAll(async () => {
@@ -24,8 +29,25 @@ beforeAll(async () => {
   http = await startHostileHttpText();
   writeFileSync(files.summary, "");
   run = await runCliProcess(
-    ["check", "--grpc", grpc.address, "--http", http.url, "--timeout", "2s", "--seed", "1", "--runs", "5",
-      "--report-json", files.json, "--report-junit", files.junit, "--report-html", files.html],
+    [
+      "check",
+      "--grpc",
+      grpc.address,
+      "--http",
+      http.url,
+      "--timeout",
+      "2s",
+      "--seed",
+      "1",
+      "--runs",
+      "5",
+      "--report-json",
+      files.json,
+      "--report-junit",
+      files.junit,
+      "--report-html",
+      files.html,
+    ],
     { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: files.summary },
   );
 }, 120_000);
@@ -36,7 +58,8 @@ afterAll(async () => {
 
 /** Every line that begins with "::" is an annotation of the product's own: error or warning, with a title. */
 function ownAnnotationsOnly(text: string): void {
-  for (const line of text.split("\n").filter((l) => l.startsWith("::"))) expect(line).toMatch(/^::(error|warning) title=[^:\n]*::[^\n]*$/);
+  for (const line of text.split("\n").filter((l) => l.startsWith("::")))
+    expect(line).toMatch(/^::(error|warning) title=[^:\n]*::[^\n]*$/);
 }
 
 describe("check against targets whose every text channel is hostile", () => {
@@ -57,22 +80,28 @@ describe("check against targets whose every text channel is hostile", () => {
     expect(run.stdout).toMatch(/\.\.\. \(\d+ more bytes\)/);
   });
 
-  it("stdout and stderr hold no ESC, CR, C1, bidi override, NUL or noncharacter, and no line-start :: but the product's", () => {
-    for (const b of RAW_BYTES_FORBIDDEN) {
-      expect(run.stdout.includes(b), `stdout holds ${JSON.stringify(b)}`).toBe(false);
-      expect(run.stderr.includes(b), `stderr holds ${JSON.stringify(b)}`).toBe(false);
-    }
-    ownAnnotationsOnly(run.stdout);
-    ownAnnotationsOnly(run.stderr);
-    expect(run.stdout).not.toMatch(/^::(add-mask|stop-commands)/m);
-    // A line per text: no line longer than a cut message with its escapes and the check's own words.
-    expect(Math.max(...run.stdout.split("\n").map((l) => l.length))).toBeLessThan(6000);
-  });
+  it(
+    "stdout and stderr hold no ESC, CR, C1, bidi override, NUL or noncharacter, and no line-start :: but the " +
+      "product's",
+    () => {
+      for (const b of RAW_BYTES_FORBIDDEN) {
+        expect(run.stdout.includes(b), `stdout holds ${JSON.stringify(b)}`).toBe(false);
+        expect(run.stderr.includes(b), `stderr holds ${JSON.stringify(b)}`).toBe(false);
+      }
+      ownAnnotationsOnly(run.stdout);
+      ownAnnotationsOnly(run.stderr);
+      expect(run.stdout).not.toMatch(/^::(add-mask|stop-commands)/m);
+      // A line per text: no line longer than a cut message with its escapes and the check's own words.
+      expect(Math.max(...run.stdout.split("\n").map((l) => l.length))).toBeLessThan(6000);
+    },
+  );
 
   it("the JUnit file parses, with exactly one testcase per check and no forged one", () => {
     const xml = readFileSync(files.junit, "utf8");
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => n === "testcase" || n === "testsuite" }).parse(xml) as {
+    const doc = new XMLParser({ ignoreAttributes: false, isArray: (n) => n === "testcase" || n === "testsuite" }).parse(
+      xml,
+    ) as {
       testsuites: { testsuite: { testcase: { "@_name": string }[] }[] };
     };
     const names = doc.testsuites.testsuite.flatMap((s) => s.testcase.map((c) => c["@_name"]));
@@ -110,18 +139,26 @@ describe("check against targets whose every text channel is hostile", () => {
 });
 
 describe("a report document written to stdout under GitHub Actions", () => {
-  it.each(["junit", "html"])("--reporter %s: no line of it is a workflow command, nor holds a raw control byte", async (reporter) => {
-    const doc = await runCliProcess(["check", "--grpc", grpc.address, "--http", http.url, "--timeout", "2s", "--seed", "1", "--reporter", reporter], { GITHUB_ACTIONS: "true" });
-    expect(doc.code).toBe(1);
-    expect(doc.stdout).toContain("stop-commands");
-    expect(doc.stdout).not.toMatch(/^::/m);
-    for (const b of RAW_BYTES_FORBIDDEN) expect(doc.stdout + doc.stderr).not.toContain(b);
-  });
+  it.each(["junit", "html"])(
+    "--reporter %s: no line of it is a workflow command, nor holds a raw control byte",
+    async (reporter) => {
+      const doc = await runCliProcess(
+        ["check", "--grpc", grpc.address, "--http", http.url, "--timeout", "2s", "--seed", "1", "--reporter", reporter],
+        { GITHUB_ACTIONS: "true" },
+      );
+      expect(doc.code).toBe(1);
+      expect(doc.stdout).toContain("stop-commands");
+      expect(doc.stdout).not.toMatch(/^::/m);
+      for (const b of RAW_BYTES_FORBIDDEN) expect(doc.stdout + doc.stderr).not.toContain(b);
+    },
+  );
 });
 
 describe("load against a hostile gRPC target", () => {
   it("reports the errors it answers with, by status, inert, exit 1 (it answered: it is not unreachable)", async () => {
-    const load = await runCliProcess(["load", "--grpc", grpc.address, "--duration", "1s", "--timeout", "2s"], { GITHUB_ACTIONS: "true" });
+    const load = await runCliProcess(["load", "--grpc", grpc.address, "--duration", "1s", "--timeout", "2s"], {
+      GITHUB_ACTIONS: "true",
+    });
     expect(load.code).toBe(1);
     for (const b of RAW_BYTES_FORBIDDEN) expect(load.stdout + load.stderr).not.toContain(b);
     expect(load.stdout).toMatch(/^errors\s+\S+ \d+/m);

@@ -16,7 +16,11 @@ async function verdicts(args: string[]): Promise<string[]> {
 }
 
 /** A broken server's failures, directly and through the proxy: some, and the same. */
-async function failsTheSameThroughProxy(flag: "--grpc" | "--http", target: string, oneAtATime: string[] = []): Promise<void> {
+async function failsTheSameThroughProxy(
+  flag: "--grpc" | "--http",
+  target: string,
+  oneAtATime: string[] = [],
+): Promise<void> {
   const port = Number(flag === "--grpc" ? target.split(":").at(-1) : new URL(target).port);
   const proxy = await startLatencyProxy(port, DELAY_MS);
   try {

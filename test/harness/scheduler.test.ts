@@ -66,7 +66,8 @@ describe("schedule", () => {
     const { events, overlaps } = await trace(items, 8);
     const starts = events.filter((e) => e.startsWith("start h"));
     expect(starts).toEqual(["start h1", "start h2", "start h3"]);
-    for (const h of ["h1", "h2", "h3"]) expect([...(overlaps.get(h) ?? [])].filter((o) => o.startsWith("h"))).toEqual([]);
+    for (const h of ["h1", "h2", "h3"])
+      expect([...(overlaps.get(h) ?? [])].filter((o) => o.startsWith("h"))).toEqual([]);
     // The gRPC checks did run beside them.
     expect(overlaps.get("g1")?.size ?? 0).toBeGreaterThan(0);
   });
@@ -81,12 +82,20 @@ describe("schedule", () => {
   });
 
   it("runs history checks after the alone ones, side by side with each other only, before the rest", async () => {
-    const items = [grpc("g1"), grpc("y1", "history"), http("h1"), grpc("y2", "history"), grpc("s1", "alone"), grpc("y3", "history")];
+    const items = [
+      grpc("g1"),
+      grpc("y1", "history"),
+      http("h1"),
+      grpc("y2", "history"),
+      grpc("s1", "alone"),
+      grpc("y3", "history"),
+    ];
     const { events, overlaps, results } = await trace(items, 8);
     expect(events.slice(0, 2)).toEqual(["start s1", "end s1"]);
     expect(events.slice(2, 5).sort()).toEqual(["start y1", "start y2", "start y3"]);
     expect(events.slice(5, 8).sort()).toEqual(["end y1", "end y2", "end y3"]);
-    for (const y of ["y1", "y2", "y3"]) expect([...(overlaps.get(y) ?? [])].sort()).toEqual(["y1", "y2", "y3"].filter((o) => o !== y));
+    for (const y of ["y1", "y2", "y3"])
+      expect([...(overlaps.get(y) ?? [])].sort()).toEqual(["y1", "y2", "y3"].filter((o) => o !== y));
     expect(results).toEqual(["g1", "y1", "h1", "y2", "s1", "y3"]);
   });
 
@@ -94,9 +103,20 @@ describe("schedule", () => {
     const items = [grpc("y1", "history"), grpc("y2", "history"), grpc("y3", "history"), grpc("g1")];
     const { events, peak } = await trace(items, 2);
     expect(peak).toBe(2);
-    expect(events.indexOf("start g1")).toBeGreaterThan(Math.max(...["y1", "y2", "y3"].map((s) => events.indexOf(`end ${s}`))));
+    expect(events.indexOf("start g1")).toBeGreaterThan(
+      Math.max(...["y1", "y2", "y3"].map((s) => events.indexOf(`end ${s}`))),
+    );
     const serial = await trace(items, 1);
-    expect(serial.events).toEqual(["start y1", "end y1", "start y2", "end y2", "start y3", "end y3", "start g1", "end g1"]);
+    expect(serial.events).toEqual([
+      "start y1",
+      "end y1",
+      "start y2",
+      "end y2",
+      "start y3",
+      "end y3",
+      "start g1",
+      "end g1",
+    ]);
   });
 
   it("goes on past a check that rejects, and hands the rejection to its caller", async () => {

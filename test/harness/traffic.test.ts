@@ -8,7 +8,14 @@ import { startReferenceServer, type ReferenceServer } from "../../reference-serv
 import { startLatencyProxy, type LatencyProxy } from "../helpers/latency-proxy.js";
 
 /** Checks whose calls follow one another (or go side by side in one wave), and the probe with its large bodies. */
-const ONLY = ["grpc.timeout.malformed", "grpc.stateless.connection-independent", "grpc.limits.large-message", "grpc.limits.over-limit", "http.get.no-payload", "http.delete.then-404"];
+const ONLY = [
+  "grpc.timeout.malformed",
+  "grpc.stateless.connection-independent",
+  "grpc.limits.large-message",
+  "grpc.limits.over-limit",
+  "http.get.no-payload",
+  "http.delete.then-404",
+];
 
 let reference: ReferenceServer;
 let grpcProxy: LatencyProxy;
@@ -27,11 +34,19 @@ afterAll(async () => {
 
 // A loaded machine may take seconds to push the probe's 2 MiB through the proxy and the reference's 64 KiB window:
 // a call's bound well past that, so that no size runs out of time (which would read as a limit).
-const run = (grpc: string, http: string) => runConformance({ grpc: { address: grpc, timeoutMs: 30_000 }, http: { baseUrl: http }, only: ONLY, seed: 7, runs: 10 });
+const run = (grpc: string, http: string) =>
+  runConformance({
+    grpc: { address: grpc, timeoutMs: 30_000 },
+    http: { baseUrl: http },
+    only: ONLY,
+    seed: 7,
+    runs: 10,
+  });
 const trafficOf = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.traffic]));
 
 describe("each check's traffic", () => {
-  it("counts N sequential calls as N round trips, a probe's calls for its check, and is the same through a 10 ms proxy", async () => {
+  it("counts N sequential calls as N round trips, a probe's calls for its check, and is the same through a 10 ms " +
+    "proxy", async () => {
     const direct = await run(reference.grpcAddress, reference.httpUrl);
     const slow = await run(grpcProxy.address, `http://${httpProxy.address}`);
     expect(direct.checks.map((c) => [c.id, c.status]).filter(([, s]) => s !== "pass")).toEqual([]);
@@ -50,7 +65,13 @@ describe("each check's traffic", () => {
     expect(probe.reduce((n, p) => n + (p?.bytesSent ?? 0), 0)).toBeGreaterThan(2 * 4 * 1024 * 1024);
     // The same calls and waves at any latency; the same bytes for gRPC (an HTTP check's bodies carry a marker unique
     // to its run, whose digits may grow by one).
-    const shape = (r: RunReport) => r.checks.map((c) => [c.id, c.traffic?.exchanges, c.traffic?.roundTrips, c.id.startsWith("grpc.") ? c.traffic?.bytesSent : "http"]);
+    const shape = (r: RunReport) =>
+      r.checks.map((c) => [
+        c.id,
+        c.traffic?.exchanges,
+        c.traffic?.roundTrips,
+        c.id.startsWith("grpc.") ? c.traffic?.bytesSent : "http",
+      ]);
     expect(shape(slow)).toEqual(shape(direct));
   }, 120_000);
 });
@@ -61,7 +82,12 @@ describe("a check whose calls go beside those of the probe it started", () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on("warning", onWarning);
     try {
-      const report = await runConformance({ grpc: { address: reference.grpcAddress }, only: ["grpc.strings.unicode", "grpc.limits.large-message"], seed: 7, runs: 30 });
+      const report = await runConformance({
+        grpc: { address: reference.grpcAddress },
+        only: ["grpc.strings.unicode", "grpc.limits.large-message"],
+        seed: 7,
+        runs: 30,
+      });
       expect(report.checks.map((c) => c.status)).toEqual(["pass", "pass"]);
     } finally {
       process.off("warning", onWarning);

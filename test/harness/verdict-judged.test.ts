@@ -22,10 +22,15 @@ const check = (id: string, outcome: Awaited<ReturnType<CheckDefinition["run"]>>)
 describe("the verdict, from the checks' skips", () => {
   const judged = check("t.judged", pass("ok"));
   it("is partial when a gating check skipped for want of a flag, and names the flag", async () => {
-    const report = await runConformance({ checks: [judged, check("t.replicas", skip("no replica", "--replica"))], seed: 1 });
+    const report = await runConformance({
+      checks: [judged, check("t.replicas", skip("no replica", "--replica"))],
+      seed: 1,
+    });
     expect(report.verdict).toBe("partial");
     expect(report.exitCode).toBe(0);
-    expect(report.unjudged).toEqual([{ id: "t.replicas", severity: "MUST", why: "needs", needs: "--replica", reason: "no replica" }]);
+    expect(report.unjudged).toEqual([
+      { id: "t.replicas", severity: "MUST", why: "needs", needs: "--replica", reason: "no replica" },
+    ]);
     expect(report.checks.find((c) => c.id === "t.replicas")?.needs).toBe("--replica");
   });
 
@@ -36,15 +41,27 @@ describe("the verdict, from the checks' skips", () => {
   });
 
   it("is conformant when a claim answers the need, and shows the claim as declared, not judged", async () => {
-    const report = await runConformance({ checks: [judged, check("t.replicas", skip("no replica", "--replica"))], claims: { replicas: "single" }, seed: 1 });
+    const report = await runConformance({
+      checks: [judged, check("t.replicas", skip("no replica", "--replica"))],
+      claims: { replicas: "single" },
+      seed: 1,
+    });
     expect(report.verdict).toBe("conformant");
     expect(report.claims).toEqual(["replicas: single"]);
-    expect(report.unjudged).toMatchObject([{ id: "t.replicas", why: "claimed", claim: "replicas: single", needs: "--replica" }]);
-    expect(report.checks.find((c) => c.id === "t.replicas")?.message).toMatch(/^not applicable by claim \(replicas: single: declared by the implementation, not judged\)/);
+    expect(report.unjudged).toMatchObject([
+      { id: "t.replicas", why: "claimed", claim: "replicas: single", needs: "--replica" },
+    ]);
+    expect(report.checks.find((c) => c.id === "t.replicas")?.message).toMatch(
+      /^not applicable by claim \(replicas: single: declared by the implementation, not judged\)/,
+    );
   });
 
   it("keeps a need no claim answers", async () => {
-    const report = await runConformance({ checks: [judged, check("t.key", skip("no key", "--api-key"))], claims: { replicas: "single" }, seed: 1 });
+    const report = await runConformance({
+      checks: [judged, check("t.key", skip("no key", "--api-key"))],
+      claims: { replicas: "single" },
+      seed: 1,
+    });
     expect(report.verdict).toBe("partial");
   });
 });
@@ -53,7 +70,10 @@ describe("check --grpc of the reference server", () => {
   let one: ReferenceServer;
   let two: ReferenceServer;
   beforeAll(async () => {
-    [one, two] = await Promise.all([startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" }), startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" })]);
+    [one, two] = await Promise.all([
+      startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" }),
+      startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([one?.close(), two?.close()]);
@@ -66,21 +86,48 @@ describe("check --grpc of the reference server", () => {
     expect(last).toMatch(/^partial: .*could not be judged without --replica \(grpc\.stateless\.replicas\)/);
   }, 60_000);
 
-  it("over Connect alone is partial naming --grpc: the service is a gRPC service, and gRPC's own checks went unjudged", async () => {
-    const report = await runConformance({ grpc: { address: one.httpUrl, protocol: "connect" }, claims: { replicas: "single" }, seed: 4, runs: 10 });
+  it("over Connect alone is partial naming --grpc: the service is a gRPC service, and gRPC's own checks went " +
+    "unjudged", async () => {
+    const report = await runConformance({
+      grpc: { address: one.httpUrl, protocol: "connect" },
+      claims: { replicas: "single" },
+      seed: 4,
+      runs: 10,
+    });
     expect(report.verdict).toBe("partial");
-    expect(report.unjudged).toContainEqual(expect.objectContaining({ id: "grpc.unary.single-response", why: "needs", needs: "--grpc" }));
+    expect(report.unjudged).toContainEqual(
+      expect.objectContaining({ id: "grpc.unary.single-response", why: "needs", needs: "--grpc" }),
+    );
     // Connect's own checks are judged; gRPC-Web's need nothing (a server need not speak it).
     expect(report.unjudged.some((u) => u.id.startsWith("grpc-web.") && u.why === "needs")).toBe(false);
   }, 60_000);
 
   it("over gRPC, the checks of the optional protocols (Connect, gRPC-Web) need nothing", async () => {
-    const report = await runConformance({ grpc: { address: one.grpcAddress }, only: ["connect.*", "grpc-web.*", "grpc.defaults.decodes"], seed: 4, runs: 5 });
-    expect(report.checks.filter((c) => c.id.startsWith("connect.") || c.id.startsWith("grpc-web.")).every((c) => c.status === "skip" && c.needs === undefined)).toBe(true);
+    const report = await runConformance({
+      grpc: { address: one.grpcAddress },
+      only: ["connect.*", "grpc-web.*", "grpc.defaults.decodes"],
+      seed: 4,
+      runs: 5,
+    });
+    expect(
+      report.checks
+        .filter((c) => c.id.startsWith("connect.") || c.id.startsWith("grpc-web."))
+        .every((c) => c.status === "skip" && c.needs === undefined),
+    ).toBe(true);
   }, 60_000);
 
   it("with --replica is conformant", async () => {
-    const run = await cli(["check", "--grpc", one.grpcAddress, "--replica", two.grpcAddress, "--seed", "4", "--runs", "10"]);
+    const run = await cli([
+      "check",
+      "--grpc",
+      one.grpcAddress,
+      "--replica",
+      two.grpcAddress,
+      "--seed",
+      "4",
+      "--runs",
+      "10",
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(/^conformant: /);
   }, 60_000);
@@ -103,8 +150,13 @@ describe("http.auth.api-key with no key given", () => {
       const path = (req.url ?? "/").split("?")[0] as string;
       const item = /^\/messages\/([^/]+)$/.exec(path);
       const missing = item !== null && !items.has(item[1] as string);
-      if ((keyBeforePath || !missing) && guarded(req.method ?? "") && req.headers["x-api-key"] !== "k") return json(401, { error: "key" });
-      if (path === "/messages" && req.method === "GET") return json(200, [...items].map(([id, b]) => ({ id, body: b })));
+      if ((keyBeforePath || !missing) && guarded(req.method ?? "") && req.headers["x-api-key"] !== "k")
+        return json(401, { error: "key" });
+      if (path === "/messages" && req.method === "GET")
+        return json(
+          200,
+          [...items].map(([id, b]) => ({ id, body: b })),
+        );
       if (path === "/messages" && req.method === "POST") {
         let parsed: { body?: unknown };
         try {
@@ -156,17 +208,26 @@ describe("http.auth.api-key with no key given", () => {
     expect(report.unjudged.find((u) => u.id === "http.auth.api-key")?.why).toBe("skipped");
   });
 
-  it("cannot check at all (credentials, exit 5) where the key is asked for before the path, so the run's probe sees the DELETE refused", async () => {
-    await expect(run((method) => method === "DELETE", true)).rejects.toMatchObject({
-      code: "credentials",
-      message: expect.stringMatching(/the target wants credentials \(DELETE \/messages\/example-conformance-credentials-probe → 401\)/),
-    });
-  });
+  it(
+    "cannot check at all (credentials, exit 5) where the key is asked for before the path, so the run's probe sees " +
+      "the DELETE refused",
+    async () => {
+      await expect(run((method) => method === "DELETE", true)).rejects.toMatchObject({
+        code: "credentials",
+        message: expect.stringMatching(
+          /the target wants credentials \(DELETE \/messages\/example-conformance-credentials-probe → 401\)/,
+        ),
+      });
+    },
+  );
 
   it("needs --api-key where some data request wants a key the run did not give", async () => {
     const report = await run((method) => method === "DELETE");
     expect(report.checks[0]).toMatchObject({ id: "http.auth.api-key", status: "skip", needs: "--api-key" });
     expect(report.checks[0]?.message).toMatch(/DELETE \/messages\/1 → 401/);
-    expect(report.unjudged.find((u) => u.id === "http.auth.api-key")).toMatchObject({ why: "needs", needs: "--api-key" });
+    expect(report.unjudged.find((u) => u.id === "http.auth.api-key")).toMatchObject({
+      why: "needs",
+      needs: "--api-key",
+    });
   });
 });

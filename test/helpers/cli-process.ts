@@ -15,13 +15,24 @@ export interface CliProcessRun {
 /** A backstop against a hung harness, far above what a run needs: not a speed claim. */
 export const BACKSTOP_MS = 90_000;
 
-export function runCliProcess(args: string[], env: Record<string, string> = {}, backstopMs = BACKSTOP_MS): Promise<CliProcessRun> {
+export function runCliProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  backstopMs = BACKSTOP_MS,
+): Promise<CliProcessRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // Only what the run needs from this process's environment: a GITHUB_ACTIONS or EXAMPLE_API_KEY of the
     // machine running the tests must not change what is asserted.
-    const base = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...(process.env.CI !== undefined && { CI: process.env.CI }) };
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...base, ...env } });
+    const base = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      ...(process.env.CI !== undefined && { CI: process.env.CI }),
+    };
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...base, ...env },
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => out.push(c));
@@ -30,7 +41,13 @@ export function runCliProcess(args: string[], env: Record<string, string> = {}, 
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(backstop);
-      resolve({ code, signal, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), ms: Math.round(performance.now() - started) });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        ms: Math.round(performance.now() - started),
+      });
     });
   });
 }

@@ -34,12 +34,16 @@ export async function checkVerdicts(args: string[]): Promise<CliRun & { report: 
     const run = await cli(["check", ...args, "--report-json", file]);
     if (run.code === 2 || run.code > 3) throw new Error(`check ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
     const report = JSON.parse(readFileSync(file, "utf8")) as RunReport;
-    const failed = report.checks.filter((c) => c.status === "fail" || c.status === "error").map((c) => c.id).sort();
+    const failed = report.checks
+      .filter((c) => c.status === "fail" || c.status === "error")
+      .map((c) => c.id)
+      .sort();
     return { ...run, report, failed };
   } finally {
     rmSync(dirname(file), { recursive: true, force: true });
   }
 }
 
-/** stderr without check's progress lines (one every 10 s off a terminal), which a slow or loaded machine adds to a long run. */
+/** stderr without check's progress lines (one every 10 s off a terminal), which a slow or loaded machine adds to a long
+ * run. */
 export const withoutProgress = (stderr: string): string => stderr.replace(/^example-conformance: progress: .*\n/gm, "");

@@ -1,7 +1,10 @@
 // A small grpc-js server built inside tests with pass-through serializers; its Hello handler is the test's.
 import * as grpc from "@grpc/grpc-js";
 
-export type HelloHandler = (request: Buffer, call: grpc.ServerUnaryCall<Buffer, Buffer>) => Buffer | { code: number; details: string; trailers?: Record<string, string> };
+export type HelloHandler = (
+  request: Buffer,
+  call: grpc.ServerUnaryCall<Buffer, Buffer>,
+) => Buffer | { code: number; details: string; trailers?: Record<string, string> };
 
 export interface TestServer {
   address: string;
@@ -35,7 +38,9 @@ export async function startGrpcJsServer(hello: HelloHandler): Promise<TestServer
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return {
     address: `127.0.0.1:${port}`,

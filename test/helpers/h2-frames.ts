@@ -4,7 +4,16 @@
 import net from "node:net";
 
 export const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-export const FRAME = { DATA: 0, HEADERS: 1, RST_STREAM: 3, SETTINGS: 4, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 } as const;
+export const FRAME = {
+  DATA: 0,
+  HEADERS: 1,
+  RST_STREAM: 3,
+  SETTINGS: 4,
+  PING: 6,
+  GOAWAY: 7,
+  WINDOW_UPDATE: 8,
+  CONTINUATION: 9,
+} as const;
 export const FLAG = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4 } as const;
 /** SETTINGS identifiers (RFC 9113 §6.5.2) a test sets. */
 export const SETTING = { MAX_CONCURRENT_STREAMS: 0x3, INITIAL_WINDOW_SIZE: 0x4, MAX_FRAME_SIZE: 0x5 } as const;
@@ -44,10 +53,16 @@ function hpackString(s: string): Buffer {
 
 /** A header block of literal fields without indexing, new names, no Huffman: simple and always valid HPACK. */
 export function headerBlock(headers: ReadonlyArray<readonly [string, string]>): Buffer {
-  return Buffer.concat(headers.flatMap(([name, value]) => [Buffer.from([0x00]), hpackString(name), hpackString(value)]));
+  return Buffer.concat(
+    headers.flatMap(([name, value]) => [Buffer.from([0x00]), hpackString(name), hpackString(value)]),
+  );
 }
 
-export function grpcRequestHeaders(path: string, authority = "127.0.0.1", extra: ReadonlyArray<readonly [string, string]> = []): Buffer {
+export function grpcRequestHeaders(
+  path: string,
+  authority = "127.0.0.1",
+  extra: ReadonlyArray<readonly [string, string]> = [],
+): Buffer {
   return headerBlock([
     [":method", "POST"],
     [":scheme", "http"],
@@ -104,7 +119,8 @@ export function windowUpdate(streamId: number, increment: number): Buffer {
   return frame(FRAME.WINDOW_UPDATE, 0, streamId, payload);
 }
 
-/** How the server ended one of our streams: END_STREAM (no rstCode) or RST_STREAM with its code, and when (performance.now()). */
+/** How the server ended one of our streams: END_STREAM (no rstCode) or RST_STREAM with its code, and when
+ * (performance.now()). */
 export interface StreamEnd {
   at: number;
   rstCode?: number;
@@ -129,13 +145,18 @@ export interface RawH2Connection {
    * stream's), waiting for its WINDOW_UPDATEs as a well-behaved sender does; stops early, and says so, when the server
    * ends the stream or the connection, or when withinMs passes.
    */
-  sendData(streamId: number, payload: Uint8Array, options: { endStream?: boolean; withinMs: number }): Promise<SendOutcome>;
+  sendData(
+    streamId: number,
+    payload: Uint8Array,
+    options: { endStream?: boolean; withinMs: number },
+  ): Promise<SendOutcome>;
 }
 
 export interface RawH2Options {
   host?: string;
   localAddress?: string;
-  /** Sent in the client's first SETTINGS, e.g. [[SETTING.INITIAL_WINDOW_SIZE, 0]] to hold every stream's window shut. */
+  /** Sent in the client's first SETTINGS, e.g. [[SETTING.INITIAL_WINDOW_SIZE, 0]] to hold every stream's window shut.
+   * */
   settings?: ReadonlyArray<readonly [number, number]>;
 }
 
@@ -160,8 +181,13 @@ function readFrame(state: PeerState, type: number, flags: number, streamId: numb
       if (payload.readUInt16BE(at) === SETTING.INITIAL_WINDOW_SIZE) state.initialWindow = payload.readUInt32BE(at + 2);
     }
   } else if (type === FRAME.RST_STREAM && payload.length === 4) {
-    if (!state.ends.has(streamId)) state.ends.set(streamId, { at: performance.now(), rstCode: payload.readUInt32BE(0) });
-  } else if ((type === FRAME.HEADERS || type === FRAME.DATA) && (flags & FLAG.END_STREAM) !== 0 && !state.ends.has(streamId)) {
+    if (!state.ends.has(streamId))
+      state.ends.set(streamId, { at: performance.now(), rstCode: payload.readUInt32BE(0) });
+  } else if (
+    (type === FRAME.HEADERS || type === FRAME.DATA) &&
+    (flags & FLAG.END_STREAM) !== 0 &&
+    !state.ends.has(streamId)
+  ) {
     state.ends.set(streamId, { at: performance.now() });
   }
   if (type === FRAME.DATA && payload.length > 0) {
@@ -178,12 +204,22 @@ function readFrame(state: PeerState, type: number, flags: number, streamId: numb
  */
 export function rawH2(port: number, options: RawH2Options = {}): Promise<RawH2Connection> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ port, host: options.host ?? "127.0.0.1", ...(options.localAddress !== undefined && { localAddress: options.localAddress }) });
+    const socket = net.connect({
+      port,
+      host: options.host ?? "127.0.0.1",
+      ...(options.localAddress !== undefined && { localAddress: options.localAddress }),
+    });
     const chunks: Buffer[] = [];
     // Frames go out as written, as node:http2's own client sends them: Nagle's wait for an ACK would make every window
     // a round trip of the peer's delayed ACK.
     socket.setNoDelay(true);
-    const state: PeerState = { initialWindow: DEFAULT_WINDOW, connectionWindow: DEFAULT_WINDOW, streamCredit: new Map(), ends: new Map(), data: new Map() };
+    const state: PeerState = {
+      initialWindow: DEFAULT_WINDOW,
+      connectionWindow: DEFAULT_WINDOW,
+      streamCredit: new Map(),
+      ends: new Map(),
+      data: new Map(),
+    };
     let ended = false;
     const waiters: Array<() => void> = [];
     // Woken by every frame and by the close: a sender waiting for a window looks again.
@@ -200,7 +236,8 @@ export function rawH2(port: number, options: RawH2Options = {}): Promise<RawH2Co
         if (pending.length < 9 + len) break;
         const type = pending[3] ?? 0;
         const flags = pending[4] ?? 0;
-        if (type === FRAME.SETTINGS && (flags & FLAG.ACK) === 0 && !socket.destroyed) socket.write(frame(FRAME.SETTINGS, FLAG.ACK, 0));
+        if (type === FRAME.SETTINGS && (flags & FLAG.ACK) === 0 && !socket.destroyed)
+          socket.write(frame(FRAME.SETTINGS, FLAG.ACK, 0));
         readFrame(state, type, flags, pending.readUInt32BE(5) & 0x7fffffff, pending.subarray(9, 9 + len));
         pending = pending.subarray(9 + len);
       }
@@ -223,16 +260,21 @@ export function rawH2(port: number, options: RawH2Options = {}): Promise<RawH2Co
         const timer = setTimeout(finish, ms);
         wakers.add(finish);
       });
-    const drained = () => new Promise<void>((done) => {
-      const finish = () => {
-        socket.off("drain", finish);
-        socket.off("close", finish);
-        done();
-      };
-      socket.once("drain", finish);
-      socket.once("close", finish);
-    });
-    const sendData = async (streamId: number, payload: Uint8Array, opts: { endStream?: boolean; withinMs: number }): Promise<SendOutcome> => {
+    const drained = () =>
+      new Promise<void>((done) => {
+        const finish = () => {
+          socket.off("drain", finish);
+          socket.off("close", finish);
+          done();
+        };
+        socket.once("drain", finish);
+        socket.once("close", finish);
+      });
+    const sendData = async (
+      streamId: number,
+      payload: Uint8Array,
+      opts: { endStream?: boolean; withinMs: number },
+    ): Promise<SendOutcome> => {
       const deadline = performance.now() + opts.withinMs;
       let at = 0;
       do {
@@ -249,7 +291,9 @@ export function rawH2(port: number, options: RawH2Options = {}): Promise<RawH2Co
         const last = at + room >= payload.length;
         state.connectionWindow -= room;
         state.streamCredit.set(streamId, (state.streamCredit.get(streamId) ?? 0) - room);
-        const flushed = socket.write(frame(FRAME.DATA, last && opts.endStream ? FLAG.END_STREAM : 0, streamId, payload.subarray(at, at + room)));
+        const flushed = socket.write(
+          frame(FRAME.DATA, last && opts.endStream ? FLAG.END_STREAM : 0, streamId, payload.subarray(at, at + room)),
+        );
         at += room;
         if (!flushed) await drained();
       } while (at < payload.length);

@@ -52,7 +52,11 @@ export interface HttpVerdict {
   outcome: CheckOutcome;
 }
 
-export async function runHttpChecks(checks: readonly CheckDefinition[], baseUrl: string, options: HttpRunOptions = {}): Promise<HttpVerdict[]> {
+export async function runHttpChecks(
+  checks: readonly CheckDefinition[],
+  baseUrl: string,
+  options: HttpRunOptions = {},
+): Promise<HttpVerdict[]> {
   const ctx = httpContext(baseUrl, options);
   const out: HttpVerdict[] = [];
   for (const check of checks) out.push({ id: check.id, outcome: await runCheck(check, ctx, 20_000) });
@@ -61,4 +65,7 @@ export async function runHttpChecks(checks: readonly CheckDefinition[], baseUrl:
 
 /** IDs that did not pass or skip: a failure and an error both count, as in a run. */
 export const failing = (verdicts: readonly HttpVerdict[]) =>
-  verdicts.filter((v) => v.outcome.status === "fail" || v.outcome.status === "error").map((v) => v.id).sort();
+  verdicts
+    .filter((v) => v.outcome.status === "fail" || v.outcome.status === "error")
+    .map((v) => v.id)
+    .sort();

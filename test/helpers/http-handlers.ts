@@ -19,7 +19,9 @@ export function editAnswer(handler: HttpHandler, edit: (req: IncomingMessage, an
   return (req, res) => {
     const writeHead = res.writeHead;
     res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
-      const given = rest.find((r): r is OutgoingHttpHeaders => typeof r === "object" && r !== null && !Array.isArray(r));
+      const given = rest.find(
+        (r): r is OutgoingHttpHeaders => typeof r === "object" && r !== null && !Array.isArray(r),
+      );
       const answer: Answer = { status, headers: { ...res.getHeaders(), ...given } };
       for (const name of res.getHeaderNames()) res.removeHeader(name);
       edit(req, answer);
@@ -47,26 +49,36 @@ export function editPath(handler: HttpHandler, edit: (path: string) => string): 
 /** The defects, each wrapped around a handler that has none. */
 export const defects = {
   /** A creating POST answers 200 OK, not 201 Created. */
-  create200: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "POST" && a.status === 201 && (a.status = 200))),
+  create200: (h: HttpHandler) =>
+    editAnswer(h, (req, a) => void (req.method === "POST" && a.status === 201 && (a.status = 200))),
   /** A creating POST answers 201 without Location. */
   noLocation: (h: HttpHandler) => editAnswer(h, (_req, a) => void delete a.headers["location"]),
   /** A message's GET answers 404: what was created cannot be read back. */
-  readLoses: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "GET" && isItem(req) && a.status === 200 && (a.status = 404))),
+  readLoses: (h: HttpHandler) =>
+    editAnswer(h, (req, a) => void (req.method === "GET" && isItem(req) && a.status === 200 && (a.status = 404))),
   /** PUT is served as GET: 200 with the old message, nothing replaced. */
-  putIgnored: (h: HttpHandler): HttpHandler => (req, res) => {
-    if (req.method === "PUT") req.method = "GET";
-    h(req, res);
-  },
+  putIgnored:
+    (h: HttpHandler): HttpHandler =>
+    (req, res) => {
+      if (req.method === "PUT") req.method = "GET";
+      h(req, res);
+    },
   /** DELETE answers 204 and deletes nothing. */
-  deleteIgnored: (h: HttpHandler): HttpHandler => (req, res) => (req.method === "DELETE" ? void res.writeHead(204).end() : h(req, res)),
+  deleteIgnored:
+    (h: HttpHandler): HttpHandler =>
+    (req, res) =>
+      req.method === "DELETE" ? void res.writeHead(204).end() : h(req, res),
   /** A method the resource does not serve gets 404 without Allow, not 405. */
-  no405: (h: HttpHandler) => editAnswer(h, (_req, a) => void (a.status === 405 && ((a.status = 404), delete a.headers["allow"]))),
+  no405: (h: HttpHandler) =>
+    editAnswer(h, (_req, a) => void (a.status === 405 && ((a.status = 404), delete a.headers["allow"]))),
   /** HEAD answers another Content-Type than GET. */
-  headDiffers: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "HEAD" && (a.headers["content-type"] = "text/plain"))),
+  headDiffers: (h: HttpHandler) =>
+    editAnswer(h, (req, a) => void (req.method === "HEAD" && (a.headers["content-type"] = "text/plain"))),
   /** A body of a type the server does not read gets 400, not 415. */
   no415: (h: HttpHandler) => editAnswer(h, (_req, a) => void (a.status === 415 && (a.status = 400))),
   /** A malformed body makes the server fail: 500, not 400. */
-  malformed500: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "POST" && a.status === 400 && (a.status = 500))),
+  malformed500: (h: HttpHandler) =>
+    editAnswer(h, (req, a) => void (req.method === "POST" && a.status === 400 && (a.status = 500))),
   /** 200 is sent with another reason phrase than RFC 9110's "OK". */
   wrongReason: (h: HttpHandler) => editAnswer(h, (_req, a) => void (a.status === 200 && (a.message = "Fine"))),
   /** A path with a trailing slash is served as the path without it. */
@@ -76,21 +88,31 @@ export const defects = {
   /** A path with .json or .xml is served as the path without it. */
   extensionAlias: (h: HttpHandler) => editPath(h, (path) => path.replace(/\.(json|xml)$/, "")),
   /** Every request is let through as if it carried the key. */
-  keyIgnored: (key: string) => (h: HttpHandler): HttpHandler => (req, res) => {
-    req.headers["x-api-key"] = key;
-    h(req, res);
-  },
+  keyIgnored:
+    (key: string) =>
+    (h: HttpHandler): HttpHandler =>
+    (req, res) => {
+      req.headers["x-api-key"] = key;
+      h(req, res);
+    },
   /** A message that does not exist is the server's failure: 500, not 404. */
-  unknown500: (h: HttpHandler) => editAnswer(h, (req, a) => void (req.method === "GET" && isItem(req) && a.status === 404 && (a.status = 500))),
+  unknown500: (h: HttpHandler) =>
+    editAnswer(h, (req, a) => void (req.method === "GET" && isItem(req) && a.status === 404 && (a.status = 500))),
   /** Accept is not read: JSON whatever the client asked for. */
-  acceptIgnored: (h: HttpHandler): HttpHandler => (req, res) => {
-    delete req.headers["accept"];
-    h(req, res);
-  },
+  acceptIgnored:
+    (h: HttpHandler): HttpHandler =>
+    (req, res) => {
+      delete req.headers["accept"];
+      h(req, res);
+    },
 };
 
 /** The verdict of one check against a handler, in memory, as a run gives it. */
-export async function verdictOf(check: CheckDefinition, handler: HttpHandler, options: HttpRunOptions = {}): Promise<CheckOutcome> {
+export async function verdictOf(
+  check: CheckDefinition,
+  handler: HttpHandler,
+  options: HttpRunOptions = {},
+): Promise<CheckOutcome> {
   const [verdict] = await runHttpChecks([check], "http://reference.test", { ...options, inMemory: handler });
   return verdict!.outcome;
 }

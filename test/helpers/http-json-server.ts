@@ -1,4 +1,5 @@
-// Starts json-server 0.17 (a REST server nobody here wrote) in process on 127.0.0.1:0 with an in-memory { messages: [] }.
+// Starts json-server 0.17 (a REST server nobody here wrote) in process on 127.0.0.1:0 with an in-memory { messages: []
+// }.
 import { createRequire } from "node:module";
 import type * as http from "node:http";
 import { listen } from "../../fixtures/broken-servers/http/_base/server.js";

@@ -43,11 +43,19 @@ export function rawRequest(baseUrl: string, request: RawRequest): Promise<RawRes
         res.on("error", reject);
         res.on("end", () => {
           const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", headers: res.headers, body, text: body.toString("utf8") });
+          resolve({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? "",
+            headers: res.headers,
+            body,
+            text: body.toString("utf8"),
+          });
         });
       },
     );
-    req.on("timeout", () => req.destroy(new Error(`no answer to ${request.method ?? "GET"} ${request.path} within the bound`)));
+    req.on("timeout", () =>
+      req.destroy(new Error(`no answer to ${request.method ?? "GET"} ${request.path} within the bound`)),
+    );
     // A server may answer (413) and close before it has read the whole body; the answer is what counts.
     req.on("error", (err) => {
       if (!answered) reject(err);
@@ -58,7 +66,8 @@ export function rawRequest(baseUrl: string, request: RawRequest): Promise<RawRes
       req.end();
     } else {
       // Explicit, because Node sends a DELETE or OPTIONS body without one, which no server can frame.
-      if (request.body !== undefined && req.getHeader("content-length") === undefined) req.setHeader("content-length", Buffer.byteLength(request.body));
+      if (request.body !== undefined && req.getHeader("content-length") === undefined)
+        req.setHeader("content-length", Buffer.byteLength(request.body));
       req.end(request.body);
     }
   });

@@ -3,7 +3,18 @@
 // of what went in, so a second run reuses the image.
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, cpSync, type Dirent, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  type Dirent,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -25,7 +36,11 @@ export async function dockerMissing(): Promise<string | undefined> {
 
 /** The production dependencies' folders, less the buf binaries nothing in a container runs. */
 function productionModules(): string[] {
-  const out = execFileSync("npm", ["ls", "--omit=dev", "--all", "--parseable"], { cwd: PACKAGE_ROOT, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+  const out = execFileSync("npm", ["ls", "--omit=dev", "--all", "--parseable"], {
+    cwd: PACKAGE_ROOT,
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return out
     .split("\n")
     .filter((p) => p.startsWith(join(PACKAGE_ROOT, "node_modules")))
@@ -72,13 +87,18 @@ export async function buildImage(name: string, script: string, args: readonly st
       chmodSync(to, 0o755);
     }
     mkdirSync(join(root, "etc"), { recursive: true });
-    writeFileSync(join(root, "etc", "passwd"), "root:x:0:0:root:/:/nonexistent\napp:x:10001:10001:app:/app:/nonexistent\n");
+    writeFileSync(
+      join(root, "etc", "passwd"),
+      "root:x:0:0:root:/:/nonexistent\napp:x:10001:10001:app:/app:/nonexistent\n",
+    );
     writeFileSync(join(root, "etc", "group"), "root:x:0:\napp:x:10001:\n");
     mkdirSync(join(root, "tmp"), { recursive: true });
     chmodSync(join(root, "tmp"), 0o1777);
     const app = join(root, "app");
-    for (const part of ["package.json", "bin", "dist", "proto", "fixtures/golden"]) cpSync(join(PACKAGE_ROOT, part), join(app, part), { recursive: true, dereference: true });
-    for (const dir of modules) cpSync(dir, join(app, relative(PACKAGE_ROOT, dir)), { recursive: true, dereference: true });
+    for (const part of ["package.json", "bin", "dist", "proto", "fixtures/golden"])
+      cpSync(join(PACKAGE_ROOT, part), join(app, part), { recursive: true, dereference: true });
+    for (const dir of modules)
+      cpSync(dir, join(app, relative(PACKAGE_ROOT, dir)), { recursive: true, dereference: true });
     const entry = JSON.stringify(["/usr/local/bin/node", `/app/${script}`, ...args]);
     writeFileSync(
       join(ctx, "Dockerfile"),

@@ -16,18 +16,27 @@ export interface MeasuredRun extends CliProcessRun {
 
 function highWaterMib(pid: number): number | undefined {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmHWM:"));
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmHWM:"));
     return line === undefined ? undefined : Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024;
   } catch {
     return undefined;
   }
 }
 
-export function runMeasured(args: string[], env: Record<string, string> = {}, backstopMs = BACKSTOP_MS): Promise<MeasuredRun> {
+export function runMeasured(
+  args: string[],
+  env: Record<string, string> = {},
+  backstopMs = BACKSTOP_MS,
+): Promise<MeasuredRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const base = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
-    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...base, ...env } });
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...base, ...env },
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let peak = 0;

@@ -11,7 +11,10 @@ export class UnitTestOpenedSocket extends Error {}
 
 const refuse = (what: string) =>
   function refused(): never {
-    throw new UnitTestOpenedSocket(`a unit test called ${what}: unit tests open no socket and start no process (move it to the integration project, vitest.config.ts)`);
+    throw new UnitTestOpenedSocket(
+      `a unit test called ${what}: unit tests open no socket and start no process (move it to the integration ` +
+        `project, vitest.config.ts)`,
+    );
   };
 
 const CHILD_PROCESS = ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"] as const;

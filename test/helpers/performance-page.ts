@@ -45,7 +45,8 @@ const METHOD = (r: BenchResults, rtt: string, halfRtt: string) => [
   "  same load (a thread per core but one: the server needs the other).",
   "- `load --connect`, `load --grpc-web` and `load --http` (with its mix) against the reference, each beside",
   "  `load --grpc` against the same server's gRPC port at the same concurrency and connections, one thread each.",
-  "  `load --grpc` drives through its own HTTP/2 client (see [Load runs and their verdict](load.md#load-runs-and-their-verdict));",
+  "  `load --grpc` drives through its own HTTP/2 client (see [Load runs and their " +
+    "verdict](load.md#load-runs-and-their-verdict));",
   "  `load --connect` and `load --grpc-web` through node:http's keep-alive agent.",
   "- `serve --workers 2` against `--workers 1` (both on PostgreSQL, which more than one worker needs; gRPC never",
   "  touches the store).",
@@ -105,7 +106,11 @@ export function showInterval(i: Interval, unit = "", samples = "rounds"): string
 export function targetsTable(results: BenchResults): string[] {
   const targets = results.targets ?? [];
   if (targets.length === 0) return [];
-  return ["| target | measured | status |", "|---|---|---|", ...targets.map((t) => `| ${t.target} | ${t.measured} | **${t.status}** |`)];
+  return [
+    "| target | measured | status |",
+    "|---|---|---|",
+    ...targets.map((t) => `| ${t.target} | ${t.measured} | **${t.status}** |`),
+  ];
 }
 
 /** The load average line: what else the machine was doing, and a warning when it was busy. */
@@ -117,7 +122,9 @@ function loadLine(results: BenchResults): string[] {
   const busy = start[0]! > results.machine.cores / 2;
   return [
     "",
-    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at the end (the bench's own work counted in it), on ${results.machine.cores} cores${busy ? ": the machine was busy with other work when the run began, so these are not quiet figures. The intervals are as wide as the rounds' scatter makes them, but they cannot see a bias the other work puts on one server more than on another, so no status of this run settles a target." : "."}`,
+    `Load average (1, 5 and 15 minutes, /proc/loadavg) ${start.join(", ")} at the start and ${end.join(", ")} at ` +
+      `the end (the bench's own work counted in it), on ${results.machine.cores} ` +
+      `cores${busy ? ": the machine was busy with other work when the run began, so these are not quiet figures. The intervals are as wide as the rounds' scatter makes them, but they cannot see a bias the other work puts on one server more than on another, so no status of this run settles a target." : "."}`,
   ];
 }
 
@@ -130,8 +137,10 @@ export function performancePage(results: BenchResults): string {
   const run = [
     "## The run",
     "",
-    `Measured ${results.date.slice(0, 10)} at ${results.date.slice(11, 16)} UTC on ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform};`,
-    `Node ${m.node}${m.go === undefined ? "" : `, ${m.go}`}; the load driven by ${results.load.generator}; ${results.rounds} round${results.rounds === 1 ? "" : "s"} of ${results.load.duration} each.`,
+    `Measured ${results.date.slice(0, 10)} at ${results.date.slice(11, 16)} UTC on ${m.cpu}, ${m.cores} cores, ` +
+      `${m.memoryGiB} GiB, ${m.platform};`,
+    `Node ${m.node}${m.go === undefined ? "" : `, ${m.go}`}; the load driven by ${results.load.generator}; ` +
+      `${results.rounds} round${results.rounds === 1 ? "" : "s"} of ${results.load.duration} each.`,
     ...loadLine(results),
     ...(results.caveats ?? []).flatMap((c) => ["", c]),
     "",

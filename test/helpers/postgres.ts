@@ -48,9 +48,14 @@ function runAs(): { uid: number; gid: number; prefix: string[] } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
   const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
-  if (id.status !== 0) throw new Error("running as root needs the postgres user (Debian package postgresql creates it)");
+  if (id.status !== 0)
+    throw new Error("running as root needs the postgres user (Debian package postgresql creates it)");
   // setpriv execs the server itself (runuser would stand between), so signals reach it directly.
-  return { uid: Number(id.stdout.trim()), gid: Number(gid.stdout.trim()), prefix: ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"] };
+  return {
+    uid: Number(id.stdout.trim()),
+    gid: Number(gid.stdout.trim()),
+    prefix: ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups"],
+  };
 }
 
 export async function startTestPostgres(binDir: string): Promise<TestPostgres> {
@@ -61,8 +66,19 @@ export async function startTestPostgres(binDir: string): Promise<TestPostgres> {
     chmodSync(base, 0o700);
     chownSync(base, user.uid, user.gid);
   }
-  const command = (bin: string, args: string[]) => (user ? [...user.prefix, join(binDir, bin), ...args] : [join(binDir, bin), ...args]);
-  const [initCmd, ...initArgs] = command("initdb", ["-D", data, "-A", "trust", "-U", "test", "-E", "UTF8", "--no-sync"]);
+  const command = (bin: string, args: string[]) =>
+    user ? [...user.prefix, join(binDir, bin), ...args] : [join(binDir, bin), ...args];
+  const [initCmd, ...initArgs] = command("initdb", [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "test",
+    "-E",
+    "UTF8",
+    "--no-sync",
+  ]);
   const init = spawnSync(initCmd as string, initArgs, { encoding: "utf8" });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
@@ -70,13 +86,27 @@ export async function startTestPostgres(binDir: string): Promise<TestPostgres> {
   let log = "";
 
   const start = async () => {
-    const [cmd, ...args] = command("postgres", ["-D", data, "-p", String(port), "-k", base, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=100"]);
+    const [cmd, ...args] = command("postgres", [
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-k",
+      base,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=100",
+    ]);
     child = spawn(cmd as string, args, { stdio: ["ignore", "ignore", "pipe"] });
     child.stderr?.on("data", (c: Buffer) => (log = (log + c.toString()).slice(-4000)));
     const { default: pg } = await import("pg");
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const client = new pg.Client({ connectionString: `postgres://test@127.0.0.1:${port}/postgres`, connectionTimeoutMillis: 1000 });
+      const client = new pg.Client({
+        connectionString: `postgres://test@127.0.0.1:${port}/postgres`,
+        connectionTimeoutMillis: 1000,
+      });
       try {
         await client.connect();
         const exists = await client.query("select 1 from pg_database where datname = 'test'");
@@ -85,7 +115,8 @@ export async function startTestPostgres(binDir: string): Promise<TestPostgres> {
         return;
       } catch (err) {
         await client.end().catch(() => undefined);
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`PostgreSQL did not start: ${String(err)}\n${log}`);
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`PostgreSQL did not start: ${String(err)}\n${log}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     }

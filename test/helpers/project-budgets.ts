@@ -1,6 +1,6 @@
 // A vitest reporter that prints, at the end of a run, each project's wall time against the budget vitest.config.ts
-// gives it: from its first test file's queueing (before its imports) to its last file's end. It prints; it never fails a run (speed is
-// watched, not asserted).
+// gives it: from its first test file's queueing (before its imports) to its last file's end. It prints; it never fails
+// a run (speed is watched, not asserted).
 import type { Reporter, TestModule } from "vitest/node";
 
 /** Seconds of wall time each project may take, by project name. */
@@ -41,5 +41,8 @@ function budgetLine(name: string, span: { start: number; end: number; files: num
   const seconds = (span.end - span.start) / 1000;
   const shown = seconds < 10 ? seconds.toFixed(1) : String(Math.round(seconds));
   const over = seconds > budgetS ? `  OVER BUDGET by ${Math.round(seconds - budgetS)} s` : "";
-  return `   ${name.padEnd(12)} ${shown.padStart(6)} s of ${budgetS} s, ${span.files} file${span.files === 1 ? "" : "s"}${over}`;
+  return (
+    `   ${name.padEnd(12)} ${shown.padStart(6)} s of ${budgetS} s, ${span.files} ` +
+    `file${span.files === 1 ? "" : "s"}${over}`
+  );
 }

@@ -25,7 +25,8 @@ export interface ReliabilityResults {
 
 /** Holds the lock on the results file, waiting (bounded) while another test file writes it. */
 function lock(): () => void {
-  if (!existsSync(RELIABILITY_RESULTS)) writeFileSync(RELIABILITY_RESULTS, `${JSON.stringify({ measured: {} }, null, 2)}\n`);
+  if (!existsSync(RELIABILITY_RESULTS))
+    writeFileSync(RELIABILITY_RESULTS, `${JSON.stringify({ measured: {} }, null, 2)}\n`);
   for (let attempt = 0; ; attempt++) {
     try {
       return lockfile.lockSync(RELIABILITY_RESULTS, { realpath: false });
@@ -44,7 +45,14 @@ export function recordReliability(key: string, file: string, figures: Record<str
     const results = JSON.parse(readFileSync(RELIABILITY_RESULTS, "utf8")) as ReliabilityResults;
     const cpus = os.cpus();
     const machine = `${cpus[0]?.model.trim() ?? "unknown CPU"}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`;
-    results.measured[key] = { file, date: new Date().toISOString(), node: process.version, machine, loadAverage: Math.round(os.loadavg()[0]! * 100) / 100, figures };
+    results.measured[key] = {
+      file,
+      date: new Date().toISOString(),
+      node: process.version,
+      machine,
+      loadAverage: Math.round(os.loadavg()[0]! * 100) / 100,
+      figures,
+    };
     const sorted = Object.fromEntries(Object.entries(results.measured).sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(RELIABILITY_RESULTS, `${JSON.stringify({ measured: sorted }, null, 2)}\n`);
   } finally {

@@ -9,7 +9,8 @@ export interface RawRpcResult {
   message?: Uint8Array;
   httpStatus: number;
   contentType: string | null;
-  /** gRPC-Web: whether the body ended with a trailer frame (flag 0x80), and the grpc-status the HTTP headers carried. */
+  /** gRPC-Web: whether the body ended with a trailer frame (flag 0x80), and the grpc-status the HTTP headers carried.
+   * */
   trailerFrame?: boolean;
   headerStatus?: string | null;
 }
@@ -17,7 +18,11 @@ export interface RawRpcResult {
 const HELLO = "/example.exampleService/Hello";
 
 /** Connect unary: POST the message as the whole body (application/proto). */
-export async function connectUnary(baseUrl: string, message: Uint8Array, headers: Record<string, string> = {}): Promise<RawRpcResult> {
+export async function connectUnary(
+  baseUrl: string,
+  message: Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<RawRpcResult> {
   const res = await fetch(baseUrl + HELLO, {
     method: "POST",
     headers: { "content-type": "application/proto", "connect-protocol-version": "1", ...headers },
@@ -28,8 +33,17 @@ export async function connectUnary(baseUrl: string, message: Uint8Array, headers
 }
 
 /** Connect unary as GET: the message base64url-encoded in the query, as the Connect protocol defines it. */
-export async function connectGet(baseUrl: string, message: Uint8Array, headers: Record<string, string> = {}): Promise<RawRpcResult> {
-  const query = new URLSearchParams({ connect: "v1", encoding: "proto", base64: "1", message: Buffer.from(message).toString("base64url") });
+export async function connectGet(
+  baseUrl: string,
+  message: Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<RawRpcResult> {
+  const query = new URLSearchParams({
+    connect: "v1",
+    encoding: "proto",
+    base64: "1",
+    message: Buffer.from(message).toString("base64url"),
+  });
   const res = await fetch(`${baseUrl}${HELLO}?${query}`, { headers, signal: AbortSignal.timeout(5000) });
   return connectResult(res);
 }
@@ -49,7 +63,11 @@ async function connectResult(res: Response): Promise<RawRpcResult> {
 }
 
 /** gRPC-Web (binary): one enveloped message in; data and trailer envelopes out, the status read from the trailers. */
-export async function grpcWebUnary(baseUrl: string, message: Uint8Array, headers: Record<string, string> = {}): Promise<RawRpcResult> {
+export async function grpcWebUnary(
+  baseUrl: string,
+  message: Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<RawRpcResult> {
   const envelope = Buffer.alloc(5 + message.length);
   envelope.writeUInt32BE(message.length, 1);
   envelope.set(message, 5);
@@ -70,8 +88,7 @@ export async function grpcWebUnary(baseUrl: string, message: Uint8Array, headers
     if ((flags & 0x80) !== 0) {
       trailers += data.toString("latin1");
       trailerFrame = true;
-    }
-    else message_ = data;
+    } else message_ = data;
     at += 5 + length;
   }
   // A trailers-only reply may carry the status in the HTTP headers instead.

@@ -28,7 +28,10 @@ export interface Wrapper {
 }
 
 /** `unshare` with a PID namespace of its own and /proc to match, as a container runs: node is process 1 there. */
-export const IN_PID_NAMESPACE: Wrapper = { command: ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"], forks: true };
+export const IN_PID_NAMESPACE: Wrapper = {
+  command: ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"],
+  forks: true,
+};
 
 /** As nobody (65534), with no supplementary groups, and killed with the test's process. */
 const NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--pdeathsig", "SIGKILL"];
@@ -46,14 +49,33 @@ export function asNobody(): Wrapper | { unusable: string } {
   dirs.push(at);
   const wrapper: Wrapper = {
     // unshare, sh and setpriv each exec the next: node is the process spawned.
-    command: ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"', "sh", PACKAGE_ROOT, at, ...NOBODY],
+    command: [
+      "unshare",
+      "--mount",
+      "--propagation",
+      "private",
+      "sh",
+      "-c",
+      'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+      "sh",
+      PACKAGE_ROOT,
+      at,
+      ...NOBODY,
+    ],
     forks: false,
     programRoot: at,
   };
-  const [command, ...rest] = [...wrapper.command, process.execPath, join(at, "bin", "example-conformance.js"), "--version"];
+  const [command, ...rest] = [
+    ...wrapper.command,
+    process.execPath,
+    join(at, "bin", "example-conformance.js"),
+    "--version",
+  ];
   const tried = spawnSync(command as string, rest, { encoding: "utf8", timeout: 30_000 });
   if (tried.status === 0) return wrapper;
-  const why = `the program cannot be run as uid 65534 here, even bind-mounted at ${at}: ${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim().split("\n")[0]}`;
+  const why =
+    `the program cannot be run as uid 65534 here, even bind-mounted at ${at}: ` +
+    `${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim().split("\n")[0]}`;
   if (process.env.CI) throw new Error(why);
   return { unusable: why };
 }
@@ -68,14 +90,35 @@ export interface NodeSetting {
 }
 
 /** `serve --data-dir DIR` on free ports, quiet, with `args` after and `wrap` (a command that runs the rest) before. */
-export function serveDataDir(dir: string, args: string[] = [], wrap: Wrapper = { command: [], forks: false }, node: NodeSetting = {}): DataDirServe {
-  const argv = [process.execPath, ...(node.nodeArgs ?? []), `${wrap.programRoot ?? PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--data-dir", dir, ...args];
+export function serveDataDir(
+  dir: string,
+  args: string[] = [],
+  wrap: Wrapper = { command: [], forks: false },
+  node: NodeSetting = {},
+): DataDirServe {
+  const argv = [
+    process.execPath,
+    ...(node.nodeArgs ?? []),
+    `${wrap.programRoot ?? PACKAGE_ROOT}/bin/example-conformance.js`,
+    "serve",
+    "--grpc-port",
+    "0",
+    "--http-port",
+    "0",
+    "--log-level",
+    "silent",
+    "--data-dir",
+    dir,
+    ...args,
+  ];
   const [command, ...rest] = [...LIFELINE, ...wrap.command, ...argv] as [string, ...string[]];
   const child = spawn(command, rest, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...node.env } });
   let err = "";
   let out = "";
   child.stderr?.on("data", (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once("exit", (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once("exit", (code, signal) => r({ code, signal })),
+  );
   const listening = new Promise<{ grpcPort: number; httpPort: number } | undefined>((resolve) => {
     child.stdout?.on("data", (c: Buffer) => {
       out += c.toString();
@@ -120,9 +163,17 @@ export async function killAll(): Promise<void> {
 }
 
 /** One POST of a message: its status, what came with it, and on 201 its id. */
-export async function create(httpPort: number, body: string): Promise<{ status: number | string; id?: string; text?: string }> {
+export async function create(
+  httpPort: number,
+  body: string,
+): Promise<{ status: number | string; id?: string; text?: string }> {
   try {
-    const res = await fetch(`http://127.0.0.1:${httpPort}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body }), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`http://127.0.0.1:${httpPort}/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ body }),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await res.text();
     return { status: res.status, text, ...(res.status === 201 && { id: (JSON.parse(text) as { id: string }).id }) };
   } catch (err) {
@@ -136,7 +187,10 @@ export async function listAll(httpPort: number): Promise<Map<string, string>> {
   let next: string | undefined = "/messages?limit=1000";
   for (let pages = 0; next !== undefined && pages < 100; pages++) {
     const res = await fetch(`http://127.0.0.1:${httpPort}${next}`, { signal: AbortSignal.timeout(30_000) });
-    const page = (await res.json()) as { messages: Array<{ id: string; body: string }>; links: Array<{ rel: string; href: string }> };
+    const page = (await res.json()) as {
+      messages: Array<{ id: string; body: string }>;
+      links: Array<{ rel: string; href: string }>;
+    };
     for (const m of page.messages) all.set(m.id, m.body);
     next = page.links.find((l) => l.rel === "next")?.href;
   }
@@ -166,11 +220,17 @@ export async function ports(s: DataDirServe): Promise<{ grpcPort: number; httpPo
 }
 
 /** Writes `n` messages `${prefix}-i`, four at a time: the ids of those acknowledged (201), and every other answer. */
-export async function writeMany(httpPort: number, n: number, prefix: string): Promise<{ ids: string[]; others: Array<number | string> }> {
+export async function writeMany(
+  httpPort: number,
+  n: number,
+  prefix: string,
+): Promise<{ ids: string[]; others: Array<number | string> }> {
   const ids: string[] = [];
   const others: Array<number | string> = [];
   for (let i = 0; i < n; i += 4) {
-    const answers = await Promise.all(Array.from({ length: Math.min(4, n - i) }, (_, k) => create(httpPort, `${prefix}-${i + k}`)));
+    const answers = await Promise.all(
+      Array.from({ length: Math.min(4, n - i) }, (_, k) => create(httpPort, `${prefix}-${i + k}`)),
+    );
     for (const a of answers) {
       if (a.id !== undefined) ids.push(a.id);
       else others.push(a.status);

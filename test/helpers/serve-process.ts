@@ -32,11 +32,25 @@ export function cleanUp(): void {
  * options for node itself; resolves once both ports are printed.
  */
 export async function serve(args: string[] = [], fileLimit?: number, nodeArgs: string[] = []): Promise<Served> {
-  const argv = [...nodeArgs, `${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", ...(args.includes("--store") || args.includes("--data-dir") ? [] : ["--store", "memory:"]), ...args];
+  const argv = [
+    ...nodeArgs,
+    `${PACKAGE_ROOT}/bin/example-conformance.js`,
+    "serve",
+    "--grpc-port",
+    "0",
+    "--http-port",
+    "0",
+    "--log-level",
+    "silent",
+    ...(args.includes("--store") || args.includes("--data-dir") ? [] : ["--store", "memory:"]),
+    ...args,
+  ];
   const child =
     fileLimit === undefined
       ? spawn(process.execPath, argv, { stdio: ["ignore", "pipe", "pipe"] })
-      : spawn("/bin/sh", ["-c", `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, ...argv], { stdio: ["ignore", "pipe", "pipe"] });
+      : spawn("/bin/sh", ["-c", `ulimit -n ${fileLimit} && exec "$0" "$@"`, process.execPath, ...argv], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
   let err = "";
   child.stderr.on("data", (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
@@ -69,8 +83,14 @@ export interface Answer {
   pushbackMs?: string;
 }
 
-/** One Hello on a new connection from `localAddress`, bounded by `withinMs`, with `metadata` beside the usual headers. */
-export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2", metadata: Record<string, string> = {}): Promise<Answer> {
+/** One Hello on a new connection from `localAddress`, bounded by `withinMs`, with `metadata` beside the usual headers.
+ * */
+export function hello(
+  port: number,
+  withinMs = BYSTANDER_BOUND_MS,
+  localAddress = "127.0.0.2",
+  metadata: Record<string, string> = {},
+): Promise<Answer> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     let pushbackMs: string | undefined;
@@ -79,11 +99,19 @@ export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress 
       session.destroy();
       resolve({ status, ms: Math.round(performance.now() - t0), ...(pushbackMs !== undefined && { pushbackMs }) });
     };
-    const session = http2.connect(`http://127.0.0.1:${port}`, { createConnection: () => net.connect({ port, host: "127.0.0.1", localAddress }) });
+    const session = http2.connect(`http://127.0.0.1:${port}`, {
+      createConnection: () => net.connect({ port, host: "127.0.0.1", localAddress }),
+    });
     session.on("error", (e) => done(`no answer: ${e.message}`));
     session.on("close", () => done("no answer: connection closed"));
     const timer = setTimeout(() => done(`no answer within ${withinMs} ms`), withinMs);
-    const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers", ...metadata });
+    const req = session.request({
+      ":method": "POST",
+      ":path": HELLO,
+      "content-type": "application/grpc",
+      te: "trailers",
+      ...metadata,
+    });
     req.on("error", (e) => done(`no answer: ${e.message}`));
     let headerStatus: string | undefined;
     req.on("response", (h) => {
@@ -104,21 +132,32 @@ export function hello(port: number, withinMs = BYSTANDER_BOUND_MS, localAddress 
 }
 
 /** One HTTP GET on a new connection from `localAddress`, bounded by `withinMs`: the status, or why there was none. */
-export function get(port: number, path: string, withinMs = BYSTANDER_BOUND_MS, localAddress = "127.0.0.2", headers: Record<string, string> = {}): Promise<{ status: string; headers: http.IncomingHttpHeaders; body: string }> {
+export function get(
+  port: number,
+  path: string,
+  withinMs = BYSTANDER_BOUND_MS,
+  localAddress = "127.0.0.2",
+  headers: Record<string, string> = {},
+): Promise<{ status: string; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path, localAddress, agent: false, timeout: withinMs, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: String(res.statusCode), headers: res.headers, body }));
-    });
+    const req = http.get(
+      { host: "127.0.0.1", port, path, localAddress, agent: false, timeout: withinMs, headers },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: String(res.statusCode), headers: res.headers, body }));
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${withinMs} ms`)));
     req.on("error", (e) => resolve({ status: `no answer: ${e.message}`, headers: {}, body: "" }));
   });
 }
 
 export function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Number(/(\d+)/.exec(line ?? "")?.[1] ?? 0) * 1024;
 }
 
@@ -141,7 +180,14 @@ export function connectHttp(port: number): Promise<net.Socket> {
 export function post(port: number, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port, path: "/messages", method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } },
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/messages",
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -184,7 +230,10 @@ export function heldConnections(port: number, peer = "127.0.0.1"): number {
     .split("\n")
     .slice(1)
     .map((line) => line.trim().split(/\s+/))
-    .filter(([, local, remote, state]) => local?.endsWith(localPort) && remote?.startsWith(`${peerHex}:`) && (state === "01" || state === "08")).length;
+    .filter(
+      ([, local, remote, state]) =>
+        local?.endsWith(localPort) && remote?.startsWith(`${peerHex}:`) && (state === "01" || state === "08"),
+    ).length;
 }
 
 /** A raw HTTP/2 connection with options (its SETTINGS, its source address), closed by cleanUp. */

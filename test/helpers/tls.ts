@@ -8,8 +8,29 @@ export function selfSignedCert(): { certFile: string; keyFile: string; cert: Buf
   const dir = mkdtempSync(join(tmpdir(), "conformance-tls-"));
   const certFile = join(dir, "cert.pem");
   const keyFile = join(dir, "key.pem");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", keyFile, "-out", certFile], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+    ],
+    { stdio: "ignore" },
+  );
   return { certFile, keyFile, cert: readFileSync(certFile), key: readFileSync(keyFile) };
 }
 
@@ -17,7 +38,11 @@ export function selfSignedCert(): { certFile: string; keyFile: string; cert: Buf
  * A TLS terminator on 127.0.0.1 port 0 in front of a plaintext TCP port (as a deployment's proxy would be): each
  * TLS connection is piped to a fresh connection to `port`.
  */
-export async function tlsFront(port: number, cert: { cert: Buffer; key: Buffer }, extra: import("node:tls").TlsOptions = {}): Promise<{ port: number; close(): Promise<void> }> {
+export async function tlsFront(
+  port: number,
+  cert: { cert: Buffer; key: Buffer },
+  extra: import("node:tls").TlsOptions = {},
+): Promise<{ port: number; close(): Promise<void> }> {
   const { createServer } = await import("node:tls");
   const { connect } = await import("node:net");
   const sockets = new Set<import("node:net").Socket>();

@@ -19,7 +19,11 @@ export type WholeRepresentation =
 
 export function serializeWhole(format: Format, representation: WholeRepresentation): string {
   if (representation.kind === "messages") {
-    return serializePage(format, representation.messages.map((m) => encodeMessage(format, m)), representation.links);
+    return serializePage(
+      format,
+      representation.messages.map((m) => encodeMessage(format, m)),
+      representation.links,
+    );
   }
   return format === "json" ? `${JSON.stringify(toJson(representation))}\n` : toXml(representation);
 }
@@ -76,7 +80,9 @@ function messageXml(m: WholeMessage): string {
 }
 
 function linksXml(links: readonly Link[]): string {
-  const items = links.map((l) => `<link rel="${escapeAttribute(l.rel)}" href="${escapeAttribute(l.href)}" method="${l.method}"/>`);
+  const items = links.map(
+    (l) => `<link rel="${escapeAttribute(l.rel)}" href="${escapeAttribute(l.href)}" method="${l.method}"/>`,
+  );
   return `<links>${items.join("")}</links>`;
 }
 
@@ -93,8 +99,18 @@ function escapeAttribute(text: string): string {
 }
 
 // `&` first, so that no entity written by a later step is escaped again.
-const TEXT_ENTITIES: ReadonlyArray<readonly [string, string]> = [["&", "&amp;"], ["<", "&lt;"], [">", "&gt;"], ["\r", "&#13;"]];
-const ATTRIBUTE_ENTITIES: ReadonlyArray<readonly [string, string]> = [...TEXT_ENTITIES, ['"', "&quot;"], ["\t", "&#9;"], ["\n", "&#10;"]];
+const TEXT_ENTITIES: ReadonlyArray<readonly [string, string]> = [
+  ["&", "&amp;"],
+  ["<", "&lt;"],
+  [">", "&gt;"],
+  ["\r", "&#13;"],
+];
+const ATTRIBUTE_ENTITIES: ReadonlyArray<readonly [string, string]> = [
+  ...TEXT_ENTITIES,
+  ['"', "&quot;"],
+  ["\t", "&#9;"],
+  ["\n", "&#10;"],
+];
 const NEEDS_ESCAPE = /[&<>"\t\n\r]/;
 
 /**
@@ -107,4 +123,3 @@ function escapeWith(text: string, entities: ReadonlyArray<readonly [string, stri
   for (const [char, entity] of entities) if (out.includes(char)) out = out.split(char).join(entity);
   return out;
 }
-

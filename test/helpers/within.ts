@@ -1,4 +1,5 @@
-// A bound on one phase of a test, so that a slow machine fails with the phase named rather than the whole test timing out.
+// A bound on one phase of a test, so that a slow machine fails with the phase named rather than the whole test timing
+// out.
 export function within<T>(what: string, ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {

@@ -37,6 +37,8 @@ it("the default check of the reference server passes (no gating check fails)", a
     seed: MUTATION_SEED,
   });
   // Exit 1 is the catalogue's "a gating check failed" (docs/exit-codes.md); the failures name which.
-  const failing = report.checks.filter((c) => c.status === "fail" || c.status === "error").map((c) => `${c.id}: ${c.status}`);
+  const failing = report.checks
+    .filter((c) => c.status === "fail" || c.status === "error")
+    .map((c) => `${c.id}: ${c.status}`);
   expect(report.exitCode, failing.join("; ")).toBe(0);
 });

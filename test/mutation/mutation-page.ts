@@ -4,11 +4,11 @@
 import { mutationScore, type MutationCounts, type MutationResults, type UndetectedMutant } from "./mutation-results.js";
 
 /**
- * A surviving mutant reviewed: which (file, line, column, mutator, replacement), and why no check may fail it. "equivalent":
- * no client could tell the difference (dead code, a log line, an internal limit the run cannot reach); "open": a
- * client could, but the specification leaves that behaviour open, so a check that gated on it would fail legal servers;
- * "killed": a sharper check kills it since the run (`why` names the check and the broken server with the same
- * defect), seen failing with the mutant applied by hand; the next whole run of the sample records it killed.
+ * A surviving mutant reviewed: which (file, line, column, mutator, replacement), and why no check may fail it.
+ * "equivalent": no client could tell the difference (dead code, a log line, an internal limit the run cannot reach);
+ * "open": a client could, but the specification leaves that behaviour open, so a check that gated on it would fail
+ * legal servers; "killed": a sharper check kills it since the run (`why` names the check and the broken server with the
+ * same defect), seen failing with the mutant applied by hand; the next whole run of the sample records it killed.
  */
 export interface EquivalentMutant {
   file: string;
@@ -16,16 +16,29 @@ export interface EquivalentMutant {
   column: number;
   mutator: string;
   replacement: string;
-  /** The code changed, where two mutants share the rest (at !== undefined && {...} and at !== undefined, both to true). */
+  /** The code changed, where two mutants share the rest (at !== undefined && {...} and at !== undefined, both to true).
+   * */
   original?: string;
   kind: "equivalent" | "open" | "killed";
   why: string;
 }
 
-const VERDICT: Record<EquivalentMutant["kind"], string> = { equivalent: "equivalent", open: "left open by the spec", killed: "killed since by a sharper check" };
+const VERDICT: Record<EquivalentMutant["kind"], string> = {
+  equivalent: "equivalent",
+  open: "left open by the spec",
+  killed: "killed since by a sharper check",
+};
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
-const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) => e.file === m.file && e.line === m.line && e.column === m.column && e.mutator === m.mutator && e.replacement === m.replacement && (e.original === undefined || e.original === m.original);
-const countsRow = (name: string, c: MutationCounts) => `| ${name} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.invalid} | ${mutationScore(c)} % |`;
+const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) =>
+  e.file === m.file &&
+  e.line === m.line &&
+  e.column === m.column &&
+  e.mutator === m.mutator &&
+  e.replacement === m.replacement &&
+  (e.original === undefined || e.original === m.original);
+const countsRow = (name: string, c: MutationCounts) =>
+  `| ${name} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.invalid} | ` +
+  `${mutationScore(c)} % |`;
 
 const INTRO = `# Mutation testing: what the catalogue catches
 
@@ -49,16 +62,25 @@ mutates the files whole; \`EXAMPLE_CONFORMANCE_MUTATION_SEED\` runs the catalogu
 `;
 
 function runLine(r: MutationResults): string {
-  const sample = r.sample.share === "all" ? "the files whole" : `${r.sample.windows} windows drawn at share ${r.sample.share}, seed ${r.sample.seed}`;
+  const sample =
+    r.sample.share === "all"
+      ? "the files whole"
+      : `${r.sample.windows} windows drawn at share ${r.sample.share}, seed ${r.sample.seed}`;
   const took = r.durationS !== undefined ? `, in ${Math.round(r.durationS / 60)} min` : "";
-  return `Measured ${r.date.slice(0, 10)} on Node ${r.node}, StrykerJS ${r.stryker}, ${sample}, the catalogue at seed ${r.catalogueSeed}, concurrency ${r.concurrency}${took}.`;
+  return (
+    `Measured ${r.date.slice(0, 10)} on Node ${r.node}, StrykerJS ${r.stryker}, ${sample}, the catalogue at seed ` +
+    `${r.catalogueSeed}, concurrency ${r.concurrency}${took}.`
+  );
 }
 
 function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutant[]): string[] {
   if (r.survived.length === 0) return ["No mutant survived."];
   const rows = r.survived.map((m) => {
     const eq = equivalents.find((e) => sameMutant(e, m));
-    return `| ${m.file}:${m.line}:${m.column} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"} |`;
+    return (
+      `| ${m.file}:${m.line}:${m.column} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ` +
+      `${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"} |`
+    );
   });
   return ["| Where | Mutator | Was | Became | Verdict |", "|---|---|---|---|---|", ...rows];
 }
@@ -73,14 +95,21 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
   const detected = r.counts.killed + r.counts.timeout;
   const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - equivalent;
   const share = nonEquivalent === 0 ? 0 : Math.round(((detected + killedSince) / nonEquivalent) * 1000) / 10;
-  const noCoverage = r.noCoverage.map((m) => `- ${m.file}:${m.line}:${m.column} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}`);
+  const noCoverage = r.noCoverage.map(
+    (m) => `- ${m.file}:${m.line}:${m.column} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}`,
+  );
   return [
     INTRO,
     "## The last run",
     "",
     runLine(r),
     "",
-    `Score ${r.score} %: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants (${r.counts.invalid} that did not run are not counted). Of the ${r.counts.survived} survivors, ${equivalent} are reviewed as equivalent (${same} no client could tell apart, ${open} change what the specification leaves open), ${killedSince} are killed since by a sharper check, and ${unexplained} are not explained yet; detected, or killed since, over the mutants not reviewed as equivalent: ${share} %.`,
+    `Score ${r.score} %: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ` +
+      `${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants ` +
+      `(${r.counts.invalid} that did not run are not counted). Of the ${r.counts.survived} survivors, ` +
+      `${equivalent} are reviewed as equivalent (${same} no client could tell apart, ${open} change what the ` +
+      `specification leaves open), ${killedSince} are killed since by a sharper check, and ${unexplained} are not ` +
+      `explained yet; detected, or killed since, over the mutants not reviewed as equivalent: ${share} %.`,
     "",
     "| File | Mutants | Killed | Timed out | Survived | No coverage | Did not run | Score |",
     "|---|---|---|---|---|---|---|---|",
@@ -89,13 +118,22 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
     "",
     "## Surviving mutants",
     "",
-    "Each is killed by a sharper check (with a broken server in `fixtures/broken-servers/` that carries the same defect) or listed in `bench/mutation-equivalent.json` with why no check may fail it: no client could tell the difference (equivalent), or the specification leaves that behaviour open.",
+    "Each is killed by a sharper check (with a broken server in `fixtures/broken-servers/` that carries the same " +
+      "defect) or listed in `bench/mutation-equivalent.json` with why no check may fail it: no client could tell " +
+      "the difference (equivalent), or the specification leaves that behaviour open.",
     "",
     ...survivorTable(r, equivalents),
     "",
     "## Not covered",
     "",
-    ...(noCoverage.length > 0 ? ["Code the catalogue's run never reached: a changed line there is no change a client of the default check sees.", "", ...noCoverage] : ["Every mutant's code was reached."]),
+    ...(noCoverage.length > 0
+      ? [
+          "Code the catalogue's run never reached: a changed line there is no change a client of the default " +
+            "check sees.",
+          "",
+          ...noCoverage,
+        ]
+      : ["Every mutant's code was reached."]),
     "",
   ].join("\n");
 }

@@ -30,7 +30,8 @@ export interface MutationResults {
   sample: { share: number | "all"; seed: number; windows: number };
   /** The seed the catalogue ran at (--seed). */
   catalogueSeed: number;
-  /** SHA-256 of the catalogue's sources (suites/, harness/) the run tested: another forces a whole run of the sample. */
+  /** SHA-256 of the catalogue's sources (suites/, harness/) the run tested: another forces a whole run of the sample.
+   * */
   catalogueDigest: string;
   /** Wall time of the Stryker run, when the run measured it. */
   durationS?: number;
@@ -67,11 +68,20 @@ function spanned(source: string, m: StrykerMutant): string {
   const lines = source.split("\n");
   const { start, end } = m.location;
   if (start.line === end.line) return lines[start.line - 1]?.slice(start.column - 1, end.column - 1) ?? "";
-  return [lines[start.line - 1]?.slice(start.column - 1) ?? "", ...lines.slice(start.line, end.line - 1), lines[end.line - 1]?.slice(0, end.column - 1) ?? ""].join("\n");
+  return [
+    lines[start.line - 1]?.slice(start.column - 1) ?? "",
+    ...lines.slice(start.line, end.line - 1),
+    lines[end.line - 1]?.slice(0, end.column - 1) ?? "",
+  ].join("\n");
 }
 
 const emptyCounts = (): MutationCounts => ({ total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, invalid: 0 });
-const KEY: Record<string, keyof MutationCounts> = { Killed: "killed", Timeout: "timeout", Survived: "survived", NoCoverage: "noCoverage" };
+const KEY: Record<string, keyof MutationCounts> = {
+  Killed: "killed",
+  Timeout: "timeout",
+  Survived: "survived",
+  NoCoverage: "noCoverage",
+};
 
 /** The score of some counts, in percent with one decimal (0 when nothing was judged). */
 export function mutationScore(c: MutationCounts): number {
@@ -80,14 +90,19 @@ export function mutationScore(c: MutationCounts): number {
 }
 
 /** Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time). */
-export function summariseMutation(report: StrykerReport, meta: Omit<MutationResults, "counts" | "files" | "score" | "survived" | "noCoverage">): MutationResults {
+export function summariseMutation(
+  report: StrykerReport,
+  meta: Omit<MutationResults, "counts" | "files" | "score" | "survived" | "noCoverage">,
+): MutationResults {
   const counts = emptyCounts();
   const files: Record<string, MutationCounts> = {};
   const survived: UndetectedMutant[] = [];
   const noCoverage: UndetectedMutant[] = [];
   for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
     const own = (files[file] = emptyCounts());
-    const sorted = [...mutants].sort((a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column);
+    const sorted = [...mutants].sort(
+      (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column,
+    );
     for (const m of sorted) {
       const key = KEY[m.status] ?? "invalid";
       for (const c of [counts, own]) {
@@ -95,7 +110,14 @@ export function summariseMutation(report: StrykerReport, meta: Omit<MutationResu
         c[key]++;
       }
       if (key !== "survived" && key !== "noCoverage") continue;
-      const entry = { file, line: m.location.start.line, column: m.location.start.column, mutator: m.mutatorName, original: oneLine(spanned(source, m)), replacement: oneLine(m.replacement ?? "") };
+      const entry = {
+        file,
+        line: m.location.start.line,
+        column: m.location.start.column,
+        mutator: m.mutatorName,
+        original: oneLine(spanned(source, m)),
+        replacement: oneLine(m.replacement ?? ""),
+      };
       (key === "survived" ? survived : noCoverage).push(entry);
     }
   }

@@ -21,7 +21,8 @@ const config = {
   timeoutMS: 30_000,
   timeoutFactor: 1.5,
   // Incremental: a run tests only the mutants whose code or test changed since the results kept here (committed),
-  // so that a run fits in minutes; `npm run mutation -- --force` tests them all again (about an hour, docs/mutation.md).
+  // so that a run fits in minutes; `npm run mutation -- --force` tests them all again (about an hour,
+  // docs/mutation.md).
   incremental: true,
   incrementalFile: "bench/mutation-incremental.json",
   reporters: ["clear-text", "progress", "json"],

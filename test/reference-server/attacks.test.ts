@@ -7,61 +7,86 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FLAG, FRAME, frame, grpcRequestHeaders, headersFrames, rstStream } from "../helpers/h2-frames.js";
-import { cleanUp, connect, connectHttp, del, get, hello, HELLO, mib, post, rssBytes, serve, sleep, type Answer } from "../helpers/serve-process.js";
+import {
+  cleanUp,
+  connect,
+  connectHttp,
+  del,
+  get,
+  hello,
+  HELLO,
+  mib,
+  post,
+  rssBytes,
+  serve,
+  sleep,
+  type Answer,
+} from "../helpers/serve-process.js";
 import { recordReliability } from "../helpers/reliability-results.js";
 
 afterEach(cleanUp);
 
 describe("resets", () => {
   for (const path of [HELLO, "/grpc.health.v1.Health/Check", "/no.such.Service/Method"]) {
-    it(`HEADERS without END_STREAM, then RST_STREAM with codes 0, 1, 2, 7 and 11, on ${path}: that stream ends, the server serves on both ports`, async () => {
-      const s = await serve();
-      for (const code of [0, 1, 2, 7, 11]) {
-        const c = await connect(s.grpcPort);
-        await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(path)));
-        await sleep(20);
-        await c.write(rstStream(1, code));
-        await sleep(20);
-        c.destroy();
-      }
-      expect(await hello(s.grpcPort), s.stderr()).toMatchObject({ status: "0" });
-      expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
-      expect(s.child.exitCode).toBe(null);
-    });
+    it(
+      `HEADERS without END_STREAM, then RST_STREAM with codes 0, 1, 2, 7 and 11, on ${path}: that stream ends, the ` +
+        `server serves on both ports`,
+      async () => {
+        const s = await serve();
+        for (const code of [0, 1, 2, 7, 11]) {
+          const c = await connect(s.grpcPort);
+          await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(path)));
+          await sleep(20);
+          await c.write(rstStream(1, code));
+          await sleep(20);
+          c.destroy();
+        }
+        expect(await hello(s.grpcPort), s.stderr()).toMatchObject({ status: "0" });
+        expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+        expect(s.child.exitCode).toBe(null);
+      },
+    );
   }
 
-  it("Rapid Reset: 20,000 streams opened and reset at once on one connection, the reset codes cycling 0, 1, 2, 7, 8, 11; other clients are answered within a second throughout, on both ports", async () => {
-    const s = await serve();
-    const c = await connect(s.grpcPort);
-    const answers: Answer[] = [];
-    let attacking = true;
-    const bystander = (async () => {
-      while (attacking) {
-        answers.push(await hello(s.grpcPort));
-        await sleep(50);
+  it(
+    "Rapid Reset: 20,000 streams opened and reset at once on one connection, the reset codes cycling 0, 1, 2, 7, " +
+      "8, 11; other clients are answered within a second throughout, on both ports",
+    async () => {
+      const s = await serve();
+      const c = await connect(s.grpcPort);
+      const answers: Answer[] = [];
+      let attacking = true;
+      const bystander = (async () => {
+        while (attacking) {
+          answers.push(await hello(s.grpcPort));
+          await sleep(50);
+        }
+      })();
+      const headers = grpcRequestHeaders(HELLO);
+      // CANCEL, the usual code, raises no stream error in node:http2; the others do, and each must end its stream only.
+      const codes = [0, 1, 2, 7, 8, 11];
+      for (let batch = 0; batch < 100 && !c.socket.destroyed; batch++) {
+        const frames: Buffer[] = [];
+        for (let i = 0; i < 200; i++) {
+          const id = 1 + 2 * (batch * 200 + i);
+          frames.push(
+            frame(FRAME.HEADERS, FLAG.END_HEADERS, id, headers),
+            rstStream(id, codes[i % codes.length] as number),
+          );
+        }
+        await c.write(...frames);
       }
-    })();
-    const headers = grpcRequestHeaders(HELLO);
-    // CANCEL, the usual code, raises no stream error in node:http2; the others do, and each must end its stream only.
-    const codes = [0, 1, 2, 7, 8, 11];
-    for (let batch = 0; batch < 100 && !c.socket.destroyed; batch++) {
-      const frames: Buffer[] = [];
-      for (let i = 0; i < 200; i++) {
-        const id = 1 + 2 * (batch * 200 + i);
-        frames.push(frame(FRAME.HEADERS, FLAG.END_HEADERS, id, headers), rstStream(id, codes[i % codes.length] as number));
-      }
-      await c.write(...frames);
-    }
-    await sleep(300);
-    attacking = false;
-    await bystander;
-    expect(s.child.exitCode, s.stderr()).toBe(null);
-    expect(answers.length).toBeGreaterThan(0);
-    // Answered: served (0) or shed cleanly (8, RESOURCE_EXHAUSTED); never left waiting or cut off.
-    expect(answers.filter((a) => a.status !== "0" && a.status !== "8")).toEqual([]);
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
-    expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
-  });
+      await sleep(300);
+      attacking = false;
+      await bystander;
+      expect(s.child.exitCode, s.stderr()).toBe(null);
+      expect(answers.length).toBeGreaterThan(0);
+      // Answered: served (0) or shed cleanly (8, RESOURCE_EXHAUSTED); never left waiting or cut off.
+      expect(answers.filter((a) => a.status !== "0" && a.status !== "8")).toEqual([]);
+      expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+      expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+    },
+  );
 });
 
 describe("large headers", () => {
@@ -85,13 +110,26 @@ describe("large headers", () => {
     for (const c of connections) c.destroy();
     await sleep(500);
     const after = rssBytes(pid);
-    console.log(`60 KB headers: RSS ${mib(before)} before, ${mib(during)} under 1,000 streams (60 MB of headers), ${mib(after)} after`);
+    console.log(
+      `60 KB headers: RSS ${mib(before)} before, ${mib(during)} under 1,000 streams (60 MB of headers), ` +
+        `${mib(after)} after`,
+    );
     const toMiB = (bytes: number) => Math.round(bytes / 2 ** 20);
     expect(bystander).toMatchObject({ status: "0" });
-    expect(resets.every((n) => n >= 50), `resets and GOAWAYs per connection: ${resets.join(", ")}`).toBe(true);
+    expect(
+      resets.every((n) => n >= 50),
+      `resets and GOAWAYs per connection: ${resets.join(", ")}`,
+    ).toBe(true);
     expect(during - before).toBeLessThan(100 * 1024 * 1024);
     // Recorded once the test has held every bound: a failed run's figures do not reach the page.
-    recordReliability("large-headers", "test/reference-server/attacks.test.ts", { connections: 20, streamsEach: 50, headerKB: 60, rssBeforeMiB: toMiB(before), rssDuringMiB: toMiB(during), rssAfterMiB: toMiB(after) });
+    recordReliability("large-headers", "test/reference-server/attacks.test.ts", {
+      connections: 20,
+      streamsEach: 50,
+      headerKB: 60,
+      rssBeforeMiB: toMiB(before),
+      rssDuringMiB: toMiB(during),
+      rssAfterMiB: toMiB(after),
+    });
   });
 });
 
@@ -108,20 +146,32 @@ describe("floods", () => {
     expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
   });
 
-  it("calls in flight past the cap are shed with RESOURCE_EXHAUSTED and a pushback at once, and served again once they end", async () => {
-    const s = await serve(["--max-in-flight", "50"]);
-    const holders = await Promise.all(Array.from({ length: 5 }, () => connect(s.grpcPort)));
-    // 100 calls held open: HEADERS and never a message.
-    await Promise.all(holders.map((c) => c.write(...Array.from({ length: 20 }, (_, i) => frame(FRAME.HEADERS, FLAG.END_HEADERS, 1 + 2 * i, grpcRequestHeaders(HELLO))))));
-    await sleep(300);
-    const shed = holders.reduce((n, c) => n + refusedStreams(c.received()), 0);
-    expect(shed).toBe(50);
-    // Shed, with the pushback a retrying client honours (gRFC A6), as HTTP's Retry-After: 1.
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "8", pushbackMs: "1000" });
-    for (const c of holders) c.destroy();
-    await sleep(200);
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
-  });
+  it(
+    "calls in flight past the cap are shed with RESOURCE_EXHAUSTED and a pushback at once, and served again once " +
+      "they end",
+    async () => {
+      const s = await serve(["--max-in-flight", "50"]);
+      const holders = await Promise.all(Array.from({ length: 5 }, () => connect(s.grpcPort)));
+      // 100 calls held open: HEADERS and never a message.
+      await Promise.all(
+        holders.map((c) =>
+          c.write(
+            ...Array.from({ length: 20 }, (_, i) =>
+              frame(FRAME.HEADERS, FLAG.END_HEADERS, 1 + 2 * i, grpcRequestHeaders(HELLO)),
+            ),
+          ),
+        ),
+      );
+      await sleep(300);
+      const shed = holders.reduce((n, c) => n + refusedStreams(c.received()), 0);
+      expect(shed).toBe(50);
+      // Shed, with the pushback a retrying client honours (gRFC A6), as HTTP's Retry-After: 1.
+      expect(await hello(s.grpcPort)).toMatchObject({ status: "8", pushbackMs: "1000" });
+      for (const c of holders) c.destroy();
+      await sleep(200);
+      expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+    },
+  );
 
   it("an HTTP slowloris near the open-file limit does not starve the gRPC port", async () => {
     // Under a limit of 256 descriptors each interface may hold (256 - 64) / 2 = 96 connections.
@@ -145,55 +195,77 @@ describe("floods", () => {
 });
 
 describe("each limit, set by its flag", () => {
-  it("--max-header-bytes: a header block past it is refused on both ports (RESOURCE_EXHAUSTED, 431), one within it served", async () => {
-    const s = await serve(["--max-header-bytes", "4096"]);
-    const big = { "x-filler": "x".repeat(8000) };
-    const small = { "x-filler": "x".repeat(1000) };
-    expect(await hello(s.grpcPort, undefined, undefined, big)).toMatchObject({ status: "8" });
-    expect(await hello(s.grpcPort, undefined, undefined, small)).toMatchObject({ status: "0" });
-    expect(await get(s.httpPort, "/", undefined, undefined, big)).toMatchObject({ status: "431" });
-    expect(await get(s.httpPort, "/", undefined, undefined, small)).toMatchObject({ status: "200" });
-  });
+  it(
+    "--max-header-bytes: a header block past it is refused on both ports (RESOURCE_EXHAUSTED, 431), one within it " +
+      "served",
+    async () => {
+      const s = await serve(["--max-header-bytes", "4096"]);
+      const big = { "x-filler": "x".repeat(8000) };
+      const small = { "x-filler": "x".repeat(1000) };
+      expect(await hello(s.grpcPort, undefined, undefined, big)).toMatchObject({ status: "8" });
+      expect(await hello(s.grpcPort, undefined, undefined, small)).toMatchObject({ status: "0" });
+      expect(await get(s.httpPort, "/", undefined, undefined, big)).toMatchObject({ status: "431" });
+      expect(await get(s.httpPort, "/", undefined, undefined, small)).toMatchObject({ status: "200" });
+    },
+  );
 
-  it("--max-streams: a connection that opens more streams than it allows is refused, one within it is held, and the server serves on", async () => {
-    const s = await serve(["--max-streams", "2"]);
-    const [within, past] = await Promise.all([connect(s.grpcPort), connect(s.grpcPort)]);
-    await sleep(100); // the server's SETTINGS acknowledged
-    const open = (c: typeof within, ids: number[]) => c.write(...ids.map((id) => frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO))));
-    await Promise.all([open(within, [1, 3]), open(past, [1, 3, 5, 7])]);
-    await sleep(300);
-    // node:http2 (nghttp2) answers streams past an acknowledged limit with GOAWAY, or resets them.
-    const refusals = (c: typeof within) => countFrames(c.received(), FRAME.GOAWAY) + countFrames(c.received(), FRAME.RST_STREAM);
-    expect([refusals(within), refusals(past) > 0]).toEqual([0, true]);
-    expect(s.child.exitCode).toBe(null);
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
-  });
+  it(
+    "--max-streams: a connection that opens more streams than it allows is refused, one within it is held, and the " +
+      "server serves on",
+    async () => {
+      const s = await serve(["--max-streams", "2"]);
+      const [within, past] = await Promise.all([connect(s.grpcPort), connect(s.grpcPort)]);
+      await sleep(100); // the server's SETTINGS acknowledged
+      const open = (c: typeof within, ids: number[]) =>
+        c.write(...ids.map((id) => frame(FRAME.HEADERS, FLAG.END_HEADERS, id, grpcRequestHeaders(HELLO))));
+      await Promise.all([open(within, [1, 3]), open(past, [1, 3, 5, 7])]);
+      await sleep(300);
+      // node:http2 (nghttp2) answers streams past an acknowledged limit with GOAWAY, or resets them.
+      const refusals = (c: typeof within) =>
+        countFrames(c.received(), FRAME.GOAWAY) + countFrames(c.received(), FRAME.RST_STREAM);
+      expect([refusals(within), refusals(past) > 0]).toEqual([0, true]);
+      expect(s.child.exitCode).toBe(null);
+      expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
+    },
+  );
 
-  it("--memory-watermark-mib: past it, gRPC calls get RESOURCE_EXHAUSTED with a pushback and HTTP requests 503 with Retry-After", async () => {
-    const s = await serve(["--memory-watermark-mib", "1"]);
-    expect(await hello(s.grpcPort)).toMatchObject({ status: "8", pushbackMs: "1000" });
-    const answer = await get(s.httpPort, "/");
-    expect([answer.status, answer.headers["retry-after"]]).toEqual(["503", "1"]);
-  });
+  it(
+    "--memory-watermark-mib: past it, gRPC calls get RESOURCE_EXHAUSTED with a pushback and HTTP requests 503 with " +
+      "Retry-After",
+    async () => {
+      const s = await serve(["--memory-watermark-mib", "1"]);
+      expect(await hello(s.grpcPort)).toMatchObject({ status: "8", pushbackMs: "1000" });
+      const answer = await get(s.httpPort, "/");
+      expect([answer.status, answer.headers["retry-after"]]).toEqual(["503", "1"]);
+    },
+  );
 
-  it("--max-in-flight on HTTP: a request past it gets 503 with Retry-After at once, and requests are served again once the held one ends", async () => {
-    const s = await serve(["--max-in-flight", "1"]);
-    const held = await connectHttp(s.httpPort);
-    held.write("POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{");
-    await sleep(200);
-    const shed = await get(s.httpPort, "/");
-    expect([shed.status, shed.headers["retry-after"]]).toEqual(["503", "1"]);
-    held.destroy();
-    await sleep(200);
-    expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
-  });
+  it(
+    "--max-in-flight on HTTP: a request past it gets 503 with Retry-After at once, and requests are served again " +
+      "once the held one ends",
+    async () => {
+      const s = await serve(["--max-in-flight", "1"]);
+      const held = await connectHttp(s.httpPort);
+      held.write(
+        "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+      );
+      await sleep(200);
+      const shed = await get(s.httpPort, "/");
+      expect([shed.status, shed.headers["retry-after"]]).toEqual(["503", "1"]);
+      held.destroy();
+      await sleep(200);
+      expect(await get(s.httpPort, "/")).toMatchObject({ status: "200" });
+    },
+  );
 
   it("--max-connections: past the total cap, new connections from any address close at once on both ports", async () => {
     const s = await serve(["--max-connections", "10"]);
     const grpcFlood = await Promise.all(Array.from({ length: 20 }, () => connect(s.grpcPort)));
     const httpFlood = await Promise.all(Array.from({ length: 20 }, () => connectHttp(s.httpPort)));
     await sleep(300);
-    expect([grpcFlood.filter((c) => !c.socket.destroyed).length, httpFlood.filter((c) => !c.destroyed).length]).toEqual([10, 10]);
+    expect([grpcFlood.filter((c) => !c.socket.destroyed).length, httpFlood.filter((c) => !c.destroyed).length]).toEqual(
+      [10, 10],
+    );
     expect((await hello(s.grpcPort)).status).toMatch(/^no answer/);
     expect((await get(s.httpPort, "/")).status).toMatch(/^no answer/);
     for (const c of grpcFlood) c.destroy();
@@ -232,14 +304,20 @@ describe("stored data", () => {
   it("lists the collection in pages linked by rel=next, each message exactly once", async () => {
     const s = await serve();
     const created = new Set<string>();
-    for (let i = 0; i < 250; i++) created.add((JSON.parse((await post(s.httpPort, JSON.stringify({ body: `page ${i}` }))).body) as { id: string }).id);
+    for (let i = 0; i < 250; i++)
+      created.add(
+        (JSON.parse((await post(s.httpPort, JSON.stringify({ body: `page ${i}` }))).body) as { id: string }).id,
+      );
     const seen: string[] = [];
     let next: string | undefined = "/messages";
     let pages = 0;
     while (next !== undefined && pages < 10) {
       const page = await get(s.httpPort, next);
       pages++;
-      const json = JSON.parse(page.body) as { messages: Array<{ id: string }>; links: Array<{ rel: string; href: string }> };
+      const json = JSON.parse(page.body) as {
+        messages: Array<{ id: string }>;
+        links: Array<{ rel: string; href: string }>;
+      };
       expect(json.messages.length).toBeLessThanOrEqual(100);
       seen.push(...json.messages.map((m) => m.id));
       next = json.links.find((l) => l.rel === "next")?.href;
@@ -278,7 +356,9 @@ describe("uncaught errors", () => {
     // A fault planted in the process itself, thrown from outside any handler when the test asks for it.
     const plant = join(tmpdir(), `example-conformance-plant-${process.pid}.mjs`);
     writeFileSync(plant, `process.on("SIGUSR2", () => setImmediate(() => { throw new Error("planted fault"); }));\n`);
-    const s = await serve([], undefined, ["--import", pathToFileURL(plant).href]).finally(() => rmSync(plant, { force: true }));
+    const s = await serve([], undefined, ["--import", pathToFileURL(plant).href]).finally(() =>
+      rmSync(plant, { force: true }),
+    );
     expect(await hello(s.grpcPort)).toMatchObject({ status: "0" });
     s.child.kill("SIGUSR2");
     const code = await Promise.race([s.exited, sleep(10_000).then(() => "still running after 10 s")]);
@@ -304,4 +384,3 @@ function refusedStreams(bytes: Buffer): number {
   }
   return n;
 }
-

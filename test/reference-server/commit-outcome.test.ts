@@ -77,22 +77,36 @@ afterAll(async () => {
 const base = (s: Served) => `http://127.0.0.1:${s.httpPort}`;
 
 async function stored(s: Served, body: string): Promise<string[]> {
-  const res = await fetch(`${base(s)}/messages?body=${encodeURIComponent(body)}`, { signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${base(s)}/messages?body=${encodeURIComponent(body)}`, {
+    signal: AbortSignal.timeout(10_000),
+  });
   return ((await res.json()) as { messages: { id: string }[] }).messages.map((m) => m.id);
 }
 
-describe.skipIf(pgMissing !== undefined)(`a create whose COMMIT went unanswered, on PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`, () => {
-  it.each(["after", "before"] as const)("is answered 201 once and stored once when the connection is cut %s COMMIT reached PostgreSQL", async (when) => {
-    const url = new URL((pg as TestPostgres).url);
-    url.port = String((proxy as CommitCutter).port);
-    const s = await serve(["--store", url.toString()]);
-    const body = `cut ${when} commit`;
-    const cutsBefore = (proxy as CommitCutter).cuts();
-    (proxy as CommitCutter).cutNext(when);
-    const res = await fetch(`${base(s)}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body }), signal: AbortSignal.timeout(30_000) });
-    const answer = (await res.json()) as { id?: string };
-    expect((proxy as CommitCutter).cuts()).toBe(cutsBefore + 1);
-    expect(res.status).toBe(201);
-    expect(await stored(s, body)).toEqual([answer.id]);
-  }, 60_000);
-});
+describe.skipIf(pgMissing !== undefined)(
+  `a create whose COMMIT went unanswered, on PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`,
+  () => {
+    it.each(["after", "before"] as const)(
+      "is answered 201 once and stored once when the connection is cut %s COMMIT reached PostgreSQL",
+      async (when) => {
+        const url = new URL((pg as TestPostgres).url);
+        url.port = String((proxy as CommitCutter).port);
+        const s = await serve(["--store", url.toString()]);
+        const body = `cut ${when} commit`;
+        const cutsBefore = (proxy as CommitCutter).cuts();
+        (proxy as CommitCutter).cutNext(when);
+        const res = await fetch(`${base(s)}/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ body }),
+          signal: AbortSignal.timeout(30_000),
+        });
+        const answer = (await res.json()) as { id?: string };
+        expect((proxy as CommitCutter).cuts()).toBe(cutsBefore + 1);
+        expect(res.status).toBe(201);
+        expect(await stored(s, body)).toEqual([answer.id]);
+      },
+      60_000,
+    );
+  },
+);

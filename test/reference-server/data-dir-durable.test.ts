@@ -7,7 +7,16 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../contract/paths.js";
-import { killAll, killHard, listAll, ports, removeDataDirs, serveDataDir, tempDataDir, writeMany } from "../helpers/serve-data-dir.js";
+import {
+  killAll,
+  killHard,
+  listAll,
+  ports,
+  removeDataDirs,
+  serveDataDir,
+  tempDataDir,
+  writeMany,
+} from "../helpers/serve-data-dir.js";
 
 afterEach(killAll);
 afterAll(removeDataDirs);
@@ -16,7 +25,10 @@ const SHIM = join(PACKAGE_ROOT, "test", "helpers", "lose-unsynced-writes.mjs");
 
 /** serve on `dir` with the shim: what a power cut would leave of its pgdata is kept in `shadow`. */
 const serveLosingUnsynced = (dir: string, shadow: string) =>
-  serveDataDir(dir, [], undefined, { nodeArgs: ["--import", SHIM], env: { LOSE_UNSYNCED_ROOT: join(dir, "pgdata"), LOSE_UNSYNCED_SHADOW: shadow } });
+  serveDataDir(dir, [], undefined, {
+    nodeArgs: ["--import", SHIM],
+    env: { LOSE_UNSYNCED_ROOT: join(dir, "pgdata"), LOSE_UNSYNCED_SHADOW: shadow },
+  });
 
 /** The power cut: the data directory as the disk held it. */
 function losePageCache(dir: string, shadow: string): void {
@@ -43,7 +55,8 @@ describe("the embedded store under a crash that loses every write not synced to 
 
     const after = serveDataDir(dir);
     const held = await listAll((await ports(after)).httpPort);
-    for (const [i, id] of ids.entries()) expect(held.get(id), `acknowledged write ${i} (${id})`).toMatch(/^acknowledged \u{1F600}-\d+$/u);
+    for (const [i, id] of ids.entries())
+      expect(held.get(id), `acknowledged write ${i} (${id})`).toMatch(/^acknowledged \u{1F600}-\d+$/u);
     for (const id of earlier.ids) expect(held.has(id)).toBe(true);
     expect(held.size).toBe(ids.length + earlier.ids.length);
   }, 300_000);

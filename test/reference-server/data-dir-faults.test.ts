@@ -3,10 +3,30 @@
 // documented exit code, and leaves the directory as it was: nothing overwritten, "repaired" or initialised over.
 // (A full disk: data-dir-full.test.ts.)
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { asNobody, isRoot, killAll, lines, ports, removeDataDirs, serveDataDir, tempDataDir, writeMany, type Wrapper } from "../helpers/serve-data-dir.js";
+import {
+  asNobody,
+  isRoot,
+  killAll,
+  lines,
+  ports,
+  removeDataDirs,
+  serveDataDir,
+  tempDataDir,
+  writeMany,
+  type Wrapper,
+} from "../helpers/serve-data-dir.js";
 
 afterEach(killAll);
 afterAll(removeDataDirs);
@@ -56,11 +76,16 @@ async function refuses(dir: string, code: number, wrap?: Wrapper): Promise<strin
 }
 
 describe("a damaged data directory", () => {
-  it("a truncated pg_control: exit 65, one line naming the directory, PostgreSQL's cause and how to recover, not the engine's Aborted()", async () => {
+  it("a truncated pg_control: exit 65, one line naming the directory, PostgreSQL's cause and how to recover, not " +
+    "the engine's Aborted()", async () => {
     const dir = copyOfWritten();
     truncateSync(join(dir, "pgdata", "global", "pg_control"), 100);
     const said = await refuses(dir, 65);
-    expect(said).toBe(`example-conformance: the data directory ${dir} is damaged (PostgreSQL: PANIC: could not read file "global/pg_control": read 100 of 296); nothing in it was changed: restore it from a backup, or move it aside to start an empty store\n`);
+    expect(said).toBe(
+      `example-conformance: the data directory ${dir} is damaged (PostgreSQL: PANIC: could not read file ` +
+        `"global/pg_control": read 100 of 296); nothing in it was changed: restore it from a backup, or move it ` +
+        `aside to start an empty store\n`,
+    );
   }, 60_000);
 
   it("a pgdata with files but no PG_VERSION is not initialised over: exit 65, one line", async () => {
@@ -68,7 +93,12 @@ describe("a damaged data directory", () => {
     // What PGlite would take for an empty directory, and write a new database into.
     rmSync(join(dir, "pgdata", "PG_VERSION"));
     const said = await refuses(dir, 65);
-    expect(said).toMatch(new RegExp(`^example-conformance: the data directory ${dir} is damaged: ${dir}/pgdata holds \\d+ entries but no PG_VERSION, so it is not a whole PostgreSQL data directory; nothing in it was changed`));
+    expect(said).toMatch(
+      new RegExp(
+        `^example-conformance: the data directory ${dir} is damaged: ${dir}/pgdata holds \\d+ entries but no ` +
+          `PG_VERSION, so it is not a whole PostgreSQL data directory; nothing in it was changed`,
+      ),
+    );
   }, 60_000);
 });
 
@@ -77,16 +107,28 @@ describe.skipIf(!isRoot)("a data directory its user may not use (serve as nobody
     // mkdtemp made it root's, mode 0700.
     { what: "a directory only root may enter", mode: 0o700, denied: "" },
     // The store in it is root's: its directories 0755, as PostgreSQL made them.
-    { what: "a directory open to all whose store root wrote (a volume written by another user)", mode: 0o777, denied: "/pgdata" },
-  ])("$what: exit 77, one line naming the first entry it may not use and the user", { timeout: 60_000 }, async ({ mode, denied }, t) => {
-    const nobody = asNobody();
-    if ("unusable" in nobody) {
-      t.skip(nobody.unusable);
-      return;
-    }
-    const dir = copyOfWritten();
-    chmodSync(dir, mode);
-    const said = await refuses(dir, 77, nobody);
-    expect(said).toBe(`example-conformance: the data directory ${dir} cannot be used by this user (uid 65534): EACCES: permission denied, access '${dir}${denied}'; give this user read and write access to the directory and everything in it (chown -R or chmod), or run serve as their owner\n`);
-  });
+    {
+      what: "a directory open to all whose store root wrote (a volume written by another user)",
+      mode: 0o777,
+      denied: "/pgdata",
+    },
+  ])(
+    "$what: exit 77, one line naming the first entry it may not use and the user",
+    { timeout: 60_000 },
+    async ({ mode, denied }, t) => {
+      const nobody = asNobody();
+      if ("unusable" in nobody) {
+        t.skip(nobody.unusable);
+        return;
+      }
+      const dir = copyOfWritten();
+      chmodSync(dir, mode);
+      const said = await refuses(dir, 77, nobody);
+      expect(said).toBe(
+        `example-conformance: the data directory ${dir} cannot be used by this user (uid 65534): EACCES: ` +
+          `permission denied, access '${dir}${denied}'; give this user read and write access to the directory and ` +
+          `everything in it (chown -R or chmod), or run serve as their owner\n`,
+      );
+    },
+  );
 });

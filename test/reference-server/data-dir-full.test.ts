@@ -7,7 +7,18 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { create, isRoot, killAll, lines, listAll, ports, removeDataDirs, serveDataDir, tempDataDir, type DataDirServe } from "../helpers/serve-data-dir.js";
+import {
+  create,
+  isRoot,
+  killAll,
+  lines,
+  listAll,
+  ports,
+  removeDataDirs,
+  serveDataDir,
+  tempDataDir,
+  type DataDirServe,
+} from "../helpers/serve-data-dir.js";
 
 const mounts: string[] = [];
 afterEach(async () => {
@@ -79,7 +90,8 @@ async function read(httpPort: number, id: string | undefined): Promise<number> {
 }
 
 describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
-  it("past the reserve kept free, POST is refused 507 and reads go on; after the disk grows and serve restarts, every acknowledged write is there", async () => {
+  it("past the reserve kept free, POST is refused 507 and reads go on; after the disk grows and serve restarts, " +
+    "every acknowledged write is there", async () => {
     const { dir, s, httpPort, ids, refused, why } = await fillTmpfs(24);
     expect(refused).toEqual([507, 507, 507, 507]);
     // Refused by the reserve, before PostgreSQL met the end of the disk, which still has the reserve free.
@@ -98,11 +110,14 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
     await restartHolds(dir, ids);
   }, 240_000);
 
-  it("with no reserve, PostgreSQL's own out-of-space is answered 507, or ends serve 74 with one line: never a 500, never a write acknowledged after", async () => {
+  it("with no reserve, PostgreSQL's own out-of-space is answered 507, or ends serve 74 with one line: never a 500, " +
+    "never a write acknowledged after", async () => {
     const { dir, s, httpPort, ids, refused, why } = await fillTmpfs(0);
     if (refused[0] === 507) {
       expect(refused).toEqual([507, 507, 507, 507]);
-      expect(why).toMatch(/the disk of the data directory \S+ is full \(could not (extend|write to) file .*No space left on device\)/);
+      expect(why).toMatch(
+        /the disk of the data directory \S+ is full \(could not (extend|write to) file .*No space left on device\)/,
+      );
       expect(await read(httpPort, ids[0])).toBe(200);
       s.child.kill("SIGTERM");
     }
@@ -111,13 +126,16 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
     if (refused[0] !== 507) {
       expect(ended.code).toBe(74);
       expect(lines(s.stderr())).toHaveLength(1);
-      expect(s.stderr()).toMatch(/^example-conformance: the embedded PostgreSQL in the data directory \S+ stopped \(PANIC: .*No space left on device\): its disk is full/);
+      expect(s.stderr()).toMatch(
+        /^example-conformance: the embedded PostgreSQL in the data directory \S+ stopped \(PANIC: .*No space left on device\): its disk is full/,
+      );
     }
     remount(join(dir, ".."), 400);
     await restartHolds(dir, ids);
   }, 240_000);
 
-  it("its WAL's disk full (pg_wal on a tmpfs of its own): the engine stops, serve ends 74 with one line naming the cause, and every acknowledged write survives", async () => {
+  it("its WAL's disk full (pg_wal on a tmpfs of its own): the engine stops, serve ends 74 with one line naming the " +
+    "cause, and every acknowledged write survives", async () => {
     const dir = onTmpfs(200);
     const first = serveDataDir(dir);
     await ports(first);
@@ -140,7 +158,9 @@ describe.skipIf(!isRoot)("the embedded store on a full disk (tmpfs)", () => {
     expect((await s.exited).code).toBe(74);
     expect(lines(s.stderr())).toHaveLength(1);
     expect(s.stderr()).toBe(
-      `example-conformance: the embedded PostgreSQL in the data directory ${dir} stopped (PANIC: could not write to file "pg_wal/xlogtemp.42": No space left on device): its disk is full; free space on it, and start serve again: every write acknowledged before is kept\n`,
+      `example-conformance: the embedded PostgreSQL in the data directory ${dir} stopped (PANIC: could not write ` +
+        `to file "pg_wal/xlogtemp.42": No space left on device): its disk is full; free space on it, and start ` +
+        `serve again: every write acknowledged before is kept\n`,
     );
     remount(wal, 100);
     await restartHolds(dir, ids);

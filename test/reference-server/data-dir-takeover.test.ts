@@ -5,13 +5,26 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { LEASE_RENEW_MS, LEASE_STALE_MS } from "../../reference-server/http/data-dir-lease.js";
-import { create, killAll, killHard, lines, listAll, ports, removeDataDirs, serveDataDir, tempDataDir, writeMany, type DataDirServe } from "../helpers/serve-data-dir.js";
+import {
+  create,
+  killAll,
+  killHard,
+  lines,
+  listAll,
+  ports,
+  removeDataDirs,
+  serveDataDir,
+  tempDataDir,
+  writeMany,
+  type DataDirServe,
+} from "../helpers/serve-data-dir.js";
 
 afterEach(killAll);
 afterAll(removeDataDirs);
 
 describe("a killed holder's lease", () => {
-  it(`is taken over once stale, ${LEASE_STALE_MS / 1000} s after its last renewal, and the restart says on stderr that it waits`, async () => {
+  it(`is taken over once stale, ${LEASE_STALE_MS / 1000} s after its last renewal, and the restart says on stderr ` +
+    `that it waits`, async () => {
     const dir = tempDataDir();
     const first = serveDataDir(dir);
     const { httpPort } = await ports(first);
@@ -37,7 +50,14 @@ describe("a killed holder's lease", () => {
     // it was stale (node's own start took that long) took it at once and had nothing to say.
     const said = second.stderr().split("\n").filter(Boolean);
     expect(said.length).toBeLessThanOrEqual(1);
-    if (said.length === 1) expect(said[0]).toMatch(new RegExp(`^example-conformance: the data directory ${dir} is leased by example-conformance on host \\S+, process ${first.child.pid} .* which has not renewed it for \\d+ s: waiting up to \\d+ s for the lease to lapse`));
+    if (said.length === 1)
+      expect(said[0]).toMatch(
+        new RegExp(
+          `^example-conformance: the data directory ${dir} is leased by example-conformance on host \\S+, ` +
+            `process ${first.child.pid} .* which has not renewed it for \\d+ s: waiting up to \\d+ s for the lease ` +
+            `to lapse`,
+        ),
+      );
   }, 180_000);
 
   it("is taken by exactly one of two serves that start together when it lapses", async () => {
@@ -49,14 +69,15 @@ describe("a killed holder's lease", () => {
     const racers = [serveDataDir(dir), serveDataDir(dir)];
     const outcomes = await Promise.all(racers.map((r) => r.listening));
     expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
-    const loser = racers[outcomes.findIndex((o) => o === undefined)] as DataDirServe;
+    const loser = racers[outcomes.indexOf(undefined)] as DataDirServe;
     expect((await loser.exited).code).toBe(75);
     expect(loser.stderr()).toMatch(/is in use by example-conformance on host \S+, process \d+ in its PID namespace/);
   }, 90_000);
 });
 
 describe("a lease taken by two at the same moment", () => {
-  it("the one whose holder file was overwritten while it settled backs out without removing the lease, naming the other, exit 75", async () => {
+  it("the one whose holder file was overwritten while it settled backs out without removing the lease, naming the " +
+    "other, exit 75", async () => {
     const dir = tempDataDir();
     const holderFile = join(dir, "example-conformance.holder.json");
     const s = serveDataDir(dir);
@@ -74,7 +95,11 @@ describe("a lease taken by two at the same moment", () => {
     expect(replaced).toBe(true);
     expect(await s.listening).toBeUndefined();
     expect((await s.exited).code).toBe(75);
-    expect(lines(s.stderr())).toEqual([`example-conformance: the data directory ${dir} is in use by example-conformance on host racer-host, process 4242 in its PID namespace, started 2026-01-01T00:00:00.000Z, which took its lease at the same moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`]);
+    expect(lines(s.stderr())).toEqual([
+      `example-conformance: the data directory ${dir} is in use by example-conformance on host racer-host, ` +
+        `process 4242 in its PID namespace, started 2026-01-01T00:00:00.000Z, which took its lease at the same ` +
+        `moment; give each server its own --data-dir, or share a PostgreSQL server (--store postgres://...)`,
+    ]);
     // The lease is the racer's now: left in place, and the racer's holder file too.
     expect(statSync(join(dir, "example-conformance.lease")).isDirectory()).toBe(true);
     expect(JSON.parse(readFileSync(holderFile, "utf8"))).toEqual(other);
@@ -98,10 +123,18 @@ describe("a holder stopped past the stale bound (SIGSTOP, as a frozen container 
     process.kill(first.nodePid(), "SIGCONT");
     const late = await create(a, "written by a holder that lost its lease");
     expect(late.status).not.toBe(201);
-    const ended = await Promise.race([first.exited, new Promise((r) => setTimeout(() => r("still running after 20 s"), 20_000))]);
+    const ended = await Promise.race([
+      first.exited,
+      new Promise((r) => setTimeout(() => r("still running after 20 s"), 20_000)),
+    ]);
     expect(ended).toEqual({ code: 75, signal: null });
     expect(lines(first.stderr())).toHaveLength(1);
-    expect(first.stderr()).toMatch(new RegExp(`^example-conformance: the data directory ${dir}: this server's lease (was not renewed for \\d+ s|was taken over by)`));
+    expect(first.stderr()).toMatch(
+      new RegExp(
+        `^example-conformance: the data directory ${dir}: this server's lease (was not renewed for \\d+ s|was ` +
+          `taken over by)`,
+      ),
+    );
 
     // The second kept serving, and holds exactly what was acknowledged.
     const listed = await listAll(b);

@@ -4,15 +4,29 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { IN_PID_NAMESPACE, isRoot, killAll, killHard, lines, listAll, ports, removeDataDirs, serveDataDir, tempDataDir, writeMany } from "../helpers/serve-data-dir.js";
+import {
+  IN_PID_NAMESPACE,
+  isRoot,
+  killAll,
+  killHard,
+  lines,
+  listAll,
+  ports,
+  removeDataDirs,
+  serveDataDir,
+  tempDataDir,
+  writeMany,
+} from "../helpers/serve-data-dir.js";
 
 afterEach(killAll);
 afterAll(removeDataDirs);
 
-const IN_USE = /^example-conformance: the data directory \S+ is in use by example-conformance on host \S+, process \d+ in its PID namespace, started \S+, which renews its lease; give each server its own --data-dir/;
+const IN_USE =
+  /^example-conformance: the data directory \S+ is in use by example-conformance on host \S+, process \d+ in its PID namespace, started \S+, which renews its lease; give each server its own --data-dir/;
 
 describe.skipIf(!isRoot)("two serves on one data directory in separate PID namespaces (unshare, as containers)", () => {
-  it("the second refuses with one line naming the holder; 100 writes acknowledged by the first survive SIGKILL of both and a restart in a namespace and outside one", async () => {
+  it("the second refuses with one line naming the holder; 100 writes acknowledged by the first survive SIGKILL of " +
+    "both and a restart in a namespace and outside one", async () => {
     const dir = tempDataDir();
     const first = serveDataDir(dir, [], IN_PID_NAMESPACE);
     const { httpPort } = await ports(first);
@@ -55,7 +69,9 @@ describe("an older version's lock file (a bare PID)", () => {
     expect(await refused.listening).toBeUndefined();
     expect((await refused.exited).code).toBe(75);
     expect(lines(refused.stderr())).toHaveLength(1);
-    expect(refused.stderr()).toContain(`an older example-conformance's lock (${old}) naming process ${process.pid}, which is running here`);
+    expect(refused.stderr()).toContain(
+      `an older example-conformance's lock (${old}) naming process ${process.pid}, which is running here`,
+    );
     // Nothing was left behind by the refusal, and the old file is still there.
     expect(readFileSync(old, "utf8")).toBe(String(process.pid));
     expect(() => statSync(join(dir, "example-conformance.lease"))).toThrow(/ENOENT/);

@@ -11,26 +11,34 @@ import { startHttpServer } from "../../reference-server/http/server.js";
 const SERVER_JS = fileURLToPath(new URL("../../dist/reference-server/http/server.js", import.meta.url));
 
 describe("the reference's first RPC", () => {
-  it("finds what connect-node loads on first use already loaded when the server starts listening (dist: npm run build)", () => {
-    const script = [
-      `const { startHttpServer } = await import(${JSON.stringify(SERVER_JS)});`,
-      "const undici = () => process.moduleLoadList.some((m) => m.includes('deps/undici/undici'));",
-      "const before = undici();",
-      "const server = await startHttpServer({ port: 0, log: 'silent' });",
-      "console.log(JSON.stringify({ before, after: undici() }));",
-      "await server.close();",
-    ].join("\n");
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 });
-    expect(r.status, r.stderr).toBe(0);
-    // Nothing before the start loads it, so it is the warm-up that does.
-    expect(JSON.parse(r.stdout)).toEqual({ before: false, after: true });
-  });
+  it(
+    "finds what connect-node loads on first use already loaded when the server starts listening (dist: npm run " +
+      "build)",
+    () => {
+      const script = [
+        `const { startHttpServer } = await import(${JSON.stringify(SERVER_JS)});`,
+        "const undici = () => process.moduleLoadList.some((m) => m.includes('deps/undici/undici'));",
+        "const before = undici();",
+        "const server = await startHttpServer({ port: 0, log: 'silent' });",
+        "console.log(JSON.stringify({ before, after: undici() }));",
+        "await server.close();",
+      ].join("\n");
+      const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      // Nothing before the start loads it, so it is the warm-up that does.
+      expect(JSON.parse(r.stdout)).toEqual({ before: false, after: true });
+    },
+  );
 
   it("leaves no request line of the warm-up in the debug log, and logs a client's call", async () => {
     const lines: string[] = [];
     const server = await startHttpServer({ port: 0, log: "debug", logSink: (line) => lines.push(line) });
     try {
-      const requests = () => lines.map((l) => JSON.parse(l) as { msg: string; path?: string }).filter((l) => l.msg === "request");
+      const requests = () =>
+        lines.map((l) => JSON.parse(l) as { msg: string; path?: string }).filter((l) => l.msg === "request");
       expect(requests()).toEqual([]);
       const reply = await fetch(`${server.url}/example.exampleService/Hello`, {
         method: "POST",

@@ -24,7 +24,17 @@ beforeAll(async () => {
   server = new grpc.Server();
   const pass = (b: Buffer) => b;
   server.addService(
-    { Hello: { path: HELLO, requestStream: false, responseStream: false, requestSerialize: pass, requestDeserialize: pass, responseSerialize: pass, responseDeserialize: pass } },
+    {
+      Hello: {
+        path: HELLO,
+        requestStream: false,
+        responseStream: false,
+        requestSerialize: pass,
+        requestDeserialize: pass,
+        responseSerialize: pass,
+        responseDeserialize: pass,
+      },
+    },
     { Hello: (call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, call.request) },
   );
   const port = await new Promise<number>((resolve, reject) =>
@@ -80,7 +90,12 @@ describe("grpc guard", () => {
     const session = http2.connect(`http://127.0.0.1:${guardedPort}`);
     session.on("error", () => undefined);
     try {
-      const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+      const req = session.request({
+        ":method": "POST",
+        ":path": HELLO,
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
       let trailers: http2.IncomingHttpHeaders = {};
       req.once("response", (h) => (trailers = h));
       req.once("trailers", (t) => (trailers = t));
@@ -105,7 +120,12 @@ describe("grpc guard", () => {
     const session = http2.connect(`http://127.0.0.1:${guardedPort}`);
     session.on("error", () => undefined);
     try {
-      const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+      const req = session.request({
+        ":method": "POST",
+        ":path": HELLO,
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
       const reply: Buffer[] = [];
       req.on("data", (c: Buffer) => reply.push(c));
       let trailers: http2.IncomingHttpHeaders = {};
@@ -135,9 +155,10 @@ describe("grpc guard", () => {
     for (const ended of ["with the data", "in an empty DATA frame after it"]) {
       const c = await rawH2(guardedPort);
       try {
-        const data = ended === "with the data"
-          ? [frame(FRAME.DATA, FLAG.END_STREAM, 1, framed)]
-          : [frame(FRAME.DATA, 0, 1, framed), frame(FRAME.DATA, FLAG.END_STREAM, 1)];
+        const data =
+          ended === "with the data"
+            ? [frame(FRAME.DATA, FLAG.END_STREAM, 1, framed)]
+            : [frame(FRAME.DATA, 0, 1, framed), frame(FRAME.DATA, FLAG.END_STREAM, 1)];
         await c.write(Buffer.concat([frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)), ...data]));
         for (let i = 0; i < 100 && c.ended(1) === undefined; i++) await new Promise((r) => setTimeout(r, 20));
         expect(c.ended(1), ended).toMatchObject({});
@@ -166,8 +187,21 @@ describe("what calls whose replies are left unread hold", () => {
     held = new grpc.Server();
     const pass = (b: Buffer) => b;
     held.addService(
-      { Hello: { path: HELLO, requestStream: false, responseStream: false, requestSerialize: pass, requestDeserialize: pass, responseSerialize: pass, responseDeserialize: pass } },
-      { Hello: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) => cb(null, Buffer.alloc(REPLY, 0x62)) },
+      {
+        Hello: {
+          path: HELLO,
+          requestStream: false,
+          responseStream: false,
+          requestSerialize: pass,
+          requestDeserialize: pass,
+          responseSerialize: pass,
+          responseDeserialize: pass,
+        },
+      },
+      {
+        Hello: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, cb: grpc.sendUnaryData<Buffer>) =>
+          cb(null, Buffer.alloc(REPLY, 0x62)),
+      },
     );
     heldPort = await new Promise<number>((resolve, reject) =>
       held.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
@@ -195,7 +229,12 @@ describe("what calls whose replies are left unread hold", () => {
       session.on("error", () => undefined);
       clients.push(session);
       for (let i = 0; i < 10; i++) {
-        const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers" });
+        const req = session.request({
+          ":method": "POST",
+          ":path": HELLO,
+          "content-type": "application/grpc",
+          te: "trailers",
+        });
         req.on("error", () => undefined);
         req.end(framed);
       }
@@ -240,82 +279,107 @@ describe("what half-sent requests hold", () => {
   });
   afterAll(() => reference.close());
   const until = async (done: () => boolean, ms = 5000) => {
-    for (const t0 = performance.now(); !done() && performance.now() - t0 < ms; ) await new Promise((r) => setTimeout(r, 20));
+    for (const t0 = performance.now(); !done() && performance.now() - t0 < ms; )
+      await new Promise((r) => setTimeout(r, 20));
   };
   /** Framed: a 5-byte prefix announcing `body`'s length, then `body`. */
-  const framed = (body: Buffer) => Buffer.concat([Buffer.from([0, ...[24, 16, 8, 0].map((s) => (body.length >>> s) & 0xff)]), body]);
+  const framed = (body: Buffer) =>
+    Buffer.concat([Buffer.from([0, ...[24, 16, 8, 0].map((s) => (body.length >>> s) & 0xff)]), body]);
 
-  it("counts a unary request's bytes as they come; resets it once none came for stallMs, and sends away the connection it leaves with only stalled streams", async () => {
-    const total0 = ledger.total();
-    const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
-    const c = await rawH2(port, { settings: [[SETTING.INITIAL_WINDOW_SIZE, 0]] });
-    try {
-      await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
-      expect(await c.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
-      const sent = performance.now();
-      await until(() => ledger.total() - total0 === request.length - 64);
-      expect(ledger.total() - total0).toBe(request.length - 64);
-      expect(await c.closed(STALL_MS + 5000)).toBe(true);
-      const end = c.ended(1);
-      expect(end?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
-      expect((end?.at ?? 0) - sent).toBeGreaterThanOrEqual(STALL_MS - 100);
-      expect(goawayCode(c.received())).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
-      await until(() => ledger.total() === total0);
-      expect(ledger.total()).toBe(total0);
-    } finally {
-      c.destroy();
-    }
-  });
+  it(
+    "counts a unary request's bytes as they come; resets it once none came for stallMs, and sends away the " +
+      "connection it leaves with only stalled streams",
+    async () => {
+      const total0 = ledger.total();
+      const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
+      const c = await rawH2(port, { settings: [[SETTING.INITIAL_WINDOW_SIZE, 0]] });
+      try {
+        await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
+        expect(await c.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
+        const sent = performance.now();
+        await until(() => ledger.total() - total0 === request.length - 64);
+        expect(ledger.total() - total0).toBe(request.length - 64);
+        expect(await c.closed(STALL_MS + 5000)).toBe(true);
+        const end = c.ended(1);
+        expect(end?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+        expect((end?.at ?? 0) - sent).toBeGreaterThanOrEqual(STALL_MS - 100);
+        expect(goawayCode(c.received())).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+        await until(() => ledger.total() === total0);
+        expect(ledger.total()).toBe(total0);
+      } finally {
+        c.destroy();
+      }
+    },
+  );
 
-  it("past the process's budget, refuses a request that grows even on a connection that owes nothing else, and still serves a small call", async () => {
-    const budget = createOwedLedger({ stallMs: 60_000, totalBytes: 300 * 1024 });
-    const small = await startGrpcServer({ port: 0, log: "silent", ledger: budget, shutdownGraceMs: 500 });
-    const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
-    const [a, b] = await Promise.all([rawH2(small.port), rawH2(small.port)]);
-    try {
-      for (const c of [a, b]) await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
-      expect(await a.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
-      await until(() => budget.total() === request.length - 64);
-      // The second connection owes nothing but this request, which takes the process past 300 KiB: reset as it comes.
-      expect(await b.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toMatch(/sent|ended by the server/);
-      await until(() => b.ended(1) !== undefined);
-      expect(b.ended(1)?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
-      expect(a.ended(1)).toBeUndefined();
-      expect(budget.total()).toBe(request.length - 64);
-      const answer = await sendRaw({ ...conn, address: parseAddress(`127.0.0.1:${small.port}`) }, undefined, { body: [message()] });
-      expect(answer.trailers["grpc-status"]).toEqual(["0"]);
-    } finally {
-      a.destroy();
-      b.destroy();
-      await small.close();
-    }
-  });
+  it(
+    "past the process's budget, refuses a request that grows even on a connection that owes nothing else, and " +
+      "still serves a small call",
+    async () => {
+      const budget = createOwedLedger({ stallMs: 60_000, totalBytes: 300 * 1024 });
+      const small = await startGrpcServer({ port: 0, log: "silent", ledger: budget, shutdownGraceMs: 500 });
+      const request = framed(Buffer.from(encodeMessage("h".repeat(200 * 1024))));
+      const [a, b] = await Promise.all([rawH2(small.port), rawH2(small.port)]);
+      try {
+        for (const c of [a, b]) await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders(HELLO)));
+        expect(await a.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toBe("sent");
+        await until(() => budget.total() === request.length - 64);
+        // The second connection owes nothing but this request, which takes the process past 300 KiB: reset as it comes.
+        expect(await b.sendData(1, request.subarray(0, request.length - 64), { withinMs: 5000 })).toMatch(
+          /sent|ended by the server/,
+        );
+        await until(() => b.ended(1) !== undefined);
+        expect(b.ended(1)?.rstCode).toBe(H2_ERROR.ENHANCE_YOUR_CALM);
+        expect(a.ended(1)).toBeUndefined();
+        expect(budget.total()).toBe(request.length - 64);
+        const answer = await sendRaw({ ...conn, address: parseAddress(`127.0.0.1:${small.port}`) }, undefined, {
+          body: [message()],
+        });
+        expect(answer.trailers["grpc-status"]).toEqual(["0"]);
+      } finally {
+        a.destroy();
+        b.destroy();
+        await small.close();
+      }
+    },
+  );
 
-  it("counts a streamed request's message (reflection) while it comes, nothing once it is whole, and leaves the call open between messages", async () => {
-    const total0 = ledger.total();
-    // ServerReflectionRequest: host (field 1), 20 KiB of it (its length the varint 80 a0 01), and list_services (field
-    // 7) "*". The reply repeats the request: small enough for the client's 64 KiB window, which it never opens.
-    const host = Buffer.alloc(20 * 1024, 0x61);
-    const body = Buffer.concat([Buffer.from([0x0a, 0x80, 0xa0, 0x01]), host, Buffer.from([0x3a, 0x01, 0x2a])]);
-    const request = framed(body);
-    const c = await rawH2(port);
-    try {
-      await c.write(frame(FRAME.HEADERS, FLAG.END_HEADERS, 1, grpcRequestHeaders("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo")));
-      const half = Math.floor(request.length / 2);
-      expect(await c.sendData(1, request.subarray(0, half), { withinMs: 5000 })).toBe("sent");
-      await until(() => ledger.total() - total0 === half);
-      expect(ledger.total() - total0).toBe(half);
-      expect(await c.sendData(1, request.subarray(half), { withinMs: 5000 })).toBe("sent");
-      await until(() => c.data(1).length > 0 && ledger.total() === total0);
-      expect(c.data(1).length).toBeGreaterThan(0);
-      expect(ledger.total()).toBe(total0);
-      // Waiting for the client's next message is no stall: the call is not reset.
-      await new Promise((r) => setTimeout(r, 2 * STALL_MS + 300));
-      expect(c.ended(1)).toBeUndefined();
-    } finally {
-      c.destroy();
-    }
-  });
+  it(
+    "counts a streamed request's message (reflection) while it comes, nothing once it is whole, and leaves the " +
+      "call open between messages",
+    async () => {
+      const total0 = ledger.total();
+      // ServerReflectionRequest: host (field 1), 20 KiB of it (its length the varint 80 a0 01), and list_services (field
+      // 7) "*". The reply repeats the request: small enough for the client's 64 KiB window, which it never opens.
+      const host = Buffer.alloc(20 * 1024, 0x61);
+      const body = Buffer.concat([Buffer.from([0x0a, 0x80, 0xa0, 0x01]), host, Buffer.from([0x3a, 0x01, 0x2a])]);
+      const request = framed(body);
+      const c = await rawH2(port);
+      try {
+        await c.write(
+          frame(
+            FRAME.HEADERS,
+            FLAG.END_HEADERS,
+            1,
+            grpcRequestHeaders("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"),
+          ),
+        );
+        const half = Math.floor(request.length / 2);
+        expect(await c.sendData(1, request.subarray(0, half), { withinMs: 5000 })).toBe("sent");
+        await until(() => ledger.total() - total0 === half);
+        expect(ledger.total() - total0).toBe(half);
+        expect(await c.sendData(1, request.subarray(half), { withinMs: 5000 })).toBe("sent");
+        await until(() => c.data(1).length > 0 && ledger.total() === total0);
+        expect(c.data(1).length).toBeGreaterThan(0);
+        expect(ledger.total()).toBe(total0);
+        // Waiting for the client's next message is no stall: the call is not reset.
+        await new Promise((r) => setTimeout(r, 2 * STALL_MS + 300));
+        expect(c.ended(1)).toBeUndefined();
+      } finally {
+        c.destroy();
+      }
+    },
+  );
 });
 
 describe("percentEncode", () => {

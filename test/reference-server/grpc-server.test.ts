@@ -74,9 +74,12 @@ describe("reference gRPC server", () => {
   });
 
   it("answers the health service: SERVING", async () => {
-    const res = await target.unary(new BinaryWriter().tag(1, WireType.LengthDelimited).string("example.exampleService").finish(), {
-      path: "/grpc.health.v1.Health/Check",
-    });
+    const res = await target.unary(
+      new BinaryWriter().tag(1, WireType.LengthDelimited).string("example.exampleService").finish(),
+      {
+        path: "/grpc.health.v1.Health/Check",
+      },
+    );
     expect(res.code).toBe(0);
     const r = new BinaryReader(res.response ?? new Uint8Array());
     const [no] = r.tag();
@@ -113,10 +116,17 @@ describe("shutdown", () => {
   it("lets an in-flight call finish, then refuses new ones", async () => {
     const s = await startGrpcServer({ port: 0, log: "silent" });
     const session = http2.connect(`http://${s.address}`);
-    const stream = session.request({ ":method": "POST", ":path": "/example.exampleService/Hello", "content-type": "application/grpc", te: "trailers" });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/example.exampleService/Hello",
+      "content-type": "application/grpc",
+      te: "trailers",
+    });
     const chunks: Buffer[] = [];
     stream.on("data", (c: Buffer) => chunks.push(c));
-    const status = new Promise<string | undefined>((resolve) => stream.on("trailers", (t) => resolve(t["grpc-status"] as string)));
+    const status = new Promise<string | undefined>((resolve) =>
+      stream.on("trailers", (t) => resolve(t["grpc-status"] as string)),
+    );
     stream.write(Buffer.alloc(0));
     // The call is open: headers sent, no message yet. A PING sent after the HEADERS frame is answered only once the
     // server has read that frame (frames of a connection are read in order), however slow the machine is; a fixed
@@ -141,7 +151,12 @@ describe("TLS", () => {
   it("serves over TLS with a certificate the client trusts", async () => {
     const { certFile: cert, keyFile: key } = selfSignedCert();
     const s = await startGrpcServer({ port: 0, log: "silent", tls: { certFile: cert, keyFile: key } });
-    const tls = createGrpcTarget({ address: s.address, tls: { caFile: cert }, authority: "localhost", timeoutMs: 3000 });
+    const tls = createGrpcTarget({
+      address: s.address,
+      tls: { caFile: cert },
+      authority: "localhost",
+      timeoutMs: 3000,
+    });
     try {
       const res = await tls.unary(encodeMessage("secure"));
       expect(res.code).toBe(0);

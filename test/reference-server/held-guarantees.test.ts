@@ -29,7 +29,13 @@ function grpcBomb(port: number): Promise<string> {
   return new Promise((resolve) => {
     const session = http2.connect(`http://127.0.0.1:${port}`);
     session.on("error", () => resolve("session error"));
-    const req = session.request({ ":method": "POST", ":path": HELLO, "content-type": "application/grpc", te: "trailers", "grpc-encoding": "gzip" });
+    const req = session.request({
+      ":method": "POST",
+      ":path": HELLO,
+      "content-type": "application/grpc",
+      te: "trailers",
+      "grpc-encoding": "gzip",
+    });
     let status = "none";
     req.on("response", (h) => (status = String(h["grpc-status"] ?? status)));
     req.on("trailers", (t) => (status = String(t["grpc-status"] ?? status)));
@@ -44,14 +50,29 @@ function grpcBomb(port: number): Promise<string> {
 }
 
 /** One HTTP/1.1 POST on the HTTP port: status, content type and body (the first 64 KB). */
-function httpPost(port: number, path: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: string }> {
+function httpPost(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent: false, headers: { ...headers, "content-length": body.length } }, (res) => {
-      let text = "";
-      res.setEncoding("latin1");
-      res.on("data", (c: string) => (text += text.length < 65_536 ? c : ""));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        agent: false,
+        headers: { ...headers, "content-length": body.length },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("latin1");
+        res.on("data", (c: string) => (text += text.length < 65_536 ? c : ""));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -73,7 +94,8 @@ async function growth(s: Served, attack: () => Promise<void>): Promise<{ before:
   return { before, peak };
 }
 
-/** Inflating even one bomb whole would add its 256 MiB; a bounded inflation adds a few times the limit (Connect: about 40 MiB over 16 bombs, its heap's growth). */
+/** Inflating even one bomb whole would add its 256 MiB; a bounded inflation adds a few times the limit (Connect: about
+ * 40 MiB over 16 bombs, its heap's growth). */
 const BOUND = 96 * 1024 * 1024;
 
 describe("compression bombs: refused by their inflated size on every protocol, the process does not grow by it", () => {
@@ -90,7 +112,8 @@ describe("compression bombs: refused by their inflated size on every protocol, t
     const s = await serve();
     const answers: { status: number; body: string }[] = [];
     const { before, peak } = await growth(s, async () => {
-      for (const type of ["application/proto", "application/json"]) answers.push(await httpPost(s.httpPort, HELLO, { "content-type": type, "content-encoding": "gzip" }, bomb));
+      for (const type of ["application/proto", "application/json"])
+        answers.push(await httpPost(s.httpPort, HELLO, { "content-type": type, "content-encoding": "gzip" }, bomb));
     });
     for (const a of answers) {
       expect(a.status).toBe(429);
@@ -103,7 +126,18 @@ describe("compression bombs: refused by their inflated size on every protocol, t
   it("gRPC-Web (grpc-encoding gzip, the message flagged compressed): grpc-status 8 in its trailers", async () => {
     const s = await serve();
     const answers: { status: number; body: string }[] = [];
-    const { before, peak } = await growth(s, async () => void answers.push(await httpPost(s.httpPort, HELLO, { "content-type": "application/grpc-web+proto", "grpc-encoding": "gzip" }, frame(1, bomb))));
+    const { before, peak } = await growth(
+      s,
+      async () =>
+        void answers.push(
+          await httpPost(
+            s.httpPort,
+            HELLO,
+            { "content-type": "application/grpc-web+proto", "grpc-encoding": "gzip" },
+            frame(1, bomb),
+          ),
+        ),
+    );
     for (const a of answers) {
       expect(a.status).toBe(200);
       expect(a.body).toMatch(/grpc-status: ?8\r\n/);
@@ -114,7 +148,20 @@ describe("compression bombs: refused by their inflated size on every protocol, t
   it("the HTTP resources (Content-Encoding gzip on POST /messages): a 4xx, nothing inflated or stored", async () => {
     const s = await serve();
     const answers: number[] = [];
-    const { before, peak } = await growth(s, async () => void answers.push((await httpPost(s.httpPort, "/messages", { "content-type": "application/json", "content-encoding": "gzip" }, bomb)).status));
+    const { before, peak } = await growth(
+      s,
+      async () =>
+        void answers.push(
+          (
+            await httpPost(
+              s.httpPort,
+              "/messages",
+              { "content-type": "application/json", "content-encoding": "gzip" },
+              bomb,
+            )
+          ).status,
+        ),
+    );
     for (const status of answers) expect(status >= 400 && status < 500, String(status)).toBe(true);
     expect(peak - before, `RSS ${before} → ${peak}`).toBeLessThan(BOUND);
     const listing = await get(s.httpPort, "/messages", 5000);
@@ -146,10 +193,26 @@ describe("request smuggling: a request that could be framed two ways is refused,
   const smuggled = "GET /messages HTTP/1.1\r\nHost: x\r\n\r\n";
   const body = '{"body":"x"}';
   const cases: [string, string][] = [
-    ["Content-Length and Transfer-Encoding: chunked together (CL.TE / TE.CL)", `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 5 + smuggled.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`],
-    ["two Content-Length headers that differ", `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nContent-Length: 0\r\n\r\n${body}${smuggled}`],
-    ["an obfuscated Transfer-Encoding (chunked, then identity)", `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\nContent-Length: ${body.length}\r\n\r\n${body}${smuggled}`],
-    ["a Transfer-Encoding with a space before its colon", `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\nContent-Length: ${body.length}\r\n\r\n${body}${smuggled}`],
+    [
+      "Content-Length and Transfer-Encoding: chunked together (CL.TE / TE.CL)",
+      `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ` +
+        `${body.length + 5 + smuggled.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n${smuggled}`,
+    ],
+    [
+      "two Content-Length headers that differ",
+      `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ` +
+        `${body.length}\r\nContent-Length: 0\r\n\r\n${body}${smuggled}`,
+    ],
+    [
+      "an obfuscated Transfer-Encoding (chunked, then identity)",
+      `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: ` +
+        `chunked\r\nTransfer-Encoding: identity\r\nContent-Length: ${body.length}\r\n\r\n${body}${smuggled}`,
+    ],
+    [
+      "a Transfer-Encoding with a space before its colon",
+      `POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding : ` +
+        `chunked\r\nContent-Length: ${body.length}\r\n\r\n${body}${smuggled}`,
+    ],
   ];
   for (const [name, request] of cases) {
     it(name, async () => {

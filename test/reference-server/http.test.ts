@@ -36,7 +36,14 @@ async function send(server: HttpServerHandle, request: RawRequest): Promise<RawR
 }
 
 // htmlEntities: the parser decodes character references (&#13;) only with it.
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", parseTagValue: false, trimValues: false, htmlEntities: true, isArray: (name) => name === "link" || name === "message" });
+const xml = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "",
+  parseTagValue: false,
+  trimValues: false,
+  htmlEntities: true,
+  isArray: (name) => name === "link" || name === "message",
+});
 
 function linkOf(links: readonly LinkJson[], rel: string, method = "GET"): LinkJson | undefined {
   return links.find((l) => l.rel === rel && l.method === method);
@@ -83,7 +90,12 @@ describe("reference HTTP server", () => {
   const req = (request: RawRequest) => send(server, request);
 
   async function create(body: string): Promise<{ response: RawResponse; message: MessageJson }> {
-    const response = await req({ method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ body }) });
+    const response = await req({
+      method: "POST",
+      path: "/messages",
+      headers: { "content-type": JSON_TYPE },
+      body: JSON.stringify({ body }),
+    });
     expect(response.status).toBe(201);
     return { response, message: JSON.parse(response.text) as MessageJson };
   }
@@ -146,14 +158,24 @@ describe("reference HTTP server", () => {
     });
 
     it("a missing body member is proto3's default, the empty string", async () => {
-      const response = await req({ method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: "{}" });
+      const response = await req({
+        method: "POST",
+        path: "/messages",
+        headers: { "content-type": JSON_TYPE },
+        body: "{}",
+      });
       expect(response.status).toBe(201);
       expect((JSON.parse(response.text) as MessageJson).body).toBe("");
     });
 
     it("accepts what it sent: a representation with its read-only id and links posted back", async () => {
       const { message } = await create("echo");
-      const response = await req({ method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: JSON.stringify(message) });
+      const response = await req({
+        method: "POST",
+        path: "/messages",
+        headers: { "content-type": JSON_TYPE },
+        body: JSON.stringify(message),
+      });
       expect(response.status).toBe(201);
       const copy = JSON.parse(response.text) as MessageJson;
       expect(copy.body).toBe("echo");
@@ -178,7 +200,9 @@ describe("reference HTTP server", () => {
       expect(some.messages).toEqual([message]);
       expect(linkOf(some.links, "self")?.href).toBe(`/messages?body=${encodeURIComponent(marker)}`);
 
-      const none = JSON.parse((await req({ path: "/messages?body=nothing-has-this-body" })).text) as { messages: unknown[] };
+      const none = JSON.parse((await req({ path: "/messages?body=nothing-has-this-body" })).text) as {
+        messages: unknown[];
+      };
       expect(none.messages).toEqual([]);
     });
 
@@ -193,9 +217,14 @@ describe("reference HTTP server", () => {
 
     it("lists in XML", async () => {
       const { message } = await create("in xml");
-      const response = await req({ path: `/messages?body=${encodeURIComponent("in xml")}`, headers: { accept: XML_TYPE } });
+      const response = await req({
+        path: `/messages?body=${encodeURIComponent("in xml")}`,
+        headers: { accept: XML_TYPE },
+      });
       expect(response.status).toBe(200);
-      const doc = xml.parse(response.text) as { messages: { message: Array<{ id: string; body: string }>; links: { link: LinkJson[] } } };
+      const doc = xml.parse(response.text) as {
+        messages: { message: Array<{ id: string; body: string }>; links: { link: LinkJson[] } };
+      };
       expect(doc.messages.message.map((m) => m.id)).toContain(message.id);
       expect(doc.messages.links.link).toContainEqual({ rel: "create", href: "/messages", method: "POST" });
     });
@@ -204,7 +233,12 @@ describe("reference HTTP server", () => {
   describe("document /messages/{id}", () => {
     it("PUT replaces the body, and GET shows it", async () => {
       const { message } = await create("before");
-      const response = await req({ method: "PUT", path: `/messages/${message.id}`, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ body: "after" }) });
+      const response = await req({
+        method: "PUT",
+        path: `/messages/${message.id}`,
+        headers: { "content-type": JSON_TYPE },
+        body: JSON.stringify({ body: "after" }),
+      });
       expect(response.status).toBe(200);
       expect(response.statusText).toBe("OK");
       expect((JSON.parse(response.text) as MessageJson).body).toBe("after");
@@ -213,16 +247,31 @@ describe("reference HTTP server", () => {
 
     it("PUT takes the representation GET gave, and refuses a different id", async () => {
       const { message } = await create("round trip");
-      const ok = await req({ method: "PUT", path: `/messages/${message.id}`, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ ...message, body: "changed" }) });
+      const ok = await req({
+        method: "PUT",
+        path: `/messages/${message.id}`,
+        headers: { "content-type": JSON_TYPE },
+        body: JSON.stringify({ ...message, body: "changed" }),
+      });
       expect(ok.status).toBe(200);
-      const other = await req({ method: "PUT", path: `/messages/${message.id}`, headers: { "content-type": JSON_TYPE }, body: JSON.stringify({ id: "another", body: "x" }) });
+      const other = await req({
+        method: "PUT",
+        path: `/messages/${message.id}`,
+        headers: { "content-type": JSON_TYPE },
+        body: JSON.stringify({ id: "another", body: "x" }),
+      });
       expect(other.status).toBe(400);
       expect((JSON.parse((await req({ path: `/messages/${message.id}` })).text) as MessageJson).body).toBe("changed");
     });
 
     it("PUT to an unknown id is 404: the collection is server-managed, PUT never creates", async () => {
       const before = await listing();
-      const response = await req({ method: "PUT", path: "/messages/00000000-0000-4000-8000-000000000000", headers: { "content-type": JSON_TYPE }, body: '{"body":"x"}' });
+      const response = await req({
+        method: "PUT",
+        path: "/messages/00000000-0000-4000-8000-000000000000",
+        headers: { "content-type": JSON_TYPE },
+        body: '{"body":"x"}',
+      });
       expect(response.status).toBe(404);
       expect(await listing()).toBe(before);
     });
@@ -268,21 +317,39 @@ describe("reference HTTP server", () => {
       expect(linkOf(reply.links, "self")?.href).toBe(`/messages/${message.id}/reply`);
 
       const asXml = await req({ path: `/messages/${message.id}/reply`, headers: { accept: XML_TYPE } });
-      expect((xml.parse(asXml.text) as { message: Array<{ body: string }> }).message[0]?.body).toBe(helloReply("world"));
+      expect((xml.parse(asXml.text) as { message: Array<{ body: string }> }).message[0]?.body).toBe(
+        helloReply("world"),
+      );
     });
 
     it("follows the message when it is replaced", async () => {
       const { message } = await create("");
-      expect((JSON.parse((await req({ path: `/messages/${message.id}/reply` })).text) as MessageJson).body).toBe(helloReply(""));
-      await req({ method: "PUT", path: `/messages/${message.id}`, headers: { "content-type": JSON_TYPE }, body: '{"body":"again"}' });
-      expect((JSON.parse((await req({ path: `/messages/${message.id}/reply` })).text) as MessageJson).body).toBe(helloReply("again"));
+      expect((JSON.parse((await req({ path: `/messages/${message.id}/reply` })).text) as MessageJson).body).toBe(
+        helloReply(""),
+      );
+      await req({
+        method: "PUT",
+        path: `/messages/${message.id}`,
+        headers: { "content-type": JSON_TYPE },
+        body: '{"body":"again"}',
+      });
+      expect((JSON.parse((await req({ path: `/messages/${message.id}/reply` })).text) as MessageJson).body).toBe(
+        helloReply("again"),
+      );
     });
   });
 
   describe("HEAD", () => {
     it("is GET without the body: the same status and headers on every resource, found or not", async () => {
       const { message } = await create("head");
-      const paths = ["/", "/messages", `/messages/${message.id}`, `/messages/${message.id}/reply`, "/messages/missing", "/nowhere"];
+      const paths = [
+        "/",
+        "/messages",
+        `/messages/${message.id}`,
+        `/messages/${message.id}/reply`,
+        "/messages/missing",
+        "/nowhere",
+      ];
       for (const path of paths) {
         for (const accept of [JSON_TYPE, XML_TYPE]) {
           const get = await req({ path, headers: { accept } });
@@ -341,14 +408,26 @@ describe("reference HTTP server", () => {
 
     it("a 406 comes before anything is stored", async () => {
       const before = await listing();
-      const response = await req({ method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE, accept: "text/html" }, body: '{"body":"x"}' });
+      const response = await req({
+        method: "POST",
+        path: "/messages",
+        headers: { "content-type": JSON_TYPE, accept: "text/html" },
+        body: '{"body":"x"}',
+      });
       expect(response.status).toBe(406);
       expect(await listing()).toBe(before);
     });
 
     it("a body posted in one format is read back in the other, every character intact", async () => {
       const body = `a & <b> "q" 'a' ]]> \r\n\t ünï 😀 &amp;`;
-      const posted = await req({ method: "POST", path: "/messages", headers: { "content-type": XML_TYPE, accept: XML_TYPE }, body: `<?xml version="1.0"?><message><body>${body.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/\r/g, "&#13;")}</body></message>` });
+      const posted = await req({
+        method: "POST",
+        path: "/messages",
+        headers: { "content-type": XML_TYPE, accept: XML_TYPE },
+        body:
+          `<?xml ` +
+          `version="1.0"?><message><body>${body.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/\r/g, "&#13;")}</body></message>`,
+      });
       expect(posted.status).toBe(201);
       const location = String(posted.headers.location);
       expect((xml.parse(posted.text) as { message: Array<{ body: string }> }).message[0]?.body).toBe(body);
@@ -373,12 +452,23 @@ describe("reference HTTP server", () => {
 
   describe("request bodies", () => {
     const post = (contentType: string | undefined, body: string | Buffer, accept = JSON_TYPE) =>
-      req({ method: "POST", path: "/messages", headers: { accept, ...(contentType !== undefined && { "content-type": contentType }) }, body });
+      req({
+        method: "POST",
+        path: "/messages",
+        headers: { accept, ...(contentType !== undefined && { "content-type": contentType }) },
+        body,
+      });
 
     it("an unsupported or missing Content-Type is 415, in the negotiated format, and nothing is stored", async () => {
       const { message } = await create("target");
       const before = await listing();
-      for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/json; charset=iso-8859-1", "application/jsonx", undefined]) {
+      for (const type of [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/json; charset=iso-8859-1",
+        "application/jsonx",
+        undefined,
+      ]) {
         const response = await post(type, '{"body":"x"}');
         expect(response.status, String(type)).toBe(415);
         expect(response.statusText).toBe("Unsupported Media Type");
@@ -387,7 +477,12 @@ describe("reference HTTP server", () => {
       const asXml = await post("text/plain", "x", XML_TYPE);
       expect(asXml.status).toBe(415);
       expect((xml.parse(asXml.text) as { error: { status: string } }).error.status).toBe("415");
-      const put = await req({ method: "PUT", path: `/messages/${message.id}`, headers: { "content-type": "text/plain" }, body: "y" });
+      const put = await req({
+        method: "PUT",
+        path: `/messages/${message.id}`,
+        headers: { "content-type": "text/plain" },
+        body: "y",
+      });
       expect(put.status).toBe(415);
       expect(await listing()).toBe(before);
     });
@@ -440,14 +535,19 @@ describe("reference HTTP server", () => {
       const before = await listing();
       const response = await post(XML_TYPE, body, XML_TYPE);
       expect(response.status).toBe(400);
-      expect((xml.parse(response.text) as { error: { status: string; reason: string } }).error).toMatchObject({ status: "400", reason: "Bad Request" });
+      expect((xml.parse(response.text) as { error: { status: string; reason: string } }).error).toMatchObject({
+        status: "400",
+        reason: "Bad Request",
+      });
       expect(await listing()).toBe(before);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
 
     it("refuses XML entity declarations: no external entity is read, no entity expands", async () => {
       const before = await listing();
-      const xxe = `<?xml version="1.0"?><!DOCTYPE message [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><message><body>&xxe;</body></message>`;
+      const xxe =
+        `<?xml version="1.0"?><!DOCTYPE message [<!ENTITY xxe SYSTEM ` +
+        `"file:///etc/passwd">]><message><body>&xxe;</body></message>`;
       const lol = ["<!DOCTYPE lolz [", '<!ENTITY lol "lol">'];
       for (let i = 1; i <= 9; i++) lol.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? "" : i - 1};`.repeat(10)}">`);
       const laughs = `${lol.join("")}]><message><body>&lol9;</body></message>`;
@@ -470,7 +570,13 @@ describe("reference HTTP server", () => {
       expect(sized.status).toBe(413);
       expect(sized.statusText).toBe(STATUS_CODES[413]);
       expect((JSON.parse(sized.text) as { message: string }).message).toContain(String(1024 * 1024));
-      const chunked = await req({ method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: over, chunked: true });
+      const chunked = await req({
+        method: "POST",
+        path: "/messages",
+        headers: { "content-type": JSON_TYPE },
+        body: over,
+        chunked: true,
+      });
       expect(chunked.status).toBe(413);
       expect(await listing()).toBe(before);
 
@@ -509,7 +615,11 @@ describe("reference HTTP server", () => {
     it("every method Allow lists works on the collection", async () => {
       const allow = String((await req({ method: "OPTIONS", path: "/messages" })).headers.allow).split(", ");
       for (const method of allow) {
-        const response = await req({ method, path: "/messages", ...(method === "POST" && { headers: { "content-type": JSON_TYPE }, body: "{}" }) });
+        const response = await req({
+          method,
+          path: "/messages",
+          ...(method === "POST" && { headers: { "content-type": JSON_TYPE }, body: "{}" }),
+        });
         expect(response.status, method).toBeLessThan(300);
       }
     });
@@ -611,7 +721,13 @@ describe("reference HTTP server with an API key", () => {
 
   it("refuses a data request without the key or with a wrong one: 401 with WWW-Authenticate and no hint", async () => {
     const refusals: RawResponse[] = [];
-    for (const headers of [{}, { "x-api-key": "wrong" }, { "x-api-key": KEY.toUpperCase() }, { "x-api-key": `${KEY}x` }, { "x-api-key": "" }]) {
+    for (const headers of [
+      {},
+      { "x-api-key": "wrong" },
+      { "x-api-key": KEY.toUpperCase() },
+      { "x-api-key": `${KEY}x` },
+      { "x-api-key": "" },
+    ]) {
       const response = await req({ path: "/messages", headers });
       expect(response.status).toBe(401);
       expect(response.statusText).toBe("Unauthorized");
@@ -624,7 +740,12 @@ describe("reference HTTP server with an API key", () => {
   });
 
   it("refuses before anything is stored, and before the path is revealed", async () => {
-    const post = await req({ method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: '{"body":"sneaky"}' });
+    const post = await req({
+      method: "POST",
+      path: "/messages",
+      headers: { "content-type": JSON_TYPE },
+      body: '{"body":"sneaky"}',
+    });
     expect(post.status).toBe(401);
     expect((await req({ path: "/nowhere" })).status).toBe(401);
     expect((await req({ method: "PATCH", path: "/messages" })).status).toBe(401);
@@ -681,7 +802,12 @@ describe("reference HTTP server options", () => {
       const response = await send(server, { path: `/messages/${existing.id}` });
       expect(response.status).toBe(200);
       expect((JSON.parse(response.text) as MessageJson).body).toBe("from the store");
-      await send(server, { method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: '{"body":"into the store"}' });
+      await send(server, {
+        method: "POST",
+        path: "/messages",
+        headers: { "content-type": JSON_TYPE },
+        body: '{"body":"into the store"}',
+      });
       expect((await store.list({ body: "into the store" }, { limit: 10 })).messages.length).toBe(1);
     } finally {
       await server.close();
@@ -692,15 +818,30 @@ describe("reference HTTP server options", () => {
     const server = await startHttpServer({ port: 0, log: "silent", bodyLimitBytes: 64 });
     try {
       const body = JSON.stringify({ body: "z".repeat(64) });
-      expect((await send(server, { method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body })).status).toBe(413);
-      expect((await send(server, { method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body: '{"body":"z"}' })).status).toBe(201);
+      expect(
+        (await send(server, { method: "POST", path: "/messages", headers: { "content-type": JSON_TYPE }, body }))
+          .status,
+      ).toBe(413);
+      expect(
+        (
+          await send(server, {
+            method: "POST",
+            path: "/messages",
+            headers: { "content-type": JSON_TYPE },
+            body: '{"body":"z"}',
+          })
+        ).status,
+      ).toBe(201);
     } finally {
       await server.close();
     }
   });
 
   it("answers a failing store with a 500 that reveals nothing of the failure", async () => {
-    const failing: MessageStore = { ...createMemoryStore(), list: () => Promise.reject(new Error("database password is hunter2")) };
+    const failing: MessageStore = {
+      ...createMemoryStore(),
+      list: () => Promise.reject(new Error("database password is hunter2")),
+    };
     const lines: string[] = [];
     const server = await startHttpServer({ port: 0, log: "info", logSink: (l) => void lines.push(l), store: failing });
     try {

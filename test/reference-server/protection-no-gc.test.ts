@@ -19,7 +19,10 @@ const { setFlagsFromString } = await import("node:v8");
 
 describe("the memory watermark without V8's gc", () => {
   it("sheds past its watermark and admits below it, reading memory as it is, when --expose-gc is refused", async () => {
-    expect((globalThis as { gc?: unknown }).gc, "this test needs a process started without --expose-gc").toBeUndefined();
+    expect(
+      (globalThis as { gc?: unknown }).gc,
+      "this test needs a process started without --expose-gc",
+    ).toBeUndefined();
     const low = createShedder({ maxInFlight: 10, memoryWatermarkBytes: 1 });
     const high = createShedder({ maxInFlight: 10, memoryWatermarkBytes: Number.MAX_SAFE_INTEGER });
     try {

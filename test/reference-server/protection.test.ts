@@ -29,26 +29,34 @@ describe("createShedder", () => {
     }
   });
 
-  it("is not kept refusing by garbage: past its watermark memory is read after a collection, so once the bytes are let go it admits again within 5 s", async () => {
-    const MIB = 1024 * 1024;
-    let live: Buffer[] = Array.from({ length: 8 }, () => Buffer.alloc(16 * MIB, 1));
-    const now = process.memoryUsage();
-    const shedder = createShedder({ maxInFlight: 10, memoryWatermarkBytes: now.heapUsed + now.external - 64 * MIB });
-    try {
-      expect(shedder.admit()).toBe("the server is short of memory");
-      // Nothing allocates from here on but the polling: nothing would make V8 collect.
-      live = [];
-      const letGo = performance.now();
-      let refused: string | undefined = "not asked";
-      while (refused !== undefined && performance.now() - letGo < 5000) {
-        refused = shedder.admit();
-        if (refused !== undefined) await new Promise((r) => setTimeout(r, 50));
+  it(
+    "is not kept refusing by garbage: past its watermark memory is read after a collection, so once the bytes are " +
+      "let go it admits again within 5 s",
+    async () => {
+      const MIB = 1024 * 1024;
+      let live: Buffer[] = Array.from({ length: 8 }, () => Buffer.alloc(16 * MIB, 1));
+      const now = process.memoryUsage();
+      const shedder = createShedder({ maxInFlight: 10, memoryWatermarkBytes: now.heapUsed + now.external - 64 * MIB });
+      try {
+        expect(shedder.admit()).toBe("the server is short of memory");
+        // Nothing allocates from here on but the polling: nothing would make V8 collect.
+        live = [];
+        const letGo = performance.now();
+        let refused: string | undefined = "not asked";
+        while (refused !== undefined && performance.now() - letGo < 5000) {
+          refused = shedder.admit();
+          if (refused !== undefined) await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(
+          refused,
+          `still refusing ${Math.round(performance.now() - letGo)} ms after the memory was let go (${live.length} ` +
+            `buffers)`,
+        ).toBeUndefined();
+      } finally {
+        shedder.stop();
       }
-      expect(refused, `still refusing ${Math.round(performance.now() - letGo)} ms after the memory was let go (${live.length} buffers)`).toBeUndefined();
-    } finally {
-      shedder.stop();
-    }
-  });
+    },
+  );
 });
 
 describe("defaultLimits", () => {

@@ -15,8 +15,15 @@ afterAll(async () => {
 });
 
 /** The windows a client of a server with this receive limit may fill: the stream's initial one and the connection's. */
-async function windowsSeen(maxReceiveMessageBytes?: number): Promise<{ stream: number; connection: number; session: http2.ClientHttp2Session }> {
-  const server = await startGrpcServer({ port: 0, log: "silent", shutdownGraceMs: 1000, ...(maxReceiveMessageBytes !== undefined && { maxReceiveMessageBytes }) });
+async function windowsSeen(
+  maxReceiveMessageBytes?: number,
+): Promise<{ stream: number; connection: number; session: http2.ClientHttp2Session }> {
+  const server = await startGrpcServer({
+    port: 0,
+    log: "silent",
+    shutdownGraceMs: 1000,
+    ...(maxReceiveMessageBytes !== undefined && { maxReceiveMessageBytes }),
+  });
   servers.push(server);
   const session = http2.connect(`http://${server.address}`);
   session.on("error", () => undefined);
@@ -33,7 +40,12 @@ describe("the gRPC port's receive windows", () => {
       expect(stream).toBe(4 * 1024 * 1024 + 5);
       expect(connection).toBe(4 * 1024 * 1024 + 5);
       const body = "w".repeat(2 * 1024 * 1024);
-      const call = session.request({ ":method": "POST", ":path": "/example.exampleService/Hello", "content-type": "application/grpc", te: "trailers" });
+      const call = session.request({
+        ":method": "POST",
+        ":path": "/example.exampleService/Hello",
+        "content-type": "application/grpc",
+        te: "trailers",
+      });
       const chunks: Buffer[] = [];
       call.on("data", (c: Buffer) => chunks.push(c));
       const trailers = new Promise<http2.IncomingHttpHeaders>((resolve) => call.once("trailers", resolve));

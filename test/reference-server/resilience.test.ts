@@ -20,10 +20,16 @@ const ROUNDS = SOAK ? 10 : 3;
 const WARM_ROUNDS = 2;
 const HELLO = "/example.exampleService/Hello";
 
-
 function clients(address: string, n: number): grpc.Client[] {
   // Each channel its own connection: grpc-js would otherwise share one between equal channels.
-  return Array.from({ length: n }, () => new grpc.Client(address, grpc.credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1, "grpc.enable_channelz": 0 }));
+  return Array.from(
+    { length: n },
+    () =>
+      new grpc.Client(address, grpc.credentials.createInsecure(), {
+        "grpc.use_local_subchannel_pool": 1,
+        "grpc.enable_channelz": 0,
+      }),
+  );
 }
 
 function hello(client: grpc.Client, body: string, deadlineMs = 30_000): Promise<{ code: number; body?: string }> {
@@ -45,32 +51,45 @@ function hello(client: grpc.Client, body: string, deadlineMs = 30_000): Promise<
 }
 
 describe("a flood of calls", () => {
-  it(`serves ${CALLS_PER_ROUND} concurrent calls over ${CONNECTIONS} connections, ${ROUNDS} rounds, without an error and without heap growth after warming`, async () => {
-    const server = await startGrpcServer({ port: 0, log: "silent" });
-    const pool = clients(server.address, CONNECTIONS);
-    try {
-      const heaps: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const results = await Promise.all(
-          Array.from({ length: CALLS_PER_ROUND }, (_, i) => hello(pool[i % CONNECTIONS] as grpc.Client, `flood ${i % 97}`)),
+  it(
+    `serves ${CALLS_PER_ROUND} concurrent calls over ${CONNECTIONS} connections, ${ROUNDS} rounds, without an ` +
+      `error and without heap growth after warming`,
+    async () => {
+      const server = await startGrpcServer({ port: 0, log: "silent" });
+      const pool = clients(server.address, CONNECTIONS);
+      try {
+        const heaps: number[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          const results = await Promise.all(
+            Array.from({ length: CALLS_PER_ROUND }, (_, i) =>
+              hello(pool[i % CONNECTIONS] as grpc.Client, `flood ${i % 97}`),
+            ),
+          );
+          const wrong = results.filter((r, i) => r.code !== 0 || r.body !== helloReply(`flood ${i % 97}`));
+          expect(wrong.slice(0, 3), `${wrong.length} of ${CALLS_PER_ROUND} calls failed or got a wrong reply`).toEqual(
+            [],
+          );
+          heaps.push(heapAfterGc());
+        }
+        // The first rounds warm caches and pools; later rounds must not keep what they used. A leak of even 100 bytes
+        // a call would show as 1 MiB a round; the allowance is for the collector's own noise.
+        const growth = (heaps.at(-1) as number) - (heaps[WARM_ROUNDS - 1] as number);
+        console.log(
+          `flood: ${ROUNDS} × ${CALLS_PER_ROUND} calls over ${CONNECTIONS} connections; heap after each round: ` +
+            `${heaps.map(mib).join(", ")}`,
         );
-        const wrong = results.filter((r, i) => r.code !== 0 || r.body !== helloReply(`flood ${i % 97}`));
-        expect(wrong.slice(0, 3), `${wrong.length} of ${CALLS_PER_ROUND} calls failed or got a wrong reply`).toEqual([]);
-        heaps.push(heapAfterGc());
+        expect(growth).toBeLessThan(4 * 1024 * 1024);
+      } finally {
+        for (const c of pool) c.close();
+        await server.close();
       }
-      // The first rounds warm caches and pools; later rounds must not keep what they used. A leak of even 100 bytes
-      // a call would show as 1 MiB a round; the allowance is for the collector's own noise.
-      const growth = (heaps.at(-1) as number) - (heaps[WARM_ROUNDS - 1] as number);
-      console.log(`flood: ${ROUNDS} × ${CALLS_PER_ROUND} calls over ${CONNECTIONS} connections; heap after each round: ${heaps.map(mib).join(", ")}`);
-      expect(growth).toBeLessThan(4 * 1024 * 1024);
-    } finally {
-      for (const c of pool) c.close();
-      await server.close();
-    }
-  }, SOAK ? 900_000 : 60_000);
+    },
+    SOAK ? 900_000 : 60_000,
+  );
 });
 
-/** Writes `first`, then one more piece every 100 ms; whether the server closed the connection within 10 s, and what it said. */
+/** Writes `first`, then one more piece every 100 ms; whether the server closed the connection within 10 s, and what it
+ * said. */
 async function trickle(port: number, first: string, next: () => string): Promise<{ closed: boolean; answer: string }> {
   const socket = net.connect(port, "127.0.0.1");
   let answer = "";
@@ -82,7 +101,10 @@ async function trickle(port: number, first: string, next: () => string): Promise
   }, 100);
   const closed = new Promise<boolean>((r) => socket.once("close", () => r(true)));
   try {
-    return { closed: await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]), answer };
+    return {
+      closed: await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]),
+      answer,
+    };
   } finally {
     clearInterval(drip);
     socket.destroy();
@@ -103,9 +125,9 @@ describe("abusive and idle clients", () => {
           if (!session.ping(() => r())) r();
         });
       }
-      expect(await Promise.race([goaway, new Promise<string>((r) => setTimeout(() => r("no GOAWAY within 5 s"), 5000))])).toBe(
-        http2.constants.NGHTTP2_ENHANCE_YOUR_CALM,
-      );
+      expect(
+        await Promise.race([goaway, new Promise<string>((r) => setTimeout(() => r("no GOAWAY within 5 s"), 5000))]),
+      ).toBe(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
     } finally {
       session.destroy();
       await server.close();
@@ -117,8 +139,12 @@ describe("abusive and idle clients", () => {
     const session = http2.connect(`http://${server.address}`);
     session.on("error", () => undefined);
     try {
-      const closed = new Promise<string>((r) => session.once("goaway", () => r("goaway")).once("close", () => r("close")));
-      expect(await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5000))])).toMatch(/goaway|close/);
+      const closed = new Promise<string>((r) =>
+        session.once("goaway", () => r("goaway")).once("close", () => r("close")),
+      );
+      expect(
+        await Promise.race([closed, new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5000))]),
+      ).toMatch(/goaway|close/);
     } finally {
       session.destroy();
       await server.close();
@@ -133,18 +159,27 @@ describe("abusive and idle clients", () => {
       idle.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
       idle.resume();
       const idleClosed = new Promise<string>((r) => idle.once("close", () => r("closed")));
-      expect(await Promise.race([idleClosed, new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5000))])).toBe("closed");
+      expect(
+        await Promise.race([idleClosed, new Promise<string>((r) => setTimeout(() => r("still open after 5 s"), 5000))]),
+      ).toBe("closed");
 
       // Slow headers: one byte every 100 ms, never finished.
       const request = "GET /messages HTTP/1.1\r\nHost: x\r\nX-Slow: ";
       let i = 0;
       const headers = await trickle(server.port, "", () => request[i++ % request.length] as string);
-      expect(headers).toMatchObject({ closed: true, answer: expect.stringMatching(/^HTTP\/1\.1 408 Request Timeout\r\n/) });
+      expect(headers).toMatchObject({
+        closed: true,
+        answer: expect.stringMatching(/^HTTP\/1\.1 408 Request Timeout\r\n/),
+      });
 
       // Slow body: the headers whole, the announced body one byte every 100 ms.
-      const post = "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n";
+      const post =
+        "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n";
       const body = await trickle(server.port, post, () => "{");
-      expect(body).toMatchObject({ closed: true, answer: expect.stringMatching(/^HTTP\/1\.1 408 Request Timeout\r\n/) });
+      expect(body).toMatchObject({
+        closed: true,
+        answer: expect.stringMatching(/^HTTP\/1\.1 408 Request Timeout\r\n/),
+      });
     } finally {
       await server.close();
     }
@@ -153,9 +188,24 @@ describe("abusive and idle clients", () => {
 
 describe("shutdown under load", () => {
   it("on SIGTERM, finishes every call it accepted, refuses the rest, and exits 0", async () => {
-    const child = spawn(process.execPath, [`${PACKAGE_ROOT}/bin/example-conformance.js`, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        `${PACKAGE_ROOT}/bin/example-conformance.js`,
+        "serve",
+        "--grpc-port",
+        "0",
+        "--http-port",
+        "0",
+        "--log-level",
+        "silent",
+        "--store",
+        "memory:",
+      ],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     const backstop = setTimeout(() => child.kill("SIGKILL"), 30_000);
     try {
@@ -183,7 +233,10 @@ describe("shutdown under load", () => {
       expect(results.filter((r, i) => r.code === 0 && r.body !== helloReply(`last ${i}`)).length).toBe(0);
       expect(results.filter((r) => r.code !== 0 && r.code !== grpc.status.UNAVAILABLE).map((r) => r.code)).toEqual([]);
       expect(served.length).toBeGreaterThan(0);
-      console.log(`shutdown under load: ${served.length} calls served, ${results.length - served.length} refused UNAVAILABLE, none dropped`);
+      console.log(
+        `shutdown under load: ${served.length} calls served, ${results.length - served.length} refused ` +
+          `UNAVAILABLE, none dropped`,
+      );
       expect(await exited).toBe(0);
     } finally {
       clearTimeout(backstop);

@@ -143,7 +143,8 @@ describe.each(STORES)("the $name store", (store) => {
     120_000,
   );
 
-  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a stale If-Match with 412 on PUT and DELETE, checked as it writes", async () => {
+  it("leaves exactly one of 20 concurrent PUTs' bodies, never brings back a message a DELETE raced, and refuses a " +
+    "stale If-Match with 412 on PUT and DELETE, checked as it writes", async () => {
     const s = await serve(["--store", store.url()]);
     const { id, etag } = await create(s, "raced");
     const written = Array.from({ length: 20 }, (_, i) => `writer ${i}`);
@@ -215,7 +216,8 @@ describe.runIf(pgMissing !== undefined)(`the PostgreSQL store (skipped: ${pgMiss
 describe.skipIf(pgMissing !== undefined)(
   `replicas on one PostgreSQL${pgMissing ? ` (skipped: ${pgMissing})` : ""}`,
   () => {
-    it("started at once on an empty database, migrate it once and serve one resource space: what one creates the other reads, replaces and deletes", async () => {
+    it("started at once on an empty database, migrate it once and serve one resource space: what one creates the " +
+      "other reads, replaces and deletes", async () => {
       const url = await (pg as TestPostgres).createDatabase("replicas");
       const [a, b] = await Promise.all([serve(["--store", url]), serve(["--store", url])]);
       const { id } = await create(a, "made on A");
@@ -256,7 +258,8 @@ describe.skipIf(pgMissing !== undefined)(
 
     // The PostgreSQL store's run of the gRPC and HTTP catalogue (the other stores run it above): every check but the
     // two replica checks asks the --grpc and --http instance alone, as a run without replicas does.
-    it("pass the whole catalogue with the cross-replica checks, where two replicas on separate memory stores fail exactly the HTTP replica check", async () => {
+    it("pass the whole catalogue with the cross-replica checks, where two replicas on separate memory stores fail " +
+      "exactly the HTTP replica check", async () => {
       const url = (pg as TestPostgres).url;
       const [a, b] = await Promise.all([serve(["--store", url]), serve(["--store", url])]);
       const shared = await checkVerdicts([
@@ -291,7 +294,8 @@ describe.skipIf(pgMissing !== undefined)(
       expect(apart.failed).toEqual(["http.stateless.replicas"]);
     }, 120_000);
 
-    it("answers 503 with Retry-After and NOT_SERVING while PostgreSQL is down, then recovers with nothing lost or duplicated", async () => {
+    it("answers 503 with Retry-After and NOT_SERVING while PostgreSQL is down, then recovers with nothing lost or " +
+      "duplicated", async () => {
       const s = await serve(["--store", (pg as TestPostgres).url]);
       const acknowledged: string[] = [];
       const statuses = new Map<number, number>();
@@ -352,7 +356,8 @@ describe.skipIf(pgMissing !== undefined)(
       phase = "done";
       await writer;
       console.log(
-        `PostgreSQL stopped and started under writes: ${[...statuses].map(([k, v]) => `${k}×${v}`).join(", ")}; health ${seenHealth.join(" then ")}`,
+        `PostgreSQL stopped and started under writes: ${[...statuses].map(([k, v]) => `${k}×${v}`).join(", ")}; ` +
+          `health ${seenHealth.join(" then ")}`,
       );
       expect([...statuses.keys()].sort()).toEqual([201, 503]);
       expect(retryAfter).toBe("1");

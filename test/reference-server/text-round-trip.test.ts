@@ -19,7 +19,8 @@ const REQUEST_MS = 10_000;
 const range = (from: number, to: number) => fc.integer({ min: from, max: to }).map((c) => String.fromCodePoint(c));
 const one = (...chars: string[]) => fc.constantFrom(...chars);
 
-/** Every class of scalar the reference accepts (XML 1.0's characters: tab, LF, CR, U+0020 up, no surrogates, no U+FFFE/U+FFFF). */
+/** Every class of scalar the reference accepts (XML 1.0's characters: tab, LF, CR, U+0020 up, no surrogates, no
+ * U+FFFE/U+FFFF). */
 const acceptedScalar = fc.oneof(
   one("\uFEFF"),
   one("\t", "\n", "\r", "\r\n", "\u2028", "\u2029", "\u0085"),
@@ -29,22 +30,38 @@ const acceptedScalar = fc.oneof(
   range(0xe000, 0xfffd),
   // Noncharacters that XML allows: U+FDD0..U+FDEF and the last two of every astral plane.
   range(0xfdd0, 0xfdef),
-  fc.integer({ min: 1, max: 16 }).chain((plane) => one(String.fromCodePoint(plane * 0x10000 + 0xfffe), String.fromCodePoint(plane * 0x10000 + 0xffff))),
+  fc
+    .integer({ min: 1, max: 16 })
+    .chain((plane) =>
+      one(String.fromCodePoint(plane * 0x10000 + 0xfffe), String.fromCodePoint(plane * 0x10000 + 0xffff)),
+    ),
   range(0x10000, 0x10ffff),
   // A base letter with a run of combining marks.
-  fc.tuple(range(0x61, 0x7a), fc.array(range(0x300, 0x36f), { minLength: 1, maxLength: 8 })).map(([base, marks]) => base + marks.join("")),
+  fc
+    .tuple(range(0x61, 0x7a), fc.array(range(0x300, 0x36f), { minLength: 1, maxLength: 8 }))
+    .map(([base, marks]) => base + marks.join("")),
 );
 
-/** A text, often opening with U+FEFF (once or repeated), since a leading one is what a decoder takes for a byte order mark. */
+/** A text, often opening with U+FEFF (once or repeated), since a leading one is what a decoder takes for a byte order
+ * mark. */
 const acceptedText = fc
   .tuple(fc.nat({ max: 3 }), fc.array(acceptedScalar, { maxLength: 24 }))
   .map(([boms, rest]) => "\uFEFF".repeat(boms === 3 ? 0 : boms) + rest.join(""));
 
 /** Always tried first, whatever the seed. */
-const EXAMPLES: Array<[string]> = [["\uFEFF"], ["\uFEFFhello"], ["\uFEFF\uFEFF\r\n\u2028\u{10FFFF}e\u0301"], ["\uFDD0\u{1FFFE}\r"]];
+const EXAMPLES: Array<[string]> = [
+  ["\uFEFF"],
+  ["\uFEFFhello"],
+  ["\uFEFF\uFEFF\r\n\u2028\u{10FFFF}e\u0301"],
+  ["\uFDD0\u{1FFFE}\r"],
+];
 
-/** Scalars the reference refuses in a body (XML 1.0 cannot carry them): NUL and the other C0 controls, lone surrogates, U+FFFE, U+FFFF. */
-const refusedScalar = fc.oneof(one("\u0000", "\u0001", "\u0008", "\u000b", "\u001f", "\uFFFE", "\uFFFF"), range(0xd800, 0xdfff));
+/** Scalars the reference refuses in a body (XML 1.0 cannot carry them): NUL and the other C0 controls, lone surrogates,
+ * U+FFFE, U+FFFF. */
+const refusedScalar = fc.oneof(
+  one("\u0000", "\u0001", "\u0008", "\u000b", "\u001f", "\uFFFE", "\uFFFF"),
+  range(0xd800, 0xdfff),
+);
 const refusedText = fc.tuple(acceptedText, refusedScalar, acceptedText);
 
 /** Strict and BOM-keeping: a test that decoded as fetch's text() does would strip what it is looking for. */
@@ -59,21 +76,30 @@ function xmlEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#13;");
 }
 
-/** The text of <body> in an XML message, its references resolved as XML does: written out here so no parser's quirks stand between. */
+/** The text of <body> in an XML message, its references resolved as XML does: written out here so no parser's quirks
+ * stand between. */
 function xmlBody(document: string): string {
   const match = /<body>([^<]*)<\/body>/.exec(document);
   if (match === null) throw new Error(`no <body> in ${JSON.stringify(document.slice(0, 200))}`);
   const named: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
   return (match[1] as string).replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (_, ref: string) =>
-    ref.startsWith("#x") ? String.fromCodePoint(parseInt(ref.slice(2), 16)) : ref.startsWith("#") ? String.fromCodePoint(Number(ref.slice(1))) : (named[ref] as string),
+    ref.startsWith("#x")
+      ? String.fromCodePoint(parseInt(ref.slice(2), 16))
+      : ref.startsWith("#")
+        ? String.fromCodePoint(Number(ref.slice(1)))
+        : (named[ref] as string),
   );
 }
 
-const codePoints = (text: string) => [...text].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`).join(" ");
+const codePoints = (text: string) =>
+  [...text].map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`).join(" ");
 
 /** Equal text, or a failure that names each code point, since most of these are invisible. */
 function expectSame(actual: string, expected: string, where: string): void {
-  if (actual !== expected) throw new Error(`${where}: read back ${codePoints(actual) || "(empty)"}, sent ${codePoints(expected) || "(empty)"}`);
+  if (actual !== expected)
+    throw new Error(
+      `${where}: read back ${codePoints(actual) || "(empty)"}, sent ${codePoints(expected) || "(empty)"}`,
+    );
 }
 
 /** serve as a process of its own, as users run it (the embedded store's lease runs in a worker thread of dist/). */
@@ -138,9 +164,13 @@ describe.each(STORES)("text on the $name store", (store) => {
     const xml = await request(`${server.httpUrl}/messages/${id}`, { headers: { accept: "application/xml" } });
     expect(xml.status, after).toBe(200);
     expectSame(xmlBody(xml.text), body, `${after}, GET as XML`);
-    const listed = await request(`${server.httpUrl}/messages?body=${encodeURIComponent(body)}&limit=1000`, { headers: { accept: "application/json" } });
+    const listed = await request(`${server.httpUrl}/messages?body=${encodeURIComponent(body)}&limit=1000`, {
+      headers: { accept: "application/json" },
+    });
     expect(listed.status, after).toBe(200);
-    const mine = (JSON.parse(listed.text) as { messages: Array<{ id: string; body: string }> }).messages.find((m) => m.id === id);
+    const mine = (JSON.parse(listed.text) as { messages: Array<{ id: string; body: string }> }).messages.find(
+      (m) => m.id === id,
+    );
     expect(mine, `${after}: the collection filtered on the body holds the message`).toBeDefined();
     expectSame(mine!.body, body, `${after}, in the collection`);
   }
@@ -148,7 +178,11 @@ describe.each(STORES)("text on the $name store", (store) => {
   it("reads back every accepted text exactly: created as JSON, replaced as XML, read in both", async () => {
     await fc.assert(
       fc.asyncProperty(acceptedText, acceptedText, async (first, second) => {
-        const posted = await request(`${server.httpUrl}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body: first }) });
+        const posted = await request(`${server.httpUrl}/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ body: first }),
+        });
         expect(posted.status, posted.text).toBe(201);
         created++;
         const message = JSON.parse(posted.text) as { id: string; body: string };
@@ -171,7 +205,11 @@ describe.each(STORES)("text on the $name store", (store) => {
     await fc.assert(
       fc.asyncProperty(refusedText, async ([before, bad, after]) => {
         const text = before + bad + after;
-        const asJson = await request(`${server.httpUrl}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body: text }) });
+        const asJson = await request(`${server.httpUrl}/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ body: text }),
+        });
         expect(asJson.status, asJson.text).toBe(400);
         // In XML as a character reference, since UTF-8 cannot carry a lone surrogate.
         const asXml = await request(`${server.httpUrl}/messages`, {
@@ -184,7 +222,10 @@ describe.each(STORES)("text on the $name store", (store) => {
       { seed: SEED, numRuns: REFUSED_RUNS },
     );
     const all = await request(`${server.httpUrl}/messages?limit=1000`, { headers: { accept: "application/json" } });
-    expect((JSON.parse(all.text) as { messages: unknown[] }).messages.length, "only the accepted writes are stored").toBe(created);
+    expect(
+      (JSON.parse(all.text) as { messages: unknown[] }).messages.length,
+      "only the accepted writes are stored",
+    ).toBe(created);
   }, 60_000);
 });
 
@@ -227,19 +268,37 @@ describe("Hello echoes text exactly", () => {
     });
 
   // NUL is text to Hello: a protobuf string carries any scalar.
-  const helloText = fc.oneof(acceptedText, fc.tuple(acceptedText, acceptedText).map(([a, b]) => `${a}\u0000${b}`));
+  const helloText = fc.oneof(
+    acceptedText,
+    fc.tuple(acceptedText, acceptedText).map(([a, b]) => `${a}\u0000${b}`),
+  );
 
   it("over gRPC, Connect JSON and Connect binary", async () => {
     await fc.assert(
       fc.asyncProperty(helloText, async (text) => {
         const expected = text === "" ? "Hello" : `Hello, ${text}`;
-        expect((await grpcHello(helloBytes(text))).equals(helloBytes(expected)), `gRPC reply to ${codePoints(text)}`).toBe(true);
-        const json = await request(`${server.httpUrl}${HELLO}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ body: text }) });
+        expect(
+          (await grpcHello(helloBytes(text))).equals(helloBytes(expected)),
+          `gRPC reply to ${codePoints(text)}`,
+        ).toBe(true);
+        const json = await request(`${server.httpUrl}${HELLO}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ body: text }),
+        });
         expect(json.status, json.text).toBe(200);
         expectSame((JSON.parse(json.text) as { body: string }).body, expected, "Connect JSON");
-        const binary = await fetch(`${server.httpUrl}${HELLO}`, { method: "POST", headers: { "content-type": "application/proto" }, body: helloBytes(text), signal: AbortSignal.timeout(REQUEST_MS) });
+        const binary = await fetch(`${server.httpUrl}${HELLO}`, {
+          method: "POST",
+          headers: { "content-type": "application/proto" },
+          body: helloBytes(text),
+          signal: AbortSignal.timeout(REQUEST_MS),
+        });
         expect(binary.status).toBe(200);
-        expect(Buffer.from(await binary.arrayBuffer()).equals(helloBytes(expected)), `Connect binary reply to ${codePoints(text)}`).toBe(true);
+        expect(
+          Buffer.from(await binary.arrayBuffer()).equals(helloBytes(expected)),
+          `Connect binary reply to ${codePoints(text)}`,
+        ).toBe(true);
       }),
       { seed: SEED, numRuns: RUNS_PER_STORE, examples: EXAMPLES },
     );

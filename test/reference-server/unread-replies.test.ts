@@ -113,7 +113,12 @@ interface Watched {
  * `done` says stop; past the bound the attackers are destroyed at once, so a server that holds whole replies
  * fails the test before it takes the machine's memory.
  */
-async function watch(port: number, before: { rss: number; counted: number }, bound: number, done: () => boolean): Promise<Watched> {
+async function watch(
+  port: number,
+  before: { rss: number; counted: number },
+  bound: number,
+  done: () => boolean,
+): Promise<Watched> {
   const seen: Watched = { maxRss: before.rss, maxRssGrowth: 0, maxCountedGrowth: 0, bystanders: [] };
   const sampler = setInterval(() => {
     const now = memory();
@@ -137,7 +142,12 @@ async function watch(port: number, before: { rss: number; counted: number }, bou
  * GETs `path` in XML on a new connection and reads `burst` bytes at a time with a pause of `pauseMs` after each: the
  * bytes that came (headers and body), and whether the connection closed before the reply was whole.
  */
-function readSlowly(port: number, path: string, burst: number, pauseMs: number): Promise<{ bytes: number; expected: number; closedEarly: boolean }> {
+function readSlowly(
+  port: number,
+  path: string,
+  burst: number,
+  pauseMs: number,
+): Promise<{ bytes: number; expected: number; closedEarly: boolean }> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: "127.0.0.1" });
     attackers.push(socket);
@@ -163,7 +173,8 @@ function readSlowly(port: number, path: string, burst: number, pauseMs: number):
 }
 
 describe("a slow reader", () => {
-  it("that takes 128 KiB of a 1.25 MiB XML reply, then pauses 400 ms, again and again, is not taken for a stalled one: it gets the whole reply", async () => {
+  it("that takes 128 KiB of a 1.25 MiB XML reply, then pauses 400 ms, again and again, is not taken for a stalled " +
+    "one: it gets the whole reply", async () => {
     // The stall bound well above the pauses, so that only a reader's progress missed by the server could close it.
     server = await startReferenceServer({ grpcPort: 0, httpPort: 0, host: "127.0.0.1", owed: { stallMs: 4000 } });
     const port = portOf(server.httpUrl);
@@ -178,16 +189,25 @@ describe("a slow reader", () => {
 });
 
 describe("a slow store", () => {
-  it("that answers after three times the stall bound is not taken for a stalled reply: nothing is owed while it works, and the reply comes", async () => {
-    const store = createMemoryStore();
-    const message = await store.create("slow");
-    const slow = { ...store, get: async (id: string) => (await sleep(1500), store.get(id)) };
-    const http = await startHttpServer({ port: 0, log: "silent", store: slow, ledger: createOwedLedger({ stallMs: 500 }) });
-    server = http;
-    const got = await get(http.port, `/messages/${message.id}`, BYSTANDER_MS, "127.0.0.1");
-    expect(got.status).toBe("200");
-    expect((JSON.parse(got.body) as { body: string }).body).toBe("slow");
-  });
+  it(
+    "that answers after three times the stall bound is not taken for a stalled reply: nothing is owed while it " +
+      "works, and the reply comes",
+    async () => {
+      const store = createMemoryStore();
+      const message = await store.create("slow");
+      const slow = { ...store, get: async (id: string) => (await sleep(1500), store.get(id)) };
+      const http = await startHttpServer({
+        port: 0,
+        log: "silent",
+        store: slow,
+        ledger: createOwedLedger({ stallMs: 500 }),
+      });
+      server = http;
+      const got = await get(http.port, `/messages/${message.id}`, BYSTANDER_MS, "127.0.0.1");
+      expect(got.status).toBe("200");
+      expect((JSON.parse(got.body) as { body: string }).body).toBe("slow");
+    },
+  );
 });
 
 /**
@@ -198,7 +218,9 @@ async function servedAgain(port: number): Promise<{ ms: number; last: string[] }
   const gone = performance.now();
   let last: string[] = [];
   while (performance.now() - gone < SERVED_AGAIN_MS + ALLOWANCE_MS) {
-    last = await Promise.all([...ATTACKING_FROM, BYSTANDER].map(async (from) => (await get(port, "/", SERVED_AGAIN_MS, from)).status));
+    last = await Promise.all(
+      [...ATTACKING_FROM, BYSTANDER].map(async (from) => (await get(port, "/", SERVED_AGAIN_MS, from)).status),
+    );
     if (last.every((status) => status === "200")) break;
     await sleep(100);
   }
@@ -206,69 +228,95 @@ async function servedAgain(port: number): Promise<{ ms: number; last: string[] }
 }
 
 describe("replies left unread", () => {
-  it.each(ATTACKER_COUNTS)(`%i connections from two addresses that each GET a 5 MiB XML reply (a message, its reply, a page) and never read: RSS stays under the watermark and a margin, the process grows by less than that many x ${PER_CONNECTION / 1024} KiB + ${SLACK / MiB} MiB, every stalled connection is closed, a client from a third address is served during, and every address within 5 s after, the whole reply exactly`, async (count) => {
-    const bound = growthBound(count);
-    const cpuBefore = process.cpuUsage();
-    server = await startReferenceServer({ grpcPort: 0, httpPort: 0, host: "127.0.0.1", owed: { stallMs: STALL_MS }, protection: { memoryWatermarkBytes: WATERMARK } });
-    const port = portOf(server.httpUrl);
-    const created = await post(port, JSON.stringify({ body: BODY }));
-    expect(created.status, created.body.slice(0, 200)).toBe(201);
-    const id = (JSON.parse(created.body) as { id: string }).id;
-    const path = `/messages/${id}`;
-    // Read once whole before measuring, so that what a first reply compiles or caches is in the baseline.
-    const expected = await get(port, path, BYSTANDER_MS, BYSTANDER, { accept: "application/xml" });
-    expect(expected.status).toBe("200");
-    expect(Buffer.byteLength(expected.body)).toBeGreaterThan(5 * MiB - 1024);
+  it.each(ATTACKER_COUNTS)(
+    `%i connections from two addresses that each GET a 5 MiB XML reply (a message, its reply, a page) and never ` +
+      `read: RSS stays under the watermark and a margin, the process grows by less than that many x ` +
+      `${PER_CONNECTION / 1024} KiB + ${SLACK / MiB} MiB, every stalled connection is closed, a client from a ` +
+      `third address is served during, and every address within 5 s after, the whole reply exactly`,
+    async (count) => {
+      const bound = growthBound(count);
+      const cpuBefore = process.cpuUsage();
+      server = await startReferenceServer({
+        grpcPort: 0,
+        httpPort: 0,
+        host: "127.0.0.1",
+        owed: { stallMs: STALL_MS },
+        protection: { memoryWatermarkBytes: WATERMARK },
+      });
+      const port = portOf(server.httpUrl);
+      const created = await post(port, JSON.stringify({ body: BODY }));
+      expect(created.status, created.body.slice(0, 200)).toBe(201);
+      const id = (JSON.parse(created.body) as { id: string }).id;
+      const path = `/messages/${id}`;
+      // Read once whole before measuring, so that what a first reply compiles or caches is in the baseline.
+      const expected = await get(port, path, BYSTANDER_MS, BYSTANDER, { accept: "application/xml" });
+      expect(expected.status).toBe("200");
+      expect(Buffer.byteLength(expected.body)).toBeGreaterThan(5 * MiB - 1024);
 
-    const before = memory();
-    const asked = [path, `${path}/reply`, "/messages"];
-    await Promise.all(Array.from({ length: count }, (_, i) => unreadGet(port, asked[i % asked.length]!, ATTACKING_FROM[i % 2]!)));
-    const started = performance.now();
-    // Every attacker's connection is closed by the server once its reply stalls, once the kernel has taken what it takes.
-    const held = () => ATTACKING_FROM.reduce((n, from) => n + heldConnections(port, from), 0);
-    const seen = await watch(port, before, bound, () => performance.now() - started > closeBoundMs(count) || (performance.now() - started > STALL_MS && held() === 0));
-    const watchedMs = Math.round(performance.now() - started);
-    const stillHeld = held();
-    // Each attacker was answered, not refused: the start of a 200 waits in its socket, unread until now.
-    const answered = (await Promise.all(attackers.map(statusLineOf))).filter((line) => line === "HTTP/1.1 200 OK").length;
-    // The attack ends: the attackers leave, and every address is to be served again within 5 s.
-    for (const socket of attackers.splice(0)) socket.destroy();
-    const again = await servedAgain(port);
-    const after = await get(port, path, BYSTANDER_MS, BYSTANDER, { accept: "application/xml" });
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+      const before = memory();
+      const asked = [path, `${path}/reply`, "/messages"];
+      await Promise.all(
+        Array.from({ length: count }, (_, i) => unreadGet(port, asked[i % asked.length]!, ATTACKING_FROM[i % 2]!)),
+      );
+      const started = performance.now();
+      // Every attacker's connection is closed by the server once its reply stalls, once the kernel has taken what it
+      // takes.
+      const held = () => ATTACKING_FROM.reduce((n, from) => n + heldConnections(port, from), 0);
+      const seen = await watch(
+        port,
+        before,
+        bound,
+        () =>
+          performance.now() - started > closeBoundMs(count) || (performance.now() - started > STALL_MS && held() === 0),
+      );
+      const watchedMs = Math.round(performance.now() - started);
+      const stillHeld = held();
+      // Each attacker was answered, not refused: the start of a 200 waits in its socket, unread until now.
+      const answered = (await Promise.all(attackers.map(statusLineOf))).filter(
+        (line) => line === "HTTP/1.1 200 OK",
+      ).length;
+      // The attack ends: the attackers leave, and every address is to be served again within 5 s.
+      for (const socket of attackers.splice(0)) socket.destroy();
+      const again = await servedAgain(port);
+      const after = await get(port, path, BYSTANDER_MS, BYSTANDER, { accept: "application/xml" });
+      const cpu = process.cpuUsage(cpuBefore);
+      const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 
-    console.log(
-      `unread replies (${count} x 5 MiB XML from two addresses): RSS ${mib(before.rss)} before, ${mib(seen.maxRss)} at most, grew at most ${mib(seen.maxRssGrowth)}, ` +
-        `heap and external ${mib(seen.maxCountedGrowth)} (bound ${mib(bound)}); ${seen.bystanders.length} bystanders; ${stillHeld} connections held after ${watchedMs} ms; ` +
-        `served again ${again.ms} ms after the attackers left; ${cpuSeconds.toFixed(1)} CPU-s in this process`,
-    );
-    expect(seen.maxRss).toBeLessThan(WATERMARK + RSS_MARGIN);
-    expect(seen.maxRssGrowth).toBeLessThan(bound);
-    expect(seen.maxCountedGrowth).toBeLessThan(bound);
-    expect(answered).toBe(count);
-    expect(stillHeld).toBe(0);
-    expect(seen.bystanders.length).toBeGreaterThan(0);
-    expect(seen.bystanders.filter((status) => status !== "200")).toEqual([]);
-    expect(again.last, `answers ${again.ms} ms after the attackers left`).toEqual(["200", "200", "200"]);
-    expect(after.status).toBe("200");
-    expect(after.headers["content-length"]).toBe(String(Buffer.byteLength(expected.body)));
-    expect(after.body === expected.body).toBe(true);
-    // Recorded once the test has held every bound: a failed run's figures do not reach the page.
-    recordReliability(`unread-replies-${count}`, "test/reference-server/unread-replies.test.ts", {
-      connections: count,
-      addresses: ATTACKING_FROM.length,
-      rssBeforeMiB: Math.round(before.rss / MiB),
-      rssMaxMiB: Math.round(seen.maxRss / MiB),
-      rssGrowthMiB: Math.round(seen.maxRssGrowth / MiB),
-      countedGrowthMiB: Math.round(seen.maxCountedGrowth / MiB),
-      boundMiB: Math.round(bound / MiB),
-      answered,
-      stillHeld,
-      watchedMs,
-      bystandersServed: seen.bystanders.filter((status) => status === "200").length,
-      servedAgainMs: again.ms,
-      cpuSeconds: Math.round(cpuSeconds * 10) / 10,
-    });
-  }, 300_000);
+      console.log(
+        `unread replies (${count} x 5 MiB XML from two addresses): RSS ${mib(before.rss)} before, ` +
+          `${mib(seen.maxRss)} at most, grew at most ${mib(seen.maxRssGrowth)}, ` +
+          (`heap and external ${mib(seen.maxCountedGrowth)} (bound ${mib(bound)}); ${seen.bystanders.length} ` +
+            `bystanders; ${stillHeld} connections held after ${watchedMs} ms; `) +
+          `served again ${again.ms} ms after the attackers left; ${cpuSeconds.toFixed(1)} CPU-s in this process`,
+      );
+      expect(seen.maxRss).toBeLessThan(WATERMARK + RSS_MARGIN);
+      expect(seen.maxRssGrowth).toBeLessThan(bound);
+      expect(seen.maxCountedGrowth).toBeLessThan(bound);
+      expect(answered).toBe(count);
+      expect(stillHeld).toBe(0);
+      expect(seen.bystanders.length).toBeGreaterThan(0);
+      expect(seen.bystanders.filter((status) => status !== "200")).toEqual([]);
+      expect(again.last, `answers ${again.ms} ms after the attackers left`).toEqual(["200", "200", "200"]);
+      expect(after.status).toBe("200");
+      expect(after.headers["content-length"]).toBe(String(Buffer.byteLength(expected.body)));
+      expect(after.body === expected.body).toBe(true);
+      // Recorded once the test has held every bound: a failed run's figures do not reach the page.
+      recordReliability(`unread-replies-${count}`, "test/reference-server/unread-replies.test.ts", {
+        connections: count,
+        addresses: ATTACKING_FROM.length,
+        rssBeforeMiB: Math.round(before.rss / MiB),
+        rssMaxMiB: Math.round(seen.maxRss / MiB),
+        rssGrowthMiB: Math.round(seen.maxRssGrowth / MiB),
+        countedGrowthMiB: Math.round(seen.maxCountedGrowth / MiB),
+        boundMiB: Math.round(bound / MiB),
+        answered,
+        stillHeld,
+        watchedMs,
+        bystandersServed: seen.bystanders.filter((status) => status === "200").length,
+        servedAgainMs: again.ms,
+        cpuSeconds: Math.round(cpuSeconds * 10) / 10,
+      });
+    },
+    300_000,
+  );
 });

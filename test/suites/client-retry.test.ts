@@ -35,20 +35,25 @@ function run(scenario: ScenarioName, requests: RecordedRequest[]): ScenarioRun {
 }
 
 const usual = run("usual", [hello(1, 5, "OK")]);
-const judge = (requests: RecordedRequest[]) => retryUnavailable.judge(run("unavailable-once", requests), () => Promise.resolve(usual));
+const judge = (requests: RecordedRequest[]) =>
+  retryUnavailable.judge(run("unavailable-once", requests), () => Promise.resolve(usual));
 
 describe("client.retry.unavailable", () => {
   it("one retry passes however soon it came (a jittered first backoff may be near 0 ms), and its gap is said", async () => {
     const outcome = await judge([hello(1, 10, "UNAVAILABLE", 11), hello(2, 12, "OK")]);
     expect(outcome.status).toBe("pass");
-    expect(outcome.message).toBe("retried after UNAVAILABLE (2 Hello calls, the retry 1 ms after the UNAVAILABLE answer)");
+    expect(outcome.message).toBe(
+      "retried after UNAVAILABLE (2 Hello calls, the retry 1 ms after the UNAVAILABLE answer)",
+    );
   });
 
   it("the gap is measured from the answer's writing, whenever the first call arrived", async () => {
     // The first call arrived long before its answer was written: the gap is the answer's, not the arrival's.
     const outcome = await judge([hello(1, 0, "UNAVAILABLE", 100), hello(2, 110, "OK")]);
     expect(outcome.status).toBe("pass");
-    expect(outcome.message).toBe("retried after UNAVAILABLE (2 Hello calls, the retry 10 ms after the UNAVAILABLE answer)");
+    expect(outcome.message).toBe(
+      "retried after UNAVAILABLE (2 Hello calls, the retry 10 ms after the UNAVAILABLE answer)",
+    );
   });
 
   it("no retry passes, and retries past the bound fail as unbounded", async () => {

@@ -9,9 +9,19 @@ import { checkVerdicts } from "../helpers/cli.js";
 import { skipIfMissing } from "../helpers/toolchain.js";
 
 const ID = "rpc.cross-protocol.equivalent";
-const contractIds = catalogue.filter((c) => c.area === "contract").map((c) => c.id).join(",");
+const contractIds = catalogue
+  .filter((c) => c.area === "contract")
+  .map((c) => c.id)
+  .join(",");
 const go = { name: "go-grpc-web", missing: () => missingGo() };
-const targets = (s: { grpc: string; httpUrl: string }) => ["--grpc", s.grpc, "--connect", s.httpUrl, "--grpc-web", s.httpUrl];
+const targets = (s: { grpc: string; httpUrl: string }) => [
+  "--grpc",
+  s.grpc,
+  "--connect",
+  s.httpUrl,
+  "--grpc-web",
+  s.httpUrl,
+];
 
 describe(ID, () => {
   let broken: Awaited<ReturnType<typeof startGoGrpcWeb>> | undefined;
@@ -24,16 +34,30 @@ describe(ID, () => {
 
   it("a server whose gRPC-Web reply differs fails exactly it; each check runs over its own protocol's target", async (t) => {
     await skipIfMissing(go, (why) => t.skip(why));
-    const run = await checkVerdicts([...targets(broken as NonNullable<typeof broken>), "--skip", contractIds, "--seed", "7", "--runs", "10"]);
+    const run = await checkVerdicts([
+      ...targets(broken as NonNullable<typeof broken>),
+      "--skip",
+      contractIds,
+      "--seed",
+      "7",
+      "--runs",
+      "10",
+    ]);
     // The gating failures: grpc-go's own protocol-profile findings on its gRPC port (gzip, cardinality) do not gate.
     expect(run.report.checks.filter((c) => c.gating).map((c) => c.id)).toEqual([ID]);
     const cross = run.report.checks.find((c) => c.id === ID);
     // The request and each transport's reply are named, and the replay keeps every RPC target.
-    expect(cross?.message).toMatch(/a body of several words \(request [0-9a-f]+\): grpc OK .*contract one operation.*; grpc-web OK .*one operation, one contract/);
+    expect(cross?.message).toMatch(
+      /a body of several words \(request [0-9a-f]+\): grpc OK .*contract one operation.*; grpc-web OK .*one operation, one contract/,
+    );
     expect(cross?.replay).toMatch(/--grpc \S+ --connect \S+ --grpc-web \S+/);
     // Nothing skipped for want of a target that was given: connect.* ran over --connect, grpc-web.* over --grpc-web.
     const status = (id: string) => run.report.checks.find((c) => c.id === id)?.status;
-    expect([status("connect.unary.content-type"), status("grpc-web.content-type"), status("grpc.unary.single-response")]).toEqual(["pass", "pass", "pass"]);
+    expect([
+      status("connect.unary.content-type"),
+      status("grpc-web.content-type"),
+      status("grpc.unary.single-response"),
+    ]).toEqual(["pass", "pass", "pass"]);
     const replay = run.report.checks.find((c) => c.id === "connect.unary.content-type")?.replay ?? "";
     expect(replay).toMatch(/--connect /);
     expect(replay).not.toMatch(/--grpc(-web)? /);
@@ -47,6 +71,8 @@ describe(ID, () => {
 
   it("check with no target judges it over the reference's three protocols, and it passes", async () => {
     const run = await checkVerdicts(["--only", ID, "--seed", "7"]);
-    expect(run.report.checks.find((c) => c.id === ID)?.message).toMatch(/^6 requests served or refused alike, with the same replies, over grpc, connect, grpc-web/);
+    expect(run.report.checks.find((c) => c.id === ID)?.message).toMatch(
+      /^6 requests served or refused alike, with the same replies, over grpc, connect, grpc-web/,
+    );
   }, 60_000);
 });

@@ -77,29 +77,53 @@ const ids = new Set(catalogue.map((c) => c.id));
 describe.each([...brokenConnectServers, ...brokenGrpcWebServers])("broken $protocol server $name", (broken) => {
   const key = `${broken.protocol}/${broken.name}`;
 
-  it(`carries its defect on the wire, and only it: ${broken.defect}`, async (t) => {
-    await skipIfMissing(broken, (why) => t.skip(why));
-    const evidence = EVIDENCE[key];
-    expect(evidence, `no evidence written for ${key}`).toBeDefined();
-    const started = await broken.start();
-    try {
-      await evidence!(started.httpUrl);
-    } finally {
-      await started.close();
-    }
-  }, BUILD_MS);
+  it(
+    `carries its defect on the wire, and only it: ${broken.defect}`,
+    async (t) => {
+      await skipIfMissing(broken, (why) => t.skip(why));
+      const evidence = EVIDENCE[key];
+      expect(evidence, `no evidence written for ${key}`).toBeDefined();
+      const started = await broken.start();
+      try {
+        await evidence!(started.httpUrl);
+      } finally {
+        await started.close();
+      }
+    },
+    BUILD_MS,
+  );
 
   // The checks these name are proposed with the fixture and not in the catalogue yet: until they are, this waits.
   const pending = broken.mustFail.filter((id) => !ids.has(id));
-  it.skipIf(pending.length > 0)(`fails exactly [${broken.mustFail.join(", ")}] under --strict${pending.length > 0 ? " (checks not yet in the catalogue)" : ""}`, async (t) => {
-    await skipIfMissing(broken, (why) => t.skip(why));
-    const started = await broken.start();
-    try {
-      const run = await checkVerdicts([`--${broken.protocol}`, started.httpUrl, "--timeout", "5s", "--seed", "11", "--runs", "25", "--strict", "--skip", catalogue.filter((c) => c.id.startsWith("contract.")).map((c) => c.id).join(",")]);
-      expect(run.failed).toEqual([...broken.mustFail].sort());
-      expect(run.code).toBe(1);
-    } finally {
-      await started.close();
-    }
-  }, BUILD_MS);
+  it.skipIf(pending.length > 0)(
+    `fails exactly [${broken.mustFail.join(", ")}] under ` +
+      `--strict${pending.length > 0 ? " (checks not yet in the catalogue)" : ""}`,
+    async (t) => {
+      await skipIfMissing(broken, (why) => t.skip(why));
+      const started = await broken.start();
+      try {
+        const run = await checkVerdicts([
+          `--${broken.protocol}`,
+          started.httpUrl,
+          "--timeout",
+          "5s",
+          "--seed",
+          "11",
+          "--runs",
+          "25",
+          "--strict",
+          "--skip",
+          catalogue
+            .filter((c) => c.id.startsWith("contract."))
+            .map((c) => c.id)
+            .join(","),
+        ]);
+        expect(run.failed).toEqual([...broken.mustFail].sort());
+        expect(run.code).toBe(1);
+      } finally {
+        await started.close();
+      }
+    },
+    BUILD_MS,
+  );
 });

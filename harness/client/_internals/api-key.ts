@@ -4,7 +4,8 @@
 
 const BEARER = /^bearer\s+/i;
 
-export const isKey = (value: string, key: string): boolean => value.trim() === key || (BEARER.test(value) && value.replace(BEARER, "").trim() === key);
+export const isKey = (value: string, key: string): boolean =>
+  value.trim() === key || (BEARER.test(value) && value.replace(BEARER, "").trim() === key);
 
 export function carriesKey(headers: Readonly<Record<string, readonly string[]>>, path: string, key: string): boolean {
   for (const [name, values] of Object.entries(headers)) {

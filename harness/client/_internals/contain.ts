@@ -10,7 +10,8 @@ import { findOnPath } from "./executable.js";
  */
 export const NO_NAMESPACE_ENV = "EXAMPLE_CONFORMANCE_NO_PID_NAMESPACE";
 
-/** When the client's init dies, the kernel kills every process of the namespace; --kill-child ends init with unshare. */
+/** When the client's init dies, the kernel kills every process of the namespace; --kill-child ends init with unshare.
+ * */
 export const UNSHARE_FLAGS = ["--pid", "--fork", "--kill-child", "--mount-proc"] as const;
 
 /** How long the probe may take: a machine where unshare hangs is a machine without it. */
@@ -26,9 +27,13 @@ export function namespaceUnshare(): string | undefined {
   if (process.env[NO_NAMESPACE_ENV] === "1") return undefined;
   if (probed === undefined) {
     probed = null;
-    const unshare = process.platform === "linux" && process.getuid?.() === 0 ? findOnPath("unshare", process.env.PATH) : undefined;
+    const unshare =
+      process.platform === "linux" && process.getuid?.() === 0 ? findOnPath("unshare", process.env.PATH) : undefined;
     if (unshare !== undefined) {
-      const r = spawnSync(unshare, [...UNSHARE_FLAGS, "/bin/sh", "-c", "exit 7"], { stdio: "ignore", timeout: PROBE_MS });
+      const r = spawnSync(unshare, [...UNSHARE_FLAGS, "/bin/sh", "-c", "exit 7"], {
+        stdio: "ignore",
+        timeout: PROBE_MS,
+      });
       if (r.status === 7) probed = unshare;
     }
   }
@@ -90,7 +95,14 @@ function readProcs(): Proc[] {
     }
     // The name (field 2) is the process's own choice and may hold spaces and parentheses: read after its last ")".
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    procs.push({ pid: Number(name), ppid: Number(f[1]), pgrp: Number(f[2]), session: Number(f[3]), starttime: f[19] ?? "", zombie: f[0] === "Z" });
+    procs.push({
+      pid: Number(name),
+      ppid: Number(f[1]),
+      pgrp: Number(f[2]),
+      session: Number(f[3]),
+      starttime: f[19] ?? "",
+      zombie: f[0] === "Z",
+    });
   }
   return procs;
 }
@@ -135,7 +147,8 @@ export function createSweeper(leader: number) {
         // The leader's PID only as seen alive (a reaped one may be another's now); a session or group of that number
         // is still its own, since the kernel does not hand out a PID that names a live session or group.
         const roots = new Set<number>(killed);
-        for (const p of procs) if (p.session === leader || p.pgrp === leader || seen.get(p.pid) === p.starttime) roots.add(p.pid);
+        for (const p of procs)
+          if (p.session === leader || p.pgrp === leader || seen.get(p.pid) === p.starttime) roots.add(p.pid);
         const live = procs.filter((p) => !p.zombie);
         const targets = new Set([...live.filter((p) => roots.has(p.pid)), ...tree(live, roots)].map((p) => p.pid));
         targets.delete(process.pid);

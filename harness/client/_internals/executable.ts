@@ -13,6 +13,7 @@ export function isExecutable(file: string): boolean {
 
 /** The first executable NAME in PATH's directories (empty entries skipped), as a path. */
 export function findOnPath(name: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? "").split(delimiter)) if (dir !== "" && isExecutable(join(dir, name))) return join(dir, name);
+  for (const dir of (path ?? "").split(delimiter))
+    if (dir !== "" && isExecutable(join(dir, name))) return join(dir, name);
   return undefined;
 }

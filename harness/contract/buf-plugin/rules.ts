@@ -24,7 +24,9 @@ export const goPackageDefined: LintRule = {
       const sourcePath = proto.package !== "" ? [FILE_PACKAGE] : proto.syntax !== "" ? [FILE_SYNTAX] : [];
       out.push({
         ruleId: this.id,
-        message: `File ${JSON.stringify(proto.name)} does not set option go_package; the Go generator cannot determine the import path without it.`,
+        message:
+          `File ${JSON.stringify(proto.name)} does not set option go_package; the Go generator cannot determine ` +
+          `the import path without it.`,
         fileName: proto.name,
         sourcePath,
       });

@@ -42,10 +42,12 @@ export async function runPlugin(
     else if (arg === "--spec") spec = true;
     else if (arg === "--format") format = args[++i] ?? "";
     else if (arg.startsWith("--format=")) format = arg.slice("--format=".length);
-    else if (arg === "-h" || arg === "--help") return ok(new TextEncoder().encode(`Commands:\n  ${CHECK}\n  ${LIST_RULES}\n  ${LIST_CATEGORIES}\n`));
+    else if (arg === "-h" || arg === "--help")
+      return ok(new TextEncoder().encode(`Commands:\n  ${CHECK}\n  ${LIST_RULES}\n  ${LIST_CATEGORIES}\n`));
     else rest.push(arg);
   }
-  if (format !== "binary") return usage(`buf-plugin-example: --format ${JSON.stringify(format)} is not supported; only "binary" is`);
+  if (format !== "binary")
+    return usage(`buf-plugin-example: --format ${JSON.stringify(format)} is not supported; only "binary" is`);
   if (protocol) return ok(new TextEncoder().encode("1\n"));
   if (spec) return ok(encodeSpec([CHECK, LIST_RULES, LIST_CATEGORIES]));
   if (rest.length !== 1) return usage(`buf-plugin-example: expected one procedure path, got ${JSON.stringify(rest)}`);

@@ -57,14 +57,20 @@ export async function decodeCheckRequest(bytes: Uint8Array): Promise<CheckReques
   const req = fromBinary(CheckRequestSchema, bytes);
   const { FileDescriptorProtoSchema } = await import("@bufbuild/protobuf/wkt");
   return {
-    files: req.files.map((f) => ({ proto: f.fileDescriptorProto ?? create(FileDescriptorProtoSchema), isImport: f.isImport })),
+    files: req.files.map((f) => ({
+      proto: f.fileDescriptorProto ?? create(FileDescriptorProtoSchema),
+      isImport: f.isImport,
+    })),
     ruleIds: req.ruleIds,
   };
 }
 
 /** Encodes pluginrpc.v1.Response with either a value or an error. */
 export function encodeResponse(result: { value: Any } | { error: { code: number; message: string } }): Uint8Array {
-  return toBinary(ResponseSchema, create(ResponseSchema, "value" in result ? { value: result.value } : { error: result.error }));
+  return toBinary(
+    ResponseSchema,
+    create(ResponseSchema, "value" in result ? { value: result.value } : { error: result.error }),
+  );
 }
 
 /** Encodes pluginrpc.v1.Spec. */
@@ -77,7 +83,12 @@ export function encodeListRulesResponse(rules: readonly Rule[]): Uint8Array {
   return toBinary(
     ListRulesResponseSchema,
     create(ListRulesResponseSchema, {
-      rules: rules.map((r) => ({ id: r.id, default: r.isDefault, purpose: r.purpose, type: r.type === "lint" ? RuleType.LINT : RuleType.BREAKING })),
+      rules: rules.map((r) => ({
+        id: r.id,
+        default: r.isDefault,
+        purpose: r.purpose,
+        type: r.type === "lint" ? RuleType.LINT : RuleType.BREAKING,
+      })),
     }),
   );
 }
@@ -93,7 +104,11 @@ export function encodeCheckResponse(annotations: readonly Annotation[]): Uint8Ar
     CheckResponseSchema,
     create(CheckResponseSchema, {
       annotations: annotations.map((a) =>
-        create(AnnotationSchema, { ruleId: a.ruleId, message: a.message, fileLocation: { fileName: a.fileName, sourcePath: a.sourcePath } }),
+        create(AnnotationSchema, {
+          ruleId: a.ruleId,
+          message: a.message,
+          fileLocation: { fileName: a.fileName, sourcePath: a.sourcePath },
+        }),
       ),
     }),
   );

@@ -32,16 +32,28 @@ export function grpcResult(slot: GrpcCallState, rstCode: number | undefined): Ca
       ? { code: Status.DEADLINE_EXCEEDED, details: `no status within ${slot.timeoutMs} ms`, answered: false }
       : slot.failure !== undefined
         ? { code: Status.UNAVAILABLE, details: slot.failure, answered: false }
-        : { code: Status.UNAVAILABLE, details: `stream closed without grpc-status (HTTP/2 code ${rstCode ?? 0})`, answered: false };
+        : {
+            code: Status.UNAVAILABLE,
+            details: `stream closed without grpc-status (HTTP/2 code ${rstCode ?? 0})`,
+            answered: false,
+          };
   }
   const first = slot.first;
   let reply: Buffer | undefined;
-  if (first !== undefined && slot.more === undefined && first.length >= 5 && first[0] === 0 && first.readUInt32BE(1) === first.length - 5) {
+  if (
+    first !== undefined &&
+    slot.more === undefined &&
+    first.length >= 5 &&
+    first[0] === 0 &&
+    first.readUInt32BE(1) === first.length - 5
+  ) {
     // One uncompressed message in one chunk: node:http2 gives each chunk its own memory, so a view will do.
     reply = first.subarray(5);
   } else if (first !== undefined) {
     const { frames } = decodeFrames(slot.more ? Buffer.concat([first, ...slot.more]) : first);
     if (frames.length === 1) reply = Buffer.from((frames[0] as { data: Uint8Array }).data);
   }
-  return reply ? { code: slot.status, details: slot.details, reply, answered: true } : { code: slot.status, details: slot.details, answered: true };
+  return reply
+    ? { code: slot.status, details: slot.details, reply, answered: true }
+    : { code: slot.status, details: slot.details, answered: true };
 }

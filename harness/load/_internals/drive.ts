@@ -6,7 +6,14 @@ import { Status, statusName } from "../../protocols/rpc.js";
 import { call, openConnection } from "./h2-rest-call.js";
 import { rawGrpcCaller } from "./raw-grpc-caller.js";
 import { resourceCaller, type Mix } from "./resource-caller.js";
-import { httpRpcCall, httpRpcRequest, openPool, type HttpRpcLoadProtocol, type HttpRpcRequest, type HttpWire } from "./http-rpc-call.js";
+import {
+  httpRpcCall,
+  httpRpcRequest,
+  openPool,
+  type HttpRpcLoadProtocol,
+  type HttpRpcRequest,
+  type HttpWire,
+} from "./http-rpc-call.js";
 
 export type { CallResult } from "./call-result.js";
 import type { CallResult } from "./call-result.js";
@@ -42,7 +49,8 @@ interface Caller {
   close(): void | Promise<void>;
 }
 
-/** gRPC under load: the raw HTTP/2 client (`harness/wire/raw-h2-client.ts`), each distinct request's bytes as they are. */
+/** gRPC under load: the raw HTTP/2 client (`harness/wire/raw-h2-client.ts`), each distinct request's bytes as they are.
+ * */
 function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; counts: { reconnections: number } } {
   const raw = rawGrpcCaller(spec.address, spec.connections, spec.concurrency, spec.timeoutMs);
   const bodies = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
@@ -106,7 +114,11 @@ export interface DriveResult {
 const SWEEP_MS = 50;
 
 export const newHistogram = (): Histogram =>
-  buildHistogram({ lowestDiscernibleValue: 1, highestTrackableValue: 10 * 60 * 1_000_000, numberOfSignificantValueDigits: 3 });
+  buildHistogram({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 10 * 60 * 1_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
 
 /**
  * Keeps spec.concurrency calls in flight until spec.durationMs has passed or stopped() says so. progress[0] and
@@ -114,12 +126,37 @@ export const newHistogram = (): Histogram =>
  */
 export async function drive(spec: DriveSpec, stopped: () => boolean, progress: Int32Array): Promise<DriveResult> {
   const grpc = spec.http || spec.resources ? undefined : grpcCaller(spec);
-  const resources = spec.resources && resourceCaller(spec.resources.collectionUrl, spec.resources.mix, spec.concurrency, spec.connections, spec.timeoutMs, spec.wire);
-  const caller: Caller = grpc ?? (resources ? { call: (w, _i, k) => resources.call(w, k), close: () => undefined } : httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>));
+  const resources =
+    spec.resources &&
+    resourceCaller(
+      spec.resources.collectionUrl,
+      spec.resources.mix,
+      spec.concurrency,
+      spec.connections,
+      spec.timeoutMs,
+      spec.wire,
+    );
+  const caller: Caller =
+    grpc ??
+    (resources
+      ? { call: (w, _i, k) => resources.call(w, k), close: () => undefined }
+      : httpRpcCaller(spec, spec.http as NonNullable<DriveSpec["http"]>));
   const atRest = spec.atRest.map((r) => (r === null ? undefined : Buffer.from(r.buffer, r.byteOffset, r.byteLength)));
   const histogram = newHistogram();
   const corrected = spec.rate === undefined ? undefined : newHistogram();
-  const result: DriveResult = { histogram, ...(corrected && { corrected }), unsent: 0, elapsedMs: 0, requests: 0, failed: 0, errors: {}, shed: {}, compared: 0, mismatches: 0, reconnections: 0 };
+  const result: DriveResult = {
+    histogram,
+    ...(corrected && { corrected }),
+    unsent: 0,
+    elapsedMs: 0,
+    requests: 0,
+    failed: 0,
+    errors: {},
+    shed: {},
+    compared: 0,
+    mismatches: 0,
+    reconnections: 0,
+  };
   let started = 0;
   const t0 = performance.now();
   const end = t0 + spec.durationMs;
@@ -171,8 +208,15 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   return result;
 }
 
-/** One call's outcome counted: a request, an error or a shed call by its name, or a reply compared with the one at rest. */
-function tally(result: DriveResult, res: CallResult, progress: Int32Array, rest: Buffer | undefined, body: unknown): void {
+/** One call's outcome counted: a request, an error or a shed call by its name, or a reply compared with the one at
+ * rest. */
+function tally(
+  result: DriveResult,
+  res: CallResult,
+  progress: Int32Array,
+  rest: Buffer | undefined,
+  body: unknown,
+): void {
   result.requests++;
   Atomics.add(progress, 0, 1);
   if (res.code !== 0) {
@@ -187,14 +231,19 @@ function tally(result: DriveResult, res: CallResult, progress: Int32Array, rest:
   }
   if (rest === undefined) return;
   result.compared++;
-  if (!res.reply || !res.reply.equals(rest)) {
+  if (!res.reply?.equals(rest)) {
     result.mismatches++;
-    result.example ??= `request ${JSON.stringify(body)}: reply at rest ${rest.toString("hex")}, under load ${res.reply?.toString("hex") ?? "none"}`;
+    result.example ??=
+      `request ${JSON.stringify(body)}: reply at rest ${rest.toString("hex")}, under load ` +
+      `${res.reply?.toString("hex") ?? "none"}`;
   }
 }
 
 /** What the resource caller compared and left behind, added to the run's counts. */
-function addResourceCounts(result: DriveResult, counts: Awaited<ReturnType<ReturnType<typeof resourceCaller>["finish"]>>): void {
+function addResourceCounts(
+  result: DriveResult,
+  counts: Awaited<ReturnType<ReturnType<typeof resourceCaller>["finish"]>>,
+): void {
   result.compared += counts.compared;
   result.mismatches += counts.mismatches;
   if (counts.example !== undefined) result.example ??= counts.example;

@@ -37,7 +37,17 @@ interface Slot {
 
 type SlotStream = http2.ClientHttp2Stream & { [SLOT]: Slot };
 
-const newSlot = (timeoutMs: number): Slot => ({ timeoutMs, stream: undefined, status: undefined, details: "", first: undefined, more: undefined, timedOut: false, refused: false, done: undefined });
+const newSlot = (timeoutMs: number): Slot => ({
+  timeoutMs,
+  stream: undefined,
+  status: undefined,
+  details: "",
+  first: undefined,
+  more: undefined,
+  timedOut: false,
+  refused: false,
+  done: undefined,
+});
 
 function onStatus(this: SlotStream, h: http2.IncomingHttpHeaders): void {
   if (h["grpc-status"] === undefined) return;
@@ -95,7 +105,11 @@ function cancel(slot: Slot): void {
 }
 
 /** One call on a session, bounded by its own timer; `refused` when the server refused it unprocessed. */
-function callOn(session: http2.ClientHttp2Session, framed: Buffer, timeoutMs: number): Promise<{ result: CallResult; refused: boolean }> {
+function callOn(
+  session: http2.ClientHttp2Session,
+  framed: Buffer,
+  timeoutMs: number,
+): Promise<{ result: CallResult; refused: boolean }> {
   return new Promise((resolve) => {
     const slot = newSlot(timeoutMs);
     const timer = setTimeout(() => cancel(slot), timeoutMs);

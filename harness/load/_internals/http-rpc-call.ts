@@ -28,7 +28,10 @@ export interface HttpWire {
 /** Keep-alive connections to the base URL, at most `connections` of them; TLS ones for an https:// URL. */
 export function openPool(base: URL, connections: number, wire: HttpWire = {}): Http1Pool {
   if (base.protocol !== "https:") return openHttp1Pool(base, { maxSockets: connections });
-  return openHttp1Pool(base, { maxSockets: connections, tls: tlsConnectOptions({ material: wire.tls, serverName: wire.authority }) });
+  return openHttp1Pool(base, {
+    maxSockets: connections,
+    tls: tlsConnectOptions({ material: wire.tls, serverName: wire.authority }),
+  });
 }
 
 export interface HttpRpcRequest {
@@ -52,7 +55,8 @@ export function httpRpcRequest(protocol: HttpRpcLoadProtocol, base: URL, message
  * A refusal that sheds load, by HTTP: 429, or 503 with Retry-After. (RESOURCE_EXHAUSTED in the RPC status is
  * shed too: see isShed.)
  */
-const shedByHttp = (status: number, headers: Readonly<Record<string, readonly string[]>>): boolean => status === 429 || (status === 503 && headers["retry-after"] !== undefined);
+const shedByHttp = (status: number, headers: Readonly<Record<string, readonly string[]>>): boolean =>
+  status === 429 || (status === 503 && headers["retry-after"] !== undefined);
 
 /**
  * A reply's result by the protocol's own codec, the one check reads replies with (protocols/connect, grpc-web):
@@ -62,9 +66,16 @@ async function replyResult(protocol: HttpRpcLoadProtocol, reply: BoundedReply, t
   const res: PlainResponse = { status: reply.status, headers: reply.headers, body: reply.body };
   const r = protocol === CONNECT ? await readConnectReply(res, timeoutMs) : await fromGrpcWeb(res, timeoutMs);
   const code = r.code !== Status.OK && shedByHttp(reply.status, reply.headers) ? Status.RESOURCE_EXHAUSTED : r.code;
-  const answered = protocol === CONNECT || reply.status !== 200 || r.trailers["grpc-status"] !== undefined || reply.headers["grpc-status"] !== undefined;
-  const message = r.response === undefined ? undefined : Buffer.from(r.response.buffer, r.response.byteOffset, r.response.byteLength);
-  return message && code === Status.OK ? { code, details: r.details, reply: message, answered } : { code, details: r.details, answered };
+  const answered =
+    protocol === CONNECT ||
+    reply.status !== 200 ||
+    r.trailers["grpc-status"] !== undefined ||
+    reply.headers["grpc-status"] !== undefined;
+  const message =
+    r.response === undefined ? undefined : Buffer.from(r.response.buffer, r.response.byteOffset, r.response.byteLength);
+  return message && code === Status.OK
+    ? { code, details: r.details, reply: message, answered }
+    : { code, details: r.details, answered };
 }
 
 export interface BoundedReply {
@@ -78,10 +89,28 @@ export interface BoundedReply {
  * One HTTP/1.1 exchange on the pool's keep-alive connections (wire/http1.ts), its reply read up to
  * MAX_LOAD_REPLY_BYTES and ended by the timeout; a string says why there is no reply.
  */
-export async function boundedExchange(pool: Http1Pool, base: URL, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number, wire: HttpWire = {}): Promise<BoundedReply | string> {
+export async function boundedExchange(
+  pool: Http1Pool,
+  base: URL,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  timeoutMs: number,
+  wire: HttpWire = {},
+): Promise<BoundedReply | string> {
   const target = wire.query === undefined ? path : `${path}${path.includes("?") ? "&" : "?"}${wire.query}`;
   const sent = { ...wire.headers, ...(wire.authority !== undefined && { host: wire.authority }), ...headers };
-  const a = await http1Exchange({ origin: base, method, path: target, headers: sent, ...(body && { body }), timeoutMs, maxBytes: MAX_LOAD_REPLY_BYTES, connection: pool });
+  const a = await http1Exchange({
+    origin: base,
+    method,
+    path: target,
+    headers: sent,
+    ...(body && { body }),
+    timeoutMs,
+    maxBytes: MAX_LOAD_REPLY_BYTES,
+    connection: pool,
+  });
   if (a.failure === undefined) return { status: a.status as number, headers: a.headers, body: a.body };
   if (a.failure.kind === "timeout") return `no reply within ${timeoutMs} ms`;
   if (a.failure.kind === "too-large") return `a reply past ${MAX_LOAD_REPLY_BYTES} bytes`;
@@ -90,8 +119,20 @@ export async function boundedExchange(pool: Http1Pool, base: URL, method: string
 }
 
 /** One call on the pool's keep-alive connections, ended by the timeout. */
-export async function httpRpcCall(protocol: HttpRpcLoadProtocol, base: URL, pool: Http1Pool, req: HttpRpcRequest, timeoutMs: number, wire: HttpWire = {}): Promise<CallResult> {
+export async function httpRpcCall(
+  protocol: HttpRpcLoadProtocol,
+  base: URL,
+  pool: Http1Pool,
+  req: HttpRpcRequest,
+  timeoutMs: number,
+  wire: HttpWire = {},
+): Promise<CallResult> {
   const r = await boundedExchange(pool, base, "POST", req.path, req.headers, req.body, timeoutMs, wire);
-  if (typeof r === "string") return { code: r.startsWith("no reply within") ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE, details: r, answered: false };
+  if (typeof r === "string")
+    return {
+      code: r.startsWith("no reply within") ? Status.DEADLINE_EXCEEDED : Status.UNAVAILABLE,
+      details: r,
+      answered: false,
+    };
   return replyResult(protocol, r, timeoutMs);
 }

@@ -113,7 +113,8 @@ export function rawGrpcCaller(address: ParsedAddress, connections: number, concu
   const slots = Array.from({ length: concurrency }, (_, w) => new RawSlot(timeoutMs, () => connectionFor(w)));
   return {
     counts,
-    call: (w: number, body: Buffer) => new Promise<CallResult>((resolve) => (slots[w] as RawSlot).start(connectionFor(w), body, resolve)),
+    call: (w: number, body: Buffer) =>
+      new Promise<CallResult>((resolve) => (slots[w] as RawSlot).start(connectionFor(w), body, resolve)),
     /** Cancels the calls past their deadline. */
     sweep(now: number) {
       for (const slot of slots) if (slot.stream !== undefined && now >= slot.deadline) slot.cancel();

@@ -58,9 +58,23 @@ interface Resources {
   serial: number;
 }
 
-export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: number, connections: number, timeoutMs: number, wire: HttpWire = {}): ResourceCaller {
+export function resourceCaller(
+  collectionUrl: string,
+  mix: Mix,
+  concurrency: number,
+  connections: number,
+  timeoutMs: number,
+  wire: HttpWire = {},
+): ResourceCaller {
   const collection = new URL(collectionUrl);
-  const res: Resources = { collection, pool: openPool(collection, connections, wire), timeoutMs, wire, counts: { compared: 0, mismatches: 0, created: 0, leftBehind: 0 }, serial: 0 };
+  const res: Resources = {
+    collection,
+    pool: openPool(collection, connections, wire),
+    timeoutMs,
+    wire,
+    counts: { compared: 0, mismatches: 0, created: 0, leftBehind: 0 },
+    serial: 0,
+  };
   const sequence = mixSequence(mix);
   /** Per slot: each message it holds, by its path, with the body it last wrote. */
   const held = Array.from({ length: concurrency }, () => new Map<string, string>());
@@ -102,14 +116,20 @@ export function resourceCaller(collectionUrl: string, mix: Mix, concurrency: num
 
 function send(res: Resources, method: string, path: string, body?: string): Promise<Reply | string> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify({ body }));
-  const headers: Record<string, string> = { accept: "application/json", ...(payload && { "content-type": "application/json", "content-length": String(payload.length) }) };
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    ...(payload && { "content-type": "application/json", "content-length": String(payload.length) }),
+  };
   return boundedExchange(res.pool, res.collection, method, path, headers, payload, res.timeoutMs, res.wire);
 }
 
 function outcome(op: MixOperation, r: Reply | string, ok: (r: Reply) => boolean): CallResult {
   if (typeof r === "string") return { code: Status.UNAVAILABLE, details: r, answered: false, label: `${op}: no reply` };
-  if (shedding(r)) return { code: Status.RESOURCE_EXHAUSTED, details: `HTTP ${r.status}`, answered: true, label: `HTTP ${r.status}` };
-  return ok(r) ? { code: Status.OK, details: "", answered: true } : { code: Status.UNKNOWN, details: `HTTP ${r.status}`, answered: true, label: `${op} HTTP ${r.status}` };
+  if (shedding(r))
+    return { code: Status.RESOURCE_EXHAUSTED, details: `HTTP ${r.status}`, answered: true, label: `HTTP ${r.status}` };
+  return ok(r)
+    ? { code: Status.OK, details: "", answered: true }
+    : { code: Status.UNKNOWN, details: `HTTP ${r.status}`, answered: true, label: `${op} HTTP ${r.status}` };
 }
 
 async function create(res: Resources, mine: Map<string, string>, w: number): Promise<CallResult> {
@@ -118,7 +138,8 @@ async function create(res: Resources, mine: Map<string, string>, w: number): Pro
   const result = outcome("create", r, (x) => x.status >= 200 && x.status < 300);
   if (typeof r === "string" || result.code !== Status.OK) return result;
   const location = r.headers.location?.[0] ?? r.headers["content-location"]?.[0];
-  if (typeof location !== "string") return { code: Status.UNKNOWN, details: "no Location", answered: true, label: "create: no Location" };
+  if (typeof location !== "string")
+    return { code: Status.UNKNOWN, details: "no Location", answered: true, label: "create: no Location" };
   const path = new URL(location, res.collection).pathname;
   mine.set(path, body);
   res.counts.created++;
@@ -140,7 +161,9 @@ async function read(res: Resources, path: string, last: string): Promise<CallRes
   counts.compared++;
   if (body !== last) {
     counts.mismatches++;
-    counts.example ??= `GET ${path}: last written ${JSON.stringify(last)}, read ${JSON.stringify(body)?.slice(0, 200) ?? "no body field"}`;
+    counts.example ??=
+      `GET ${path}: last written ${JSON.stringify(last)}, read ` +
+      `${JSON.stringify(body)?.slice(0, 200) ?? "no body field"}`;
   }
   return result;
 }
@@ -158,9 +181,13 @@ export function parseMix(text: string): Mix {
   const mix: Record<MixOperation, number> = { create: 0, read: 0, list: 0, update: 0, delete: 0 };
   for (const part of text.split(",")) {
     const m = /^\s*(create|read|list|update|delete)\s*=\s*(\d{1,3})\s*$/.exec(part);
-    if (!m) throw new Error(`${JSON.stringify(part)} is not op=weight (operations: ${MIX_OPERATIONS.join(", ")}; weights 0-999)`);
+    if (!m)
+      throw new Error(
+        `${JSON.stringify(part)} is not op=weight (operations: ${MIX_OPERATIONS.join(", ")}; weights 0-999)`,
+      );
     mix[m[1] as MixOperation] = Number(m[2]);
   }
-  if (mix.create === 0) throw new Error("the mix needs create above 0: every other operation works on messages the run creates");
+  if (mix.create === 0)
+    throw new Error("the mix needs create above 0: every other operation works on messages the run creates");
   return mix;
 }

@@ -29,11 +29,27 @@ function probeTarget(collection: URL, wire: HttpWire, timeoutMs: number, unreach
       calls++;
       const body = req.body === undefined ? undefined : Buffer.from(req.body);
       const headers = { ...req.headers, ...(body && { "content-length": String(body.length) }) };
-      const r = await boundedExchange(pool, collection, req.method, req.path, headers, body, req.timeoutMs ?? timeoutMs, wire);
+      const r = await boundedExchange(
+        pool,
+        collection,
+        req.method,
+        req.path,
+        headers,
+        body,
+        req.timeoutMs ?? timeoutMs,
+        wire,
+      );
       if (typeof r === "string") {
         // The first target's exchange that gets no answer: the target cannot be reached (exit 3), not refusing.
         if (unreachable) throw new ConformanceError("unreachable", `cannot reach ${collection.href}: ${r}`);
-        return { status: 0, statusText: "", headers: {}, body: new Uint8Array(), text: "", failure: { kind: "connection", message: r } };
+        return {
+          status: 0,
+          statusText: "",
+          headers: {},
+          body: new Uint8Array(),
+          text: "",
+          failure: { kind: "connection", message: r },
+        };
       }
       return { status: r.status, statusText: "", headers: r.headers, body: r.body, text: r.body.toString("utf8") };
     },
@@ -45,7 +61,10 @@ function probeTarget(collection: URL, wire: HttpWire, timeoutMs: number, unreach
 }
 
 /** Throws a credentials error (exit 5) when the target wants a key it was not given or refuses the given one. */
-export async function probeResourceCredentials(collectionUrl: string, options: ResourceCredentialsOptions): Promise<void> {
+export async function probeResourceCredentials(
+  collectionUrl: string,
+  options: ResourceCredentialsOptions,
+): Promise<void> {
   const collection = new URL(collectionUrl);
   const target = probeTarget(collection, options.wire, options.timeoutMs, true);
   try {

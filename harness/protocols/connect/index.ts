@@ -14,18 +14,33 @@ export const CONNECT = "connect";
 
 export const connectProtocol: ProtocolModule = {
   name: CONNECT,
-  cli: { flag: "--connect", value: "url", description: "an RPC target spoken to in the Connect protocol: the base URL of its procedures, http://host:port[/prefix] (with or instead of --grpc: the RPC flags combine)" },
+  cli: {
+    flag: "--connect",
+    value: "url",
+    description:
+      "an RPC target spoken to in the Connect protocol: the base URL of its procedures, " +
+      "http://host:port[/prefix] (with or instead of --grpc: the RPC flags combine)",
+  },
   speaks: connectSpeaks,
   needsHttp2Handshake: false,
   // A unary body is one Message with the proto codec; a JSON one is text.
   recording: connectRecording,
-  trace: { httpVersion: "HTTP/1.1", format: "har", bodyShape: (type) => (/^application\/(proto|x-protobuf)\b/.test(type) ? "message" : "other") },
+  trace: {
+    httpVersion: "HTTP/1.1",
+    format: "har",
+    bodyShape: (type) => (/^application\/(proto|x-protobuf)\b/.test(type) ? "message" : "other"),
+  },
   endpoint: (address, flag) => parseRpcUrl(address, flag),
   createTransport: (setup) =>
     createHttpRpcTransport(setup, {
       traceAs: CONNECT,
       request: (message, deadline, metadata) => ({
-        headers: { ...metadata, "content-type": "application/proto", "connect-protocol-version": "1", "connect-timeout-ms": String(deadline) },
+        headers: {
+          ...metadata,
+          "content-type": "application/proto",
+          "connect-protocol-version": "1",
+          "connect-timeout-ms": String(deadline),
+        },
         body: message,
       }),
       reply: readConnectReply,

@@ -1,7 +1,14 @@
 // Whether a target speaks Connect, asked before any check: one unary POST of Hello, its reply read for Connect's shape.
 import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import type { PlainResponse } from "../http-exchange.js";
-import { describeReply, http2OnlyTls, isDocumentType, mediaTypeOf, noReply, SAYS_NOTHING_OF_PROTOCOL } from "../http-rpc.js";
+import {
+  describeReply,
+  http2OnlyTls,
+  isDocumentType,
+  mediaTypeOf,
+  noReply,
+  SAYS_NOTHING_OF_PROTOCOL,
+} from "../http-rpc.js";
 import type { ProbeAnswer, SpeaksProbe } from "../protocol.js";
 
 /**
@@ -15,7 +22,11 @@ export function connectAnswer(res: PlainResponse): ProbeAnswer {
   if (res.status === undefined) return noReply(res);
   const type = mediaTypeOf(res.headers);
   const other = { speaks: false as const, answered: describeReply(res.status, res.headers, res.body) };
-  if (type.startsWith("application/grpc")) return { ...other, answered: `${other.answered}, a ${type.startsWith("application/grpc-web") ? "gRPC-Web" : "gRPC"} reply` };
+  if (type.startsWith("application/grpc"))
+    return {
+      ...other,
+      answered: `${other.answered}, a ${type.startsWith("application/grpc-web") ? "gRPC-Web" : "gRPC"} reply`,
+    };
   const h2only = http2OnlyTls(res);
   if (h2only !== undefined) return { speaks: false, answered: h2only };
   if (SAYS_NOTHING_OF_PROTOCOL.has(res.status)) return { speaks: true };
@@ -40,8 +51,16 @@ const PROBE_BODY = "example-conformance set-up probe";
 
 /** A unary POST of Hello in one codec, as the probe sends it. */
 function helloRequest(type: "application/proto" | "application/json", timeoutMs: number) {
-  const body = type === "application/proto" ? encodeMessage(PROBE_BODY) : new TextEncoder().encode(JSON.stringify({ body: PROBE_BODY }));
-  return { channel: "fresh" as const, timeoutMs, headers: { "content-type": type, "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) }, body };
+  const body =
+    type === "application/proto"
+      ? encodeMessage(PROBE_BODY)
+      : new TextEncoder().encode(JSON.stringify({ body: PROBE_BODY }));
+  return {
+    channel: "fresh" as const,
+    timeoutMs,
+    headers: { "content-type": type, "connect-protocol-version": "1", "connect-timeout-ms": String(timeoutMs) },
+    body,
+  };
 }
 
 /**
@@ -63,7 +82,9 @@ export function connectJsonAnswer(res: PlainResponse): ProbeAnswer {
 /** Binary first; a 415 that is no Connect error (a server of the JSON codec alone) is asked again in JSON. */
 export const connectSpeaks: SpeaksProbe = {
   spoken: "Connect",
-  expected: "a Connect reply to a unary POST of Hello (application/proto, or application/json after a 415): the message, or an error as JSON with a code",
+  expected:
+    "a Connect reply to a unary POST of Hello (application/proto, or application/json after a 415): the message, " +
+    "or an error as JSON with a code",
   async ask(transport, timeoutMs) {
     if (!transport.exchange) return { speaks: true };
     const res = await transport.exchange(helloRequest("application/proto", timeoutMs));

@@ -49,12 +49,22 @@ export async function fromGrpcWeb(res: PlainResponse, deadline: number): Promise
   const raw = statusSource["grpc-status"]?.[0];
   if (raw === undefined) {
     const code = res.status === 200 ? Status.INTERNAL : codeForHttpStatus(res.status as number);
-    return { code, details: res.status === 200 ? "no grpc-status in the trailers or headers" : `HTTP ${res.status}`, headers: res.headers, trailers };
+    return {
+      code,
+      details: res.status === 200 ? "no grpc-status in the trailers or headers" : `HTTP ${res.status}`,
+      headers: res.headers,
+      trailers,
+    };
   }
   const code = /^\d+$/.test(raw) ? Number(raw) : Status.UNKNOWN;
   const details = grpcMessage(statusSource["grpc-message"]?.[0]);
   if (code === Status.OK && data.length !== 1) {
-    return { code: Status.INTERNAL, details: `${data.length} response messages for a unary call`, headers: res.headers, trailers };
+    return {
+      code: Status.INTERNAL,
+      details: `${data.length} response messages for a unary call`,
+      headers: res.headers,
+      trailers,
+    };
   }
   if (code !== Status.OK) return { code, details, headers: res.headers, trailers };
   const message = data[0] as { flags: number; data: Uint8Array };

@@ -15,7 +15,13 @@ export const GRPC_WEB = "grpc-web";
 
 export const grpcWebProtocol: ProtocolModule = {
   name: GRPC_WEB,
-  cli: { flag: "--grpc-web", value: "url", description: "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (with or instead of --grpc: the RPC flags combine)" },
+  cli: {
+    flag: "--grpc-web",
+    value: "url",
+    description:
+      "an RPC target spoken to in gRPC-Web: the base URL of its procedures, http://host:port[/prefix] (with or " +
+      "instead of --grpc: the RPC flags combine)",
+  },
   speaks: grpcWebSpeaks,
   needsHttp2Handshake: false,
   // Length-prefixed frames, but for the base64 text form, which is shown as the text it is.
@@ -23,14 +29,20 @@ export const grpcWebProtocol: ProtocolModule = {
   trace: {
     httpVersion: "HTTP/1.1",
     format: "har",
-    bodyShape: (type) => (type.startsWith("application/grpc-web") && !type.startsWith("application/grpc-web-text") ? "frames" : "other"),
+    bodyShape: (type) =>
+      type.startsWith("application/grpc-web") && !type.startsWith("application/grpc-web-text") ? "frames" : "other",
   },
   endpoint: (address, flag) => parseRpcUrl(address, flag),
   createTransport: (setup) =>
     createHttpRpcTransport(setup, {
       traceAs: GRPC_WEB,
       request: (message, deadline, metadata) => ({
-        headers: { ...metadata, "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "grpc-timeout": `${deadline}m` },
+        headers: {
+          ...metadata,
+          "content-type": "application/grpc-web+proto",
+          "x-grpc-web": "1",
+          "grpc-timeout": `${deadline}m`,
+        },
         body: frame(0, message),
       }),
       reply: fromGrpcWeb,

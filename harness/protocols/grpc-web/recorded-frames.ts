@@ -12,7 +12,12 @@ export const GRPC_TIMEOUT = /^\d{1,8}[HMSmun]$/;
 export const firstValue = (call: RecordedCall, name: string): string | undefined => call.headers[name]?.[0];
 
 /** Whether a Message (compressed with `encoding` when `compressed`) decodes: no line when it does. */
-export async function messageProblems(data: Uint8Array, encoding: string | undefined, compressed: boolean, maxBytes: number): Promise<string[]> {
+export async function messageProblems(
+  data: Uint8Array,
+  encoding: string | undefined,
+  compressed: boolean,
+  maxBytes: number,
+): Promise<string[]> {
   let bytes = data;
   if (compressed) {
     const inflated = await inflate(data, encoding as string, maxBytes);
@@ -24,7 +29,11 @@ export async function messageProblems(data: Uint8Array, encoding: string | undef
 }
 
 /** The Message's body of one well-formed length-prefixed frame, inflated; undefined when the body is not that. */
-export async function framedMessageBody(frames: Uint8Array, encoding: string | undefined, maxBytes: number): Promise<string | undefined> {
+export async function framedMessageBody(
+  frames: Uint8Array,
+  encoding: string | undefined,
+  maxBytes: number,
+): Promise<string | undefined> {
   const { frames: parsed, leftover } = parseFrames(frames);
   const first = parsed[0];
   if (parsed.length !== 1 || leftover !== 0 || first === undefined) return undefined;
@@ -40,12 +49,18 @@ export async function framedMessageBody(frames: Uint8Array, encoding: string | u
 }
 
 /** gRPC's and gRPC-Web's body: exactly one length-prefixed message, compressed only with an encoding named. */
-export async function framedProblems(body: Uint8Array, encoding: string | undefined, maxBytes: number): Promise<string[]> {
+export async function framedProblems(
+  body: Uint8Array,
+  encoding: string | undefined,
+  maxBytes: number,
+): Promise<string[]> {
   const { frames, leftover } = parseFrames(body);
-  if (leftover !== 0) return [`its body is not whole length-prefixed messages (${leftover} bytes left over after ${frames.length})`];
+  if (leftover !== 0)
+    return [`its body is not whole length-prefixed messages (${leftover} bytes left over after ${frames.length})`];
   if (frames.length !== 1) return [`a unary call carries exactly one message; it carries ${frames.length}`];
   const f = frames[0] as { flags: number; data: Uint8Array };
   if (f.flags > 1) return [`its message's flags byte is ${f.flags}: only 0 (plain) or 1 (compressed) are defined`];
-  if (f.flags === 1 && isIdentity(encoding)) return ["its message's compressed flag is set, yet it names no grpc-encoding"];
+  if (f.flags === 1 && isIdentity(encoding))
+    return ["its message's compressed flag is set, yet it names no grpc-encoding"];
   return messageProblems(f.data, encoding, f.flags === 1, maxBytes);
 }

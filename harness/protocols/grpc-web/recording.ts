@@ -10,10 +10,14 @@ import { frame } from "./codec.js";
 async function grpcWebProblems(call: RecordedCall, maxBytes: number): Promise<string[]> {
   const contentType = firstValue(call, "content-type") ?? "";
   const text = /^application\/grpc-web-text/i.test(contentType);
-  if (!/^application\/grpc-web(-text)?(\+proto)?\s*(;|$)/i.test(contentType)) return [`content-type ${JSON.stringify(contentType)} is not gRPC-Web's with the proto codec`];
+  if (!/^application\/grpc-web(-text)?(\+proto)?\s*(;|$)/i.test(contentType))
+    return [`content-type ${JSON.stringify(contentType)} is not gRPC-Web's with the proto codec`];
   const body = text ? Buffer.from(Buffer.from(call.body).toString("latin1"), "base64") : call.body;
   const timeout = firstValue(call, "grpc-timeout");
-  const problems = timeout !== undefined && !GRPC_TIMEOUT.test(timeout) ? [`grpc-timeout ${JSON.stringify(timeout)} is not 1-8 digits and a unit`] : [];
+  const problems =
+    timeout !== undefined && !GRPC_TIMEOUT.test(timeout)
+      ? [`grpc-timeout ${JSON.stringify(timeout)} is not 1-8 digits and a unit`]
+      : [];
   return [...problems, ...(await framedProblems(body, firstValue(call, "grpc-encoding"), maxBytes))];
 }
 
@@ -26,9 +30,14 @@ async function answerGrpcWeb(call: RecordedCall, res: ServerResponse, ask: Hello
     if (res.headersSent) return;
     const trailer = Buffer.from(`grpc-status:${code}\r\ngrpc-message:${encodeURIComponent(message)}\r\n`, "latin1");
     const out = Buffer.concat([payload ? frame(0, payload) : new Uint8Array(), frame(0x80, trailer)]);
-    res.writeHead(200, { "content-type": text ? "application/grpc-web-text+proto" : "application/grpc-web+proto" }).end(text ? out.toString("base64") : out);
+    res
+      .writeHead(200, { "content-type": text ? "application/grpc-web-text+proto" : "application/grpc-web+proto" })
+      .end(text ? out.toString("base64") : out);
   };
-  const answer = await ask.answer("proto", await framedMessageBody(frames, firstValue(call, "grpc-encoding"), ask.maxBodyBytes));
+  const answer = await ask.answer(
+    "proto",
+    await framedMessageBody(frames, firstValue(call, "grpc-encoding"), ask.maxBodyBytes),
+  );
   if (answer === undefined) return;
   if (answer.kind === "error") return send(undefined, answer.code, answer.message);
   send(encodeReply(answer), 0, "");

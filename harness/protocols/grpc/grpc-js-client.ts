@@ -82,9 +82,14 @@ export class GrpcJsClient {
       "grpc.enable_channelz": 0,
       "grpc.default_authority": this.#options.authority ?? defaultAuthority(this.#options.address),
     };
-    if (this.#options.authority !== undefined) opts["grpc.ssl_target_name_override"] = this.#options.authority.replace(/:\d+$/, "");
+    if (this.#options.authority !== undefined)
+      opts["grpc.ssl_target_name_override"] = this.#options.authority.replace(/:\d+$/, "");
     const credentials = channelCredentials(this.#tls);
-    return new grpc.Client(this.#options.address.grpcTarget, sockets ? seeingSockets(credentials, sockets) : credentials, opts);
+    return new grpc.Client(
+      this.#options.address.grpcTarget,
+      sockets ? seeingSockets(credentials, sockets) : credentials,
+      opts,
+    );
   }
 
   #client(): grpc.Client {
@@ -128,7 +133,8 @@ export class GrpcJsClient {
           if (fresh) client.close();
           // Refused with its body still going out, a channel of one call stops sending it (RFC 9113 8.1): the
           // connection is dropped, as grpc-js offers no way to reset its stream once it has the status.
-          if (sockets && status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW) for (const s of sockets) s.destroy();
+          if (sockets && status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW)
+            for (const s of sockets) s.destroy();
           const result = {
             code: status.code,
             details: status.details,
@@ -137,7 +143,17 @@ export class GrpcJsClient {
             trailers: toRecord(status.metadata),
           };
           const authority = this.#options.authority ?? defaultAuthority(this.#options.address);
-          options.trace?.(() => unaryRecord("grpc", `${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`, toRecord(metadata), request, options, startedAt, result));
+          options.trace?.(() =>
+            unaryRecord(
+              "grpc",
+              `${this.#tls ? "https" : "http"}://${authority}${options.path ?? HELLO_PATH}`,
+              toRecord(metadata),
+              request,
+              options,
+              startedAt,
+              result,
+            ),
+          );
           resolve(result);
         });
       });

@@ -15,7 +15,11 @@ export const GRPC = "grpc";
 
 export const grpcProtocol: ProtocolModule = {
   name: GRPC,
-  cli: { flag: "--grpc", value: "address", description: "the gRPC target: host:port, dns:///host:port or unix:///path" },
+  cli: {
+    flag: "--grpc",
+    value: "address",
+    description: "the gRPC target: host:port, dns:///host:port or unix:///path",
+  },
   speaks: grpcSpeaks,
   needsHttp2Handshake: true,
   recording: grpcRecording,

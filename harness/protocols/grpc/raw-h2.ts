@@ -85,7 +85,11 @@ interface RawCall {
   finish: (failure?: RawResponse["failure"]) => void;
 }
 
-export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, request: RawRequest): Promise<RawResponse> {
+export function sendRaw(
+  conn: ConnectionOptions,
+  tls: TlsMaterial | undefined,
+  request: RawRequest,
+): Promise<RawResponse> {
   const authority = conn.authority ?? defaultAuthority(conn.address);
   const scheme = tls ? "https" : "http";
   const timeoutMs = request.timeoutMs ?? conn.timeoutMs;
@@ -107,12 +111,27 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
         const { result } = call;
         const body = Buffer.concat(call.chunks);
         // A reply that is not gRPC (a proxy's HTML error page) holds no messages: its bytes are no length prefixes.
-        const { frames, leftover } = isGrpcReply(result.httpStatus, result.headers) ? decodeFrames(body) : { frames: [], leftover: body.length };
+        const { frames, leftover } = isGrpcReply(result.httpStatus, result.headers)
+          ? decodeFrames(body)
+          : { frames: [], leftover: body.length };
         result.frames = frames;
         result.leftover = leftover;
         if (failure) result.failure = failure;
         call.session.destroy();
-        request.trace?.(() => rawRecord("grpc", { method: String(headers[":method"]), url: `${scheme}://${authority}${String(headers[":path"])}`, headers, body: sent }, startedAt, body, result));
+        request.trace?.(() =>
+          rawRecord(
+            "grpc",
+            {
+              method: String(headers[":method"]),
+              url: `${scheme}://${authority}${String(headers[":path"])}`,
+              headers,
+              body: sent,
+            },
+            startedAt,
+            body,
+            result,
+          ),
+        );
         resolve(result);
       },
     };
@@ -130,7 +149,12 @@ export function sendRaw(conn: ConnectionOptions, tls: TlsMaterial | undefined, r
 }
 
 /** The request's headers: gRPC's own, the run's metadata, then the request's, where null removes one. */
-function rawHeaders(conn: ConnectionOptions, request: RawRequest, scheme: string, authority: string): http2.OutgoingHttpHeaders {
+function rawHeaders(
+  conn: ConnectionOptions,
+  request: RawRequest,
+  scheme: string,
+  authority: string,
+): http2.OutgoingHttpHeaders {
   const headers: http2.OutgoingHttpHeaders = {
     ":method": request.method ?? "POST",
     ":path": request.path ?? HELLO_PATH,
@@ -154,7 +178,10 @@ function rawHeaders(conn: ConnectionOptions, request: RawRequest, scheme: string
  */
 function watchSession(call: RawCall, connectMs: number, timeoutMs: number, settled: () => boolean): void {
   const { session } = call;
-  call.timer = setTimeout(() => call.finish({ kind: "connection", message: `no connection within ${connectMs} ms` }), connectMs);
+  call.timer = setTimeout(
+    () => call.finish({ kind: "connection", message: `no connection within ${connectMs} ms` }),
+    connectMs,
+  );
   session.once("connect", () => {
     clearTimeout(call.timer);
     if (!settled()) call.timer = setTimeout(() => call.finish({ kind: "timeout" }), timeoutMs);
@@ -187,9 +214,15 @@ function readReply(call: RawCall, stream: http2.ClientHttp2Stream): void {
     }
     // A message announced past the bound would never be read whole: say so now rather than wait it out. Only in a
     // gRPC reply: "<htm" read as a length is 1.7 GB.
-    const tooLong = isGrpcReply(result.httpStatus, result.headers) ? announced(chunk).find((n) => n > MAX_BODY) : undefined;
+    const tooLong = isGrpcReply(result.httpStatus, result.headers)
+      ? announced(chunk).find((n) => n > MAX_BODY)
+      : undefined;
     call.chunks.push(chunk);
-    if (tooLong !== undefined) finish({ kind: "connection", message: `a response message announced as ${tooLong} bytes, past the ${MAX_BODY} a check reads` });
+    if (tooLong !== undefined)
+      finish({
+        kind: "connection",
+        message: `a response message announced as ${tooLong} bytes, past the ${MAX_BODY} a check reads`,
+      });
   });
   readEnd(call, stream);
 }
@@ -213,13 +246,19 @@ function readEnd(call: RawCall, stream: http2.ClientHttp2Stream): void {
   stream.on("close", () => {
     const code = stream.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
     // A stream the server had ended before it was cancelled here ended as the server ended it.
-    const endedCleanly = answeredEarly || (code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined);
+    const endedCleanly =
+      answeredEarly || (code === http2.constants.NGHTTP2_NO_ERROR && result.httpStatus !== undefined);
     if (endedCleanly) return finish();
     // A connection that went away (the process died, say) also closes its streams with a code, Node's own (CANCEL,
     // often with no error at all): that is no reset the server sent, and no answer. A RST_STREAM the server sent
     // closes the stream while its session lives.
     if (session.destroyed && streamError?.code !== "ERR_HTTP2_STREAM_ERROR") {
-      return finish({ kind: "connection", message: `the connection closed under the call (${streamError?.code ?? streamError?.message ?? "no reset was received"})` });
+      return finish({
+        kind: "connection",
+        message:
+          `the connection closed under the call ` +
+          `(${streamError?.code ?? streamError?.message ?? "no reset was received"})`,
+      });
     }
     finish({ kind: "reset", http2Code: code });
   });

@@ -17,7 +17,11 @@ export function grpcAnswer(res: RawResponse): ProbeAnswer {
   if (SAYS_NOTHING_OF_PROTOCOL.has(res.httpStatus)) return { speaks: true };
   const type = mediaTypeOf(res.headers);
   const bytes = res.frames.reduce((n, f) => n + 5 + f.data.length, 0) + res.leftover;
-  return { speaks: false, answered: `HTTP ${res.httpStatus} ${type === "" ? "with no content-type" : type} (${bytes} bytes) and no grpc-status` };
+  return {
+    speaks: false,
+    answered:
+      `HTTP ${res.httpStatus} ${type === "" ? "with no content-type" : type}` + ` (${bytes} bytes) and no grpc-status`,
+  };
 }
 
 export const grpcSpeaks: SpeaksProbe = {
@@ -25,6 +29,11 @@ export const grpcSpeaks: SpeaksProbe = {
   expected: "a gRPC reply to a call of Hello: content-type application/grpc or a grpc-status",
   async ask(transport, timeoutMs) {
     if (!transport.raw) return { speaks: true };
-    return grpcAnswer(await transport.raw({ body: [{ compressed: false, data: encodeMessage("example-conformance set-up probe") }], timeoutMs }));
+    return grpcAnswer(
+      await transport.raw({
+        body: [{ compressed: false, data: encodeMessage("example-conformance set-up probe") }],
+        timeoutMs,
+      }),
+    );
   },
 };

@@ -42,13 +42,20 @@ const cause = (err: unknown): string => {
 /** The flag and path as the user wrote them: `--report-json out.json`, `--reporter json=out.json`. */
 const named = (flag: string, path: string): string => (flag.endsWith("=") ? `${flag}${path}` : `${flag} ${path}`);
 
-function bounded<T>(what: (signal: AbortSignal) => Promise<T>, flag: string, path: string, timeoutMs: number): Promise<T> {
+function bounded<T>(
+  what: (signal: AbortSignal) => Promise<T>,
+  flag: string,
+  path: string,
+  timeoutMs: number,
+): Promise<T> {
   const stop = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       stop.abort();
-      reject(new ConformanceError("usage", `${named(flag, path)}: cannot write: no answer within ${timeoutMs / 1000} s`));
+      reject(
+        new ConformanceError("usage", `${named(flag, path)}: cannot write: no answer within ${timeoutMs / 1000} s`),
+      );
     }, timeoutMs);
     timer.unref();
   });
@@ -59,14 +66,27 @@ function bounded<T>(what: (signal: AbortSignal) => Promise<T>, flag: string, pat
  * Writes every byte: a pipe opened O_NONBLOCK takes a part of a long report per write, or none while its reader is
  * behind (EAGAIN), so the rest is written as it drains, until the bound stops it.
  */
-async function writeAll(handle: FileHandle, bytes: Buffer, position: number | null, signal: AbortSignal): Promise<void> {
+async function writeAll(
+  handle: FileHandle,
+  bytes: Buffer,
+  position: number | null,
+  signal: AbortSignal,
+): Promise<void> {
   let done = 0;
   while (done < bytes.length && !signal.aborted) {
     try {
-      const { bytesWritten } = await handle.write(bytes, done, bytes.length - done, position === null ? null : position + done);
+      const { bytesWritten } = await handle.write(
+        bytes,
+        done,
+        bytes.length - done,
+        position === null ? null : position + done,
+      );
       // A file that takes nothing and says no error (some /proc and /sys entries past their first write) would be
       // asked again at once, forever, at full CPU: it is refused as it is.
-      if (bytesWritten === 0) throw Object.assign(new Error(`it took ${done} of ${bytes.length} bytes and then none`), { code: "ENOPROGRESS" });
+      if (bytesWritten === 0)
+        throw Object.assign(new Error(`it took ${done} of ${bytes.length} bytes and then none`), {
+          code: "ENOPROGRESS",
+        });
       done += bytesWritten;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
@@ -77,15 +97,23 @@ async function writeAll(handle: FileHandle, bytes: Buffer, position: number | nu
 
 /**
  * A report's own folder is made when it is missing and its parent exists (`--report-json reports/run.json` in a
- * fresh checkout), as docs/checking-a-server.md says; a path missing more than that is more likely a typo than a wish, and is
- * refused naming the folder, instead of a tree of folders made silently.
+ * fresh checkout), as docs/checking-a-server.md says; a path missing more than that is more likely a typo than a wish,
+ * and is refused naming the folder, instead of a tree of folders made silently.
  */
 async function makeOwnFolder(flag: string, path: string): Promise<void> {
   const folder = dirname(path);
-  const exists = (p: string) => stat(p).then(() => true, () => false);
+  const exists = (p: string) =>
+    stat(p).then(
+      () => true,
+      () => false,
+    );
   if (await exists(folder)) return;
   if (!(await exists(dirname(folder)))) {
-    throw new ConformanceError("usage", `${named(flag, path)}: cannot write: neither its folder ${folder} nor that folder's parent exists (a report makes at most its own folder: create the rest first)`);
+    throw new ConformanceError(
+      "usage",
+      `${named(flag, path)}: cannot write: neither its folder ${folder} nor that folder's parent exists (a ` +
+        `report makes at most its own folder: create the rest first)`,
+    );
   }
   await mkdir(folder).catch((err: NodeJS.ErrnoException) => {
     // Another report of the same run made it first.
@@ -97,7 +125,11 @@ async function makeOwnFolder(flag: string, path: string): Promise<void> {
  * Opens (creating, never truncating yet) the file a report goes to. O_NONBLOCK: a named pipe with no reader is
  * refused at once instead of blocking the open forever; regular files are unaffected.
  */
-export async function openReportFile(flag: string, path: string, timeoutMs: number = REPORT_WRITE_TIMEOUT_MS): Promise<ReportFile> {
+export async function openReportFile(
+  flag: string,
+  path: string,
+  timeoutMs: number = REPORT_WRITE_TIMEOUT_MS,
+): Promise<ReportFile> {
   let handle: FileHandle;
   let regular: boolean;
   // A file this run creates and then never writes (the target was unreachable) is removed again on close, so no

@@ -10,16 +10,22 @@ export function scopeWords(report: RunReport): string {
   return [...parts, `the contract ${report.scope.contract}`].join(", ");
 }
 
-/** The profiles that gated and whether --strict was on: "contract profile" or "contract and protocol profiles, --strict". */
+/** The profiles that gated and whether --strict was on: "contract profile" or "contract and protocol profiles,
+ * --strict". */
 export function gateWords(report: RunReport): string {
   const p = report.selection.profiles;
-  return `${p.join(" and ")} profile${p.length > 1 ? "s" : ""}${report.selection.strict ? ", --strict (SHOULD failures gate)" : ""}`;
+  return (
+    `${p.join(" and ")} ` +
+    `profile${p.length > 1 ? "s" : ""}${report.selection.strict ? ", --strict (SHOULD failures gate)" : ""}`
+  );
 }
 
 /** --only/--skip as given, or "every check". */
 export function selectionWords(report: RunReport): string {
   const { only, skip } = report.selection;
-  const parts = [only.length > 0 && `--only ${only.join(",")}`, skip.length > 0 && `--skip ${skip.join(",")}`].filter(Boolean);
+  const parts = [only.length > 0 && `--only ${only.join(",")}`, skip.length > 0 && `--skip ${skip.join(",")}`].filter(
+    Boolean,
+  );
   return parts.length > 0 ? parts.join(" ") : "every check";
 }
 
@@ -39,7 +45,9 @@ export function verdictReason(report: RunReport): string {
       return `no gating check failed, but ${[
         notRun > 0 && `${notRun} gating check(s) were not run (${selectionWords(report)})`,
         needed.length > 0 && `${needed.length} gating check(s) could not be judged without ${neededWords(needed)}`,
-        couldNot.length > 0 && `${couldNot.length} more gating check(s) could not judge (${couldNot.map((u) => u.id).join(", ")}: each says why)`,
+        couldNot.length > 0 &&
+          `${couldNot.length} more gating check(s) could not judge (${couldNot.map((u) => u.id).join(", ")}: ` +
+            `each says why)`,
       ]
         .filter(Boolean)
         .join(", and ")}`;

@@ -1,5 +1,6 @@
 // Every string of the target's, and every string that may hold a secret of the run, goes through here before it is
-// put into a trace: the run's secrets replaced, then neutralised as the reporters do (harness/_internals/neutralise.ts).
+// put into a trace: the run's secrets replaced, then neutralised as the reporters do
+// (harness/_internals/neutralise.ts).
 import { neutralise } from "../../_internals/neutralise.js";
 import type { TraceHeaders } from "../exchange-record.js";
 
@@ -24,7 +25,12 @@ export function createInert(redact: Redact): Inert {
     text: (text, max) => neutralise(redact(text), { multiline: true, max }),
     headers: (headers) =>
       Object.entries(headers ?? {}).flatMap(([name, v]) =>
-        v === undefined ? [] : (Array.isArray(v) ? (v as readonly string[]) : [String(v)]).map((value) => ({ name: line(name), value: line(value) })),
+        v === undefined
+          ? []
+          : (Array.isArray(v) ? (v as readonly string[]) : [String(v)]).map((value) => ({
+              name: line(name),
+              value: line(value),
+            })),
       ),
   };
 }

@@ -75,7 +75,8 @@ export class HpackReader {
     const name = nameBytes ? hpack.utils.stringify(nameBytes) : this.entry(index).name;
     const valueBytes = d.decodeStr();
     const value = hpack.utils.stringify(valueBytes);
-    if (incremental) this.table.add(name, value, nameBytes ? nameBytes.length : Buffer.byteLength(name, "latin1"), valueBytes.length);
+    if (incremental)
+      this.table.add(name, value, nameBytes ? nameBytes.length : Buffer.byteLength(name, "latin1"), valueBytes.length);
     return { name, value };
   }
 
@@ -101,7 +102,8 @@ function integer(value: number, prefixBits: number, flags: number): number[] {
 }
 
 /** A literal string, not Huffman-coded. */
-const literal = (s: string): Buffer => Buffer.concat([Buffer.from(integer(Buffer.byteLength(s), 7, 0)), Buffer.from(s)]);
+const literal = (s: string): Buffer =>
+  Buffer.concat([Buffer.from(integer(Buffer.byteLength(s), 7, 0)), Buffer.from(s)]);
 
 /**
  * The one header block every call of a connection sends: static-table names and literals never indexed into the

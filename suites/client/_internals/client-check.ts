@@ -2,7 +2,12 @@
 // harness (checks that judge the same scenario share it), and the words of a failure that names its request.
 import type { CheckContext, CheckDefinition, CheckOutcome, Severity } from "../../../harness/check.js";
 import { fail } from "../../../harness/check.js";
-import { describeRequest, isHello, requestName, type RecordedRequest } from "../../../harness/client/recorded-request.js";
+import {
+  describeRequest,
+  isHello,
+  requestName,
+  type RecordedRequest,
+} from "../../../harness/client/recorded-request.js";
 import { runScenario, type ClientUnderTest, type ScenarioRun } from "../../../harness/client/run-scenario.js";
 import { SCENARIOS, type ScenarioName } from "../../../harness/client/scenarios.js";
 
@@ -36,7 +41,10 @@ export const succeeded = (run: ScenarioRun): boolean => !run.client.hung && run.
 /** The client's own last words, redacted and bounded (run-client keeps the tails). */
 function outputLines(run: ScenarioRun): string[] {
   const lines: string[] = [];
-  for (const [name, text] of [["stderr", run.client.stderr], ["stdout", run.client.stdout]] as const) {
+  for (const [name, text] of [
+    ["stderr", run.client.stderr],
+    ["stdout", run.client.stdout],
+  ] as const) {
     const shown = run.redact(text.trim());
     if (shown !== "") lines.push(`client ${name} (last bytes): ${shown}`);
   }
@@ -49,7 +57,8 @@ export function failWith(message: string, run: ScenarioRun, request: RecordedReq
   return fail(run.redact(named), {
     details: [
       `scenario ${run.scenario.name}: ${run.scenario.plays}`,
-      `the client ${endWords(run)}, after ${run.received} request(s)${run.received > run.requests.length ? ` (the first ${run.requests.length} recorded)` : ""}`,
+      `the client ${endWords(run)}, after ${run.received} ` +
+        `request(s)${run.received > run.requests.length ? ` (the first ${run.requests.length} recorded)` : ""}`,
       ...(request !== undefined ? describeRequest(request, run.redact, run.apiKey) : []),
       ...outputLines(run),
     ],

@@ -9,7 +9,12 @@ import { endWords, failWith, hellos, succeeded } from "./client-check.js";
  * Judges a client that met `what` in the replies to the Hello calls `applies` picks: it must have exited 0. With no
  * such call there is nothing to judge (a client need not speak every protocol or codec).
  */
-export function copesWith(run: ScenarioRun, what: string, applies: (r: RecordedRequest) => boolean, none: string): CheckOutcome {
+export function copesWith(
+  run: ScenarioRun,
+  what: string,
+  applies: (r: RecordedRequest) => boolean,
+  none: string,
+): CheckOutcome {
   const met = hellos(run).filter((r) => applies(r) && r.answer.startsWith("OK"));
   const first = met[0];
   if (first === undefined) return skip(none);

@@ -12,7 +12,8 @@ export const anyCodePoint: fc.Arbitrary<string> = fc.nat({ max: 0x10ffff - SURRO
   (n) => String.fromCodePoint(n < 0xd800 ? n : n + SURROGATES),
   (value) => {
     const cp = typeof value === "string" ? value.codePointAt(0) : undefined;
-    if (cp === undefined || String.fromCodePoint(cp) !== value || (cp >= 0xd800 && cp < 0xe000)) throw new Error("not one code point");
+    if (cp === undefined || String.fromCodePoint(cp) !== value || (cp >= 0xd800 && cp < 0xe000))
+      throw new Error("not one code point");
     return cp < 0xd800 ? cp : cp - SURROGATES;
   },
 );

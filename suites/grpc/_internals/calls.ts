@@ -2,7 +2,7 @@
 import type { CheckContext } from "../../../harness/check.js";
 import { decodeMessage, encodeMessage, hex, type DecodedMessage } from "../../../contract/message.js";
 import { gated } from "./exclusive.js";
-import { type GrpcTarget } from "../../../harness/targets/grpc-target.js";
+import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
 import { statusText, type UnaryCallOptions, type UnaryResult } from "../../../harness/protocols/rpc.js";
 
 export function target(ctx: CheckContext): GrpcTarget {
@@ -17,7 +17,11 @@ export function asReply(result: UnaryResult): Reply {
   if (result.code !== 0) return { ok: false, reason: `status ${statusText(result.code, result.details)}` };
   if (!result.response) return { ok: false, reason: "status OK but no response message" };
   const decoded = decodeMessage(result.response);
-  if (!decoded.ok) return { ok: false, reason: `the reply does not decode as Message: ${decoded.reason} (bytes ${hex(result.response)})` };
+  if (!decoded.ok)
+    return {
+      ok: false,
+      reason: `the reply does not decode as Message: ${decoded.reason} (bytes ${hex(result.response)})`,
+    };
   return { ok: true, message: decoded.message, raw: result.response };
 }
 
@@ -47,12 +51,24 @@ const journals = new WeakMap<object, JournalEntry[]>();
 export async function hello(ctx: CheckContext, request: Uint8Array, options?: UnaryCallOptions): Promise<UnaryResult> {
   const result = await gated(ctx, () => target(ctx).unary(request, options));
   const entries = journal(ctx);
-  if (entries.length < JOURNAL_SIZE && !options?.metadata && !options?.path && request.length <= 256 && result.code === 0 && result.response) {
+  if (
+    entries.length < JOURNAL_SIZE &&
+    !options?.metadata &&
+    !options?.path &&
+    request.length <= 256 &&
+    result.code === 0 &&
+    result.response
+  ) {
     const asked = decodeMessage(request);
     const reply = decodeMessage(result.response);
     const key = hex(request);
     if (asked.ok && reply.ok && !entries.some((e) => hex(e.request) === key)) {
-      entries.push({ request, body: reply.message.body, requestBody: asked.message.body, atCall: target(ctx).callCount });
+      entries.push({
+        request,
+        body: reply.message.body,
+        requestBody: asked.message.body,
+        atCall: target(ctx).callCount,
+      });
     }
   }
   return result;

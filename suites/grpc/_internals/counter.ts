@@ -9,7 +9,10 @@ import { maskSegments } from "./variation.js";
  * The numbers left once uuids, timestamps and tokens are masked, word by word: a short random id whose digits come
  * in more or fewer groups from one reply to the next shifts no number in another word.
  */
-const numbersByWord = (s: string): number[][] => maskSegments(s).split(/\s+/).map((w) => (w.match(/\d+/g) ?? []).map(Number));
+const numbersByWord = (s: string): number[][] =>
+  maskSegments(s)
+    .split(/\s+/)
+    .map((w) => (w.match(/\d+/g) ?? []).map(Number));
 
 /** Changes of the numbers in words that hold as many numbers in both replies, keyed by word and place. */
 function deltas(first: string, second: string): Map<string, number> | undefined {
@@ -58,10 +61,16 @@ async function countCalls(ctx: CheckContext, request: string): Promise<string | 
     const d3 = m3.get(place);
     if (d9 === undefined || d3 === undefined) continue;
     if (d9 - d0 === 9 && d3 - d0 === 3 && d0 > 0) {
-      return `a number in the reply to the same request moved by ${d0}, ${d3} and ${d9} with 0, 3 and 9 other calls between (and by as little after a pause): it counts calls`;
+      return (
+        `a number in the reply to the same request moved by ${d0}, ${d3} and ${d9} with 0, 3 and 9 other calls ` +
+        `between (and by as little after a pause): it counts calls`
+      );
     }
     if (d0 === 1 && d3 === 1 && d9 === 1) {
-      return "a number in the reply to the same request moved by exactly 1 each time it was asked, whatever other calls or pauses came between: it counts this request's calls";
+      return (
+        "a number in the reply to the same request moved by exactly 1 each time it was asked, whatever other calls " +
+        "or pauses came between: it counts this request's calls"
+      );
     }
   }
   return undefined;

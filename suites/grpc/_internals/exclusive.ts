@@ -23,7 +23,8 @@ const holder = new AsyncLocalStorage<Gate>();
 function gateOf(ctx: CheckContext): Gate {
   // Keyed by the run's memo, which every check of one run shares.
   let gate = gates.get(ctx.memo);
-  if (!gate) gates.set(ctx.memo, (gate = { inFlight: 0, held: undefined, queue: Promise.resolve(), drained: [], started: 0 }));
+  if (!gate)
+    gates.set(ctx.memo, (gate = { inFlight: 0, held: undefined, queue: Promise.resolve(), drained: [], started: 0 }));
   return gate;
 }
 
@@ -41,7 +42,8 @@ export async function gated<T>(ctx: CheckContext, call: () => Promise<T>): Promi
   }
 }
 
-/** How many calls of the run have started through the gate: two readings and one's own count tell whether others came between. */
+/** How many calls of the run have started through the gate: two readings and one's own count tell whether others came
+ * between. */
 export function callsStarted(ctx: CheckContext): number {
   return gateOf(ctx).started;
 }

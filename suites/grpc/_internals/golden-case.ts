@@ -24,7 +24,8 @@ export interface GoldenFrame {
   length?: number;
 }
 
-/** One outcome a case allows: a status (by name, or not-ok for any but OK), OK with a Message, or the same reply as other bytes get. */
+/** One outcome a case allows: a status (by name, or not-ok for any but OK), OK with a Message, or the same reply as
+ * other bytes get. */
 export type GoldenOutcome = { status: string } | { reply: "any" } | { sameAs: string };
 
 export interface GoldenCase {
@@ -79,7 +80,11 @@ const SCHEMA = {
       properties: {
         hex,
         path: { type: "string", pattern: "^/", maxLength: 1024 },
-        headers: { type: "object", maxProperties: 64, additionalProperties: { type: ["string", "null"], maxLength: 8192 } },
+        headers: {
+          type: "object",
+          maxProperties: 64,
+          additionalProperties: { type: ["string", "null"], maxLength: 8192 },
+        },
         frames: {
           type: "array",
           maxItems: 64,
@@ -87,7 +92,11 @@ const SCHEMA = {
             type: "object",
             additionalProperties: false,
             required: ["hex"],
-            properties: { hex, compressed: { type: "boolean" }, length: { type: "integer", minimum: 0, maximum: 0xffffffff } },
+            properties: {
+              hex,
+              compressed: { type: "boolean" },
+              length: { type: "integer", minimum: 0, maximum: 0xffffffff },
+            },
           },
         },
       },
@@ -103,8 +112,18 @@ const SCHEMA = {
           maxItems: 32,
           items: {
             oneOf: [
-              { type: "object", additionalProperties: false, required: ["status"], properties: { status: { enum: STATUS_NAMES } } },
-              { type: "object", additionalProperties: false, required: ["reply"], properties: { reply: { const: "any" } } },
+              {
+                type: "object",
+                additionalProperties: false,
+                required: ["status"],
+                properties: { status: { enum: STATUS_NAMES } },
+              },
+              {
+                type: "object",
+                additionalProperties: false,
+                required: ["reply"],
+                properties: { reply: { const: "any" } },
+              },
               { type: "object", additionalProperties: false, required: ["sameAs"], properties: { sameAs: hex } },
             ],
           },
@@ -118,9 +137,16 @@ const validate = new Ajv({ allErrors: false, strict: true }).compile(SCHEMA);
 
 /** One line for ajv's first error: where, and what was wanted. */
 function describeError(e: ErrorObject): string {
-  const where = e.instancePath === "" ? "the case" : e.instancePath.slice(1).replace(/\//g, ".").replace(/\.(\d+)(?=\.|$)/g, "[$1]");
+  const where =
+    e.instancePath === ""
+      ? "the case"
+      : e.instancePath
+          .slice(1)
+          .replace(/\//g, ".")
+          .replace(/\.(\d+)(?=\.|$)/g, "[$1]");
   const p = e.params as Record<string, unknown>;
-  if (e.keyword === "additionalProperties") return `${where} has an unknown field ${JSON.stringify(p.additionalProperty)}`;
+  if (e.keyword === "additionalProperties")
+    return `${where} has an unknown field ${JSON.stringify(p.additionalProperty)}`;
   if (e.keyword === "required") return `${where} needs ${JSON.stringify(p.missingProperty)}`;
   if (e.keyword === "enum") return `${where} must be one of ${(p.allowedValues as unknown[]).join(", ")}`;
   if (e.keyword === "pattern" && where.endsWith("hex")) return `${where} must be hex bytes, such as "0a 01 61"`;
@@ -130,7 +156,8 @@ function describeError(e: ErrorObject): string {
 /** The outcomes a case allows that are a reply (OK with one Message, or the same as other bytes). */
 export const replyOutcomes = (c: GoldenCase): GoldenOutcome[] => c.expect.anyOf.filter((o) => !("status" in o));
 /** The status names a case allows. */
-export const statusOutcomes = (c: GoldenCase): string[] => c.expect.anyOf.flatMap((o) => ("status" in o ? [o.status] : []));
+export const statusOutcomes = (c: GoldenCase): string[] =>
+  c.expect.anyOf.flatMap((o) => ("status" in o ? [o.status] : []));
 /** Whether the request is built by hand on gRPC's wire (frames or headers). */
 export const onWire = (c: GoldenCase): boolean => c.request.frames !== undefined || c.request.headers !== undefined;
 
@@ -143,14 +170,19 @@ export function validateGoldenCase(file: string, raw: unknown): GoldenCase {
   const listed = (raw as { protocols?: unknown } | null)?.protocols;
   if (Array.isArray(listed)) {
     if (listed.length === 0) bad(`protocols must be a non-empty list of protocol names (${PROTOCOL_NAMES.join(", ")})`);
-    for (const p of listed) if (!(PROTOCOL_NAMES as readonly unknown[]).includes(p)) bad(`protocols: ${JSON.stringify(p)} is not a protocol (${PROTOCOL_NAMES.join(", ")})`);
+    for (const p of listed)
+      if (!(PROTOCOL_NAMES as readonly unknown[]).includes(p))
+        bad(`protocols: ${JSON.stringify(p)} is not a protocol (${PROTOCOL_NAMES.join(", ")})`);
   }
   if (!validate(raw)) return bad(describeError(validate.errors![0]!));
   const c = { name: basename(file, ".json"), ...(raw as Omit<GoldenCase, "name">) };
-  if ((c.request.hex === undefined) === (c.request.frames === undefined)) bad("request needs exactly one of hex and frames");
-  if (onWire(c) && c.protocols?.some((p) => p !== GRPC)) bad("protocols: frames and headers built by hand are gRPC's wire, so the case applies to grpc alone");
+  if ((c.request.hex === undefined) === (c.request.frames === undefined))
+    bad("request needs exactly one of hex and frames");
+  if (onWire(c) && c.protocols?.some((p) => p !== GRPC))
+    bad("protocols: frames and headers built by hand are gRPC's wire, so the case applies to grpc alone");
   if (replyOutcomes(c).length > 1) bad("expect.anyOf allows at most one reply outcome (reply or sameAs)");
-  if (onWire(c) && c.expect.anyOf.some((o) => "sameAs" in o)) bad("expect.anyOf: sameAs compares Messages, not a body built by hand on gRPC's wire");
+  if (onWire(c) && c.expect.anyOf.some((o) => "sameAs" in o))
+    bad("expect.anyOf: sameAs compares Messages, not a body built by hand on gRPC's wire");
   return c;
 }
 
@@ -160,7 +192,8 @@ export function loadGoldenCases(dir = GOLDEN_DIR): GoldenCase[] {
     .sort()
     .map((f) => {
       const textOf = readFileSync(join(dir, f));
-      if (textOf.length > MAX_CASE_BYTES) throw new Error(`${f}: ${textOf.length} bytes; a case is at most ${MAX_CASE_BYTES}`);
+      if (textOf.length > MAX_CASE_BYTES)
+        throw new Error(`${f}: ${textOf.length} bytes; a case is at most ${MAX_CASE_BYTES}`);
       let parsed: unknown;
       try {
         parsed = JSON.parse(textOf.toString("utf8"));

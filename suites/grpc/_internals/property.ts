@@ -53,7 +53,11 @@ export async function checkProperty<T>(
     }
   };
   /** Shrinking against a target that is gone would only find an artefact ("" fails as well as anything). */
-  const goneOutcome = (err: ConformanceError) => ({ status: "error" as const, message: err.message, ...suspectsOf(err) });
+  const goneOutcome = (err: ConformanceError) => ({
+    status: "error" as const,
+    message: err.message,
+    ...suspectsOf(err),
+  });
   if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
     // Cases do not depend on each other: they are tried side by side first, in the order fast-check would try
     // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
@@ -63,12 +67,16 @@ export async function checkProperty<T>(
     for (const [i, err] of tried.outcomes) seen.set(fc.stringify(cases[i]), err);
     const first = [...tried.outcomes].filter(([, err]) => err !== undefined).sort(([a], [b]) => a - b)[0];
     if (first === undefined) {
-      const note = tried.outcomes.size < cases.length ? ` (stopped at the time bound of ${bound} ms after ${tried.outcomes.size} cases)` : "";
+      const note =
+        tried.outcomes.size < cases.length
+          ? ` (stopped at the time bound of ${bound} ms after ${tried.outcomes.size} cases)`
+          : "";
       return { status: "pass", message: `${tried.outcomes.size} cases held${note}` };
     }
     const [index, err] = first;
     if (gone && !answeredBefore) return goneOutcome(gone);
-    if (answeredBefore && !(await alive(ctx))) stopped = { value: cases[index] as T, reason: err instanceof Error ? err.message : String(err), err };
+    if (answeredBefore && !(await alive(ctx)))
+      stopped = { value: cases[index] as T, reason: err instanceof Error ? err.message : String(err), err };
   }
   const property = fc.asyncProperty(arbitrary, async (value) => {
     // The server stopped answering: nothing more can be learnt, and each call would wait out its timeout.
@@ -76,18 +84,19 @@ export async function checkProperty<T>(
     const key = fc.stringify(value);
     const err = seen.has(key) ? seen.get(key) : await attempt(value);
     if (err === undefined) return;
-    if (!seen.has(key) && answeredBefore && !(await alive(ctx))) stopped = { value, reason: err instanceof Error ? err.message : String(err), err };
+    if (!seen.has(key) && answeredBefore && !(await alive(ctx)))
+      stopped = { value, reason: err instanceof Error ? err.message : String(err), err };
     throw err;
   });
-  const details = stopped
-    ? undefined
-    : await fc.check(property, checkParameters(ctx, numRuns, examples, bound));
+  const details = stopped ? undefined : await fc.check(property, checkParameters(ctx, numRuns, examples, bound));
   if (stopped) {
     return {
       status: "fail",
       message: `the server stopped answering after this input: ${stopped.reason}`,
       counterexample: describe(stopped.value),
-      details: [`after it, a known-good request on a new connection got no reply; the input is reported as sent, not shrunk`],
+      details: [
+        `after it, a known-good request on a new connection got no reply; the input is reported as sent, not shrunk`,
+      ],
       ...suspectsOf(stopped.err),
     };
   }
@@ -97,7 +106,12 @@ export async function checkProperty<T>(
 }
 
 /** fast-check's parameters for one property: the run's seed and replay path, its examples, its time bound. */
-function checkParameters<T>(ctx: CheckContext, numRuns: number, examples: readonly T[], bound: number): fc.Parameters<[T]> {
+function checkParameters<T>(
+  ctx: CheckContext,
+  numRuns: number,
+  examples: readonly T[],
+  bound: number,
+): fc.Parameters<[T]> {
   return {
     seed: ctx.seed,
     numRuns,
@@ -112,14 +126,24 @@ function checkParameters<T>(ctx: CheckContext, numRuns: number, examples: readon
   };
 }
 
-/** The verdict of fast-check's run: a pass (perhaps over fewer cases, at the bound), the shrunk failure, or why it could not run. */
-function outcomeOf<T>(details: fc.RunDetails<[T]>, bound: number, describe: (counterexample: T) => string): CheckOutcome & { status: "pass" | "fail" | "error" } {
+/** The verdict of fast-check's run: a pass (perhaps over fewer cases, at the bound), the shrunk failure, or why it
+ * could not run. */
+function outcomeOf<T>(
+  details: fc.RunDetails<[T]>,
+  bound: number,
+  describe: (counterexample: T) => string,
+): CheckOutcome & { status: "pass" | "fail" | "error" } {
   if (!details.failed) {
-    const note = details.interrupted ? ` (stopped at the time bound of ${bound} ms after ${details.numRuns} cases)` : "";
+    const note = details.interrupted
+      ? ` (stopped at the time bound of ${bound} ms after ${details.numRuns} cases)`
+      : "";
     return { status: "pass", message: `${details.numRuns} cases held${note}` };
   }
   if (!details.counterexample) {
-    return { status: "error", message: `the property could not run: ${String(details.errorInstance ?? "unknown error")}` };
+    return {
+      status: "error",
+      message: `the property could not run: ${String(details.errorInstance ?? "unknown error")}`,
+    };
   }
   const reason = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
   const counterexample = details.counterexample[0];
@@ -128,7 +152,10 @@ function outcomeOf<T>(details: fc.RunDetails<[T]>, bound: number, describe: (cou
     message: reason,
     counterexample: describe(counterexample),
     ...(details.counterexamplePath !== null && { path: details.counterexamplePath }),
-    details: [`failed after ${details.numRuns} case(s), shrunk ${details.numShrinks} time(s)${details.interrupted ? ", shrinking stopped at the time bound" : ""}`],
+    details: [
+      `failed after ${details.numRuns} case(s), shrunk ${details.numShrinks} ` +
+        `time(s)${details.interrupted ? ", shrinking stopped at the time bound" : ""}`,
+    ],
   };
 }
 

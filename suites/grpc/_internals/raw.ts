@@ -5,7 +5,7 @@ import { neutralise } from "../../../harness/_internals/neutralise.js";
 /** grpc-status from the trailers (or the single header block of a trailers-only response); undefined when absent. */
 export function rawStatus(res: RawResponse): number | undefined {
   const values = res.trailers["grpc-status"] ?? (res.trailersOnly ? undefined : res.headers["grpc-status"]);
-  if (!values || values.length !== 1) return undefined;
+  if (values?.length !== 1) return undefined;
   const n = Number(values[0]);
   return Number.isInteger(n) && n >= 0 ? n : undefined;
 }
@@ -17,12 +17,16 @@ export function describeRaw(res: RawResponse): string {
   if (res.httpStatus !== undefined && rawStatus(res) === undefined && !isGrpcReply(res.httpStatus, res.headers)) {
     const type = res.headers["content-type"]?.[0];
     const said = type === undefined ? "no content type" : `content-type ${neutralise(type.slice(0, 64))}`;
-    return `HTTP ${res.httpStatus} with ${said}: not a gRPC reply (a proxy's error page?), which gRPC clients read as ${statusText(grpcStatusOfHttp(res.httpStatus))}`;
+    return (
+      `HTTP ${res.httpStatus} with ${said}: not a gRPC reply (a proxy's error page?), which gRPC clients read as ` +
+      `${statusText(grpcStatusOfHttp(res.httpStatus))}`
+    );
   }
   if (res.httpStatus !== undefined) parts.push(`HTTP ${res.httpStatus}`);
   const status = rawStatus(res);
   const message = res.trailers["grpc-message"]?.[0];
-  if (status !== undefined) parts.push(`grpc-status ${statusText(status, message ? decodeURIComponentSafe(message) : "")}`);
+  if (status !== undefined)
+    parts.push(`grpc-status ${statusText(status, message ? decodeURIComponentSafe(message) : "")}`);
   else if (res.httpStatus !== undefined) parts.push("no grpc-status");
   parts.push(`${res.frames.length} message(s)`);
   if (res.failure?.kind === "reset") parts.push(`stream reset (HTTP/2 code ${res.failure.http2Code})`);

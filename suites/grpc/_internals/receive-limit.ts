@@ -9,10 +9,21 @@ import { asReply, hello } from "./calls.js";
 import { stillServing } from "./still-serving.js";
 
 const KiB = 1024;
-/** The largest body probed: gRPC's usual default receive limit. A target that serves it has no limit this run can see. */
+/** The largest body probed: gRPC's usual default receive limit. A target that serves it has no limit this run can see.
+ * */
 export const PROBE_BOUND = 4 * 1024 * KiB;
 /** Bodies tried, smallest first; 60 KiB sits just under a 64 KiB limit, 250 KiB under 256 KiB. */
-export const PROBE_SIZES: readonly number[] = [KiB, 16 * KiB, 60 * KiB, 120 * KiB, 250 * KiB, 500 * KiB, 1024 * KiB, 2048 * KiB, PROBE_BOUND];
+export const PROBE_SIZES: readonly number[] = [
+  KiB,
+  16 * KiB,
+  60 * KiB,
+  120 * KiB,
+  250 * KiB,
+  500 * KiB,
+  1024 * KiB,
+  2048 * KiB,
+  PROBE_BOUND,
+];
 
 export interface SizeAnswer {
   /** Body bytes (ASCII, so also UTF-8 bytes). */
@@ -36,7 +47,8 @@ export interface ReceiveLimit {
   summary: string;
 }
 
-const kib = (n: number) => (n % (KiB * KiB) === 0 ? `${n / KiB / KiB} MiB` : n % KiB === 0 ? `${n / KiB} KiB` : `${n} bytes`);
+const kib = (n: number) =>
+  n % (KiB * KiB) === 0 ? `${n / KiB / KiB} MiB` : n % KiB === 0 ? `${n / KiB} KiB` : `${n} bytes`;
 export { kib as sizeText };
 
 /** The probe under way: each size's answer as it comes, and the whole once every size has answered. */
@@ -69,7 +81,9 @@ function probe(ctx: CheckContext): Promise<Probe> {
       return reply.ok ? { size, served: true } : { size, served: false, code: result.code, reason: reply.reason };
     };
     const turn = createLimiter(ctx.parallelism);
-    const sizes = PROBE_SIZES.map((size) => turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)));
+    const sizes = PROBE_SIZES.map((size) =>
+      turn(async () => (await ask(size, "fresh")) ?? ((await ask(size, "shared")) as SizeAnswer)),
+    );
     const whole = Promise.all(sizes).then((answers) => judge(ctx, answers));
     // A check that reads only bodyBytesAllowed may never await the whole: its failure is still its awaiters'.
     whole.catch(() => undefined);
@@ -87,9 +101,15 @@ async function judge(ctx: CheckContext, answers: SizeAnswer[]): Promise<ReceiveL
   // A refusal other than RESOURCE_EXHAUSTED (a dropped connection, say) is a limit only if the target is still
   // there: one that died (on another check's input, say) has no limit to report.
   // A target that served no size has nothing to tell apart (the checks judge that on their own).
-  const gone = firstRefused && !isLimitRefusal(firstRefused) && answers.some((a) => a.served) ? await stillServing(ctx) : undefined;
+  const gone =
+    firstRefused && !isLimitRefusal(firstRefused) && answers.some((a) => a.served)
+      ? await stillServing(ctx)
+      : undefined;
   if (firstRefused && gone) {
-    throw new ConformanceError("unreachable", `no receive limit can be told: a ${kib(firstRefused.size)} body got ${firstRefused.reason}, and ${gone}`);
+    throw new ConformanceError(
+      "unreachable",
+      `no receive limit can be told: a ${kib(firstRefused.size)} body got ${firstRefused.reason}, and ${gone}`,
+    );
   }
   return limit;
 }
@@ -102,13 +122,17 @@ async function judge(ctx: CheckContext, answers: SizeAnswer[]): Promise<ReceiveL
  */
 export function limitFrom(answers: SizeAnswer[]): ReceiveLimit {
   const firstRefused = answers.find((a) => !a.served && !timedOut(a));
-  const largestServed = Math.max(0, ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size));
+  const largestServed = Math.max(
+    0,
+    ...answers.filter((a) => a.served && (!firstRefused || a.size < firstRefused.size)).map((a) => a.size),
+  );
   const unanswered = answers.filter(timedOut).map((a) => a.size);
   const slow = unanswered.map(kib);
   const found = firstRefused
     ? `receive limit between ${kib(largestServed)} (served) and ${kib(firstRefused.size)} (${firstRefused.reason})`
     : `no receive limit up to ${kib(PROBE_BOUND)}`;
-  const summary = slow.length > 0 ? `${found}; no answer within the timeout for ${slow.join(", ")} (not read as a limit)` : found;
+  const summary =
+    slow.length > 0 ? `${found}; no answer within the timeout for ${slow.join(", ")} (not read as a limit)` : found;
   return { answers, largestServed, ...(firstRefused && { firstRefused }), unanswered, summary };
 }
 
@@ -125,7 +149,10 @@ export function allowedOnceAll(limit: ReceiveLimit, bound: number): number {
  * unanswered): a number once the smaller sizes decide it, whatever the larger ones will say; "whole" where only
  * the whole probe can (a refusal that is no RESOURCE_EXHAUSTED: the target may have died); undefined while open.
  */
-export function allowedSoFar(answers: readonly (SizeAnswer | undefined)[], bound: number): number | "whole" | undefined {
+export function allowedSoFar(
+  answers: readonly (SizeAnswer | undefined)[],
+  bound: number,
+): number | "whole" | undefined {
   for (let i = 0; i < PROBE_SIZES.length; i++) {
     const a = answers[i];
     if (a === undefined) return undefined;

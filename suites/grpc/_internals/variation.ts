@@ -23,7 +23,9 @@ const mixed = (t: string): boolean => [/[a-z]/, /[A-Z]/, /\d/].filter((re) => re
 
 /** The reply with clock-, id- and token-like segments replaced by their kind. */
 export function maskSegments(body: string): string {
-  return SEGMENTS.reduce((s, [re, kind]) => s.replace(re, kind), body).replace(TOKEN, (t) => (mixed(t) ? "<token>" : t));
+  return SEGMENTS.reduce((s, [re, kind]) => s.replace(re, kind), body).replace(TOKEN, (t) =>
+    mixed(t) ? "<token>" : t,
+  );
 }
 
 /** The reply with numbers replaced too: what is left when everything that may count or tick is taken out. */
@@ -49,7 +51,8 @@ export interface VariationProfile {
   deterministic: boolean;
 }
 
-/** Word by word, a token may stand for another of the same length: a random token that drew one class of characters only. */
+/** Word by word, a token may stand for another of the same length: a random token that drew one class of characters
+ * only. */
 function sameButTokens(a: string, b: string): boolean {
   const split = (s: string) => s.split(/(\s+|[:=,;#()[\]{}<>"'])/);
   const x = split(a);
@@ -58,14 +61,20 @@ function sameButTokens(a: string, b: string): boolean {
   const number = /^\d+$/;
   return (
     x.length === y.length &&
-    x.every((w, i) => w === y[i] || (number.test(w) && number.test(y[i]!)) || (w.length === y[i]!.length && token.test(w) && token.test(y[i]!)))
+    x.every(
+      (w, i) =>
+        w === y[i] ||
+        (number.test(w) && number.test(y[i]!)) ||
+        (w.length === y[i]!.length && token.test(w) && token.test(y[i]!)),
+    )
   );
 }
 
 /** Whether two replies to the same request agree, given what varies by itself. */
 export function sameReply(profile: VariationProfile, a: string, b: string): boolean {
   if (a === b) return true;
-  if (profile.kind === "segments") return maskSegments(a) === maskSegments(b) || maskNumbers(a) === maskNumbers(b) || sameButTokens(a, b);
+  if (profile.kind === "segments")
+    return maskSegments(a) === maskSegments(b) || maskNumbers(a) === maskNumbers(b) || sameButTokens(a, b);
   return profile.kind === "free";
 }
 
@@ -109,15 +118,20 @@ async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationPr
   const startedBefore = callsStarted(ctx);
   let failed = await take(3);
   if (overlap) answeredFirst.get(ctx.memo)?.(failed === undefined);
-  if (failed) return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
+  if (failed)
+    return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
   await pause(TICK_MS, ctx.signal);
   failed = await take(2);
-  if (failed) return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
+  if (failed)
+    return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
   const othersBetween = callsStarted(ctx) - startedBefore - samples.length;
-  if (overlap && othersBetween > 0 && new Set(samples.map((s) => s.body)).size > 1) return exclusively(ctx, () => measure(ctx, false));
+  if (overlap && othersBetween > 0 && new Set(samples.map((s) => s.body)).size > 1)
+    return exclusively(ctx, () => measure(ctx, false));
   const bodies = samples.map((s) => s.body);
   const distinct = [...new Set(bodies)];
-  const seen = `${show(request)} on fresh connections, ${samples.length} times over ${Math.round(samples.at(-1)!.atMs - samples[0]!.atMs)} ms, got ${distinct.map(show).join(", ")}`;
+  const seen =
+    `${show(request)} on fresh connections, ${samples.length} times over ` +
+    `${Math.round(samples.at(-1)!.atMs - samples[0]!.atMs)} ms, got ${distinct.map(show).join(", ")}`;
   if (distinct.length === 1) return { kind: "same", compared: true, deterministic: true, evidence: seen };
   // Changed once among the quick calls and never again, though time passed: an earlier call left something behind.
   const changes = bodies.slice(1).filter((b, i) => b !== bodies[i]).length;
@@ -127,11 +141,15 @@ async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationPr
       kind: "history",
       compared: true,
       deterministic: false,
-      evidence: `the reply to a new request changed at its call ${at + 1} and then stayed the same over ${TICK_MS} ms: the server remembers earlier calls (${seen})`,
+      evidence:
+        `the reply to a new request changed at its call ${at + 1} and then stayed the same over ${TICK_MS} ms: the ` +
+        `server remembers earlier calls (${seen})`,
     };
   }
   const segmentsOnly =
-    new Set(bodies.map(maskSegments)).size === 1 || new Set(bodies.map(maskNumbers)).size === 1 || bodies.every((x) => sameButTokens(bodies[0]!, x));
+    new Set(bodies.map(maskSegments)).size === 1 ||
+    new Set(bodies.map(maskNumbers)).size === 1 ||
+    bodies.every((x) => sameButTokens(bodies[0]!, x));
   return {
     kind: segmentsOnly ? "segments" : "free",
     compared: true,
@@ -176,7 +194,11 @@ export async function besideOthers<T>(ctx: CheckContext, body: () => Promise<T>)
 }
 
 /** Whether replies a and b to the same request differ by more than what varies by itself. */
-export async function differ(ctx: CheckContext, a: string, b: string): Promise<{ differ: boolean; profile: VariationProfile }> {
+export async function differ(
+  ctx: CheckContext,
+  a: string,
+  b: string,
+): Promise<{ differ: boolean; profile: VariationProfile }> {
   const profile = await variationProfile(ctx);
   return { differ: !sameReply(profile, a, b), profile };
 }
@@ -191,7 +213,8 @@ export type Comparison = { verdict: "same" | "differ"; note: string } | { verdic
 export async function compareReplies(ctx: CheckContext, a: string, b: string): Promise<Comparison> {
   if (a === b) return { verdict: "same", note: "" };
   const d = await differ(ctx, a, b);
-  if (!d.differ) return { verdict: "same", note: d.profile.kind === "segments" ? " (apart from segments that vary by itself)" : "" };
+  if (!d.differ)
+    return { verdict: "same", note: d.profile.kind === "segments" ? " (apart from segments that vary by itself)" : "" };
   if (d.profile.kind === "free" || d.profile.kind === "history") {
     return { verdict: "not-compared", note: `replies not compared: ${d.profile.evidence}` };
   }

@@ -8,6 +8,7 @@ export const MAX_PROBED_COLLECTIONS = 5;
 
 /** The run's settings; an HTTP target never comes without them. */
 export function configOf(ctx: CheckContext): HttpConfig {
-  if (ctx.httpConfig === undefined) throw new Error("an HTTP target came without the run's settings (CheckContext.httpConfig)");
+  if (ctx.httpConfig === undefined)
+    throw new Error("an HTTP target came without the run's settings (CheckContext.httpConfig)");
   return ctx.httpConfig;
 }

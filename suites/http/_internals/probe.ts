@@ -1,7 +1,16 @@
 // What HTTP checks share: a probe that records exchanges and problems and cleans up after itself, and httpCheck,
 // which declares a check around one. The run's settings are config.ts's, representations representation.ts's,
 // URIs uri.ts's.
-import { fail, pass, skip, type CheckContext, type CheckDefinition, type CheckOutcome, type Severity, type Sharing } from "../../../harness/check.js";
+import {
+  fail,
+  pass,
+  skip,
+  type CheckContext,
+  type CheckDefinition,
+  type CheckOutcome,
+  type Severity,
+  type Sharing,
+} from "../../../harness/check.js";
 import type { HttpConfig, HttpRequest, HttpResponse, HttpTarget } from "../../../harness/targets/http-target.js";
 import { configOf, MAX_PROBED_COLLECTIONS } from "./config.js";
 import { reach } from "./reach.js";
@@ -36,12 +45,18 @@ interface Problem {
 export class SkipProbe extends Error {}
 
 export function statusLine(res: HttpResponse): string {
-  if (res.failure) return res.failure.kind === "timeout" ? "no answer within the timeout" : `no answer: ${res.failure.message}`;
+  if (res.failure)
+    return res.failure.kind === "timeout" ? "no answer within the timeout" : `no answer: ${res.failure.message}`;
   return `${res.status} ${res.statusText}`.trim();
 }
 
-/** Problems a failed check shows in full; a target with a hundred thousand bad paths gets a count, not a screenful each. */
+/** Problems a failed check shows in full; a target with a hundred thousand bad paths gets a count, not a screenful
+ * each. */
 export const PROBLEMS_SHOWN = 20;
+
+/** A collection exercised, as the note names it. */
+const describeCollection = (r: { template: string; parent?: unknown }): string =>
+  r.parent ? `${r.template} (under a message created for it)` : r.template;
 
 const excerpt = (text: string) => (text.length > 200 ? `${text.slice(0, 197)}...` : text).replace(/\s+/g, " ");
 
@@ -80,7 +95,10 @@ export class Probe {
     this.#bound = MAX_REQUESTS_PER_CHECK * Math.max(1, out.length);
     const beyond = found.collections.filter((r) => r.source !== "given");
     if (beyond.length > 0 || found.notes.length > 0) {
-      this.note(`collections exercised: ${found.collections.map((r) => (r.parent ? `${r.template} (under a message created for it)` : r.template)).join(", ")}${found.notes.length > 0 ? `; ${found.notes.join("; ")}` : ""}`);
+      this.note(
+        `collections exercised: ${found.collections.map(describeCollection).join(", ")}` +
+          `${found.notes.length > 0 ? `; ${found.notes.join("; ")}` : ""}`,
+      );
     }
     return (this.#reached = out);
   }
@@ -123,7 +141,12 @@ export class Probe {
     const unusual = paths.unusual();
     if (unusual.length > 0) {
       const kept = this.notes.filter((n) => !n.startsWith(BODY_NOTE));
-      this.notes.splice(0, this.notes.length, ...kept, `${BODY_NOTE}${unusual.join(", ")} (where the run found the body it sent)`);
+      this.notes.splice(
+        0,
+        this.notes.length,
+        ...kept,
+        `${BODY_NOTE}${unusual.join(", ")} (where the run found the body it sent)`,
+      );
     }
     return body;
   }
@@ -148,12 +171,22 @@ export class Probe {
     return { req, res };
   }
 
-  get(path: string, headers: Record<string, string> = { accept: JSON_TYPE }, extra: Partial<HttpRequest> = {}): Promise<Exchange> {
+  get(
+    path: string,
+    headers: Record<string, string> = { accept: JSON_TYPE },
+    extra: Partial<HttpRequest> = {},
+  ): Promise<Exchange> {
     return this.send({ method: "GET", path, headers, ...extra });
   }
 
   /** Sends a representation with its type; JSON unless told. */
-  sendBody(method: string, path: string, body: string, contentType = JSON_TYPE, extra: Partial<HttpRequest> = {}): Promise<Exchange> {
+  sendBody(
+    method: string,
+    path: string,
+    body: string,
+    contentType = JSON_TYPE,
+    extra: Partial<HttpRequest> = {},
+  ): Promise<Exchange> {
     return this.send({ method, path, headers: { accept: JSON_TYPE, "content-type": contentType }, body, ...extra });
   }
 
@@ -174,7 +207,8 @@ export class Probe {
       if (how?.via === "none") this.#noCreation(collection, how);
     }
     const created = ex.res.status >= 200 && ex.res.status < 300;
-    if (created && learned === undefined) this.ctx.capabilities?.learn(this.templateOf(collection), "create", `by POST (${ex.res.status})`);
+    if (created && learned === undefined)
+      this.ctx.capabilities?.learn(this.templateOf(collection), "create", `by POST (${ex.res.status})`);
     let uri = created ? locate(collection, ex, this.target.baseUrl) : undefined;
     // Location is optional (part 4.2 "may"): a message the answer does not locate is looked for in the listing by
     // the unique body sent, so that it can be probed and deleted at the end.
@@ -192,7 +226,12 @@ export class Probe {
    * Sends a request that would create a message in the collection, as the collection creates (POST on it, or PUT at
    * a new id in a store), for checks that send one with something wrong in it (a type, a malformed body, no key).
    */
-  async sendCreation(collection: string, body: string, contentType = JSON_TYPE, extra: Partial<HttpRequest> = {}): Promise<Exchange> {
+  async sendCreation(
+    collection: string,
+    body: string,
+    contentType = JSON_TYPE,
+    extra: Partial<HttpRequest> = {},
+  ): Promise<Exchange> {
     const how = await this.#creation(collection);
     if (how?.via === "PUT") return this.sendBody("PUT", `${collection}/${how.idForm()}`, body, contentType, extra);
     if (how?.via === "none") this.#noCreation(collection, how);
@@ -200,13 +239,18 @@ export class Probe {
     if (how !== undefined || notOfferedBy(ex) === undefined) return ex;
     const learned = await this.#creation(collection, ex);
     if (learned?.via === "none") this.#noCreation(collection, learned);
-    return learned?.via === "PUT" ? this.sendBody("PUT", `${collection}/${learned.idForm()}`, body, contentType, extra) : ex;
+    return learned?.via === "PUT"
+      ? this.sendBody("PUT", `${collection}/${learned.idForm()}`, body, contentType, extra)
+      : ex;
   }
 
-  /** The request that creates a message here as the run has learned it does: POST on the collection, or PUT at a new id. */
+  /** The request that creates a message here as the run has learned it does: POST on the collection, or PUT at a new
+   * id. */
   async creationRequest(collection: string): Promise<{ method: string; path: string }> {
     const how = await this.#creation(collection);
-    return how?.via === "PUT" ? { method: "PUT", path: `${collection}/${how.idForm()}` } : { method: "POST", path: collection };
+    return how?.via === "PUT"
+      ? { method: "PUT", path: `${collection}/${how.idForm()}` }
+      : { method: "POST", path: collection };
   }
 
   #noCreation(collection: string, how: Creation & { via: "none" }): never {
@@ -215,7 +259,8 @@ export class Probe {
     throw new StopProbe();
   }
 
-  /** How the collection creates, once per run for its template; `refused`, a POST it answered 405 or 501, starts the learning. */
+  /** How the collection creates, once per run for its template; `refused`, a POST it answered 405 or 501, starts the
+   * learning. */
   #creation(collection: string, refused?: Exchange): Promise<Creation | undefined> {
     return creationOf(this, collection, refused);
   }
@@ -223,7 +268,9 @@ export class Probe {
   async #createByPut(collection: string, body: string, extra: Partial<HttpRequest>): Promise<Created> {
     const { ex, path } = await putAtNewId(this, collection, body, extra);
     const created = ex.res.status >= 200 && ex.res.status < 300;
-    const uri: Located | undefined = created ? (locate(collection, ex, this.target.baseUrl) ?? { path, how: "the id the client chose (PUT)" }) : undefined;
+    const uri: Located | undefined = created
+      ? (locate(collection, ex, this.target.baseUrl) ?? { path, how: "the id the client chose (PUT)" })
+      : undefined;
     if (uri) this.own(uri.path);
     return { ex, body, ...(uri && { uri }) };
   }
@@ -241,7 +288,12 @@ export class Probe {
     const etag = read.res.headers["etag"]?.[0];
     const modified = read.res.headers["last-modified"]?.[0];
     if (read.res.status !== 200 || (etag === undefined && modified === undefined)) return first;
-    this.ctx.capabilities?.learn(this.templateOf(req.path), `conditional ${req.method}`, `asked for: ${req.method} without a validator answered 428, sent again with ${etag !== undefined ? "If-Match" : "If-Unmodified-Since"}`);
+    this.ctx.capabilities?.learn(
+      this.templateOf(req.path),
+      `conditional ${req.method}`,
+      `asked for: ${req.method} without a validator answered 428, sent again with ` +
+        `${etag !== undefined ? "If-Match" : "If-Unmodified-Since"}`,
+    );
     const condition = etag !== undefined ? { "if-match": etag } : { "if-unmodified-since": modified as string };
     return send({ ...req, headers: { ...req.headers, ...condition } });
   }
@@ -254,7 +306,12 @@ export class Probe {
 
   /** PUTs a representation of a message with this body at the path (change(): conditional when the server asks). */
   replace(path: string, body: string): Promise<Exchange> {
-    return this.change({ method: "PUT", path, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(body) });
+    return this.change({
+      method: "PUT",
+      path,
+      headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+      body: messageJson(body),
+    });
   }
 
   /** DELETEs the resource at the path (change(): conditional when the server asks). */
@@ -269,7 +326,11 @@ export class Probe {
   notOffered(operation: string, ex: Exchange): string | undefined {
     const evidence = notOfferedBy(ex);
     if (evidence === undefined) return undefined;
-    this.ctx.capabilities?.learn(this.templateOf(ex.req.path.replace(/[?#].*$/, "")), operation, `not offered: ${evidence}`);
+    this.ctx.capabilities?.learn(
+      this.templateOf(ex.req.path.replace(/[?#].*$/, "")),
+      operation,
+      `not offered: ${evidence}`,
+    );
     return evidence;
   }
 
@@ -285,7 +346,10 @@ export class Probe {
       const listing = created.listedWithoutUri
         ? "the listing shows the message it created by its body, with no id or link to reach it by"
         : `the message it created was not found in the listing within ${MAX_LISTING_PAGES} pages`;
-      this.skip(`${ex.req.method} ${ex.req.path} answered ${statusLine(ex.res)} with no Location, self link or id, and ${listing}: nothing to probe it by`);
+      this.skip(
+        `${ex.req.method} ${ex.req.path} answered ${statusLine(ex.res)} with no Location, self link or id, and ` +
+          `${listing}: nothing to probe it by`,
+      );
     }
     return { ...created, uri };
   }
@@ -368,7 +432,8 @@ export class Probe {
         out.push(`  reproduce: ${this.target.curl(p.request)}`);
       }
     }
-    if (this.problems.length > PROBLEMS_SHOWN) out.push(`... and ${this.problems.length - PROBLEMS_SHOWN} more problems of the same check, not shown`);
+    if (this.problems.length > PROBLEMS_SHOWN)
+      out.push(`... and ${this.problems.length - PROBLEMS_SHOWN} more problems of the same check, not shown`);
     return out;
   }
 }
@@ -427,7 +492,9 @@ export function httpCheck(spec: HttpCheckSpec, run: (p: Probe) => Promise<string
         const first = (p.problems[0] as Problem).message;
         const more = p.problems.length > 1 ? ` (and ${p.problems.length - 1} more)` : "";
         const details = p.details();
-        return fail(`${first}${more}`, { details: skipped === undefined ? details : [...details, `then could not go on: ${skipped}`] });
+        return fail(`${first}${more}`, {
+          details: skipped === undefined ? details : [...details, `then could not go on: ${skipped}`],
+        });
       }
       if (skipped !== undefined) return skip(skipped);
       if (typeof result !== "string") return result;

@@ -42,7 +42,11 @@ async function findReachable(ctx: CheckContext): Promise<Reach> {
   const given = configOf(ctx).collections;
   const out: Reachable[] = given.slice(0, MAX_PROBED_COLLECTIONS).map((c) => ({ template: c, source: "given" }));
   const notes: string[] = [];
-  if (given.length > MAX_PROBED_COLLECTIONS) notes.push(`${given.length - MAX_PROBED_COLLECTIONS} named collections past the first ${MAX_PROBED_COLLECTIONS} were not exercised`);
+  if (given.length > MAX_PROBED_COLLECTIONS)
+    notes.push(
+      `${given.length - MAX_PROBED_COLLECTIONS} named collections past the first ${MAX_PROBED_COLLECTIONS} were ` +
+        `not exercised`,
+    );
   const candidates = await foundCollections(ctx, given);
   // Each found collection is tried once at most, and only as many as could be exercised: an OpenAPI document of
   // fifty thousand collections costs five POSTs, not fifty thousand.
@@ -53,7 +57,14 @@ async function findReachable(ctx: CheckContext): Promise<Reach> {
     else notes.push(`${candidate.template} (${candidate.source}) was not exercised: ${refusal}`);
   }
   const left = candidates.slice(tried.length);
-  if (left.length > 0) notes.push(`${left.length} more collections found (${left.slice(0, 3).map((c) => c.template).join(", ")}${left.length > 3 ? ", ..." : ""}) were not exercised: at most ${MAX_PROBED_COLLECTIONS} collections are tried`);
+  if (left.length > 0)
+    notes.push(
+      `${left.length} more collections found (${left
+        .slice(0, 3)
+        .map((c) => c.template)
+        .join(", ")}${left.length > 3 ? ", ..." : ""}) ` +
+        `were not exercised: at most ${MAX_PROBED_COLLECTIONS} collections are tried`,
+    );
   return { collections: out, notes };
 }
 
@@ -63,7 +74,8 @@ async function foundCollections(ctx: CheckContext, given: readonly string[]): Pr
   const templates = new Set(given);
   const out: Reachable[] = [];
   for (const path of found.paths) {
-    if (path.kind !== "collection" || (path.status !== undefined && (path.status < 200 || path.status >= 300))) continue;
+    if (path.kind !== "collection" || (path.status !== undefined && (path.status < 200 || path.status >= 300)))
+      continue;
     const template = templateOf(path).replace(/\{[^}]*\}/g, "{id}");
     if (templates.has(template) || template.endsWith("/")) continue;
     templates.add(template);
@@ -89,7 +101,12 @@ async function foundCollections(ctx: CheckContext, given: readonly string[]): Pr
 async function refusesMessages(target: HttpTarget, candidate: Reachable): Promise<string | undefined> {
   const created: string[] = [];
   const post = async (collection: string) => {
-    const req = { method: "POST", path: collection, headers: { accept: JSON_TYPE, "content-type": JSON_TYPE }, body: messageJson(uniqueBody("reach")) };
+    const req = {
+      method: "POST",
+      path: collection,
+      headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+      body: messageJson(uniqueBody("reach")),
+    };
     const res = await target.request(req);
     const uri = res.status >= 200 && res.status < 300 ? locate(collection, { req, res }, target.baseUrl) : undefined;
     if (uri) created.unshift(uri.path);
@@ -99,15 +116,21 @@ async function refusesMessages(target: HttpTarget, candidate: Reachable): Promis
     let collection = candidate.template;
     if (candidate.parent) {
       const parent = await post(candidate.parent.collection);
-      if (!parent.uri) return `no message to hang it under (POST ${candidate.parent.collection} answered ${parent.res.status} with no URI)`;
+      if (!parent.uri)
+        return (
+          `no message to hang it under (POST ${candidate.parent.collection} answered ${parent.res.status} with no ` +
+          `URI)`
+        );
       collection = parent.uri.path + candidate.parent.rest;
     }
     const { res } = await post(collection);
     // A found collection that refuses POST as not offered serves no creation: read-only by its own word.
     if (REFUSALS.has(res.status)) return `POST ${collection} answered ${res.status}: read-only`;
-    if (res.status >= 400 && res.status < 500) return `POST ${collection} of a message answered ${res.status}: it holds something else`;
+    if (res.status >= 400 && res.status < 500)
+      return `POST ${collection} of a message answered ${res.status}: it holds something else`;
     return undefined;
   } finally {
-    for (const path of created) await target.request({ method: "DELETE", path, headers: { accept: JSON_TYPE } }).catch(() => undefined);
+    for (const path of created)
+      await target.request({ method: "DELETE", path, headers: { accept: JSON_TYPE } }).catch(() => undefined);
   }
 }

@@ -28,7 +28,9 @@ export function topObject(value: unknown, format: "json" | "xml"): Record<string
   if (format === "json") return obj;
   const roots = Object.entries(obj).filter(([k]) => !k.startsWith("?"));
   const root = roots[0]?.[1];
-  return root !== null && typeof root === "object" && !Array.isArray(root) ? (root as Record<string, unknown>) : undefined;
+  return root !== null && typeof root === "object" && !Array.isArray(root)
+    ? (root as Record<string, unknown>)
+    : undefined;
 }
 
 /** Members an envelope commonly wraps one resource in. */
@@ -43,7 +45,8 @@ export function messageObject(value: unknown, format: "json" | "xml"): Record<st
   if (!top || "body" in top) return top;
   for (const name of ENVELOPES) {
     const inner = top[name];
-    if (inner !== null && typeof inner === "object" && !Array.isArray(inner) && "body" in inner) return inner as Record<string, unknown>;
+    if (inner !== null && typeof inner === "object" && !Array.isArray(inner) && "body" in inner)
+      return inner as Record<string, unknown>;
   }
   return top;
 }
@@ -60,7 +63,8 @@ export function bodyFieldOf(res: HttpResponse): string | undefined {
 }
 
 /** What a representation showed of the body, for a message: the value quoted, or that it had none. */
-export const shownBody = (body: string | undefined): string => (body === undefined ? "no body" : `body ${JSON.stringify(body)}`);
+export const shownBody = (body: string | undefined): string =>
+  body === undefined ? "no body" : `body ${JSON.stringify(body)}`;
 
 /** Where in a representation a value lies: member names and array indexes from the top. */
 export type ValuePath = readonly (string | number)[];
@@ -90,7 +94,13 @@ export function valueAt(value: unknown, path: ValuePath): unknown {
   return node;
 }
 
-export const showPath = (path: ValuePath): string => (path.length === 0 ? "the whole representation" : path.map((s) => (typeof s === "number" ? `[${s}]` : s)).join(".").replace(/\.\[/g, "["));
+export const showPath = (path: ValuePath): string =>
+  path.length === 0
+    ? "the whole representation"
+    : path
+        .map((s) => (typeof s === "number" ? `[${s}]` : s))
+        .join(".")
+        .replace(/\.\[/g, "[");
 
 /**
  * Where this run's target puts a message's body, per format (part 2 shows only the body field, not the shape
@@ -100,7 +110,8 @@ export const showPath = (path: ValuePath): string => (path.length === 0 ? "the w
 export class BodyPaths {
   readonly #paths = new Map<"json" | "xml", ValuePath>();
 
-  /** The body a representation shows: at the learned path; else where `sent` lies (which is then learned); else the default field. */
+  /** The body a representation shows: at the learned path; else where `sent` lies (which is then learned); else the
+   * default field. */
   bodyOf(res: HttpResponse, sent?: string): string | undefined {
     const rep = representationOf(res);
     if (!rep) return undefined;

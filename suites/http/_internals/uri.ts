@@ -46,8 +46,10 @@ export function locate(collection: string, ex: Exchange, baseUrl: string): Locat
   const rep = representationOf(ex.res);
   const top = rep ? messageObject(rep.value, rep.format) : undefined;
   const id = top?.["id"] ?? top?.["_id"];
-  if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "id member" };
-  if (rep && idsOf(rep.value).size === 1) return { path: `${collection}/${encodeURIComponent([...idsOf(rep.value)][0] as string)}`, how: "id member" };
+  if (typeof id === "string" || typeof id === "number")
+    return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "id member" };
+  if (rep && idsOf(rep.value).size === 1)
+    return { path: `${collection}/${encodeURIComponent([...idsOf(rep.value)][0] as string)}`, how: "id member" };
   return undefined;
 }
 
@@ -104,25 +106,43 @@ export async function readListing(
 }
 
 /** Looks for the message whose body is the one given in a collection's listing (readListing's bound). */
-export async function searchListing(get: (path: string) => Promise<Exchange>, collection: string, body: string, baseUrl: string): Promise<Listed> {
+export async function searchListing(
+  get: (path: string) => Promise<Exchange>,
+  collection: string,
+  body: string,
+  baseUrl: string,
+): Promise<Listed> {
   let found: Located | undefined;
   let present = false;
   const read = await readListing(get, collection, baseUrl, (value, page) => {
     const matches = holdersOf(value, body);
     if (matches.length === 0) return false;
     present = true;
-    // The object holding the body may be a part of the item (JSON:API's attributes): the item around it says where it is.
-    for (const chain of matches) found ??= chain.map((item) => itemUri(collection, item, baseUrl, page)).find((l) => l !== undefined);
+    // The object holding the body may be a part of the item (JSON:API's attributes): the item around it says where it
+    // is.
+    for (const chain of matches)
+      found ??= chain.map((item) => itemUri(collection, item, baseUrl, page)).find((l) => l !== undefined);
     return true;
   });
-  return { present, pages: read.pages, complete: read.complete, ...(found && { found }), ...(read.last && { last: read.last }) };
+  return {
+    present,
+    pages: read.pages,
+    complete: read.complete,
+    ...(found && { found }),
+    ...(read.last && { last: read.last }),
+  };
 }
 
 /**
  * How many times each of the bodies appears in a collection's whole listing (readListing's bound); `complete`
  * false when the listing went past the bound or a page failed, so that no count is an answer.
  */
-export async function countListed(get: (path: string) => Promise<Exchange>, collection: string, bodies: readonly string[], baseUrl: string): Promise<ListingRead & { counts: Map<string, number> }> {
+export async function countListed(
+  get: (path: string) => Promise<Exchange>,
+  collection: string,
+  bodies: readonly string[],
+  baseUrl: string,
+): Promise<ListingRead & { counts: Map<string, number> }> {
   const counts = new Map(bodies.map((b) => [b, 0]));
   const read = await readListing(get, collection, baseUrl, (value) => {
     for (const body of bodies) counts.set(body, (counts.get(body) ?? 0) + objectsWithBody(value, body).length);
@@ -157,13 +177,21 @@ function holdersOf(value: unknown, body: string): Record<string, unknown>[][] {
 }
 
 /** Where a listed item lives: its self link (or only link into the collection), or its id under the collection. */
-function itemUri(collection: string, item: Record<string, unknown>, baseUrl: string, page: string): Located | undefined {
+function itemUri(
+  collection: string,
+  item: Record<string, unknown>,
+  baseUrl: string,
+  page: string,
+): Located | undefined {
   const links = linksIn(item)
     .map((l) => ({ ...l, path: toTargetPath(l.href, baseUrl, page) }))
-    .filter((l): l is typeof l & { path: string } => l.path !== undefined && stripQuery(l.path).startsWith(`${collection}/`));
+    .filter(
+      (l): l is typeof l & { path: string } => l.path !== undefined && stripQuery(l.path).startsWith(`${collection}/`),
+    );
   const self = links.find((l) => l.rel === "self") ?? (links.length === 1 ? links[0] : undefined);
   if (self) return { path: stripQuery(self.path), how: "listing's link" };
   const id = item["id"] ?? item["_id"] ?? item["@_id"];
-  if (typeof id === "string" || typeof id === "number") return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "listing's id" };
+  if (typeof id === "string" || typeof id === "number")
+    return { path: `${collection}/${encodeURIComponent(String(id))}`, how: "listing's id" };
   return undefined;
 }

@@ -16,8 +16,14 @@ export const header = (res: PlainResponse, name: string): string | undefined => 
 /** One line for a response, for messages: status, content type and size, or how it failed. Text of the target's goes
  * through JSON.stringify, never raw. */
 export function describe(res: PlainResponse): string {
-  if (res.failure) return res.failure.kind === "connection" ? `no answer (${JSON.stringify(res.failure.message)})` : `no answer (${res.failure.kind})`;
-  return `HTTP ${res.status}, content-type ${JSON.stringify(header(res, "content-type") ?? null)}, ${res.body.length} body bytes`;
+  if (res.failure)
+    return res.failure.kind === "connection"
+      ? `no answer (${JSON.stringify(res.failure.message)})`
+      : `no answer (${res.failure.kind})`;
+  return (
+    `HTTP ${res.status}, content-type ${JSON.stringify(header(res, "content-type") ?? null)}, ${res.body.length} ` +
+    `body bytes`
+  );
 }
 
 /** A Connect unary POST of these message bytes, in binary. */
@@ -26,7 +32,11 @@ export const connectPost = (ctx: CheckContext, message: Uint8Array): Promise<Pla
 
 /** A gRPC-Web call in binary carrying these message bytes as its one frame. */
 export const grpcWebPost = (ctx: CheckContext, message: Uint8Array): Promise<PlainResponse> =>
-  exchange(ctx, { headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }, body: frame(0, message) });
+  exchange(ctx, {
+    headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" },
+    body: frame(0, message),
+  });
 
 /** The media type of a response, lowercased, without parameters (not content-type's parse, which throws on `a/b;`). */
-export const mediaType = (res: PlainResponse): string => (header(res, "content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+export const mediaType = (res: PlainResponse): string =>
+  (header(res, "content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

@@ -11,14 +11,30 @@ import type { RunReport } from "../../../harness/report.js";
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
 import { cli } from "../../helpers/cli.js";
 
+/** The parts of an in-toto statement the assertions read (JSON.parse gives no type). */
+interface Statement {
+  subject: { digest: { sha256: string } }[];
+  predicate: { result: string; passedTests: string[]; configuration: { name: string; annotations?: unknown }[] };
+}
+
 const dir = mkdtempSync(join(tmpdir(), "attest-"));
 const pair = () => {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  return { priv: privateKey.export({ type: "pkcs8", format: "pem" }) as string, pub: publicKey.export({ type: "spki", format: "pem" }) as string };
+  return {
+    priv: privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+    pub: publicKey.export({ type: "spki", format: "pem" }) as string,
+  };
 };
 const mine = pair();
 const other = pair();
-const paths = { priv: join(dir, "key.pem"), pub: join(dir, "pub.pem"), otherPub: join(dir, "other.pem"), att: join(dir, "run.intoto.json"), json: join(dir, "run.json"), junit: join(dir, "run.xml") };
+const paths = {
+  priv: join(dir, "key.pem"),
+  pub: join(dir, "pub.pem"),
+  otherPub: join(dir, "other.pem"),
+  att: join(dir, "run.intoto.json"),
+  json: join(dir, "run.json"),
+  junit: join(dir, "run.xml"),
+};
 writeFileSync(paths.priv, mine.priv);
 writeFileSync(paths.pub, mine.pub);
 writeFileSync(paths.otherPub, other.pub);
@@ -28,8 +44,28 @@ let run: Awaited<ReturnType<typeof cli>>;
 beforeAll(async () => {
   reference = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent" });
   const config = join(dir, "example-conformance.yaml");
-  writeFileSync(config, `implementation:\n  name: "reference <b>\\e[31m"\n  version: "2.0"\n  url: https://example.com/ref\ntargets:\n  grpc: ${reference.grpcAddress}\nclaims:\n  replicas: single\n`);
-  run = await cli(["check", "--config", config, "--seed", "8", "--runs", "10", "--attestation", paths.att, "--sign-key", paths.priv, "--report-json", paths.json, "--report-junit", paths.junit]);
+  writeFileSync(
+    config,
+    `implementation:\n  name: "reference <b>\\e[31m"\n  version: "2.0"\n  url: ` +
+      `https://example.com/ref\ntargets:\n  grpc: ${reference.grpcAddress}\nclaims:\n  replicas: single\n`,
+  );
+  run = await cli([
+    "check",
+    "--config",
+    config,
+    "--seed",
+    "8",
+    "--runs",
+    "10",
+    "--attestation",
+    paths.att,
+    "--sign-key",
+    paths.priv,
+    "--report-json",
+    paths.json,
+    "--report-junit",
+    paths.junit,
+  ]);
 }, 60_000);
 afterAll(async () => {
   await reference?.close();
@@ -38,15 +74,26 @@ afterAll(async () => {
 describe("a signed attestation", () => {
   it("is written by check, an in-toto Statement with a test-result predicate in a DSSE envelope", () => {
     expect(run.code, run.stderr).toBe(0);
-    const envelope = JSON.parse(readFileSync(paths.att, "utf8")) as { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
+    const envelope = JSON.parse(readFileSync(paths.att, "utf8")) as {
+      payloadType: string;
+      payload: string;
+      signatures: { keyid: string; sig: string }[];
+    };
     expect(envelope.payloadType).toBe("application/vnd.in-toto+json");
-    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as Record<string, any>;
-    expect(statement).toMatchObject({ _type: "https://in-toto.io/Statement/v1", predicateType: "https://in-toto.io/attestation/test-result/v0.1" });
-    expect(statement.subject[0]).toMatchObject({ name: "reference <b>\x1b[31m", uri: "https://example.com/ref", annotations: { version: "2.0", grpc: reference.grpcAddress } });
-    expect(statement.subject[0].digest.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as Statement;
+    expect(statement).toMatchObject({
+      _type: "https://in-toto.io/Statement/v1",
+      predicateType: "https://in-toto.io/attestation/test-result/v0.1",
+    });
+    expect(statement.subject[0]).toMatchObject({
+      name: "reference <b>\x1b[31m",
+      uri: "https://example.com/ref",
+      annotations: { version: "2.0", grpc: reference.grpcAddress },
+    });
+    expect(statement.subject[0]?.digest.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(statement.predicate.result).toBe("PASSED");
     expect(statement.predicate.passedTests).toContain("grpc.defaults.decodes");
-    const runAnnotations = statement.predicate.configuration.find((c: { name: string }) => c.name === "run").annotations;
+    const runAnnotations = statement.predicate.configuration.find((c) => c.name === "run")?.annotations;
     expect(runAnnotations).toMatchObject({ verdict: "conformant", claims: ["replicas: single"] });
     // The signature is over DSSE's PAE, as any DSSE verifier checks it.
     expect(pae("t", Buffer.from("ab")).toString()).toBe("DSSEv1 1 t 2 ab");
@@ -54,7 +101,11 @@ describe("a signed attestation", () => {
 
   it("every report records the implementation, the claims and the suite", () => {
     const report = JSON.parse(readFileSync(paths.json, "utf8")) as RunReport;
-    expect(report).toMatchObject({ implementation: { name: "reference <b>\x1b[31m", version: "2.0" }, claims: ["replicas: single"], seed: 8 });
+    expect(report).toMatchObject({
+      implementation: { name: "reference <b>\x1b[31m", version: "2.0" },
+      claims: ["replicas: single"],
+      seed: 8,
+    });
     const junit = readFileSync(paths.junit, "utf8");
     expect(junit).toContain('name="implementation" value="reference &lt;b&gt;\\x1b[31m"');
     expect(junit).toContain('name="claim" value="replicas: single (declared, not judged)"');
@@ -83,7 +134,11 @@ describe("a signed attestation", () => {
         const changed = Buffer.from(bytes);
         changed[i] = c;
         const v = verifyAttestation(changed, key);
-        if (v.holds) throw new Error(`a change at byte ${i} (${JSON.stringify(bytes.subarray(Math.max(0, i - 10), i + 10).toString())}) went unnoticed`);
+        if (v.holds)
+          throw new Error(
+            `a change at byte ${i} (${JSON.stringify(bytes.subarray(Math.max(0, i - 10), i + 10).toString())}) ` +
+              `went unnoticed`,
+          );
       }
     }
     // And through the command: one character of the payload changed.
@@ -110,12 +165,27 @@ describe("a signed attestation", () => {
   it("check refuses --attestation without --sign-key, and a key that is not ed25519, before the run", async () => {
     const alone = await cli(["check", "--attestation", join(dir, "x.json")]);
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toBe("example-conformance: --attestation and --sign-key go together: the attestation is signed with the key\n");
+    expect(alone.stderr).toBe(
+      "example-conformance: --attestation and --sign-key go together: the attestation is signed with the key\n",
+    );
     const rsa = join(dir, "rsa.pem");
-    writeFileSync(rsa, generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string);
-    const wrong = await cli(["check", "--grpc", "127.0.0.1:1", "--attestation", join(dir, "y.json"), "--sign-key", rsa]);
+    writeFileSync(
+      rsa,
+      generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+    );
+    const wrong = await cli([
+      "check",
+      "--grpc",
+      "127.0.0.1:1",
+      "--attestation",
+      join(dir, "y.json"),
+      "--sign-key",
+      rsa,
+    ]);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/--sign-key .*rsa\.pem: not an ed25519 private key in PEM \(an rsa key, where ed25519 is needed\)/);
+    expect(wrong.stderr).toMatch(
+      /--sign-key .*rsa\.pem: not an ed25519 private key in PEM \(an rsa key, where ed25519 is needed\)/,
+    );
   });
 });
 
@@ -143,7 +213,22 @@ describe("a run over TLS", () => {
     const listening = await listenTracked(server);
     try {
       const json = join(dir, "tls.json");
-      const r = await cli(["check", "--grpc", listening.address, "--tls", "--ca", tls.certFile, "--only", "grpc.defaults.decodes", "--runs", "3", "--seed", "1", "--report-json", json]);
+      const r = await cli([
+        "check",
+        "--grpc",
+        listening.address,
+        "--tls",
+        "--ca",
+        tls.certFile,
+        "--only",
+        "grpc.defaults.decodes",
+        "--runs",
+        "3",
+        "--seed",
+        "1",
+        "--report-json",
+        json,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(readFileSync(json, "utf8")) as RunReport;
       expect(report.target.tlsFingerprint).toBe(new X509Certificate(tls.cert).fingerprint256);

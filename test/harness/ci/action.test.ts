@@ -3,7 +3,17 @@
 // from action.yml), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and buf on PATH as bufbuild/buf-action puts it.
 import { execFileSync, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import * as http from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -42,16 +52,31 @@ cpSync(join(ROOT, BUNDLE_FOLDER), join(ACTION_DIR, BUNDLE_FOLDER), { recursive: 
 /** A folder on PATH with `buf`, as bufbuild/buf-action with setup_only leaves it, recording each command line. */
 const TOOLS = mkdtempSync(join(tmpdir(), "action-tools-"));
 const platformBuf = `@bufbuild/buf-${process.platform}-${process.arch === "arm64" ? "aarch64" : process.arch}`;
-const realBuf = join(dirname(createRequire(join(ROOT, "package.json")).resolve(`${platformBuf}/package.json`)), "bin", "buf");
+const realBuf = join(
+  dirname(createRequire(join(ROOT, "package.json")).resolve(`${platformBuf}/package.json`)),
+  "bin",
+  "buf",
+);
 copyFileSync(realBuf, join(TOOLS, "buf-real"));
 chmodSync(join(TOOLS, "buf-real"), 0o755);
-writeFileSync(join(TOOLS, "buf"), `#!/bin/bash\nprintf 'buf %s\\n' "$*" >> "$ARGV_LOG"\nexec "$(dirname "$0")/buf-real" "$@"\n`);
+writeFileSync(
+  join(TOOLS, "buf"),
+  `#!/bin/bash\nprintf 'buf %s\\n' "$*" >> "$ARGV_LOG"\nexec "$(dirname "$0")/buf-real" "$@"\n`,
+);
 chmodSync(join(TOOLS, "buf"), 0o755);
 /** The test's PATH less anything of an npm install (npx puts node_modules/.bin first). */
-const SYSTEM_PATH = (process.env.PATH ?? "").split(delimiter).filter((d) => !d.includes("node_modules")).join(delimiter);
+const SYSTEM_PATH = (process.env.PATH ?? "")
+  .split(delimiter)
+  .filter((d) => !d.includes("node_modules"))
+  .join(delimiter);
 
 function parseOutputs(text: string): Record<string, string> {
-  return Object.fromEntries(text.split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+  return Object.fromEntries(
+    text
+      .split("\n")
+      .filter((l) => l.includes("="))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
 }
 
 interface ActionRun {
@@ -71,7 +96,8 @@ function expectSecretKept(run: ActionRun, secret: string): void {
   expect(run.argv).not.toContain(secret);
   expect(run.log).not.toContain(secret);
   expect(run.summary).not.toContain(secret);
-  for (const kind of ["report-json", "report-junit", "report-html"]) if (run.outputs[kind]) expect(readFileSync(run.outputs[kind] as string, "utf8")).not.toContain(secret);
+  for (const kind of ["report-json", "report-junit", "report-html"])
+    if (run.outputs[kind]) expect(readFileSync(run.outputs[kind] as string, "utf8")).not.toContain(secret);
 }
 
 interface RunOptions {
@@ -87,19 +113,35 @@ interface RunOptions {
 
 /** The environment a runner gives a node action: INPUT_<NAME> for every declared input, its default when not given. */
 function inputEnv(inputs: Record<string, string>): Record<string, string> {
-  for (const name of Object.keys(inputs)) if (!(name in action.inputs)) throw new Error(`the test gives an undeclared input ${name}`);
-  return Object.fromEntries(Object.entries(action.inputs).map(([name, spec]) => [`INPUT_${name.replace(/ /g, "_").toUpperCase()}`, inputs[name] ?? spec.default ?? ""]));
+  for (const name of Object.keys(inputs))
+    if (!(name in action.inputs)) throw new Error(`the test gives an undeclared input ${name}`);
+  return Object.fromEntries(
+    Object.entries(action.inputs).map(([name, spec]) => [
+      `INPUT_${name.replace(/ /g, "_").toUpperCase()}`,
+      inputs[name] ?? spec.default ?? "",
+    ]),
+  );
 }
 
-async function runAction(inputs: Record<string, string>, workspaceOrOptions: Record<string, string> | RunOptions = {}): Promise<ActionRun> {
-  const options: RunOptions = ["workspace", "cwd", "env", "buf"].some((k) => k in workspaceOrOptions) ? (workspaceOrOptions as RunOptions) : { workspace: workspaceOrOptions as Record<string, string> };
+async function runAction(
+  inputs: Record<string, string>,
+  workspaceOrOptions: Record<string, string> | RunOptions = {},
+): Promise<ActionRun> {
+  const options: RunOptions = ["workspace", "cwd", "env", "buf"].some((k) => k in workspaceOrOptions)
+    ? (workspaceOrOptions as RunOptions)
+    : { workspace: workspaceOrOptions as Record<string, string> };
   const work = options.cwd ?? mkdtempSync(join(tmpdir(), "action-"));
   const runner = mkdtempSync(join(tmpdir(), "runner-"));
   for (const [name, text] of Object.entries(options.workspace ?? {})) {
     mkdirSync(dirname(join(work, name)), { recursive: true });
     writeFileSync(join(work, name), text);
   }
-  const files = { output: join(runner, "output"), summary: join(runner, "summary.md"), argv: join(runner, "argv.log"), temp: join(runner, "temp") };
+  const files = {
+    output: join(runner, "output"),
+    summary: join(runner, "summary.md"),
+    argv: join(runner, "argv.log"),
+    temp: join(runner, "temp"),
+  };
   for (const f of [files.output, files.summary, files.argv]) writeFileSync(f, "");
   mkdirSync(files.temp);
   const main = join(ACTION_DIR, action.runs.main);
@@ -125,9 +167,22 @@ async function runAction(inputs: Record<string, string>, workspaceOrOptions: Rec
   });
   const outputs = parseOutputs(readFileSync(files.output, "utf8"));
   // Paths are relative to the workspace, as the runner's working directory is.
-  const absolute = Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, (k.startsWith("report-") || k === "trace" || k === "attestation") && v !== "" ? resolve(work, v) : v]));
+  const absolute = Object.fromEntries(
+    Object.entries(outputs).map(([k, v]) => [
+      k,
+      (k.startsWith("report-") || k === "trace" || k === "attestation") && v !== "" ? resolve(work, v) : v,
+    ]),
+  );
   const argv = `${process.execPath} ${main}\n${readFileSync(files.argv, "utf8")}`;
-  return { code, outputs: absolute, summary: readFileSync(files.summary, "utf8"), log, argv, runnerTemp: files.temp, work };
+  return {
+    code,
+    outputs: absolute,
+    summary: readFileSync(files.summary, "utf8"),
+    log,
+    argv,
+    runnerTemp: files.temp,
+    work,
+  };
 }
 
 let reference: ReferenceServer;
@@ -143,13 +198,21 @@ beforeAll(async () => {
   reference = await startReferenceServer({ grpcPort: 0, httpPort: 0 });
   let n = 0;
   // Counts calls in its reply, and the count arrives inside Markdown that would otherwise render as a link.
-  counting = await startGrpcJsServer(() => Buffer.from(encodeMessage(`[call ${++n}](https://evil.example/) <img src=x>`)));
+  counting = await startGrpcJsServer(() =>
+    Buffer.from(encodeMessage(`[call ${++n}](https://evil.example/) <img src=x>`)),
+  );
   keyed = await startReferenceServer({ grpcPort: 0, httpPort: 0, apiKey: API_KEY });
   // Answers only a call that carries the token, as a server behind an authenticating gateway does.
   guarded = await startGrpcJsServer((_req, call) =>
-    call.metadata.get("authorization")[0] === TOKEN ? Buffer.from(encodeMessage("hello")) : { code: 16, details: "no token" },
+    call.metadata.get("authorization")[0] === TOKEN
+      ? Buffer.from(encodeMessage("hello"))
+      : { code: 16, details: "no token" },
   );
-  tlsServer = await startReferenceServer({ grpcPort: 0, httpPort: 0, tls: { certFile: tls.certFile, keyFile: tls.keyFile } });
+  tlsServer = await startReferenceServer({
+    grpcPort: 0,
+    httpPort: 0,
+    tls: { certFile: tls.certFile, keyFile: tls.keyFile },
+  });
 });
 afterAll(async () => {
   await reference.close();
@@ -163,12 +226,60 @@ describe("action.yml", () => {
   it("is a JavaScript action on node20 whose bundle is all it needs: no node_modules above the folder it runs from", () => {
     expect(action.runs).toEqual({ using: "node20", main: `${BUNDLE_FOLDER}/index.js` });
     expect(BUNDLE_FOLDER).not.toBe("dist");
-    for (let dir = ACTION_DIR; dir !== dirname(dir); dir = dirname(dir)) expect(existsSync(join(dir, "node_modules")), dir).toBe(false);
+    for (let dir = ACTION_DIR; dir !== dirname(dir); dir = dirname(dir))
+      expect(existsSync(join(dir, "node_modules")), dir).toBe(false);
     expect(existsSync(join(dirname(dirname(ACTION_DIR)), "node_modules"))).toBe(false);
     // Every target of every protocol, and what a CI job keeps: the reports, the traces, the attestation.
-    const needed = ["command", "config", "grpc", "connect", "grpc-web", "replica", "http", "http-replica", "collection", "openapi", "image", "grpc-port", "http-port", "api-key", "api-key-in", "metadata", "tls", "ca", "cert", "key", "authority", "only", "skip", "strict", "profile", "timeout", "expected-failures", "baseline", "fail-on", "require", "reports", "report-dir", "trace", "attestation", "signing-key", "contract", "base", "lint"];
+    const needed = [
+      "command",
+      "config",
+      "grpc",
+      "connect",
+      "grpc-web",
+      "replica",
+      "http",
+      "http-replica",
+      "collection",
+      "openapi",
+      "image",
+      "grpc-port",
+      "http-port",
+      "api-key",
+      "api-key-in",
+      "metadata",
+      "tls",
+      "ca",
+      "cert",
+      "key",
+      "authority",
+      "only",
+      "skip",
+      "strict",
+      "profile",
+      "timeout",
+      "expected-failures",
+      "baseline",
+      "fail-on",
+      "require",
+      "reports",
+      "report-dir",
+      "trace",
+      "attestation",
+      "signing-key",
+      "contract",
+      "base",
+      "lint",
+    ];
     expect(Object.keys(action.inputs)).toEqual(expect.arrayContaining(needed));
-    expect(Object.keys(action.outputs)).toEqual(["verdict", "exit-code", "report-json", "report-junit", "report-html", "trace", "attestation"]);
+    expect(Object.keys(action.outputs)).toEqual([
+      "verdict",
+      "exit-code",
+      "report-json",
+      "report-junit",
+      "report-html",
+      "trace",
+      "attestation",
+    ]);
   });
 
   it("refuses a command it does not know in one line: exit 2, verdict usage-error", async () => {
@@ -183,24 +294,37 @@ describe("action.yml", () => {
 
   it("documents every exit code and verdict of the one exit-code table in its outputs", () => {
     const descriptions = action as unknown as { outputs: Record<string, { description: string }> };
-    for (const e of EXIT_CODE_TABLE) expect(descriptions.outputs.verdict?.description).toContain(`${e.action} (${e.code}`);
+    for (const e of EXIT_CODE_TABLE)
+      expect(descriptions.outputs.verdict?.description).toContain(`${e.action} (${e.code}`);
     const exitCode = descriptions.outputs["exit-code"]?.description ?? "";
     // "check 0, 1, 2, 3, 5 or 70 (...)": the codes of check, in the table's order, before the contract's.
-    expect(exitCode.slice(0, exitCode.indexOf("(")).match(/\d+/g)?.map(Number)).toEqual(EXIT_CODE_TABLE.map((e) => e.code));
+    expect(exitCode.slice(0, exitCode.indexOf("(")).match(/\d+/g)?.map(Number)).toEqual(
+      EXIT_CODE_TABLE.map((e) => e.code),
+    );
   });
 
   it("passes metadata from a secret to a gRPC target that needs it, through the environment, never a command line", async () => {
     const without = await runAction({ grpc: guarded.address, only: "grpc.unary.*,grpc.defaults.*" });
     expect(without.code, without.log).toBe(5);
     // A selection is partial by design: accepted here, where what is tested is how the secret is passed.
-    const run = await runAction({ grpc: guarded.address, metadata: `authorization=${TOKEN}`, only: "grpc.unary.*,grpc.defaults.*", require: "partial" });
+    const run = await runAction({
+      grpc: guarded.address,
+      metadata: `authorization=${TOKEN}`,
+      only: "grpc.unary.*,grpc.defaults.*",
+      require: "partial",
+    });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
     expectSecretKept(run, "t0ken-from-a-secret-91ab");
   }, 120_000);
 
   it("passes an API key from a secret to an HTTP target, through the environment, never a command line", async () => {
-    const run = await runAction({ http: keyed.httpUrl, "api-key": API_KEY, only: "http.auth.api-key,http.create.*,http.read.*", require: "partial" });
+    const run = await runAction({
+      http: keyed.httpUrl,
+      "api-key": API_KEY,
+      only: "http.auth.api-key,http.create.*,http.read.*",
+      require: "partial",
+    });
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
     expect(report.checks.find((c) => c.id === "http.auth.api-key")?.status).toBe("pass");
@@ -210,7 +334,16 @@ describe("action.yml", () => {
   }, 120_000);
 
   it("speaks TLS with a CA file, and passes skip and strict on", async () => {
-    const run = await runAction({ grpc: tlsServer.grpcAddress, tls: "true", ca: tls.certFile, authority: "localhost", skip: "grpc.limits.*,grpc.stateless.*,contract.*", strict: "true", only: "grpc.*", require: "partial" });
+    const run = await runAction({
+      grpc: tlsServer.grpcAddress,
+      tls: "true",
+      ca: tls.certFile,
+      authority: "localhost",
+      skip: "grpc.limits.*,grpc.stateless.*,contract.*",
+      strict: "true",
+      only: "grpc.*",
+      require: "partial",
+    });
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
     expect(report.target.tlsFingerprint).toMatch(/^[0-9A-F]{2}(:[0-9A-F]{2}){31}$/i);
@@ -222,31 +355,48 @@ describe("action.yml", () => {
 
   it("reads a configuration file named by the config input: its target and selection", async () => {
     const config = `targets:\n  grpc: ${reference.grpcAddress}\nonly: [grpc.unary.single-response]\n`;
-    const run = await runAction({ config: "ci/conformance.yaml", require: "partial" }, { workspace: { "ci/conformance.yaml": config } });
+    const run = await runAction(
+      { config: "ci/conformance.yaml", require: "partial" },
+      { workspace: { "ci/conformance.yaml": config } },
+    );
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
     expect(report.target.grpc).toBe(reference.grpcAddress);
     expect(report.checks.filter((c) => c.status !== "skip").map((c) => c.id)).toEqual(["grpc.unary.single-response"]);
   }, 60_000);
 
-  it("takes the base branch's report as a baseline: with fail-on new a known failure passes the step, a new one fails it", async () => {
+  it("takes the base branch's report as a baseline: with fail-on new a known failure passes the step, a new one " +
+    "fails it", async () => {
     const first = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent" });
     expect(first.code).toBe(1);
     const baseline = join(first.work, "base.json");
     cpSync(first.outputs["report-json"] as string, baseline);
-    const known = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent", baseline, "fail-on": "new" });
+    const known = await runAction({
+      grpc: counting.address,
+      only: "grpc.stateless.history-independent",
+      baseline,
+      "fail-on": "new",
+    });
     expect(known.code, known.log).toBe(0);
     expect(known.outputs.verdict).toBe("not-conformant");
     expect(known.log).toMatch(/^still failing \(known\) \(1\):/m);
     const clean = await runAction({ grpc: reference.grpcAddress, only: "grpc.stateless.history-independent" });
-    const fresh = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent", baseline: clean.outputs["report-json"] as string, "fail-on": "new" });
+    const fresh = await runAction({
+      grpc: counting.address,
+      only: "grpc.stateless.history-independent",
+      baseline: clean.outputs["report-json"] as string,
+      "fail-on": "new",
+    });
     expect(fresh.code).toBe(1);
     expect(fresh.log).toMatch(/^newly failing \(1\):/m);
   }, 120_000);
 
   it("passes the reference server: verdict conformant, the reports written, a summary that says so", async () => {
     // One instance, as the workspace's configuration declares: without the claim the run is partial (no replica).
-    const run = await runAction({ grpc: reference.grpcAddress, http: reference.httpUrl }, { "example-conformance.yaml": "claims:\n  replicas: single\n" });
+    const run = await runAction(
+      { grpc: reference.grpcAddress, http: reference.httpUrl },
+      { "example-conformance.yaml": "claims:\n  replicas: single\n" },
+    );
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("conformant");
     expect(run.outputs["exit-code"]).toBe("0");
@@ -260,7 +410,8 @@ describe("action.yml", () => {
     expect(run.summary.match(/### example-conformance/g)).toHaveLength(1);
   }, 120_000);
 
-  it("fails the step on a partial run by default, with a warning naming the check not judged and why, and a summary that says so", async () => {
+  it("fails the step on a partial run by default, with a warning naming the check not judged and why, and a summary " +
+    "that says so", async () => {
     // Partial for want of a replica: the stateless checks alone, the one that needs --replica among them.
     const run = await runAction({ grpc: reference.grpcAddress, only: "grpc.stateless.*" });
     expect(run.code, run.log).toBe(1);
@@ -268,11 +419,15 @@ describe("action.yml", () => {
     // The CLI's code: the run itself is exit 0; the step failed for the verdict the action requires.
     expect(run.outputs["exit-code"]).toBe("0");
     expect(run.summary).toMatch(/^### example-conformance: partial$/m);
-    const warning = run.log.split("\n").find((l) => l.startsWith("::warning title=example-conformance%3A partial verdict::"));
+    const warning = run.log
+      .split("\n")
+      .find((l) => l.startsWith("::warning title=example-conformance%3A partial verdict::"));
     expect(warning, run.log).toBeDefined();
     expect(warning).toContain("the step fails (require: conformant)");
     expect(warning).toMatch(/%0Agrpc\.stateless\.replicas: needs --replica to judge: /);
-    expect(run.summary).toContain("**The step failed: the verdict is partial and `require: conformant` asks for every gating check judged.**");
+    expect(run.summary).toContain(
+      "**The step failed: the verdict is partial and `require: conformant` asks for every gating check judged.**",
+    );
     expect(run.summary).toMatch(/^- `grpc\.stateless\.replicas`: needs /m);
   }, 120_000);
 
@@ -280,7 +435,9 @@ describe("action.yml", () => {
     const run = await runAction({ grpc: reference.grpcAddress, require: "partial", only: "grpc.defaults.*" });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
-    const warning = run.log.split("\n").find((l) => l.startsWith("::warning title=example-conformance%3A partial verdict::"));
+    const warning = run.log
+      .split("\n")
+      .find((l) => l.startsWith("::warning title=example-conformance%3A partial verdict::"));
     expect(warning, run.log).toBeDefined();
     expect(warning).toContain("accepted (require: partial)");
     expect(warning).toMatch(/%0Acontract\.shape: not run: not in --only grpc\.defaults\.\*/);
@@ -297,7 +454,11 @@ describe("action.yml", () => {
   it("fails the step on a server that counts calls, names the failed check in the summary, and keeps its text inert", async () => {
     const expectations = join(mkdtempSync(join(tmpdir(), "expect-")), "known.txt");
     writeFileSync(expectations, "grpc.stateless.deterministic # the count changes the reply by itself\n");
-    const run = await runAction({ grpc: counting.address, "expected-failures": expectations, only: "grpc.stateless.*" });
+    const run = await runAction({
+      grpc: counting.address,
+      "expected-failures": expectations,
+      only: "grpc.stateless.*",
+    });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("not-conformant");
     expect(run.summary).toMatch(/^### example-conformance: not conformant$/m);
@@ -315,18 +476,30 @@ describe("action.yml", () => {
     [{ grpc: "127.0.0.1:9", "http-port": "8080" }, /--http-port needs --image/],
     [{ grpc: "127.0.0.1:9", "grpc-port": "50051" }, /--grpc-port needs --image/],
     [{ grpc: "127.0.0.1:9", profile: "nope" }, /'--profile <profile>' argument 'nope' is invalid/],
-  ] as [Record<string, string>, RegExp][])("passes %j on as flags, and a refusal is verdict usage-error", async (inputs, message) => {
-    const run = await runAction(inputs);
-    expect(run.code).toBe(2);
-    expect(run.outputs.verdict).toBe("usage-error");
-    expect(run.log).toMatch(message);
-    expect(run.summary).toMatch(/^### example-conformance: usage-error$/m);
-  }, 60_000);
+  ] as [Record<string, string>, RegExp][])(
+    "passes %j on as flags, and a refusal is verdict usage-error",
+    async (inputs, message) => {
+      const run = await runAction(inputs);
+      expect(run.code).toBe(2);
+      expect(run.outputs.verdict).toBe("usage-error");
+      expect(run.log).toMatch(message);
+      expect(run.summary).toMatch(/^### example-conformance: usage-error$/m);
+    },
+    60_000,
+  );
 
-  it("writes the traces of a failing check and a signed attestation, the key from a secret through the environment, and outputs their paths", async () => {
+  it("writes the traces of a failing check and a signed attestation, the key from a secret through the environment, " +
+    "and outputs their paths", async () => {
     const { privateKey, publicKey } = generateKeyPairSync("ed25519");
     const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-    const run = await runAction({ grpc: counting.address, only: "grpc.stateless.history-independent", trace: "traces", attestation: "out/run.intoto.json", "signing-key": pem, reports: "json" });
+    const run = await runAction({
+      grpc: counting.address,
+      only: "grpc.stateless.history-independent",
+      trace: "traces",
+      attestation: "out/run.intoto.json",
+      "signing-key": pem,
+      reports: "json",
+    });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.trace).toBe(join(run.work, "traces"));
     expect(readdirSync(run.outputs.trace as string)).toEqual(["grpc.stateless.history-independent.grpc.txt"]);
@@ -336,7 +509,11 @@ describe("action.yml", () => {
     expect(run.outputs["report-html"]).toBe("");
     const pub = join(run.work, "pub.pem");
     writeFileSync(pub, publicKey.export({ type: "spki", format: "pem" }));
-    execFileSync(process.execPath, [join(ROOT, "bin", "example-conformance.js"), "verify", run.outputs.attestation as string, "--key", pub], { stdio: "pipe" });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "bin", "example-conformance.js"), "verify", run.outputs.attestation as string, "--key", pub],
+      { stdio: "pipe" },
+    );
     const body = pem.split("\n")[1] as string;
     expectSecretKept(run, body);
     // The key's file lived for the run alone.
@@ -347,7 +524,8 @@ describe("action.yml", () => {
     expect(plain.outputs.attestation).toBe("");
   }, 120_000);
 
-  it("passes connect, grpc-web, replica and collection on as their flags: every RPC protocol compared, a replica judged", async () => {
+  it("passes connect, grpc-web, replica and collection on as their flags: every RPC protocol compared, a replica " +
+    "judged", async () => {
     const run = await runAction({
       grpc: reference.grpcAddress,
       connect: reference.httpUrl,
@@ -366,11 +544,19 @@ describe("action.yml", () => {
     expect(report.checks.find((c) => c.id === "rpc.cross-protocol.equivalent")?.message).toMatch(/connect|Connect/);
   }, 120_000);
 
-  it("with no target, checks the built-in reference server from the bundle alone (its .proto files of health and reflection beside it)", async () => {
-    const run = await runAction({ only: "grpc.unary.single-response,contract.reflection-match", require: "partial", reports: "json" });
+  it("with no target, checks the built-in reference server from the bundle alone (its .proto files of health and " +
+    "reflection beside it)", async () => {
+    const run = await runAction({
+      only: "grpc.unary.single-response,contract.reflection-match",
+      require: "partial",
+      reports: "json",
+    });
     expect(run.code, run.log).toBe(0);
     const report = JSON.parse(readFileSync(run.outputs["report-json"] as string, "utf8")) as RunReport;
-    expect(report.checks.filter((c) => c.status !== "skip").map((c) => [c.id, c.status])).toEqual([["grpc.unary.single-response", "pass"], ["contract.reflection-match", "pass"]]);
+    expect(report.checks.filter((c) => c.status !== "skip").map((c) => [c.id, c.status])).toEqual([
+      ["grpc.unary.single-response", "pass"],
+      ["contract.reflection-match", "pass"],
+    ]);
   }, 60_000);
 
   it("says unreachable, with no report, for a target that is not there", async () => {
@@ -382,13 +568,17 @@ describe("action.yml", () => {
   }, 60_000);
 
   it("says cannot-check, exit 5, for an HTTP target that wants a key the run was not given", async () => {
-    const server = await listen(http.createServer((_req, res) => res.writeHead(401, { "www-authenticate": "Bearer" }).end()));
+    const server = await listen(
+      http.createServer((_req, res) => res.writeHead(401, { "www-authenticate": "Bearer" }).end()),
+    );
     try {
       const run = await runAction({ http: server.url });
       expect(run.code).toBe(5);
       expect(run.outputs.verdict).toBe("cannot-check");
       expect(run.outputs["exit-code"]).toBe("5");
-      expect(run.log).toMatch(/cannot check: the target wants credentials \(GET \/messages → 401\): pass --api-key K or EXAMPLE_API_KEY, with --api-key-in bearer/);
+      expect(run.log).toMatch(
+        /cannot check: the target wants credentials \(GET \/messages → 401\): pass --api-key K or EXAMPLE_API_KEY, with --api-key-in bearer/,
+      );
       expect(run.summary).toMatch(/^### example-conformance: cannot-check$/m);
     } finally {
       await server.close();
@@ -399,7 +589,8 @@ describe("action.yml", () => {
 /** A pull request's checkout: the base branch main with the shipped contract, and a head commit that changes it. */
 function pullRequest(change: (proto: string) => string): string {
   const repo = mkdtempSync(join(tmpdir(), "pr-"));
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdio: "pipe" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, stdio: "pipe" });
   git("init", "-q", "-b", "main");
   mkdirSync(join(repo, "proto"));
   cpSync(join(ROOT, "proto", "example"), join(repo, "proto", "example"), { recursive: true });
@@ -416,12 +607,20 @@ function pullRequest(change: (proto: string) => string): string {
 describe("action.yml, command: contract", () => {
   it("fails on a breaking change with an annotation on the changed line, and says so in the summary", async () => {
     const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
-    const line = readFileSync(join(repo, "proto", "example", "example.proto"), "utf8").split("\n").indexOf("  bytes body = 1;") + 1;
+    const line =
+      readFileSync(join(repo, "proto", "example", "example.proto"), "utf8")
+        .split("\n")
+        .indexOf("  bytes body = 1;") + 1;
     const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("breaking");
     expect(run.outputs["exit-code"]).toBe("1");
-    expect(run.log).toMatch(new RegExp(`^::error file=proto/example/example\\.proto,line=${line},col=\\d+,title=breaking FIELD_SAME_TYPE::.*body`, "m"));
+    expect(run.log).toMatch(
+      new RegExp(
+        `^::error file=proto/example/example\\.proto,line=${line},col=\\d+,title=breaking FIELD_SAME_TYPE::.*body`,
+        "m",
+      ),
+    );
     expect(run.summary).toMatch(/^### example-conformance contract: breaking$/m);
     expect(run.summary).toMatch(/\| breaking \| proto\/example\/example\\\.proto:\d+ \| FIELD\\_SAME\\_TYPE \|/);
   }, 120_000);
@@ -441,7 +640,8 @@ describe("action.yml, command: contract", () => {
     writeFileSync(file, JSON.stringify({ ref: "refs/heads/change", before, after: "f".repeat(40) }));
     return { GITHUB_EVENT_NAME: "push", GITHUB_EVENT_PATH: file };
   }
-  const commitOf = (repo: string, ref: string) => execFileSync("git", ["rev-parse", ref], { cwd: repo, encoding: "utf8" }).trim();
+  const commitOf = (repo: string, ref: string) =>
+    execFileSync("git", ["rev-parse", ref], { cwd: repo, encoding: "utf8" }).trim();
 
   it("on a push (no base ref), compares with the commit before it, github.event.before: a breaking change fails it", async () => {
     const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
@@ -449,7 +649,9 @@ describe("action.yml, command: contract", () => {
     const run = await runAction({ command: "contract" }, { cwd: repo, env: pushEvent(before) });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("breaking");
-    expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=\d+,col=\d+,title=breaking FIELD_SAME_TYPE::/m);
+    expect(run.log).toMatch(
+      /^::error file=proto\/example\/example\.proto,line=\d+,col=\d+,title=breaking FIELD_SAME_TYPE::/m,
+    );
     expect(run.summary).toContain(`Compared with ${before.slice(0, 12)}, the commit before this push.`);
   }, 120_000);
 
@@ -457,36 +659,65 @@ describe("action.yml, command: contract", () => {
     const origin = pullRequest((p) => p.replace("  string body = 1;", "  int32 body = 1;"));
     const before = commitOf(origin, "main");
     const clone = mkdtempSync(join(tmpdir(), "shallow-"));
-    execFileSync("git", ["clone", "-q", "--depth", "1", "--branch", "change", `file://${origin}`, clone], { stdio: "pipe" });
-    expect(() => execFileSync("git", ["cat-file", "-e", `${before}^{commit}`], { cwd: clone, stdio: "pipe" })).toThrow();
+    execFileSync("git", ["clone", "-q", "--depth", "1", "--branch", "change", `file://${origin}`, clone], {
+      stdio: "pipe",
+    });
+    expect(() =>
+      execFileSync("git", ["cat-file", "-e", `${before}^{commit}`], { cwd: clone, stdio: "pipe" }),
+    ).toThrow();
     const run = await runAction({ command: "contract" }, { cwd: clone, env: pushEvent(before) });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("breaking");
     expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=8,/m);
   }, 120_000);
 
-  it("on the first push of a branch (before is 000…), or when the commit before is gone, says plainly that it could not compare", async () => {
+  it("on the first push of a branch (before is 000…), or when the commit before is gone, says plainly that it could " +
+    "not compare", async () => {
     const repo = pullRequest((p) => p.replace("  string body = 1;", "  bytes body = 1;"));
     const first = await runAction({ command: "contract" }, { cwd: repo, env: pushEvent("0".repeat(40)) });
     expect(first.code, first.log).toBe(0);
     expect(first.outputs.verdict).toBe("compatible");
-    expect(first.log).toMatch(/^::warning title=example-conformance contract%3A breaking not checked::this push created the branch: there is no commit before it to compare with$/m);
+    expect(first.log).toMatch(
+      /^::warning title=example-conformance contract%3A breaking not checked::this push created the branch: there is no commit before it to compare with$/m,
+    );
     expect(first.summary).toMatch(/breaking not checked: this push created the branch/);
     // A force push: the commit before is in neither the checkout nor the remote.
-    const gone = await runAction({ command: "contract" }, { cwd: repo, env: pushEvent("1234567890ab".padEnd(40, "0")) });
+    const gone = await runAction(
+      { command: "contract" },
+      { cwd: repo, env: pushEvent("1234567890ab".padEnd(40, "0")) },
+    );
     expect(gone.code, gone.log).toBe(0);
-    expect(gone.log).toMatch(/^::warning title=example-conformance contract%3A breaking not checked::the commit before this push, 1234567890ab, is neither in this checkout nor on the remote/m);
+    expect(gone.log).toMatch(
+      /^::warning title=example-conformance contract%3A breaking not checked::the commit before this push, 1234567890ab, is neither in this checkout nor on the remote/m,
+    );
     expect(gone.summary).toMatch(/breaking not checked: the commit before this push, 1234567890ab/);
   }, 120_000);
 
   it("fails on a deleted .proto file (FILE_NO_DELETE, in no file): annotated on the job, named in the summary", async () => {
     const repo = pullRequest((p) => p);
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "mv", "proto/example/example.proto", "proto/example/renamed.proto"], { cwd: repo, stdio: "pipe" });
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "rename"], { cwd: repo, stdio: "pipe" });
+    execFileSync(
+      "git",
+      [
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "mv",
+        "proto/example/example.proto",
+        "proto/example/renamed.proto",
+      ],
+      { cwd: repo, stdio: "pipe" },
+    );
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "rename"], {
+      cwd: repo,
+      stdio: "pipe",
+    });
     const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" } });
     expect(run.code, run.log).toBe(1);
     expect(run.outputs.verdict).toBe("breaking");
-    expect(run.log).toMatch(/^::error title=breaking FILE_NO_DELETE::Previously present file "example\/example\.proto" was deleted/m);
+    expect(run.log).toMatch(
+      /^::error title=breaking FILE_NO_DELETE::Previously present file "example\/example\.proto" was deleted/m,
+    );
     expect(run.summary).toMatch(/\| breaking \| proto \| FILE\\_NO\\_DELETE \|/);
   }, 120_000);
 
@@ -495,12 +726,17 @@ describe("action.yml, command: contract", () => {
     const run = await runAction({ command: "contract" }, { cwd: repo, env: { GITHUB_BASE_REF: "main" }, buf: false });
     expect(run.code, run.log).toBe(2);
     expect(run.outputs.verdict).toBe("usage-error");
-    expect(run.log.trim()).toBe("example-conformance: buf is not installed: add bufbuild/buf-action with setup_only: true before this step (or put buf on PATH)");
+    expect(run.log.trim()).toBe(
+      "example-conformance: buf is not installed: add bufbuild/buf-action with setup_only: true before this step " +
+        "(or put buf on PATH)",
+    );
     // A check that runs contract.lint needs it too, and says so the same way.
     const check = await runAction({ grpc: reference.grpcAddress, only: "contract.lint" }, { buf: false });
     expect(check.code, check.log).toBe(2);
     expect(check.outputs.verdict).toBe("usage-error");
-    expect(check.log).toMatch(/^example-conformance: buf is not installed: add bufbuild\/buf-action with setup_only: true before this step/m);
+    expect(check.log).toMatch(
+      /^example-conformance: buf is not installed: add bufbuild\/buf-action with setup_only: true before this step/m,
+    );
   }, 60_000);
 
   it("refuses a base that is not in the checkout, in one line, exit 2", async () => {
@@ -508,7 +744,9 @@ describe("action.yml, command: contract", () => {
     const run = await runAction({ command: "contract", base: "nope" }, { cwd: repo });
     expect(run.code).toBe(2);
     expect(run.outputs.verdict).toBe("usage-error");
-    expect(run.log).toMatch(/^example-conformance: base nope: no such branch or commit in this checkout \(fetch it: actions\/checkout with fetch-depth: 0\)$/m);
+    expect(run.log).toMatch(
+      /^example-conformance: base nope: no such branch or commit in this checkout \(fetch it: actions\/checkout with fetch-depth: 0\)$/m,
+    );
   }, 60_000);
 });
 
@@ -517,11 +755,19 @@ interface WorkflowStep extends Step {
 }
 
 describe("docs/ci examples, run as written", () => {
-  const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as { on: Record<string, unknown>; jobs: Record<string, { steps: WorkflowStep[] }> };
+  const workflow = parse(readFileSync(join(ROOT, "docs", "ci", "github-actions.yml"), "utf8")) as {
+    on: Record<string, unknown>;
+    jobs: Record<string, { steps: WorkflowStep[] }>;
+  };
   const signingKey = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
-  const secrets: Record<string, string> = { EXAMPLE_API_KEY: API_KEY, EXAMPLE_METADATA: "authorization=Bearer any", EXAMPLE_SIGNING_KEY: signingKey };
+  const secrets: Record<string, string> = {
+    EXAMPLE_API_KEY: API_KEY,
+    EXAMPLE_METADATA: "authorization=Bearer any",
+    EXAMPLE_SIGNING_KEY: signingKey,
+  };
 
-  /** The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the test's server. */
+  /** The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the
+   * test's server. */
   function withInputs(step: WorkflowStep, addresses: Record<string, string>): Record<string, string> {
     return Object.fromEntries(
       Object.entries(step.with ?? {}).map(([k, v]) => {
@@ -544,17 +790,32 @@ describe("docs/ci examples, run as written", () => {
     // buf on PATH is what the test's runs have (TOOLS), as bufbuild/buf-action with setup_only leaves it.
     const buf = steps.find((s) => s.uses?.startsWith("bufbuild/buf-action@"));
     expect(buf?.with?.setup_only).toBe(true);
-    for (const s of steps) expect(s.uses === undefined || s.uses.startsWith("actions/") || s.uses.startsWith("./") || s === buf || s.name === "Start the implementation", JSON.stringify(s)).toBe(true);
+    for (const s of steps)
+      expect(
+        s.uses === undefined ||
+          s.uses.startsWith("actions/") ||
+          s.uses.startsWith("./") ||
+          s === buf ||
+          s.name === "Start the implementation",
+        JSON.stringify(s),
+      ).toBe(true);
     return runAction(withInputs(local[0] as WorkflowStep, addresses), options);
   }
 
-  it("GitHub, the conformance job: the action checks the implementation with its secrets, and the reports are the ones uploaded", async () => {
+  it("GitHub, the conformance job: the action checks the implementation with its secrets, and the reports are the " +
+    "ones uploaded", async () => {
     expect(Object.keys(workflow.on)).toEqual(["pull_request"]);
-    const run = await runJob("conformance", { "127.0.0.1:50051": keyed.grpcAddress, "http://127.0.0.1:8080": keyed.httpUrl });
-    // One instance: partial, accepted by the example's require: partial, with the warning that says what was not judged.
+    const run = await runJob("conformance", {
+      "127.0.0.1:50051": keyed.grpcAddress,
+      "http://127.0.0.1:8080": keyed.httpUrl,
+    });
+    // One instance: partial, accepted by the example's require: partial, with the warning that says what was not
+    // judged.
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.verdict).toBe("partial");
-    expect(run.log).toMatch(/^::warning title=example-conformance%3A partial verdict::.*accepted \(require: partial\)/m);
+    expect(run.log).toMatch(
+      /^::warning title=example-conformance%3A partial verdict::.*accepted \(require: partial\)/m,
+    );
     expect(run.outputs["report-json"]).toBe(join(run.work, "reports", "conformance.json"));
     expectSecretKept(run, API_KEY);
     expectSecretKept(run, signingKey.split("\n")[1] as string);
@@ -565,7 +826,9 @@ describe("docs/ci examples, run as written", () => {
     // The attestation is written inside what is uploaded, and the trace folder would be (no check failed: none).
     expect(run.outputs.attestation).toBe(join(run.work, reportDir, "conformance.intoto.json"));
     expect(existsSync(run.outputs.attestation as string)).toBe(true);
-    expect(String(steps.find((s) => s.uses === "./.example-conformance")?.with?.trace)).toMatch(new RegExp(`^${reportDir}/`));
+    expect(String(steps.find((s) => s.uses === "./.example-conformance")?.with?.trace)).toMatch(
+      new RegExp(`^${reportDir}/`),
+    );
   }, 180_000);
 
   it("GitHub, the contract job: a breaking change on the pull request fails it with an annotation", async () => {
@@ -577,18 +840,33 @@ describe("docs/ci examples, run as written", () => {
     expect(run.log).toMatch(/^::error file=proto\/example\/example\.proto,line=8,/m);
   }, 120_000);
 
-  it("GitLab: the job's script, in the image's PATH (example-conformance), checks the service and writes the JUnit report", async () => {
-    const pipeline = parse(readFileSync(join(ROOT, "docs", "ci", "gitlab-ci.yml"), "utf8")) as Record<string, { image: { entrypoint: string[] }; script: string[]; artifacts: { reports: { junit: string } } }>;
+  it("GitLab: the job's script, in the image's PATH (example-conformance), checks the service and writes the JUnit " +
+    "report", async () => {
+    const pipeline = parse(readFileSync(join(ROOT, "docs", "ci", "gitlab-ci.yml"), "utf8")) as Record<
+      string,
+      { image: { entrypoint: string[] }; script: string[]; artifacts: { reports: { junit: string } } }
+    >;
     const job = pipeline.conformance;
     expect(job?.image.entrypoint).toEqual([""]);
     // The image the repository's Dockerfile builds puts the command on PATH (it cannot be built here: no registry).
-    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/ln -s \/app\/bin\/example-conformance\.js \/usr\/local\/bin\/example-conformance/);
+    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(
+      /ln -s \/app\/bin\/example-conformance\.js \/usr\/local\/bin\/example-conformance/,
+    );
     const bin = mkdtempSync(join(tmpdir(), "image-path-"));
     execFileSync("ln", ["-s", join(ROOT, "bin", "example-conformance.js"), join(bin, "example-conformance")]);
     const work = mkdtempSync(join(tmpdir(), "gitlab-"));
-    const script = (job?.script ?? []).join("\n").split("impl:50051").join(keyed.grpcAddress).split("http://impl:8080").join(keyed.httpUrl);
+    const script = (job?.script ?? [])
+      .join("\n")
+      .split("impl:50051")
+      .join(keyed.grpcAddress)
+      .split("http://impl:8080")
+      .join(keyed.httpUrl);
     const result = await new Promise<{ code: number; out: string }>((done) => {
-      const child = spawn("bash", ["-eo", "pipefail", "-c", script], { cwd: work, env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: work, ...secrets }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("bash", ["-eo", "pipefail", "-c", script], {
+        cwd: work,
+        env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: work, ...secrets },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
       child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d));

@@ -29,15 +29,42 @@ afterAll(async () => {
 describe("example-conformance check", () => {
   it("exits 0 for a conformant target and writes valid JSON, JUnit and HTML reports", async () => {
     const files = { json: join(out, "r.json"), junit: join(out, "r.xml"), html: join(out, "r.html") };
-    const run = await cli(["check", "--grpc", good.address, "--skip", "contract.*", "--runs", "10", "--seed", "4",
-      "--report-json", files.json, "--report-junit", files.junit, "--report-html", files.html]);
+    const run = await cli([
+      "check",
+      "--grpc",
+      good.address,
+      "--skip",
+      "contract.*",
+      "--runs",
+      "10",
+      "--seed",
+      "4",
+      "--report-json",
+      files.json,
+      "--report-junit",
+      files.junit,
+      "--report-html",
+      files.html,
+    ]);
     expect(withoutProgress(run.stderr)).toBe("");
     expect(run.code).toBe(0);
     // --skip contract.* leaves gating checks unjudged: exit 0 as for any filtered run, but never "conformant".
-    expect(run.stdout).toMatch(/^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\), and 1 gating check\(s\) could not be judged without --replica \(grpc\.stateless\.replicas\), and 1 more gating check\(s\) could not judge \(rpc\.cross-protocol\.equivalent: each says why\) \(seed 4\)$/m);
+    expect(run.stdout).toMatch(
+      /^partial: no gating check failed, but 4 gating check\(s\) were not run \(--skip contract\.\*\), and 1 gating check\(s\) could not be judged without --replica \(grpc\.stateless\.replicas\), and 1 more gating check\(s\) could not judge \(rpc\.cross-protocol\.equivalent: each says why\) \(seed 4\)$/m,
+    );
     expect(run.stdout).not.toMatch(/^conformant/m);
-    const json = JSON.parse(readFileSync(files.json, "utf8")) as { seed: number; target: { grpc: string }; checks: unknown[] };
-    expect(json).toMatchObject({ seed: 4, target: { grpc: good.address }, verdict: "partial", selection: { skip: ["contract.*"] }, scope: { interfaces: ["grpc"] } });
+    const json = JSON.parse(readFileSync(files.json, "utf8")) as {
+      seed: number;
+      target: { grpc: string };
+      checks: unknown[];
+    };
+    expect(json).toMatchObject({
+      seed: 4,
+      target: { grpc: good.address },
+      verdict: "partial",
+      selection: { skip: ["contract.*"] },
+      scope: { interfaces: ["grpc"] },
+    });
     expect(json.checks.length).toBeGreaterThan(25);
     expect(XMLValidator.validate(readFileSync(files.junit, "utf8"))).toBe(true);
     expect(readFileSync(files.html, "utf8")).toMatch(/Partial: no gating check failed/);
@@ -45,10 +72,23 @@ describe("example-conformance check", () => {
   });
 
   it("exits 1 for a target that counts calls, printing the replay command", async () => {
-    const run = await cli(["check", "--grpc", counting.address, "--only", "grpc.stateless.history-independent", "--seed", "8", "--runs", "10"]);
+    const run = await cli([
+      "check",
+      "--grpc",
+      counting.address,
+      "--only",
+      "grpc.stateless.history-independent",
+      "--seed",
+      "8",
+      "--runs",
+      "10",
+    ]);
     expect(run.code).toBe(1);
     // The user's own invocation, with --only and --seed named anew and nothing else dropped.
-    expect(run.stdout).toContain(`replay: npx example-conformance check --grpc ${counting.address} --runs 10 --only grpc.stateless.history-independent --seed 8\n`);
+    expect(run.stdout).toContain(
+      `replay: npx example-conformance check --grpc ${counting.address} --runs 10 --only ` +
+        `grpc.stateless.history-independent --seed 8\n`,
+    );
   });
 
   it("exits 3 within the timeout for a target that is not there, naming the address and the cause", async () => {
@@ -81,7 +121,9 @@ describe("example-conformance check", () => {
     for (const command of ["check", "serve", "load"]) {
       const run = await cli([command, "--help"]);
       expect(run.stdout, command).not.toMatch(/default: \[\]/);
-      expect(run.stdout.match(/\(default/g)?.length ?? 0, command).toBeLessThanOrEqual(run.stdout.match(/^\s+--/gm)?.length ?? 0);
+      expect(run.stdout.match(/\(default/g)?.length ?? 0, command).toBeLessThanOrEqual(
+        run.stdout.match(/^\s+--/gm)?.length ?? 0,
+      );
     }
     const help = (await cli(["check", "--help"])).stdout.replace(/\s+/g, " ");
     expect(help).toMatch(/--collection <path> [^-]*default \/messages\)/);
@@ -95,7 +137,9 @@ describe("example-conformance check", () => {
   it("--list prints every check with severity, profile and spec, touching no target", async () => {
     const run = await cli(["check", "--list", "--grpc", "127.0.0.1:1"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^grpc\.stateless\.history-independent\s+MUST\s+contract\s+grpc,connect,grpc-web\s+§1\.2/m);
+    expect(run.stdout).toMatch(
+      /^grpc\.stateless\.history-independent\s+MUST\s+contract\s+grpc,connect,grpc-web\s+§1\.2/m,
+    );
     expect(run.stdout).toMatch(/^grpc\.trailers\.status\s+\S+\s+\S+\s+grpc\s+/m);
     expect(run.stdout).toMatch(/^grpc\.unary\.cardinality\s+SHOULD\s+protocol/m);
     expect(run.stdout).toMatch(/^grpc\.golden\.empty-message\s+MUST/m);
@@ -103,12 +147,37 @@ describe("example-conformance check", () => {
 
   it("--reporter name=FILE writes each report beside the console, and a bare document reporter has stdout to itself", async () => {
     const files = { json: join(out, "by-name.json"), junit: join(out, "by-name.xml") };
-    const run = await cli(["check", "--grpc", good.address, "--only", "grpc.defaults.*", "--runs", "5", "--seed", "2", "--reporter", `json=${files.json}`, `--reporter=junit=${files.junit}`]);
+    const run = await cli([
+      "check",
+      "--grpc",
+      good.address,
+      "--only",
+      "grpc.defaults.*",
+      "--runs",
+      "5",
+      "--seed",
+      "2",
+      "--reporter",
+      `json=${files.json}`,
+      `--reporter=junit=${files.junit}`,
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^partial: .*\(seed 2\)$/m);
     expect(JSON.parse(readFileSync(files.json, "utf8"))).toMatchObject({ seed: 2, verdict: "partial" });
     expect(XMLValidator.validate(readFileSync(files.junit, "utf8"))).toBe(true);
-    const json = await cli(["check", "--grpc", good.address, "--only", "grpc.defaults.*", "--runs", "5", "--seed", "2", "--reporter", "json"]);
+    const json = await cli([
+      "check",
+      "--grpc",
+      good.address,
+      "--only",
+      "grpc.defaults.*",
+      "--runs",
+      "5",
+      "--seed",
+      "2",
+      "--reporter",
+      "json",
+    ]);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ seed: 2, verdict: "partial", target: { grpc: good.address } });
   });
@@ -126,8 +195,13 @@ describe("example-conformance check", () => {
   });
 
   it("writes GitHub Actions annotations when GITHUB_ACTIONS=true", async () => {
-    const run = await cli(["check", "--grpc", counting.address, "--only", "grpc.stateless.deterministic", "--seed", "1"], { GITHUB_ACTIONS: "true" });
-    expect(run.stdout).toMatch(/^::warning title=grpc\.stateless\.deterministic \[SHOULD §1\.2 \(stateless server\)\]::/m);
+    const run = await cli(
+      ["check", "--grpc", counting.address, "--only", "grpc.stateless.deterministic", "--seed", "1"],
+      { GITHUB_ACTIONS: "true" },
+    );
+    expect(run.stdout).toMatch(
+      /^::warning title=grpc\.stateless\.deterministic \[SHOULD §1\.2 \(stateless server\)\]::/m,
+    );
   });
 });
 
@@ -162,18 +236,41 @@ describe("example-conformance check --http", () => {
     const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: "k-123" });
     try {
       const json = join(out, "http.json");
-      const run = await cli(["check", "--http", server.httpUrl, "--api-key", "k-123", "--skip", "contract.*", "--report-json", json]);
+      const run = await cli([
+        "check",
+        "--http",
+        server.httpUrl,
+        "--api-key",
+        "k-123",
+        "--skip",
+        "contract.*",
+        "--report-json",
+        json,
+      ]);
       expect(withoutProgress(run.stderr)).toBe("");
       expect(run.code).toBe(0);
-      const report = JSON.parse(readFileSync(json, "utf8")) as { target: { http?: string; grpc?: string }; checks: { id: string; status: string; message: string }[] };
+      const report = JSON.parse(readFileSync(json, "utf8")) as {
+        target: { http?: string; grpc?: string };
+        checks: { id: string; status: string; message: string }[];
+      };
       expect(report.target).toMatchObject({ http: server.httpUrl });
       expect(report.target.grpc).toBeUndefined();
       const http = report.checks.filter((c) => c.id.startsWith("http."));
       expect(http.length).toBeGreaterThan(20);
       // One instance, no --http-replica: the replica check has nothing to compare.
-      expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual(["http.stateless.replicas: skip no other instance given (--http-replica URL), so statelessness across replicas was not judged"]);
+      expect(http.filter((c) => c.status !== "pass").map((c) => `${c.id}: ${c.status} ${c.message}`)).toEqual([
+        "http.stateless.replicas: skip no other instance given (--http-replica URL), so statelessness across " +
+          "replicas was not judged",
+      ]);
       expect(report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
-      expect(report.checks.filter((c) => c.id.startsWith("grpc.")).every((c) => c.status === "skip" && c.message === "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)")).toBe(true);
+      expect(
+        report.checks
+          .filter((c) => c.id.startsWith("grpc."))
+          .every(
+            (c) =>
+              c.status === "skip" && c.message === "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)",
+          ),
+      ).toBe(true);
       // The key is a secret: it reaches neither the console nor the report.
       expect(run.stdout).not.toContain("k-123");
       expect(readFileSync(json, "utf8")).not.toContain("k-123");
@@ -188,7 +285,9 @@ describe("example-conformance check --http", () => {
       const run = await cli(["check", "--http", server.url, "--only", "http.create.status-201", "--seed", "3"]);
       expect(run.code).toBe(1);
       expect(run.stdout).toMatch(/^FAIL http\.create\.status-201/m);
-      expect(run.stdout).toContain(`replay: npx example-conformance check --http ${server.url} --only http.create.status-201 --seed 3`);
+      expect(run.stdout).toContain(
+        `replay: npx example-conformance check --http ${server.url} --only http.create.status-201 --seed 3`,
+      );
       expect(run.stdout).toMatch(/curl .*-X POST/);
     } finally {
       await server.close();
@@ -202,9 +301,28 @@ describe("example-conformance check --http", () => {
       expect(flagged.code).toBe(1);
       const word = /names an action: "([a-z]+)"/.exec(flagged.stdout)?.[1];
       expect(word).toBeDefined();
-      const allowed = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--allow-word", word as string, "--verbose"]);
+      const allowed = await cli([
+        "check",
+        "--http",
+        server.url,
+        "--only",
+        "http.paths.nouns",
+        "--allow-word",
+        word as string,
+        "--verbose",
+      ]);
       expect(allowed.stdout).toMatch(/^PASS http\.paths\.nouns/m);
-      const custom = await cli(["check", "--http", server.url, "--only", "http.paths.nouns", "--verbs", "messages", "--seed", "5"]);
+      const custom = await cli([
+        "check",
+        "--http",
+        server.url,
+        "--only",
+        "http.paths.nouns",
+        "--verbs",
+        "messages",
+        "--seed",
+        "5",
+      ]);
       expect(custom.code).toBe(1);
       expect(custom.stdout).toMatch(/names an action: "messages"/);
       expect(custom.stdout).toContain(`--verbs messages`);
@@ -219,12 +337,16 @@ describe("example-conformance check --http", () => {
     try {
       const missing = await cli(["check", "--http", server.httpUrl, "--openapi", join(out, "none.yaml")]);
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toMatch(/^example-conformance: --openapi .*none\.yaml: no such file, and GET .* on the target got 404\n$/);
+      expect(missing.stderr).toMatch(
+        /^example-conformance: --openapi .*none\.yaml: no such file, and GET .* on the target got 404\n$/,
+      );
       const bad = join(out, "bad.json");
       writeFileSync(bad, JSON.stringify({ openapi: "3.0.0" }));
       const noPaths = await cli(["check", "--http", server.httpUrl, "--openapi", bad]);
       expect(noPaths.code).toBe(2);
-      expect(noPaths.stderr).toMatch(/^example-conformance: --openapi .*bad\.json: the document has no "paths" object\n$/);
+      expect(noPaths.stderr).toMatch(
+        /^example-conformance: --openapi .*bad\.json: the document has no "paths" object\n$/,
+      );
     } finally {
       await server.close();
     }
@@ -243,7 +365,10 @@ describe("example-conformance check --http", () => {
     [["--collection", "/messages"], /--collection needs --http \(or --image with --http-port\)/],
     [["--api-key", "k"], /--api-key needs --http/],
     [["--http", "http://127.0.0.1:2", "--collection", "messages"], /--collection messages: expected a path/],
-    [["--http", "http://127.0.0.1:2", "--api-key-header", "bad header"], /--api-key-header bad header: not a valid HTTP header name/],
+    [
+      ["--http", "http://127.0.0.1:2", "--api-key-header", "bad header"],
+      /--api-key-header bad header: not a valid HTTP header name/,
+    ],
     [["--allow-word", "options"], /--allow-word needs --http/],
   ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {
     const run = await cli(["check", ...args]);

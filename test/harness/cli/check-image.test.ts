@@ -18,7 +18,17 @@ let broken = "";
 beforeAll(async () => {
   missing = await dockerMissing();
   if (missing !== undefined) return;
-  reference = await buildImage("reference", "bin/example-conformance.js", ["serve", "--host", "0.0.0.0", "--grpc-port", "50051", "--http-port", "8080", "--store", "memory:"]);
+  reference = await buildImage("reference", "bin/example-conformance.js", [
+    "serve",
+    "--host",
+    "0.0.0.0",
+    "--grpc-port",
+    "50051",
+    "--http-port",
+    "8080",
+    "--store",
+    "memory:",
+  ]);
   broken = await buildImage("counts-calls", "dist/fixtures/containers/broken-entry.js", ["counts-calls"]);
 }, 300_000);
 
@@ -42,41 +52,73 @@ describe("example-conformance check --image", () => {
     t.skip(missing);
   };
 
-  it("starts the reference server's image, checks gRPC and HTTP on the mapped ports, passes, and removes the container", async (t) => {
-    needsDocker(t);
-    const result = await checkVerdicts(["--image", reference, "--http-port", "8080", "--seed", "3", "--runs", "20"]);
-    expect(withoutProgress(result.stderr)).toBe("");
-    expect(result.code).toBe(0);
-    expect(result.report.target.image).toBe(reference);
-    // What is certified is the image's content, whatever tag named it: its ID, as the engine gives it.
-    const id = execFileSync("docker", ["image", "inspect", "--format", "{{.Id}}", reference], { encoding: "utf8" }).trim();
-    expect(result.report.target.imageDigest).toBe(id);
-    expect(id).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(result.report.target.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(result.report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
-    expect(result.report.containerLog).toBeUndefined();
-  }, CONTAINER_TEST_MS);
+  it(
+    "starts the reference server's image, checks gRPC and HTTP on the mapped ports, passes, and removes the container",
+    async (t) => {
+      needsDocker(t);
+      const result = await checkVerdicts(["--image", reference, "--http-port", "8080", "--seed", "3", "--runs", "20"]);
+      expect(withoutProgress(result.stderr)).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.report.target.image).toBe(reference);
+      // What is certified is the image's content, whatever tag named it: its ID, as the engine gives it.
+      const id = execFileSync("docker", ["image", "inspect", "--format", "{{.Id}}", reference], {
+        encoding: "utf8",
+      }).trim();
+      expect(result.report.target.imageDigest).toBe(id);
+      expect(id).toMatch(/^sha256:[0-9a-f]{64}$/);
+      expect(result.report.target.grpc).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(result.report.checks.find((c) => c.id === "http.maturity")?.message).toMatch(/^level 3/);
+      expect(result.report.containerLog).toBeUndefined();
+    },
+    CONTAINER_TEST_MS,
+  );
 
-  it("fails an image of a broken server with the IDs it fails in process, names the image in replays, and attaches its log", async (t) => {
-    needsDocker(t);
-    const result = await checkVerdicts(["--image", broken, "--only", "grpc.stateless.*", "--seed", "3", "--runs", "20"]);
-    expect(result.code).toBe(1);
-    expect(result.failed).toEqual([...countsCalls.mustFail].sort());
-    const failedCheck = result.report.checks.find((c) => c.status === "fail");
-    expect(failedCheck?.replay).toMatch(new RegExp(`^npx example-conformance check --image ${broken.replace(/[/.]/g, "\\$&")} --runs 20 --only grpc\\.stateless\\.`));
-    expect(result.report.containerLog?.join("\n")).toContain("broken server counts-calls listening on 0.0.0.0:50051");
-    expect(result.stdout).toMatch(/^container log of .* \(last \d+ lines\):$/m);
-  }, CONTAINER_TEST_MS);
+  it(
+    "fails an image of a broken server with the IDs it fails in process, names the image in replays, and " +
+      "attaches its log",
+    async (t) => {
+      needsDocker(t);
+      const result = await checkVerdicts([
+        "--image",
+        broken,
+        "--only",
+        "grpc.stateless.*",
+        "--seed",
+        "3",
+        "--runs",
+        "20",
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.failed).toEqual([...countsCalls.mustFail].sort());
+      const failedCheck = result.report.checks.find((c) => c.status === "fail");
+      expect(failedCheck?.replay).toMatch(
+        new RegExp(
+          `^npx example-conformance check --image ${broken.replace(/[/.]/g, "\\$&")} --runs 20 --only ` +
+            `grpc\\.stateless\\.`,
+        ),
+      );
+      expect(result.report.containerLog?.join("\n")).toContain("broken server counts-calls listening on 0.0.0.0:50051");
+      expect(result.stdout).toMatch(/^container log of .* \(last \d+ lines\):$/m);
+    },
+    CONTAINER_TEST_MS,
+  );
 
-  it("exits 3 with the cause when the image's server never comes up", async (t) => {
-    needsDocker(t);
-    const result = await cli(["check", "--image", broken.replace(/:.*$/, ":no-such-tag")]);
-    expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^example-conformance: --image .*no-such-tag: the container did not start: .*\n$/);
-  }, CONTAINER_TEST_MS);
+  it(
+    "exits 3 with the cause when the image's server never comes up",
+    async (t) => {
+      needsDocker(t);
+      const result = await cli(["check", "--image", broken.replace(/:.*$/, ":no-such-tag")]);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^example-conformance: --image .*no-such-tag: the container did not start: .*\n$/);
+    },
+    CONTAINER_TEST_MS,
+  );
 
   it.each([
-    [["--image", "x", "--grpc", "127.0.0.1:1"], /--image starts its own target: leave out --grpc, --connect, --grpc-web and --http/],
+    [
+      ["--image", "x", "--grpc", "127.0.0.1:1"],
+      /--image starts its own target: leave out --grpc, --connect, --grpc-web and --http/,
+    ],
     [["--env", "A=1"], /--env needs --image/],
     [["--grpc", "127.0.0.1:1", "--grpc-port", "50051"], /--grpc-port needs --image/],
     [["--image", "x", "--env", "1A=1"], /--env 1A=1: expected NAME=value/],

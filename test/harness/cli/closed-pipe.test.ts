@@ -34,7 +34,9 @@ afterAll(async () => {
 async function piped(args: string[], reader: string): Promise<{ out: string; code: number; stderr: string }> {
   const err = join(dir, `stderr-${Math.random().toString(36).slice(2)}`);
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-  const { stdout } = await run("bash", ["-c", `${quoted} 2>'${err}' | ${reader}; echo "exit=\${PIPESTATUS[0]}"`], { timeout: 60_000 });
+  const { stdout } = await run("bash", ["-c", `${quoted} 2>'${err}' | ${reader}; echo "exit=\${PIPESTATUS[0]}"`], {
+    timeout: 60_000,
+  });
   const code = Number(/exit=(\d+)\s*$/.exec(stdout)?.[1]);
   return { out: stdout.replace(/exit=\d+\s*$/, ""), code, stderr: readFileSync(err, "utf8") };
 }
@@ -55,7 +57,13 @@ describe("output to a closed pipe", () => {
     // `true` reads nothing and exits at once: every write the CLI makes meets a closed pipe.
     quiet(await piped(["--help"], "true"), 0);
     quiet(await piped(["lint", join(PACKAGE_ROOT, "fixtures", "contracts", "no-go-package")], "true"), 1);
-    quiet(await piped(["load", "--grpc", grpc.address, "--duration", "1s", "--concurrency", "4", "--connections", "1", "--quiet"], "true"), 0);
+    quiet(
+      await piped(
+        ["load", "--grpc", grpc.address, "--duration", "1s", "--concurrency", "4", "--connections", "1", "--quiet"],
+        "true",
+      ),
+      0,
+    );
     // A failing run keeps its verdict's exit code, and still writes the report file it was asked for.
     const json = join(dir, "report.json");
     quiet(await piped(["check", "--http", http.url, "--seed", "1", "--report-json", json], "true"), 1);

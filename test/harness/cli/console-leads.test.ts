@@ -31,7 +31,13 @@ describe("the console of a run with one gating failure", () => {
     const lines = run.stdout.trimEnd().split("\n");
     const gating = lines.findIndex((l) => /^(FAIL|ERR ) grpc\.limits\.large-message /.test(l));
     expect(gating, run.stdout).toBe(1);
-    expect(lines.slice(2, 12).some((l) => /^ {5}replay: npx example-conformance check .*--only grpc\.limits\.large-message --seed 3$/.test(l))).toBe(true);
+    expect(
+      lines
+        .slice(2, 12)
+        .some((l) =>
+          /^ {5}replay: npx example-conformance check .*--only grpc\.limits\.large-message --seed 3$/.test(l),
+        ),
+    ).toBe(true);
     // Exactly one line starts with a bare FAIL/ERR mark: the gating one.
     expect(lines.filter((l) => /^(FAIL|ERR )/.test(l))).toHaveLength(1);
     // grpc-js's own deviations are findings that do not gate, marked at the start of their line, after the gating one.
@@ -40,7 +46,9 @@ describe("the console of a run with one gating failure", () => {
     expect(notGating.every(([, i]) => i > gating)).toBe(true);
     // Passing and skipped checks: one summary line, no PASS or SKIP line without --verbose.
     expect(lines.some((l) => /^(PASS|SKIP) /.test(l))).toBe(false);
-    expect(run.stdout).toMatch(/^1 gating failure\(s\), 3 finding\(s\) that do not gate; \d+ passed, \d+ skipped, 0 expected failures \(--verbose lists every check\) in [\d.]+ s$/m);
+    expect(run.stdout).toMatch(
+      /^1 gating failure\(s\), 3 finding\(s\) that do not gate; \d+ passed, \d+ skipped, 0 expected failures \(--verbose lists every check\) in [\d.]+ s$/m,
+    );
     expect(lines.at(-1)).toMatch(/^not conformant: 1 gating check\(s\) failed \(seed 3\)$/);
   }, 60_000);
 

@@ -16,16 +16,21 @@ describe("example-conformance lint", () => {
   });
 
   // One run for both: the same command line.
-  it("exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package, with the rule's ID in the text format, which an ignore comment or except entry needs", async () => {
-    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
-    expect(run.stdout).toMatch(
-      /^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m,
-    );
-  });
+  it(
+    "exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package, with the rule's ID in the " +
+      "text format, which an ignore comment or except entry needs",
+    async () => {
+      const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
+      expect(run.stdout).toMatch(
+        /^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m,
+      );
+    },
+  );
 
-  it("writes config-ignore-yaml in the configuration's version (v2, as the shipped buf.yaml), which silences every finding when merged", async () => {
+  it("writes config-ignore-yaml in the configuration's version (v2, as the shipped buf.yaml), which silences every " +
+    "finding when merged", async () => {
     const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package"), "--format", "config-ignore-yaml"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^version: v2$/m);
@@ -159,7 +164,8 @@ describe("lint and breaking show paths from the working directory, as buf does f
     `${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${PACKAGE_ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`,
   );
 
-  it("lint --format github-actions: the file relative to the working directory, from the folder above it, the folder itself and a sibling", async () => {
+  it("lint --format github-actions: the file relative to the working directory, from the folder above it, the " +
+    "folder itself and a sibling", async () => {
     const cases = [
       [root, "contracts/broken", "contracts/broken/example/example.proto"],
       [join(root, "contracts"), "broken", "broken/example/example.proto"],

@@ -19,7 +19,20 @@ const broken = join(dir, "broken.json");
 const brokenAgain = join(dir, "broken-again.json");
 
 async function check(file: string, ...extra: string[]) {
-  return cli(["check", "--grpc", server.address, "--only", ONLY, "--seed", "7", "--runs", "5", "--report-json", file, ...extra]);
+  return cli([
+    "check",
+    "--grpc",
+    server.address,
+    "--only",
+    ONLY,
+    "--seed",
+    "7",
+    "--runs",
+    "5",
+    "--report-json",
+    file,
+    ...extra,
+  ]);
 }
 
 beforeAll(async () => {
@@ -38,14 +51,20 @@ describe("diff OLD.json NEW.json", () => {
   it("with a new gating failure and --fail-on new: exit 1, naming it as newly failing", async () => {
     const run = await cli(["diff", clean, broken, "--fail-on", "new"]);
     expect(run.code, run.stderr).toBe(1);
-    expect(run.stdout).toMatch(/^newly failing \(1\):\n {2}gating grpc\.stateless\.history-independent {2}pass -> fail: /m);
-    expect(run.stdout).toMatch(/^diff: 1 newly failing \(1 gating\), 0 still failing, 0 newly passing, 0 no longer judged; --fail-on new: exit 1$/m);
+    expect(run.stdout).toMatch(
+      /^newly failing \(1\):\n {2}gating grpc\.stateless\.history-independent {2}pass -> fail: /m,
+    );
+    expect(run.stdout).toMatch(
+      /^diff: 1 newly failing \(1 gating\), 0 still failing, 0 newly passing, 0 no longer judged; --fail-on new: exit 1$/m,
+    );
   });
 
   it("with that failure already in the baseline: exit 0, listed as known (still failing)", async () => {
     const run = await cli(["diff", broken, brokenAgain, "--fail-on", "new"]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^still failing \(known\) \(1\):\n {2}gating grpc\.stateless\.history-independent {2}fail -> fail$/m);
+    expect(run.stdout).toMatch(
+      /^still failing \(known\) \(1\):\n {2}gating grpc\.stateless\.history-independent {2}fail -> fail$/m,
+    );
     expect(run.stdout).not.toMatch(/^newly failing/m);
   });
 
@@ -59,12 +78,20 @@ describe("diff OLD.json NEW.json", () => {
 
   it("lists checks the new run no longer judged, and says when the runs checked different targets", async () => {
     const before = JSON.parse(readFileSync(clean, "utf8")) as RunReport;
-    const narrowed = { ...before, target: { ...before.target, grpc: "127.0.0.1:1" }, checks: before.checks.filter((c) => c.id !== "grpc.stateless.history-independent") };
+    const narrowed = {
+      ...before,
+      target: { ...before.target, grpc: "127.0.0.1:1" },
+      checks: before.checks.filter((c) => c.id !== "grpc.stateless.history-independent"),
+    };
     const file = join(dir, "narrowed.json");
     writeFileSync(file, JSON.stringify(narrowed));
     const run = await cli(["diff", clean, file]);
-    expect(run.stdout).toMatch(/^no longer judged \(1\):\n {2}grpc\.stateless\.history-independent {2}pass -> not run$/m);
-    expect(run.stdout).toMatch(/^note: the runs checked different targets \(grpc: 127\.0\.0\.1:\d+ then 127\.0\.0\.1:1\)$/m);
+    expect(run.stdout).toMatch(
+      /^no longer judged \(1\):\n {2}grpc\.stateless\.history-independent {2}pass -> not run$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^note: the runs checked different targets \(grpc: 127\.0\.0\.1:\d+ then 127\.0\.0\.1:1\)$/m,
+    );
   });
 
   it("shows a report's target text inert: no escape sequence or line of its own reaches the terminal", async () => {
@@ -95,15 +122,20 @@ describe("diff OLD.json NEW.json", () => {
     writeFileSync(wrongShape, JSON.stringify({ checks: [{ id: "a", status: "maybe", gating: true }] }));
     const a = await cli(["diff", notJson, clean]);
     expect(a.code).toBe(2);
-    expect(a.stderr).toMatch(/old report .*not\.json: not JSON \(.*\): give a report written by check --report-json\n$/);
+    expect(a.stderr).toMatch(
+      /old report .*not\.json: not JSON \(.*\): give a report written by check --report-json\n$/,
+    );
     const b = await cli(["diff", clean, wrongShape]);
     expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(/new report .*shape\.json: not a report of check --report-json \(\/checks\/0\/status must be equal to one of the allowed values\)\n$/);
+    expect(b.stderr).toMatch(
+      /new report .*shape\.json: not a report of check --report-json \(\/checks\/0\/status must be equal to one of the allowed values\)\n$/,
+    );
   });
 });
 
 describe("check --baseline FILE --fail-on", () => {
-  it("exit 1 on a failure the baseline did not have; exit 0 on a known one, the verdict and report still not conformant", async () => {
+  it("exit 1 on a failure the baseline did not have; exit 0 on a known one, the verdict and report still not " +
+    "conformant", async () => {
     const fresh = await check(join(dir, "b1.json"), "--baseline", clean, "--fail-on", "new");
     expect(fresh.code).toBe(1);
     expect(fresh.stdout).toMatch(/^against the baseline .*clean\.json:\nnewly failing \(1\):/m);
@@ -119,7 +151,23 @@ describe("check --baseline FILE --fail-on", () => {
   }, 60_000);
 
   it("with a report alone on stdout (--reporter json), says the comparison on stderr, so stdout stays one document", async () => {
-    const run = await cli(["check", "--grpc", server.address, "--only", ONLY, "--seed", "7", "--runs", "5", "--reporter", "json", "--baseline", broken, "--fail-on", "new"]);
+    const run = await cli([
+      "check",
+      "--grpc",
+      server.address,
+      "--only",
+      ONLY,
+      "--seed",
+      "7",
+      "--runs",
+      "5",
+      "--reporter",
+      "json",
+      "--baseline",
+      broken,
+      "--fail-on",
+      "new",
+    ]);
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as RunReport).verdict).toBe("not conformant");
     expect(run.stderr).toMatch(/^still failing \(known\) \(1\):/m);
@@ -128,7 +176,10 @@ describe("check --baseline FILE --fail-on", () => {
   it("refuses --fail-on without --baseline, and a baseline that cannot be read, before any call", async () => {
     const alone = await cli(["check", "--grpc", "127.0.0.1:1", "--fail-on", "new"]);
     expect(alone.code).toBe(2);
-    expect(alone.stderr).toBe("example-conformance: --fail-on new compares with a baseline: give --baseline FILE (an earlier run's --report-json)\n");
+    expect(alone.stderr).toBe(
+      "example-conformance: --fail-on new compares with a baseline: give --baseline FILE (an earlier run's " +
+        "--report-json)\n",
+    );
     // Nothing listens on 127.0.0.1:1: a 2, not a 3, shows the baseline was refused before the target was tried.
     const missing = await cli(["check", "--grpc", "127.0.0.1:1", "--baseline", join(dir, "gone.json")]);
     expect(missing.code).toBe(2);
@@ -145,7 +196,13 @@ describe("a report file's own text", () => {
 
   function hostileReport(): string {
     const report = JSON.parse(readFileSync(clean, "utf8")) as RunReport;
-    report.checks.push({ ...(report.checks[0] as RunReport["checks"][number]), id: HOSTILE, status: "fail", gating: true, message: "\u001b]0;title\u0007" });
+    report.checks.push({
+      ...(report.checks[0] as RunReport["checks"][number]),
+      id: HOSTILE,
+      status: "fail",
+      gating: true,
+      message: "\u001b]0;title\u0007",
+    });
     const file = join(dir, "hostile.json");
     writeFileSync(file, JSON.stringify(report));
     return file;

@@ -1,5 +1,5 @@
-// One exit-code table for every output: docs/exit-codes.md, the README's short table, `check --help` and the Action's verdict output
-// are all the table in harness/errors.ts, so none can drift from the others.
+// One exit-code table for every output: docs/exit-codes.md, the README's short table, `check --help` and the Action's
+// verdict output are all the table in harness/errors.ts, so none can drift from the others.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,14 +17,17 @@ describe("the exit-code table", () => {
   it("is docs/exit-codes.md's table, row for row, with the Action's verdict for each code", () => {
     const page = readFileSync(join(PACKAGE_ROOT, "docs", "exit-codes.md"), "utf8");
     const section = page.slice(page.indexOf("## Exit codes"), page.indexOf("## Verdicts"));
-    const rows = [...section.matchAll(/^\| (\d+) \| `([a-z-]+)` \|/gm)].map((m) => ({ code: Number(m[1]), action: m[2] }));
+    const rows = [...section.matchAll(/^\| (\d+) \| `([a-z-]+)` \|/gm)].map((m) => ({
+      code: Number(m[1]),
+      action: m[2],
+    }));
     expect(rows).toEqual(EXIT_CODE_TABLE.map(({ code, action }) => ({ code, action })));
   });
 
   it("is the README's short table, code for code", () => {
     const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
     const start = readme.indexOf("### Reading the result");
-    expect(start, "the README has a section \"Reading the result\"").toBeGreaterThan(0);
+    expect(start, 'the README has a section "Reading the result"').toBeGreaterThan(0);
     const section = readme.slice(start, readme.indexOf("docs/exit-codes.md", start));
     const codes = [...section.matchAll(/^\| (\d+) \| /gm)].map((m) => Number(m[1]));
     expect(codes).toEqual(EXIT_CODE_TABLE.map((e) => e.code));

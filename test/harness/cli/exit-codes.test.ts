@@ -3,7 +3,19 @@
 // each one line on stderr and no stack trace. Credentials (5) are in test/suites/http/key-placement.test.ts and
 // test/suites/grpc/credentials.test.ts; a gating failure (1) and a conformant run (0) throughout test/cli.
 import { execFileSync } from "node:child_process";
-import { closeSync, constants, cpSync, mkdirSync, mkdtempSync, openSync, readdirSync, realpathSync, rmSync, symlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeSync,
+} from "node:fs";
 import * as http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,7 +42,12 @@ describe("exit 3: the target does not speak the protocol asked", () => {
       const run = await runCliProcess(["check", "--grpc", address, "--timeout", "2s"]);
       expect(run.code).toBe(3);
       oneLine(run.stderr);
-      expect(run.stderr).toMatch(new RegExp(`^example-conformance: --grpc ${address.replace(/\./g, "\\.")} does not speak HTTP/2: .*it answered in HTTP/1\\.x \\("HTTP/1\\.1 400 Bad Request"\\)\\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^example-conformance: --grpc ${address.replace(/\./g, "\\.")} does not speak HTTP/2: .*it answered in ` +
+            `HTTP/1\\.x \\("HTTP/1\\.1 400 Bad Request"\\)\\n$`,
+        ),
+      );
       // No check ran: no verdict, no FAIL block.
       expect(run.stdout).not.toMatch(/FAIL|conformant/);
     } finally {
@@ -65,7 +82,10 @@ describe("exit 70: the harness itself failed", () => {
     let code = 0;
     let stderr = "";
     try {
-      execFileSync(process.execPath, [join(root, "bin", "example-conformance.js"), "check", "--list"], { stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" } });
+      execFileSync(process.execPath, [join(root, "bin", "example-conformance.js"), "check", "--list"], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { PATH: process.env.PATH ?? "" },
+      });
     } catch (err) {
       const e = err as { status: number; stderr: Buffer };
       code = e.status;
@@ -73,22 +93,42 @@ describe("exit 70: the harness itself failed", () => {
     }
     expect(code).toBe(70);
     oneLine(stderr);
-    expect(stderr).toMatch(/^example-conformance: internal error: cannot load the harness: Cannot find package 'commander' .* \(the installation is incomplete: reinstall with npm ci\)\n$/);
+    expect(stderr).toMatch(
+      /^example-conformance: internal error: cannot load the harness: Cannot find package 'commander' .* \(the installation is incomplete: reinstall with npm ci\)\n$/,
+    );
   });
 
-  it("a dependency loaded only when needed (yaml, for an OpenAPI document in YAML) missing: exit 70, not the document's fault", async () => {
+  it("a dependency loaded only when needed (yaml, for an OpenAPI document in YAML) missing: exit 70, not the " +
+    "document's fault", async () => {
     const root = installWithout("yaml");
-    const server = await listen(http.createServer((req, res) => {
-      req.resume();
-      if (req.url === "/openapi.yaml") res.writeHead(200, { "content-type": "application/yaml" }).end("openapi: 3.0.3\npaths:\n  /messages: {}\n");
-      else res.writeHead(200, { "content-type": "application/json" }).end("[]");
-    }));
+    const server = await listen(
+      http.createServer((req, res) => {
+        req.resume();
+        if (req.url === "/openapi.yaml")
+          res.writeHead(200, { "content-type": "application/yaml" }).end("openapi: 3.0.3\npaths:\n  /messages: {}\n");
+        else res.writeHead(200, { "content-type": "application/json" }).end("[]");
+      }),
+    );
     try {
       const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(root, "bin", "example-conformance.js"), "check", "--http", server.url, "--openapi", "/openapi.yaml", "--timeout", "2s", "--quiet"], {
-          stdio: ["ignore", "ignore", "pipe"],
-          env: { PATH: process.env.PATH ?? "" },
-        });
+        const child = spawn(
+          process.execPath,
+          [
+            join(root, "bin", "example-conformance.js"),
+            "check",
+            "--http",
+            server.url,
+            "--openapi",
+            "/openapi.yaml",
+            "--timeout",
+            "2s",
+            "--quiet",
+          ],
+          {
+            stdio: ["ignore", "ignore", "pipe"],
+            env: { PATH: process.env.PATH ?? "" },
+          },
+        );
         let stderr = "";
         child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
         child.on("error", reject);
@@ -96,7 +136,9 @@ describe("exit 70: the harness itself failed", () => {
       });
       expect(run.code).toBe(70);
       oneLine(run.stderr);
-      expect(run.stderr).toMatch(/^example-conformance: internal error: cannot read YAML: Cannot find package 'yaml' .*reinstall with npm ci\)\n$/);
+      expect(run.stderr).toMatch(
+        /^example-conformance: internal error: cannot read YAML: Cannot find package 'yaml' .*reinstall with npm ci\)\n$/,
+      );
     } finally {
       await server.close();
     }
@@ -104,45 +146,72 @@ describe("exit 70: the harness itself failed", () => {
 });
 
 describe("exit 2: a report that cannot be written", () => {
-  it("a report path under /proc whose writes never drain ends the process within the write bound, exit 2, one line", async () => {
-    // /proc/self/fd/3 of the check is a named pipe that is full and that nobody reads: every write waits.
-    const fifo = join(scratch, "full.fifo");
-    execFileSync("mkfifo", [fifo]);
-    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-    try {
-      const chunk = Buffer.alloc(64 * 1024, 0x78);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch {
-          break;
+  it(
+    "a report path under /proc whose writes never drain ends the process within the write bound, exit 2, one line",
+    async () => {
+      // /proc/self/fd/3 of the check is a named pipe that is full and that nobody reads: every write waits.
+      const fifo = join(scratch, "full.fifo");
+      execFileSync("mkfifo", [fifo]);
+      const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+      try {
+        const chunk = Buffer.alloc(64 * 1024, 0x78);
+        for (;;) {
+          try {
+            writeSync(fd, chunk);
+          } catch {
+            break;
+          }
         }
-      }
-      const started = performance.now();
-      const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), "check", "--only", "grpc.defaults.*", "--runs", "5", "--report-json", "/proc/self/fd/3"], {
-          stdio: ["ignore", "ignore", "pipe", fd],
-          env: { PATH: process.env.PATH ?? "" },
+        const started = performance.now();
+        const run = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            [
+              join(PACKAGE_ROOT, "bin", "example-conformance.js"),
+              "check",
+              "--only",
+              "grpc.defaults.*",
+              "--runs",
+              "5",
+              "--report-json",
+              "/proc/self/fd/3",
+            ],
+            {
+              stdio: ["ignore", "ignore", "pipe", fd],
+              env: { PATH: process.env.PATH ?? "" },
+            },
+          );
+          let stderr = "";
+          child.stderr?.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+          const backstop = setTimeout(() => child.kill("SIGKILL"), REPORT_WRITE_TIMEOUT_MS + 60_000);
+          child.on("error", reject);
+          child.on("close", (code) => (clearTimeout(backstop), resolve({ code, stderr })));
         });
-        let stderr = "";
-        child.stderr?.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-        const backstop = setTimeout(() => child.kill("SIGKILL"), REPORT_WRITE_TIMEOUT_MS + 60_000);
-        child.on("error", reject);
-        child.on("close", (code) => (clearTimeout(backstop), resolve({ code, stderr })));
-      });
-      const seconds = (performance.now() - started) / 1000;
-      expect(run.code).toBe(2);
-      oneLine(run.stderr);
-      expect(run.stderr).toMatch(/^example-conformance: --report-json \/proc\/self\/fd\/3: cannot write: no answer within 30 s\n$/);
-      // The write bound, and a run of a few checks, with margin for a loaded machine: not a claim of speed.
-      expect(seconds).toBeLessThan(REPORT_WRITE_TIMEOUT_MS / 1000 + 40);
-    } finally {
-      closeSync(fd);
-    }
-  }, REPORT_WRITE_TIMEOUT_MS + 90_000);
+        const seconds = (performance.now() - started) / 1000;
+        expect(run.code).toBe(2);
+        oneLine(run.stderr);
+        expect(run.stderr).toMatch(
+          /^example-conformance: --report-json \/proc\/self\/fd\/3: cannot write: no answer within 30 s\n$/,
+        );
+        // The write bound, and a run of a few checks, with margin for a loaded machine: not a claim of speed.
+        expect(seconds).toBeLessThan(REPORT_WRITE_TIMEOUT_MS / 1000 + 40);
+      } finally {
+        closeSync(fd);
+      }
+    },
+    REPORT_WRITE_TIMEOUT_MS + 90_000,
+  );
 
   it("a report path under /proc that refuses the write: exit 2 at once, one line naming the flag and the cause", async () => {
-    const run = await runCliProcess(["check", "--only", "grpc.defaults.*", "--runs", "5", "--report-json", "/proc/self/environ"]);
+    const run = await runCliProcess([
+      "check",
+      "--only",
+      "grpc.defaults.*",
+      "--runs",
+      "5",
+      "--report-json",
+      "/proc/self/environ",
+    ]);
     expect(run.code).toBe(2);
     oneLine(run.stderr);
     expect(run.stderr).toMatch(/^example-conformance: --report-json \/proc\/self\/environ: cannot write: /);

@@ -36,13 +36,17 @@ describe("check --http https://... under a private CA", () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toBe("");
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr).toMatch(/cannot reach https:\/\/localhost:\d+: TLS: its certificate is not signed by a CA this machine trusts \(\w+\); give the CA that signed it with --ca/);
+    expect(run.stderr).toMatch(
+      /cannot reach https:\/\/localhost:\d+: TLS: its certificate is not signed by a CA this machine trusts \(\w+\); give the CA that signed it with --ca/,
+    );
   });
 
   it("with another CA in --ca, exits 3 naming that file", async () => {
     const other = selfSignedCert();
     const run = await cli(["check", "--http", url(), "--ca", other.certFile, "--only", "http.*"]);
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(new RegExp(`TLS: its certificate is not signed by the CA in --ca ${other.certFile.replace(/[/.]/g, "\\$&")}`));
+    expect(run.stderr).toMatch(
+      new RegExp(`TLS: its certificate is not signed by the CA in --ca ${other.certFile.replace(/[/.]/g, "\\$&")}`),
+    );
   });
 });

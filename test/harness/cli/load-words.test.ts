@@ -27,12 +27,17 @@ const httpRun = (created: number, leftBehind: number): LoadReport =>
     resources: { collection: "/messages", created, leftBehind },
   }) as LoadReport;
 
-const mixLine = (r: LoadReport) => formatLoadReport(r, false).split("\n").find((l) => l.startsWith("mix ")) ?? "";
+const mixLine = (r: LoadReport) =>
+  formatLoadReport(r, false)
+    .split("\n")
+    .find((l) => l.startsWith("mix ")) ?? "";
 
 describe("load's words", () => {
   it("--help and the command list name --http and `load merge` in load's summary", async () => {
     const help = await cli(["load", "--help"]);
-    const summary = help.stdout.slice(help.stdout.indexOf("\n\n") + 2, help.stdout.indexOf("Options:")).replace(/\s+/g, " ");
+    const summary = help.stdout
+      .slice(help.stdout.indexOf("\n\n") + 2, help.stdout.indexOf("Options:"))
+      .replace(/\s+/g, " ");
     expect(summary).toMatch(/--http/);
     expect(summary).toMatch(/load merge/);
     const list = (await cli(["--help"])).stdout.replace(/\s+/g, " ");

@@ -17,7 +17,9 @@ interface Example {
 /** The lines of the README's example block, each `command   # exit N[, verdict][: words]`. */
 function readmeExamples(): Example[] {
   const readme = readFileSync(join(PACKAGE_ROOT, "README.md"), "utf8");
-  const block = /<!-- readme-examples: begin -->\n```sh\n([\s\S]*?)```\n<!-- readme-examples: end -->/.exec(readme)?.[1];
+  const block = /<!-- readme-examples: begin -->\n```sh\n([\s\S]*?)```\n<!-- readme-examples: end -->/.exec(
+    readme,
+  )?.[1];
   if (block === undefined) throw new Error("README.md has no readme-examples block");
   return block
     .split("\n")
@@ -43,11 +45,17 @@ afterAll(async () => {
 /** Runs one line through sh, as a reader would paste it, with the documented addresses pointing at this server. */
 function runLine(line: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const command = line
-    .replaceAll("npx example-conformance", `"${process.execPath}" "${join(PACKAGE_ROOT, "bin", "example-conformance.js")}"`)
+    .replaceAll(
+      "npx example-conformance",
+      `"${process.execPath}" "${join(PACKAGE_ROOT, "bin", "example-conformance.js")}"`,
+    )
     .replaceAll("127.0.0.1:50051", server.grpcAddress)
     .replaceAll("http://127.0.0.1:8080", server.httpUrl);
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", command], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", KEY, TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("sh", ["-c", command], {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", KEY, TOKEN },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -66,10 +74,15 @@ describe("the README's examples", () => {
   it("are there to run", () => {
     expect(examples.length).toBeGreaterThan(5);
   });
-  it.each(examples)("$line: exit $exit $verdict", async (example) => {
-    const run = await runLine(example.line);
-    expect(run.code, run.stderr).toBe(example.exit);
-    if (example.verdict !== undefined) expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(new RegExp(`^${example.verdict}: `));
-    if (example.exit === 2 || example.exit === 3) expect(run.stderr).toMatch(/^example-conformance: .*\n$/);
-  }, 120_000);
+  it.each(examples)(
+    "$line: exit $exit $verdict",
+    async (example) => {
+      const run = await runLine(example.line);
+      expect(run.code, run.stderr).toBe(example.exit);
+      if (example.verdict !== undefined)
+        expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(new RegExp(`^${example.verdict}: `));
+      if (example.exit === 2 || example.exit === 3) expect(run.stderr).toMatch(/^example-conformance: .*\n$/);
+    },
+    120_000,
+  );
 });

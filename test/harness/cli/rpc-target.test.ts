@@ -29,7 +29,18 @@ describe("the RPC target of a run", () => {
   });
 
   it("combines: several protocols' flags name several targets of one run", () => {
-    expect(() => checkUsage(parseCheckArgs(["--grpc", "127.0.0.1:1", "--connect", "http://127.0.0.1:2", "--grpc-web", "http://127.0.0.1:2"]))).not.toThrow();
+    expect(() =>
+      checkUsage(
+        parseCheckArgs([
+          "--grpc",
+          "127.0.0.1:1",
+          "--connect",
+          "http://127.0.0.1:2",
+          "--grpc-web",
+          "http://127.0.0.1:2",
+        ]),
+      ),
+    ).not.toThrow();
   });
 
   it("is checked by its protocol's address rules, naming the flag", () => {

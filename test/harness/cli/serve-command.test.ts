@@ -17,9 +17,13 @@ const BIN = join(PACKAGE_ROOT, "bin", "example-conformance.js");
 
 describe("example-conformance serve", () => {
   it("prints `grpc HOST:PORT` and `http URL` first, serves both, and exits 0 on SIGTERM", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     const lines = createInterface({ input: child.stdout });
     const first: string[] = [];
@@ -42,9 +46,13 @@ describe("example-conformance serve", () => {
   });
 
   it("finishes a call in flight at SIGTERM, then exits 0", async () => {
-    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     const lines = createInterface({ input: child.stdout });
     let grpcLine = "";
@@ -53,7 +61,12 @@ describe("example-conformance serve", () => {
       break;
     }
     const session = http2.connect(`http://${grpcLine.slice(5)}`);
-    const stream = session.request({ ":method": "POST", ":path": "/example.exampleService/Hello", "content-type": "application/grpc", te: "trailers" });
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/example.exampleService/Hello",
+      "content-type": "application/grpc",
+      te: "trailers",
+    });
     stream.resume();
     const status = new Promise<unknown>((resolve) => stream.on("trailers", (t) => resolve(t["grpc-status"])));
     stream.write(Buffer.alloc(0));
@@ -77,14 +90,19 @@ describe("example-conformance serve", () => {
     expect(run.stderr).toMatch(/--grpc-port must be between 0 and 65535/);
   });
 
-  it("keeps data in the user's data folder (XDG_DATA_HOME) by default, never in the folder it runs from, and says where", async () => {
+  it("keeps data in the user's data folder (XDG_DATA_HOME) by default, never in the folder it runs from, and says " +
+    "where", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "serve-cwd-"));
     const xdg = mkdtempSync(join(tmpdir(), "serve-xdg-"));
-    const child = spawn(process.execPath, [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"], {
-      cwd,
-      env: { ...process.env, XDG_DATA_HOME: xdg },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent"],
+      {
+        cwd,
+        env: { ...process.env, XDG_DATA_HOME: xdg },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -103,8 +121,12 @@ describe("example-conformance serve", () => {
 
   it("takes ~/.local/share without XDG_DATA_HOME (or with a relative one), %LOCALAPPDATA% on Windows", () => {
     expect(defaultDataDir({}, "/home/u", "linux")).toBe("/home/u/.local/share/example-conformance");
-    expect(defaultDataDir({ XDG_DATA_HOME: "rel/data" }, "/home/u", "linux")).toBe("/home/u/.local/share/example-conformance");
+    expect(defaultDataDir({ XDG_DATA_HOME: "rel/data" }, "/home/u", "linux")).toBe(
+      "/home/u/.local/share/example-conformance",
+    );
     expect(defaultDataDir({ XDG_DATA_HOME: "/x/data" }, "/home/u", "darwin")).toBe("/x/data/example-conformance");
-    expect(defaultDataDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "C:\\Users\\u", "win32")).toMatch(/AppData.Local.example-conformance$/);
+    expect(defaultDataDir({ LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "C:\\Users\\u", "win32")).toMatch(
+      /AppData.Local.example-conformance$/,
+    );
   });
 });

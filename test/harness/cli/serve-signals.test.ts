@@ -31,7 +31,10 @@ beforeAll(() => {
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
   mkdirSync(join(project, "node_modules", ".bin"), { recursive: true });
   symlinkSync(PACKAGE_ROOT, join(project, "node_modules", "example-conformance"));
-  symlinkSync(join("..", "example-conformance", "bin", "example-conformance.js"), join(project, "node_modules", ".bin", "example-conformance"));
+  symlinkSync(
+    join("..", "example-conformance", "bin", "example-conformance.js"),
+    join(project, "node_modules", ".bin", "example-conformance"),
+  );
   dataRoot = mkdtempSync(join(tmpdir(), "serve-signals-data-"));
 });
 afterAll(() => {
@@ -63,7 +66,9 @@ async function start(via: "bin" | "npx", args: string[]): Promise<Started> {
   started.push(child);
   let err = "";
   child.stderr?.on("data", (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const ports = await new Promise<number[]>((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (c: Buffer) => {
@@ -114,15 +119,22 @@ describe("serve ends with what started it", () => {
 
   // SIGINT to npx alone is not among them: npm hands it to the `sh -c` it runs serve under, which waits for serve to
   // end, as POSIX shells do for a Ctrl-C that reaches every process of the group (docs/reference-server.md says so).
-  for (const [signal, to] of [["SIGTERM", "wrapper"], ["SIGHUP", "wrapper"], ["SIGINT", "group"], ["SIGTERM", "group"]] as const) {
-    it(`${signal} to the npx ${to === "group" ? "process group" : "wrapper"}: the server ends and its ports refuse within 5 s`, async () => {
+  for (const [signal, to] of [
+    ["SIGTERM", "wrapper"],
+    ["SIGHUP", "wrapper"],
+    ["SIGINT", "group"],
+    ["SIGTERM", "group"],
+  ] as const) {
+    it(`${signal} to the npx ${to === "group" ? "process group" : "wrapper"}: the server ends and its ports refuse ` +
+      `within 5 s`, async () => {
       const s = await start("npx", ["--store", "memory:"]);
       process.kill(to === "group" ? -(s.child.pid as number) : (s.child.pid as number), signal);
       expect(await closedWithin(s.ports, CLOSED_WITHIN_MS)).toBeDefined();
     }, 60_000);
   }
 
-  it("SIGHUP to the process group of npx: the ports refuse within 5 s, and the data directory is free for the next server", async () => {
+  it("SIGHUP to the process group of npx: the ports refuse within 5 s, and the data directory is free for the next " +
+    "server", async () => {
     const dir = join(dataRoot, "hup");
     const s = await start("npx", ["--data-dir", dir]);
     process.kill(-(s.child.pid as number), "SIGHUP");

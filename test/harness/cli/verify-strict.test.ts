@@ -47,17 +47,24 @@ describe("verify holds only for the envelope exactly as written", () => {
     expect(v.stdout).toMatch(/^holds: /);
   });
 
-  it("refuses a second signature entry naming the signer's key id, holding another key's signature or 64 random bytes", async () => {
-    const [first] = good.signatures;
-    for (const [name, sig] of [
-      ["other-key", sigOf(IN_TOTO_PAYLOAD_TYPE, other.privateKey)],
-      ["random", randomBytes(64).toString("base64")],
-    ] as const) {
-      const v = await verifyFile(`second-${name}.json`, { ...good, signatures: [first, { keyid: first?.keyid, sig }] });
-      expect(v.code, `${name}: ${v.stdout}`).toBe(1);
-      expect(v.stdout).toMatch(/^does not hold: .*: 2 signatures, where exactly one was written\n$/);
-    }
-  });
+  it(
+    "refuses a second signature entry naming the signer's key id, holding another key's signature or 64 random " +
+      "bytes",
+    async () => {
+      const [first] = good.signatures;
+      for (const [name, sig] of [
+        ["other-key", sigOf(IN_TOTO_PAYLOAD_TYPE, other.privateKey)],
+        ["random", randomBytes(64).toString("base64")],
+      ] as const) {
+        const v = await verifyFile(`second-${name}.json`, {
+          ...good,
+          signatures: [first, { keyid: first?.keyid, sig }],
+        });
+        expect(v.code, `${name}: ${v.stdout}`).toBe(1);
+        expect(v.stdout).toMatch(/^does not hold: .*: 2 signatures, where exactly one was written\n$/);
+      }
+    },
+  );
 
   it("refuses a field that was not written, in the signature or the envelope, naming it inertly", async () => {
     const [first] = good.signatures;
@@ -73,9 +80,15 @@ describe("verify holds only for the envelope exactly as written", () => {
 
   it("refuses another payload type, signed over that type, naming the type found", async () => {
     const type = "application/json";
-    const v = await verifyFile("type.json", { ...good, payloadType: type, signatures: [{ keyid: good.signatures[0]?.keyid, sig: sigOf(type, mine.privateKey) }] });
+    const v = await verifyFile("type.json", {
+      ...good,
+      payloadType: type,
+      signatures: [{ keyid: good.signatures[0]?.keyid, sig: sigOf(type, mine.privateKey) }],
+    });
     expect(v.code).toBe(1);
-    expect(v.stdout).toMatch(/^does not hold: .*: payload type "application\/json", where application\/vnd\.in-toto\+json was written\n$/);
+    expect(v.stdout).toMatch(
+      /^does not hold: .*: payload type "application\/json", where application\/vnd\.in-toto\+json was written\n$/,
+    );
   });
 
   it("refuses a signature entry naming another key id, naming both", async () => {
@@ -86,12 +99,18 @@ describe("verify holds only for the envelope exactly as written", () => {
 });
 
 describe("the key id", () => {
-  it("is securesystemslib's for an ed25519 key (RFC 8032's first test key; the id from Debian's securesystemslib 0.26)", () => {
-    const x = Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex").toString("base64url");
-    const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
-    // hashlib.sha256(encode_canonical({"keytype": "ed25519", "scheme": "ed25519", "keyval": {"public": HEX}}).encode())
-    expect(keyId(key)).toBe("74c181c7ad8a0855d4b55e44d2ba87aabdddb196832571f15f92fece332e4916");
-  });
+  it(
+    "is securesystemslib's for an ed25519 key (RFC 8032's first test key; the id from Debian's securesystemslib " +
+      "0.26)",
+    () => {
+      const x = Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex").toString(
+        "base64url",
+      );
+      const key = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
+      // hashlib.sha256(encode_canonical({"keytype": "ed25519", "scheme": "ed25519", "keyval": {"public": HEX}}).encode())
+      expect(keyId(key)).toBe("74c181c7ad8a0855d4b55e44d2ba87aabdddb196832571f15f92fece332e4916");
+    },
+  );
 });
 
 describe("verify --key", () => {
@@ -100,7 +119,12 @@ describe("verify --key", () => {
     writeFileSync(att, written(signEnvelope(IN_TOTO_PAYLOAD_TYPE, statement, mine.privateKey)));
     const keys = {
       "key.pem": mine.privateKey.export({ type: "pkcs8", format: "pem" }),
-      "encrypted.pem": mine.privateKey.export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase: "pw" }),
+      "encrypted.pem": mine.privateKey.export({
+        type: "pkcs8",
+        format: "pem",
+        cipher: "aes-256-cbc",
+        passphrase: "pw",
+      }),
     };
     for (const [name, pem] of Object.entries(keys)) {
       const file = join(dir, name);
@@ -108,7 +132,10 @@ describe("verify --key", () => {
       const v = await cli(["verify", att, "--key", file]);
       expect(v.code, name).toBe(2);
       expect(v.stdout).toBe("");
-      expect(v.stderr).toBe(`example-conformance: --key ${file}: a private key; give the public key (make it with: openssl pkey -in ${file} -pubout -out pub.pem)\n`);
+      expect(v.stderr).toBe(
+        `example-conformance: --key ${file}: a private key; give the public key (make it with: openssl pkey -in ` +
+          `${file} -pubout -out pub.pem)\n`,
+      );
     }
   });
 });

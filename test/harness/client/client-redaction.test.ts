@@ -15,7 +15,10 @@ const careless: CheckDefinition = {
   area: "client",
   profile: "contract",
   spec: "part 5",
-  run: () => Promise.resolve(fail(`the request carried ${KEY}`, { details: [`authorization: Bearer ${KEY}`], counterexample: KEY })),
+  run: () =>
+    Promise.resolve(
+      fail(`the request carried ${KEY}`, { details: [`authorization: Bearer ${KEY}`], counterexample: KEY }),
+    ),
 };
 
 describe("runConformance with a client run's key", () => {
@@ -23,7 +26,11 @@ describe("runConformance with a client run's key", () => {
     const report = await runConformance({ checks: [careless], client: "./client", clientApiKey: KEY, seed: 1 });
     const [result] = report.checks;
     expect(result?.status).toBe("fail");
-    expect([result?.message, ...(result?.details ?? []), result?.counterexample]).toEqual(["the request carried <API_KEY>", "authorization: Bearer <API_KEY>", "<API_KEY>"]);
+    expect([result?.message, ...(result?.details ?? []), result?.counterexample]).toEqual([
+      "the request carried <API_KEY>",
+      "authorization: Bearer <API_KEY>",
+      "<API_KEY>",
+    ]);
     expect(JSON.stringify(report)).not.toContain(KEY);
   });
 });
@@ -33,13 +40,37 @@ describe("describeRequest with the run's key", () => {
   const key = 'sec"ret+key 1';
   const escaped = JSON.stringify(key).slice(1, -1);
   const request = (path: string, headers: Record<string, string[]>, body: string): RecordedRequest => ({
-    n: 1, atMs: 0, protocol: "http", method: "POST", path, headers, body: Buffer.from(body), truncated: false, answer: "201",
+    n: 1,
+    atMs: 0,
+    protocol: "http",
+    method: "POST",
+    path,
+    headers,
+    body: Buffer.from(body),
+    truncated: false,
+    answer: "201",
   });
-  const forms = [key, escaped, encodeURIComponent(key), "sec%22ret%2Bkey+1", Buffer.from(key).toString("hex"), Buffer.from(escaped).toString("hex"), Buffer.from(key).toString("base64")];
+  const forms = [
+    key,
+    escaped,
+    encodeURIComponent(key),
+    "sec%22ret%2Bkey+1",
+    Buffer.from(key).toString("hex"),
+    Buffer.from(escaped).toString("hex"),
+    Buffer.from(key).toString("base64"),
+  ];
 
   it("shows the key in no form: path (percent- or form-encoded), -bin header, JSON body's hex preview", () => {
     const lines = [
-      ...describeRequest(request(`/messages?a=${encodeURIComponent(key)}`, { "x-k-bin": [Buffer.from(key).toString("base64")], "content-type": ["application/json"] }, JSON.stringify({ body: key })), redactor(key), key),
+      ...describeRequest(
+        request(
+          `/messages?a=${encodeURIComponent(key)}`,
+          { "x-k-bin": [Buffer.from(key).toString("base64")], "content-type": ["application/json"] },
+          JSON.stringify({ body: key }),
+        ),
+        redactor(key),
+        key,
+      ),
       ...describeRequest(request("/messages?a=sec%22ret%2Bkey+1", {}, `{"k":"${escaped}"}`), redactor(key), key),
     ].join("\n");
     for (const form of forms) expect(lines.includes(form) ? form : "none").toBe("none");
@@ -49,7 +80,14 @@ describe("describeRequest with the run's key", () => {
   });
 
   it("does not show an encoded body's bytes at all", () => {
-    const gzipped = request("/messages", { "content-type": ["application/json"], "content-encoding": ["gzip"] }, "whatever it holds");
-    expect(describeRequest(gzipped, redactor(key), key).at(-1)).toBe("  body: 17 bytes, its bytes not shown (they are encoded, and could carry the API key where no redaction sees it)");
+    const gzipped = request(
+      "/messages",
+      { "content-type": ["application/json"], "content-encoding": ["gzip"] },
+      "whatever it holds",
+    );
+    expect(describeRequest(gzipped, redactor(key), key).at(-1)).toBe(
+      "  body: 17 bytes, its bytes not shown (they are encoded, and could carry the API key where no redaction " +
+        "sees it)",
+    );
   });
 });

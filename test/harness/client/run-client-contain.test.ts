@@ -1,6 +1,6 @@
 // Nothing a client starts outlives its run: a child it detaches (setsid) is gone when runClient returns and when
-// check-client ends, in a PID namespace and, forced by EXAMPLE_CONFORMANCE_NO_PID_NAMESPACE=1, in the sweep without one;
-// the client's own exit code, signal and output come through either way.
+// check-client ends, in a PID namespace and, forced by EXAMPLE_CONFORMANCE_NO_PID_NAMESPACE=1, in the sweep without
+// one; the client's own exit code, signal and output come through either way.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -22,7 +22,8 @@ function liveWithToken(token: string): number[] {
     try {
       const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1");
       const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      if (cmdline.includes(`600.${token}`) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z") found.push(Number(name));
+      if (cmdline.includes(`600.${token}`) && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z")
+        found.push(Number(name));
     } catch {
       // Gone meanwhile.
     }
@@ -69,8 +70,12 @@ function setup() {
  */
 function namespaced(skip: (why: string) => void): void {
   if (namespaceUnshare() !== undefined) return;
-  if (process.env[NO_NAMESPACE_ENV] === "1") return skip(`${NO_NAMESPACE_ENV}=1 in the tests' environment refuses the namespace`);
-  const works = process.platform === "linux" && process.getuid?.() === 0 && spawnSync("unshare", [...UNSHARE_FLAGS, "true"], { stdio: "ignore", timeout: 10_000 }).status === 0;
+  if (process.env[NO_NAMESPACE_ENV] === "1")
+    return skip(`${NO_NAMESPACE_ENV}=1 in the tests' environment refuses the namespace`);
+  const works =
+    process.platform === "linux" &&
+    process.getuid?.() === 0 &&
+    spawnSync("unshare", [...UNSHARE_FLAGS, "true"], { stdio: "ignore", timeout: 10_000 }).status === 0;
   if (works) throw new Error("unshare gives a PID namespace here, but check-client's probe refused it");
   skip("no PID namespace here (not root, not Linux, or unshare refused): check-client sweeps instead");
 }
@@ -95,10 +100,14 @@ describe.each(paths)("check-client's client $name", ({ env, namespace }) => {
     if (namespace) namespaced(skip);
   };
 
-  it("a child it detached is gone when runClient returns; its exit code and output come through", { timeout: 60_000 }, async (ctx) => {
+  it("a child it detached is gone when runClient returns; its exit code and output come through", {
+    timeout: 60_000,
+  }, async (ctx) => {
     ready((why) => ctx.skip(why));
     const { token, pidfile } = setup();
-    const run = await withEnv(() => runClient({ command: FIXTURE, args: [pidfile, token] }, { PATH: process.env.PATH ?? "" }, 30_000));
+    const run = await withEnv(() =>
+      runClient({ command: FIXTURE, args: [pidfile, token] }, { PATH: process.env.PATH ?? "" }, 30_000),
+    );
     expect(run.hung).toBe(false);
     expect(run.exitCode).toBe(3);
     expect(run.signal).toBeNull();
@@ -107,14 +116,17 @@ describe.each(paths)("check-client's client $name", ({ env, namespace }) => {
     expect(run.stdout).toContain(`detached child ${pid}, exiting`);
     expect(await survivors(token)).toEqual([]);
     // Outside a namespace the PID is the machine's: the sweep names it; inside, the namespace's own number.
-    if (namespace) expect(run.leftRunning).toBeUndefined(); // The kernel ended it: nothing was left to sweep.
+    if (namespace)
+      expect(run.leftRunning).toBeUndefined(); // The kernel ended it: nothing was left to sweep.
     else expect(run.leftRunning).toContain(pid);
   });
 
   it("a client killed at the bound takes the child it detached with it", { timeout: 60_000 }, async (ctx) => {
     ready((why) => ctx.skip(why));
     const { token, pidfile } = setup();
-    const run = await withEnv(() => runClient({ command: FIXTURE, args: [pidfile, token, "hang"] }, { PATH: process.env.PATH ?? "" }, 4_000));
+    const run = await withEnv(() =>
+      runClient({ command: FIXTURE, args: [pidfile, token, "hang"] }, { PATH: process.env.PATH ?? "" }, 4_000),
+    );
     expect(run.hung).toBe(true);
     expect(run.signal).toBe("SIGKILL");
     expect(readFileSync(pidfile, "utf8").trim()).toMatch(/^\d+$/);
@@ -124,28 +136,45 @@ describe.each(paths)("check-client's client $name", ({ env, namespace }) => {
   it("after a whole check-client command, no process of the client is alive", { timeout: 120_000 }, async (ctx) => {
     ready((why) => ctx.skip(why));
     const { token, pidfile } = setup();
-    const run = await runCliProcess(["check-client", "--only", "client.hello.succeeds", "--timeout", "30s", "--", FIXTURE, pidfile, token], env);
+    const run = await runCliProcess(
+      ["check-client", "--only", "client.hello.succeeds", "--timeout", "30s", "--", FIXTURE, pidfile, token],
+      env,
+    );
     expect(run.code).toBe(1); // The client called nothing: its check fails, nothing else.
     const pid = Number(readFileSync(pidfile, "utf8"));
     expect(await survivors(token)).toEqual([]);
-    if (!namespace) expect(run.stderr).toMatch(new RegExp(`left \\d+ process\\(es\\) running after its run; killed: PID .*\\b${pid}\\b`));
+    if (!namespace)
+      expect(run.stderr).toMatch(
+        new RegExp(`left \\d+ process\\(es\\) running after its run; killed: PID .*\\b${pid}\\b`),
+      );
   });
 });
 
 describe("check-client's client in a PID namespace", () => {
-  // Outside a namespace this one can escape: its parent is gone before any look at /proc could see it (docs/check-client.md).
+  // Outside a namespace this one can escape: its parent is gone before any look at /proc could see it
+  // (docs/check-client.md).
   it("takes a child orphaned at once by a double fork into a session of its own", { timeout: 60_000 }, async (ctx) => {
     namespaced((why) => ctx.skip(why));
     const { token, pidfile } = setup();
-    const run = await runClient({ command: FIXTURE, args: [pidfile, token, "double-fork"] }, { PATH: process.env.PATH ?? "" }, 30_000);
+    const run = await runClient(
+      { command: FIXTURE, args: [pidfile, token, "double-fork"] },
+      { PATH: process.env.PATH ?? "" },
+      30_000,
+    );
     expect(run.exitCode).toBe(3);
     expect(readFileSync(pidfile, "utf8").trim()).toMatch(/^\d+$/);
     expect(await survivors(token)).toEqual([]);
   });
 
-  it("a client that kills itself ends by its signal, as outside a namespace (PID 1 would ignore it)", { timeout: 60_000 }, async (ctx) => {
+  it("a client that kills itself ends by its signal, as outside a namespace (PID 1 would ignore it)", {
+    timeout: 60_000,
+  }, async (ctx) => {
     namespaced((why) => ctx.skip(why));
-    const run = await runClient({ command: "/bin/sh", args: ["-c", "echo before; kill -TERM $$; echo after"] }, { PATH: process.env.PATH ?? "" }, 30_000);
+    const run = await runClient(
+      { command: "/bin/sh", args: ["-c", "echo before; kill -TERM $$; echo after"] },
+      { PATH: process.env.PATH ?? "" },
+      30_000,
+    );
     expect(run.signal).toBe("SIGTERM");
     expect(run.exitCode).toBeNull();
     expect(run.stdout).toBe("before\n");

@@ -33,33 +33,76 @@ afterAll(async () => {
 
 describe("a configuration file", () => {
   it("with claims: {replicas: single}, the reference is conformant and every report shows the claim as declared", async () => {
-    const config = file(`implementation:\n  name: reference\n  version: 1.2.3\ntargets:\n  grpc: ${reference.grpcAddress}\nclaims:\n  replicas: single\n`);
+    const config = file(
+      `implementation:\n  name: reference\n  version: 1.2.3\ntargets:\n  grpc: ` +
+        `${reference.grpcAddress}\nclaims:\n  replicas: single\n`,
+    );
     const json = join(dir, "claimed.json");
     const html = join(dir, "claimed.html");
-    const run = await cli(["check", "--config", config, "--seed", "3", "--runs", "10", "--report-json", json, "--report-html", html]);
+    const run = await cli([
+      "check",
+      "--config",
+      config,
+      "--seed",
+      "3",
+      "--runs",
+      "10",
+      "--report-json",
+      json,
+      "--report-html",
+      html,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(/^conformant: /);
-    expect(run.stdout).toMatch(/^not applicable by claim replicas: single \(declared, not judged\): grpc\.stateless\.replicas$/m);
+    expect(run.stdout).toMatch(
+      /^not applicable by claim replicas: single \(declared, not judged\): grpc\.stateless\.replicas$/m,
+    );
     expect(run.stdout).toMatch(/^certifies: implementation reference 1\.2\.3$/m);
     const report = JSON.parse(readFileSync(json, "utf8")) as RunReport;
-    expect(report).toMatchObject({ verdict: "conformant", claims: ["replicas: single"], implementation: { name: "reference", version: "1.2.3" }, target: { grpc: reference.grpcAddress } });
-    expect(report.unjudged).toContainEqual(expect.objectContaining({ id: "grpc.stateless.replicas", why: "claimed", claim: "replicas: single" }));
-    expect(readFileSync(html, "utf8")).toMatch(/not applicable by claim \(claim <code>replicas: single<\/code>, declared, not judged\)/);
+    expect(report).toMatchObject({
+      verdict: "conformant",
+      claims: ["replicas: single"],
+      implementation: { name: "reference", version: "1.2.3" },
+      target: { grpc: reference.grpcAddress },
+    });
+    expect(report.unjudged).toContainEqual(
+      expect.objectContaining({ id: "grpc.stateless.replicas", why: "claimed", claim: "replicas: single" }),
+    );
+    expect(readFileSync(html, "utf8")).toMatch(
+      /not applicable by claim \(claim <code>replicas: single<\/code>, declared, not judged\)/,
+    );
   }, 60_000);
 
   it("is overridden by a flag: --grpc replaces the file's target", async () => {
     const config = file(`targets:\n  grpc: 127.0.0.1:1\n`);
-    const run = await cli(["check", "--config", config, "--grpc", grpcJs.address, "--only", "grpc.defaults.decodes", "--seed", "1"]);
+    const run = await cli([
+      "check",
+      "--config",
+      config,
+      "--grpc",
+      grpcJs.address,
+      "--only",
+      "grpc.defaults.decodes",
+      "--seed",
+      "1",
+    ]);
     expect(run.code, run.stderr).toBe(0);
   });
 
   it("is ./example-conformance.yaml when --config is not given", async () => {
     const here = mkdtempSync(join(tmpdir(), "config-cwd-"));
-    writeFileSync(join(here, "example-conformance.yaml"), `targets:\n  grpc: ${grpcJs.address}\nonly: [grpc.defaults.decodes]\n`);
+    writeFileSync(
+      join(here, "example-conformance.yaml"),
+      `targets:\n  grpc: ${grpcJs.address}\nonly: [grpc.defaults.decodes]\n`,
+    );
     const { spawn } = await import("node:child_process");
     const { PACKAGE_ROOT } = await import("../../../contract/paths.js");
     const out = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [join(PACKAGE_ROOT, "bin", "example-conformance.js"), "check", "--seed", "1"], { cwd: here, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [join(PACKAGE_ROOT, "bin", "example-conformance.js"), "check", "--seed", "1"],
+        { cwd: here, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
+      );
       let stdout = "";
       child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
       const backstop = setTimeout(() => child.kill("SIGKILL"), 60_000);
@@ -71,7 +114,9 @@ describe("a configuration file", () => {
     });
     expect(out.code).toBe(0);
     // The file's target and selection, not the built-in reference server.
-    expect(out.stdout).toMatch(new RegExp(`^example-conformance: 1 checks against grpc ${grpcJs.address.replace(/\./g, "\\.")},`, "m"));
+    expect(out.stdout).toMatch(
+      new RegExp(`^example-conformance: 1 checks against grpc ${grpcJs.address.replace(/\./g, "\\.")},`, "m"),
+    );
   }, 60_000);
 
   it("names the line and the key of what is wrong, exit 2", async () => {
@@ -92,14 +137,20 @@ describe("a configuration file", () => {
   it("names the line of the first YAML error, exit 2: a duplicate key, an alias with no anchor, a second document", async () => {
     const duplicate = await cli(["check", "--config", file(`targets:\n  grpc: a:1\n  grpc: b:2\n`)]);
     expect(duplicate.code).toBe(2);
-    expect(duplicate.stderr).toMatch(/^example-conformance: .*c\d+\.yaml:3: not valid YAML: Map keys must be unique\n$/);
+    expect(duplicate.stderr).toMatch(
+      /^example-conformance: .*c\d+\.yaml:3: not valid YAML: Map keys must be unique\n$/,
+    );
     // An exit 70 (internal error) before the configuration was read with bounds.
     const alias = await cli(["check", "--config", file(`implementation:\n  name: x\n  version: *v\n`)]);
     expect(alias.code).toBe(2);
-    expect(alias.stderr).toMatch(/^example-conformance: .*c\d+\.yaml:3: not valid YAML: alias \*v has no anchor &v before it\n$/);
+    expect(alias.stderr).toMatch(
+      /^example-conformance: .*c\d+\.yaml:3: not valid YAML: alias \*v has no anchor &v before it\n$/,
+    );
     const documents = await cli(["check", "--config", file(`strict: true\n---\nstrict: [\n`)]);
     expect(documents.code).toBe(2);
-    expect(documents.stderr).toMatch(/^example-conformance: .*c\d+\.yaml:2: not valid YAML: more than one document \(a configuration is one\)\n$/);
+    expect(documents.stderr).toMatch(
+      /^example-conformance: .*c\d+\.yaml:2: not valid YAML: more than one document \(a configuration is one\)\n$/,
+    );
   });
 
   it("names credentials by environment variable: an unset one is a config error naming it, never a value", async () => {
@@ -117,12 +168,24 @@ describe("expected failures in the configuration file", () => {
   // grpc-js serves the compressed flag without an encoding: grpc.encoding.flag-without-encoding fails (not gating).
   const FLAG = "grpc.encoding.flag-without-encoding";
   const run = (entries: string, only: string) =>
-    cli(["check", "--config", file(`targets:\n  grpc: ${grpcJs.address}\nexpected-failures:\n${entries}`), "--only", only, "--seed", "2", "--report-json", join(dir, `x${n}.json`)]);
+    cli([
+      "check",
+      "--config",
+      file(`targets:\n  grpc: ${grpcJs.address}\nexpected-failures:\n${entries}`),
+      "--only",
+      only,
+      "--seed",
+      "2",
+      "--report-json",
+      join(dir, `x${n}.json`),
+    ]);
 
   it("waive a failure with their reason until they expire", async () => {
     const r = await run(`  - check: ${FLAG}\n    reason: grpc-js accepts it\n    expires: 2999-01-01\n`, FLAG);
     expect(r.code, r.stdout).toBe(0);
-    expect(r.stdout).toMatch(/^waived: grpc\.encoding\.flag-without-encoding \(grpc\.encoding\.flag-without-encoding\): grpc-js accepts it$/m);
+    expect(r.stdout).toMatch(
+      /^waived: grpc\.encoding\.flag-without-encoding \(grpc\.encoding\.flag-without-encoding\): grpc-js accepts it$/m,
+    );
   });
 
   it("fail the run once expired", async () => {

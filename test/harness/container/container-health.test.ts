@@ -13,7 +13,9 @@ async function serve(setup: (server: grpc.Server) => void): Promise<string> {
   setup(server);
   servers.push(server);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   return `127.0.0.1:${port}`;
 }
@@ -40,9 +42,22 @@ describe("healthStatus", () => {
     const pass = (b: Buffer) => b;
     const address = await serve((server) =>
       server.addService(
-        { Check: { path: "/grpc.health.v1.Health/Check", requestStream: false, responseStream: false, requestSerialize: pass, requestDeserialize: pass, responseSerialize: pass, responseDeserialize: pass } },
+        {
+          Check: {
+            path: "/grpc.health.v1.Health/Check",
+            requestStream: false,
+            responseStream: false,
+            requestSerialize: pass,
+            requestDeserialize: pass,
+            responseSerialize: pass,
+            responseDeserialize: pass,
+          },
+        },
         // Field 1 as a varint that never ends.
-        { Check: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => callback(null, Buffer.from([0x08, 0x80])) },
+        {
+          Check: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) =>
+            callback(null, Buffer.from([0x08, 0x80])),
+        },
       ),
     );
     expect(await healthStatus(address)).toBe("a malformed HealthCheckResponse");

@@ -35,7 +35,9 @@ describe("lintContract", () => {
     const result = await lintContract({ dir: noGoPackage });
     expect(result.exitCode).toBe(1);
     // Line 3 is the package statement, where the plugin places the finding.
-    expect(result.output).toMatch(/example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)/);
+    expect(result.output).toMatch(
+      /example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)/,
+    );
   });
 
   it("honours buf's ignore comments for the plugin's rule", async () => {
@@ -46,7 +48,9 @@ describe("lintContract", () => {
   });
 
   it("honours `except` in the folder's own buf.yaml", async () => {
-    const dir = variant("excepted", dropGoPackage, (s) => s.replace("  except:\n", "  except:\n    - GO_PACKAGE_DEFINED\n"));
+    const dir = variant("excepted", dropGoPackage, (s) =>
+      s.replace("  except:\n", "  except:\n    - GO_PACKAGE_DEFINED\n"),
+    );
     expect((await lintContract({ dir })).exitCode).toBe(0);
   });
 
@@ -87,13 +91,22 @@ describe("plain buf lint with the plugin", () => {
   });
 
   it("reports GO_PACKAGE_DEFINED beside buf's own rules in the copy's folder", async () => {
-    const env = { ...process.env, PATH: [join(PACKAGE_ROOT, "node_modules", ".bin"), process.env.PATH].join(delimiter) };
-    const err = (await run("buf", ["lint", "--error-format", "json"], { cwd: noGoPackage, env }).catch((e: unknown) => e)) as {
+    const env = {
+      ...process.env,
+      PATH: [join(PACKAGE_ROOT, "node_modules", ".bin"), process.env.PATH].join(delimiter),
+    };
+    const err = (await run("buf", ["lint", "--error-format", "json"], { cwd: noGoPackage, env }).catch(
+      (e: unknown) => e,
+    )) as {
       code: number;
       stdout: string;
     };
     expect(err.code).toBe(100);
-    expect(JSON.parse(err.stdout.trim())).toMatchObject({ path: "example/example.proto", start_line: 3, type: "GO_PACKAGE_DEFINED" });
+    expect(JSON.parse(err.stdout.trim())).toMatchObject({
+      path: "example/example.proto",
+      start_line: 3,
+      type: "GO_PACKAGE_DEFINED",
+    });
   });
 });
 

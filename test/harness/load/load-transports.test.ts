@@ -30,7 +30,22 @@ afterAll(async () => {
 describe.each(["connect", "grpc-web"])("load --%s", (protocol) => {
   it("reports figures against the reference, every reply equal to the one at rest, and an SLO verdict", async () => {
     const json = join(out, `${protocol}.json`);
-    const run = await cli(["load", `--${protocol}`, reference.httpUrl, "--duration", "500ms", "--concurrency", "4", "--connections", "2", "--quiet", "--slo", "errors<1%", "--json", json]);
+    const run = await cli([
+      "load",
+      `--${protocol}`,
+      reference.httpUrl,
+      "--duration",
+      "500ms",
+      "--concurrency",
+      "4",
+      "--connections",
+      "2",
+      "--quiet",
+      "--slo",
+      "errors<1%",
+      "--json",
+      json,
+    ]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^requests\/s {3}\d+$/m);
@@ -42,14 +57,40 @@ describe.each(["connect", "grpc-web"])("load --%s", (protocol) => {
   });
 
   it("exits 1 for a server whose replies change under load, showing one", async () => {
-    const run = await cli(["load", `--${protocol}`, `http://${busy.address}`, "--duration", "300ms", "--concurrency", "4", "--connections", "2", "--quiet"]);
+    const run = await cli([
+      "load",
+      `--${protocol}`,
+      `http://${busy.address}`,
+      "--duration",
+      "300ms",
+      "--concurrency",
+      "4",
+      "--connections",
+      "2",
+      "--quiet",
+    ]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^stateless {4}\d+ of \d+ replies differ from the reply at rest; first: request .*under load [0-9a-f]+$/m);
+    expect(run.stdout).toMatch(
+      /^stateless {4}\d+ of \d+ replies differ from the reply at rest; first: request .*under load [0-9a-f]+$/m,
+    );
   });
 
   it("counts 503 with Retry-After as shed, not as errors", async () => {
     const json = join(out, `${protocol}-shed.json`);
-    const run = await cli(["load", `--${protocol}`, `http://${shedding.address}`, "--duration", "300ms", "--concurrency", "8", "--connections", "8", "--quiet", "--json", json]);
+    const run = await cli([
+      "load",
+      `--${protocol}`,
+      `http://${shedding.address}`,
+      "--duration",
+      "300ms",
+      "--concurrency",
+      "8",
+      "--connections",
+      "8",
+      "--quiet",
+      "--json",
+      json,
+    ]);
     expect(run.stdout).toMatch(/^errors {7}none$/m);
     expect(run.stdout).toMatch(/^shed {9}RESOURCE_EXHAUSTED \d+ \(refused to shed load, not counted as errors\)$/m);
     expect(run.code).toBe(0);
@@ -61,7 +102,10 @@ describe.each(["connect", "grpc-web"])("load --%s", (protocol) => {
 
 describe("load's target options", () => {
   it.each([
-    [["--connect", "http://127.0.0.1:2", "--grpc", "127.0.0.1:2"], /one target a run: --grpc and --connect were both given/],
+    [
+      ["--connect", "http://127.0.0.1:2", "--grpc", "127.0.0.1:2"],
+      /one target a run: --grpc and --connect were both given/,
+    ],
     [["--grpc-web", "https://example.com"], /not this machine; a load run elsewhere needs --allow-remote/],
     [["--connect", "not a url"], /--connect not a url: not a valid URL/],
     [["--grpc-web", "http://127.0.0.1:2", "--threads", "2"], /only a gRPC run drives from several threads/],
@@ -94,23 +138,57 @@ describe("load --http", () => {
     await plain.close();
   });
 
-  it("drives the documented mix against the reference, every read the message last written, and deletes what it created", async () => {
-    const json = join(out, "http.json");
-    const run = await cli(["load", "--http", reference.httpUrl, "--duration", "500ms", "--concurrency", "4", "--connections", "2", "--quiet", "--json", json]);
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^mix {10}create=1,read=8,list=1,update=1,delete=1 on http:\/\/127\.0\.0\.1:\d+\/messages: \d+ messages created, every one deleted at the end$/m);
-    expect(run.stdout).toMatch(/^stateless {4}every one of \d+ reads returned the message last written, on whichever connection$/m);
-    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
-    expect(report.resources?.created).toBeGreaterThan(0);
-    expect(report.stateless.compared).toBeGreaterThan(report.resources?.created ?? 0);
-    const left = (await (await fetch(`${reference.httpUrl}/messages`)).json()) as { messages: unknown[] };
-    expect(left.messages).toEqual([]);
-  });
+  it(
+    "drives the documented mix against the reference, every read the message last written, and deletes what it " +
+      "created",
+    async () => {
+      const json = join(out, "http.json");
+      const run = await cli([
+        "load",
+        "--http",
+        reference.httpUrl,
+        "--duration",
+        "500ms",
+        "--concurrency",
+        "4",
+        "--connections",
+        "2",
+        "--quiet",
+        "--json",
+        json,
+      ]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(
+        /^mix {10}create=1,read=8,list=1,update=1,delete=1 on http:\/\/127\.0\.0\.1:\d+\/messages: \d+ messages created, every one deleted at the end$/m,
+      );
+      expect(run.stdout).toMatch(
+        /^stateless {4}every one of \d+ reads returned the message last written, on whichever connection$/m,
+      );
+      const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+      expect(report.resources?.created).toBeGreaterThan(0);
+      expect(report.stateless.compared).toBeGreaterThan(report.resources?.created ?? 0);
+      const left = (await (await fetch(`${reference.httpUrl}/messages`)).json()) as { messages: unknown[] };
+      expect(left.messages).toEqual([]);
+    },
+  );
 
   it("keeps to --mix, and leaves nothing behind on a server of another make", async () => {
     const json = join(out, "http-mix.json");
-    const run = await cli(["load", "--http", `http://${plain.address}`, "--duration", "300ms", "--concurrency", "2", "--mix", "create=1,read=1", "--quiet", "--json", json]);
+    const run = await cli([
+      "load",
+      "--http",
+      `http://${plain.address}`,
+      "--duration",
+      "300ms",
+      "--concurrency",
+      "2",
+      "--mix",
+      "create=1,read=1",
+      "--quiet",
+      "--json",
+      json,
+    ]);
     expect(run.code).toBe(0);
     const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
     expect(report.mix).toEqual({ create: 1, read: 1, list: 0, update: 0, delete: 0 });
@@ -121,20 +199,47 @@ describe("load --http", () => {
   });
 
   it("exits 1 for a server whose reads under load return an older version, showing one", async () => {
-    const run = await cli(["load", "--http", `http://${stale.address}`, "--duration", "500ms", "--concurrency", "6", "--mix", "create=1,read=4,update=4", "--quiet"]);
+    const run = await cli([
+      "load",
+      "--http",
+      `http://${stale.address}`,
+      "--duration",
+      "500ms",
+      "--concurrency",
+      "6",
+      "--mix",
+      "create=1,read=4,update=4",
+      "--quiet",
+    ]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^stateless {4}\d+ of \d+ reads differ from what was last written; first: GET \/messages\/[0-9a-f-]+: last written "load \d+ \d+", read "load \d+ \d+"$/m);
+    expect(run.stdout).toMatch(
+      /^stateless {4}\d+ of \d+ reads differ from what was last written; first: GET \/messages\/[0-9a-f-]+: last written "load \d+ \d+", read "load \d+ \d+"$/m,
+    );
   });
 
   it("counts 429 with Retry-After as shed, not as errors", async () => {
-    const run = await cli(["load", "--http", `http://${shedding429.address}`, "--duration", "300ms", "--concurrency", "8", "--connections", "8", "--quiet"]);
+    const run = await cli([
+      "load",
+      "--http",
+      `http://${shedding429.address}`,
+      "--duration",
+      "300ms",
+      "--concurrency",
+      "8",
+      "--connections",
+      "8",
+      "--quiet",
+    ]);
     expect(run.stdout).toMatch(/^errors {7}none$/m);
     expect(run.stdout).toMatch(/^shed {9}HTTP 429 \d+ \(refused to shed load, not counted as errors\)$/m);
     expect(run.code).toBe(0);
   });
 
   it.each([
-    [["--http", "http://127.0.0.1:2", "--mix", "read=1"], /--mix <weights>' argument 'read=1' is invalid\. the mix needs create above 0/],
+    [
+      ["--http", "http://127.0.0.1:2", "--mix", "read=1"],
+      /--mix <weights>' argument 'read=1' is invalid\. the mix needs create above 0/,
+    ],
     [["--http", "http://127.0.0.1:2", "--mix", "create=1,fetch=2"], /"fetch=2" is not op=weight/],
     [["--grpc", "127.0.0.1:2", "--mix", "create=1"], /--mix is for --http runs/],
   ] as [string[], RegExp][])("exits 2 with one line for %j", async (args, message) => {

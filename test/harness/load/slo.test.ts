@@ -42,7 +42,10 @@ describe("parseSlo", () => {
 
 describe("judgeSlo", () => {
   it("sets each figure beside its threshold and says met or missed", () => {
-    const results = judgeSlo(parseSlo("p99<20ms,p50<10ms,errors<0.1%,errors<1%,shed<1%,rps>=800,max<=40ms", "--slo"), figures());
+    const results = judgeSlo(
+      parseSlo("p99<20ms,p50<10ms,errors<0.1%,errors<1%,shed<1%,rps>=800,max<=40ms", "--slo"),
+      figures(),
+    );
     expect(results.map((r) => [r.term, r.figure, r.threshold, r.met])).toEqual([
       ["p99<20ms", 25, 20, false],
       ["p50<10ms", 3, 10, true],
@@ -57,7 +60,10 @@ describe("judgeSlo", () => {
   });
 
   it("never passes a latency or a share of a run that made no call", () => {
-    const results = judgeSlo(parseSlo("p99<20ms,errors<1%", "--slo"), figures({ requests: 0, errors: 0, latency: () => 0 }));
+    const results = judgeSlo(
+      parseSlo("p99<20ms,errors<1%", "--slo"),
+      figures({ requests: 0, errors: 0, latency: () => 0 }),
+    );
     expect(results.map((r) => r.met)).toEqual([false, false]);
   });
 });
@@ -76,7 +82,9 @@ describe("decodeHistogram", () => {
     ["not a histogram", Buffer.from("hello, this is no histogram").toString("base64")],
     ["a number", 42],
   ])("refuses %s with a usage error", (_, value) => {
-    expect(() => decodeHistogram(value, "a.json: histograms.latency")).toThrow(/^a\.json: histograms\.latency: not an encoded histogram/);
+    expect(() => decodeHistogram(value, "a.json: histograms.latency")).toThrow(
+      /^a\.json: histograms\.latency: not an encoded histogram/,
+    );
   });
 
   it("refuses a header that would make the decoder allocate a vast counts array, before decoding it", () => {
@@ -87,6 +95,8 @@ describe("decodeHistogram", () => {
     header.writeBigInt64BE(1n, 16);
     header.writeBigInt64BE(2n ** 62n, 24);
     const packed = Buffer.concat([Buffer.from([0x1c, 0x84, 0x93, 0x14, 0, 0, 0, 0]), deflateSync(header)]);
-    expect(() => decodeHistogram(packed.toString("base64"), "b.json")).toThrow(/outside what a load run records \(5 significant digits/);
+    expect(() => decodeHistogram(packed.toString("base64"), "b.json")).toThrow(
+      /outside what a load run records \(5 significant digits/,
+    );
   });
 });

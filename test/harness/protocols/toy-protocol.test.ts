@@ -32,12 +32,37 @@ const plain: ProtocolModule = {
     return {
       async unary(request, options = {}) {
         const timeoutMs = options.deadlineMs ?? conn.timeoutMs;
-        const headers = Object.fromEntries(Object.entries({ ...conn.metadata, ...options.metadata }).map(([k, v]) => [k, typeof v === "string" ? v : Buffer.from(v).toString("base64")]));
-        const res = await exchange.exchange({ path: options.path ?? HELLO_PATH, body: request, headers, timeoutMs, channel: options.channel ?? "shared", ...(options.signal && { signal: options.signal }) });
-        if (res.failure?.kind === "timeout") return { code: Status.DEADLINE_EXCEEDED, details: `no answer within ${timeoutMs} ms`, headers: {}, trailers: {} };
-        if (res.status === undefined) return { code: Status.UNAVAILABLE, details: "no response", headers: {}, trailers: {} };
+        const headers = Object.fromEntries(
+          Object.entries({ ...conn.metadata, ...options.metadata }).map(([k, v]) => [
+            k,
+            typeof v === "string" ? v : Buffer.from(v).toString("base64"),
+          ]),
+        );
+        const res = await exchange.exchange({
+          path: options.path ?? HELLO_PATH,
+          body: request,
+          headers,
+          timeoutMs,
+          channel: options.channel ?? "shared",
+          ...(options.signal && { signal: options.signal }),
+        });
+        if (res.failure?.kind === "timeout")
+          return {
+            code: Status.DEADLINE_EXCEEDED,
+            details: `no answer within ${timeoutMs} ms`,
+            headers: {},
+            trailers: {},
+          };
+        if (res.status === undefined)
+          return { code: Status.UNAVAILABLE, details: "no response", headers: {}, trailers: {} };
         const code = Number(res.headers["x-status"]?.[0] ?? Status.UNKNOWN);
-        return { code, details: res.headers["x-details"]?.[0] ?? "", ...(code === Status.OK && { response: res.body }), headers: res.headers, trailers: {} };
+        return {
+          code,
+          details: res.headers["x-details"]?.[0] ?? "",
+          ...(code === Status.OK && { response: res.body }),
+          headers: res.headers,
+          trailers: {},
+        };
       },
       close: () => exchange.close(),
     };
@@ -50,10 +75,12 @@ function serve(hello: (body: string) => string): http.Server {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const answer = (code: number, body?: Uint8Array, details = "") => res.writeHead(200, { "x-status": String(code), "x-details": details }).end(body);
+      const answer = (code: number, body?: Uint8Array, details = "") =>
+        res.writeHead(200, { "x-status": String(code), "x-details": details }).end(body);
       if (req.url !== HELLO_PATH) return answer(Status.UNIMPLEMENTED, undefined, "no such method");
       const d = decodeMessage(new Uint8Array(Buffer.concat(chunks)));
-      if (!d.ok) return answer(/UTF-8/.test(d.reason) ? Status.INVALID_ARGUMENT : Status.INTERNAL, undefined, "bad message");
+      if (!d.ok)
+        return answer(/UTF-8/.test(d.reason) ? Status.INVALID_ARGUMENT : Status.INTERNAL, undefined, "bad message");
       return answer(Status.OK, encodeMessage(hello(d.message.body)));
     });
   });
@@ -70,13 +97,18 @@ const good = serve((body) => body);
 const counting = serve((body) => `${body} #${++calls}`);
 let goodUrl = "";
 let countingUrl = "";
-let unregister = () => undefined as void;
+let unregister: () => void = () => {};
 
 /** The CLI in this process, its output kept. */
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const code = await main(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), isTty: false, env: {} });
+  const code = await main(argv, {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    isTty: false,
+    env: {},
+  });
   return { code, stdout, stderr };
 }
 
@@ -91,17 +123,30 @@ afterAll(async () => {
   await Promise.all([good, counting].map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-const run = (address: string) => runConformance({ checks: catalogue, grpc: { address, protocol: "plain" }, only: ["grpc.*"], seed: 4, runs: 20, concurrency: 4 });
+const run = (address: string) =>
+  runConformance({
+    checks: catalogue,
+    grpc: { address, protocol: "plain" },
+    only: ["grpc.*"],
+    seed: 4,
+    runs: 20,
+    concurrency: 4,
+  });
 
 describe("a protocol registered from a test file", () => {
   it("runs the catalogue over it: a correct server passes what the protocol can carry, gRPC's wire checks skip", async () => {
     const report = await run(goodUrl);
     const judged = report.checks.filter((c) => c.status !== "skip");
     expect(judged.length).toBeGreaterThanOrEqual(12);
-    expect(report.checks.filter((c) => c.status === "fail" || c.status === "error").map((c) => [c.id, c.message])).toEqual([]);
-    const wire = report.checks.filter((c) => catalogue.find((d) => d.id === c.id)?.protocols?.includes("grpc") === true);
+    expect(
+      report.checks.filter((c) => c.status === "fail" || c.status === "error").map((c) => [c.id, c.message]),
+    ).toEqual([]);
+    const wire = report.checks.filter(
+      (c) => catalogue.find((d) => d.id === c.id)?.protocols?.includes("grpc") === true,
+    );
     expect(wire.length).toBeGreaterThan(0);
-    for (const c of wire) expect([c.id, c.status, c.message]).toEqual([c.id, "skip", expect.stringContaining("spoken to in plain")]);
+    for (const c of wire)
+      expect([c.id, c.status, c.message]).toEqual([c.id, "skip", expect.stringContaining("spoken to in plain")]);
   });
 
   it("fails a broken server over it on the check that names its defect", async () => {
@@ -110,7 +155,14 @@ describe("a protocol registered from a test file", () => {
   });
 
   it("refuses a protocol name that is not registered, as a usage error", async () => {
-    await expect(runConformance({ checks: catalogue, grpc: { address: goodUrl, protocol: "nope" }, only: ["grpc.unary.single-response"], seed: 1 })).rejects.toThrow(/no protocol named nope/);
+    await expect(
+      runConformance({
+        checks: catalogue,
+        grpc: { address: goodUrl, protocol: "nope" },
+        only: ["grpc.unary.single-response"],
+        seed: 1,
+      }),
+    ).rejects.toThrow(/no protocol named nope/);
   });
 });
 
@@ -124,8 +176,14 @@ describe("the CLI of a protocol registered from a test file", () => {
   });
 
   it("names its flag in the replay line of a run started from code, rendered from check's option table", () => {
-    const render = replayFromOptions({ grpc: { address: "http://127.0.0.1:9", protocol: "plain", metadata: { token: "s3cret" } }, runs: 5 });
-    expect(render?.({ only: "grpc.unary.single-response", seed: 2 })).toBe("npx example-conformance check --plain http://127.0.0.1:9 --metadata 'token=<METADATA_VALUE>' --runs 5 --only grpc.unary.single-response --seed 2");
+    const render = replayFromOptions({
+      grpc: { address: "http://127.0.0.1:9", protocol: "plain", metadata: { token: "s3cret" } },
+      runs: 5,
+    });
+    expect(render?.({ only: "grpc.unary.single-response", seed: 2 })).toBe(
+      "npx example-conformance check --plain http://127.0.0.1:9 --metadata 'token=<METADATA_VALUE>' --runs 5 " +
+        "--only grpc.unary.single-response --seed 2",
+    );
   });
 
   it("shows the flag in check --help with the module's text", async () => {
@@ -134,27 +192,60 @@ describe("the CLI of a protocol registered from a test file", () => {
     expect(stdout).toMatch(/--plain <url>\s+a target spoken to in plain HTTP bodies/);
   });
 
-  it("runs `check --plain URL` through the CLI's own option path: passes a correct server, fails a broken one with a replay naming the flag", async () => {
-    const good = await cli(["check", "--plain", goodUrl, "--only", "grpc.unary.*,grpc.stateless.*", "--seed", "4", "--runs", "10", "--reporter", "json"]);
-    expect(withoutProgress(good.stderr)).toBe("");
-    const goodReport = JSON.parse(good.stdout) as { checks: { id: string; status: string }[] };
-    expect(goodReport.checks.filter((c) => c.status === "pass").length).toBeGreaterThan(0);
-    expect(goodReport.checks.filter((c) => c.status === "fail" || c.status === "error")).toEqual([]);
-    expect(good.code).toBe(0);
+  it(
+    "runs `check --plain URL` through the CLI's own option path: passes a correct server, fails a broken one with " +
+      "a replay naming the flag",
+    async () => {
+      const good = await cli([
+        "check",
+        "--plain",
+        goodUrl,
+        "--only",
+        "grpc.unary.*,grpc.stateless.*",
+        "--seed",
+        "4",
+        "--runs",
+        "10",
+        "--reporter",
+        "json",
+      ]);
+      expect(withoutProgress(good.stderr)).toBe("");
+      const goodReport = JSON.parse(good.stdout) as { checks: { id: string; status: string }[] };
+      expect(goodReport.checks.filter((c) => c.status === "pass").length).toBeGreaterThan(0);
+      expect(goodReport.checks.filter((c) => c.status === "fail" || c.status === "error")).toEqual([]);
+      expect(good.code).toBe(0);
 
-    const broken = await cli(["check", "--plain", countingUrl, "--only", "grpc.stateless.history-independent", "--seed", "4", "--runs", "10", "--reporter", "json"]);
-    expect(broken.code).toBe(1);
-    const failed = (JSON.parse(broken.stdout) as { checks: { id: string; status: string; replay?: string }[] }).checks.find((c) => c.id === "grpc.stateless.history-independent");
-    expect(failed?.status).toBe("fail");
-    expect(failed?.replay).toContain(`--plain ${countingUrl}`);
-  });
+      const broken = await cli([
+        "check",
+        "--plain",
+        countingUrl,
+        "--only",
+        "grpc.stateless.history-independent",
+        "--seed",
+        "4",
+        "--runs",
+        "10",
+        "--reporter",
+        "json",
+      ]);
+      expect(broken.code).toBe(1);
+      const failed = (
+        JSON.parse(broken.stdout) as { checks: { id: string; status: string; replay?: string }[] }
+      ).checks.find((c) => c.id === "grpc.stateless.history-independent");
+      expect(failed?.status).toBe("fail");
+      expect(failed?.replay).toContain(`--plain ${countingUrl}`);
+    },
+  );
 
   it("takes its target from the configuration file under the protocol's name, as the built-in protocols' are", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "toy-config-")), "example-conformance.yaml");
     writeFileSync(file, `targets:\n  plain: ${countingUrl}\nonly: [grpc.stateless.history-independent]\n`);
     const run = await cli(["check", "--config", file, "--seed", "4", "--runs", "10", "--reporter", "json"]);
     expect(withoutProgress(run.stderr)).toBe("");
-    const report = JSON.parse(run.stdout) as { target: { grpc?: string }; checks: { id: string; status: string; replay?: string }[] };
+    const report = JSON.parse(run.stdout) as {
+      target: { grpc?: string };
+      checks: { id: string; status: string; replay?: string }[];
+    };
     expect(report.target.grpc).toBe(`${countingUrl} (plain)`);
     // The broken server is what was checked: the file's key reached the protocol's option.
     expect(report.checks.find((c) => c.id === "grpc.stateless.history-independent")?.status).toBe("fail");

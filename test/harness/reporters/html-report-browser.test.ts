@@ -22,7 +22,10 @@ import { skipIfMissing } from "../../helpers/toolchain.js";
 const run = promisify(execFile);
 const CHROMIUM = process.env.EXAMPLE_CHROMIUM ?? "/usr/bin/chromium";
 /** docs/reporters.md's screenshot is this test's 1280 px view, written when this is set. */
-const SCREENSHOT = process.env.EXAMPLE_UPDATE_SCREENSHOT === "1" ? join(import.meta.dirname, "../../../docs/images/report.png") : undefined;
+const SCREENSHOT =
+  process.env.EXAMPLE_UPDATE_SCREENSHOT === "1"
+    ? join(import.meta.dirname, "../../../docs/images/report.png")
+    : undefined;
 
 const browserTools = {
   name: "the HTML report in a browser",
@@ -36,7 +39,13 @@ const browserTools = {
 };
 
 const dir = mkdtempSync(join(tmpdir(), "html-browser-"));
-const files = { html: join(dir, "report.html"), json: join(dir, "report.json"), pdf: join(dir, "report.pdf"), attestation: join(dir, "run.intoto.json"), key: join(dir, "key.pem") };
+const files = {
+  html: join(dir, "report.html"),
+  json: join(dir, "report.json"),
+  pdf: join(dir, "report.pdf"),
+  attestation: join(dir, "run.intoto.json"),
+  key: join(dir, "key.pem"),
+};
 let browser: Browser | undefined;
 let page: Page;
 let gating: string[] = [];
@@ -45,11 +54,27 @@ let failing: RunReport;
 
 beforeAll(async () => {
   // One server answering a creating POST with 200: two gating failures after 40-odd skips of the RPC checks.
-  const server = await (brokenHttpServers.find((s) => s.name === "create-200") as (typeof brokenHttpServers)[number]).start();
+  const server = await (
+    brokenHttpServers.find((s) => s.name === "create-200") as (typeof brokenHttpServers)[number]
+  ).start();
   // Signed, as a certifier's run is: the page then shows the attestation below the run's particulars.
   writeFileSync(files.key, generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }));
   try {
-    const done = await cli(["check", "--http", server.url, "--seed", "1", "--report-html", files.html, "--report-json", files.json, "--attestation", files.attestation, "--sign-key", files.key]);
+    const done = await cli([
+      "check",
+      "--http",
+      server.url,
+      "--seed",
+      "1",
+      "--report-html",
+      files.html,
+      "--report-json",
+      files.json,
+      "--attestation",
+      files.attestation,
+      "--sign-key",
+      files.key,
+    ]);
     expect(done.code, done.stderr).toBe(1);
   } finally {
     await server.close();
@@ -72,7 +97,11 @@ afterAll(async () => {
 
 /** Where the first gating failure's ID is drawn, in page pixels. */
 async function firstFailureBox(): Promise<{ top: number; bottom: number }> {
-  const box = await page.getByText(gating[0] as string, { exact: true }).filter({ visible: true }).first().boundingBox();
+  const box = await page
+    .getByText(gating[0] as string, { exact: true })
+    .filter({ visible: true })
+    .first()
+    .boundingBox();
   expect(box, `${gating[0]} is drawn`).not.toBeNull();
   const scrollY = (await page.evaluate("window.scrollY")) as number;
   return { top: (box?.y ?? 0) + scrollY, bottom: (box?.y ?? 0) + (box?.height ?? 0) + scrollY };
@@ -115,15 +144,21 @@ describe("the HTML report of a failing run, in headless Chromium", () => {
     if (SCREENSHOT) writeFileSync(SCREENSHOT, await page.screenshot());
   });
 
-  it("at 400 px nothing scrolls sideways, no word is broken inside, and the first failure is still on the first screen", async (ctx) => {
-    await skipIfMissing(browserTools, ctx.skip);
-    await page.setViewportSize({ width: 400, height: 800 });
-    const { scrollWidth, clientWidth } = (await page.evaluate("({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth })")) as { scrollWidth: number; clientWidth: number };
-    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
-    expect(await brokenWords()).toEqual([]);
-    const box = await firstFailureBox();
-    expect(box.bottom, `${gating[0]} at ${Math.round(box.top)} px`).toBeLessThanOrEqual(800);
-  });
+  it(
+    "at 400 px nothing scrolls sideways, no word is broken inside, and the first failure is still on the first " +
+      "screen",
+    async (ctx) => {
+      await skipIfMissing(browserTools, ctx.skip);
+      await page.setViewportSize({ width: 400, height: 800 });
+      const { scrollWidth, clientWidth } = (await page.evaluate(
+        "({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth })",
+      )) as { scrollWidth: number; clientWidth: number };
+      expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+      expect(await brokenWords()).toEqual([]);
+      const box = await firstFailureBox();
+      expect(box.bottom, `${gating[0]} at ${Math.round(box.top)} px`).toBeLessThanOrEqual(800);
+    },
+  );
 
   it("printed, the first page names every gating failure with its reason, and no word is broken", async (ctx) => {
     await skipIfMissing(browserTools, ctx.skip);
@@ -143,7 +178,8 @@ describe("the HTML report of a failing run, in headless Chromium", () => {
     }
   });
 
-  /** The attestation section's text as drawn, once scrolled to at 1280 px: it must be on screen, not only in the source. */
+  /** The attestation section's text as drawn, once scrolled to at 1280 px: it must be on screen, not only in the
+   * source. */
   async function attestationOnScreen(): Promise<string> {
     await page.emulateMedia({ media: "screen" });
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -153,59 +189,108 @@ describe("the HTML report of a failing run, in headless Chromium", () => {
     const box = await section.boundingBox();
     expect(box?.height ?? 0).toBeGreaterThan(0);
     expect(box?.y ?? 800, "the section's top within the window").toBeLessThan(800);
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered (innerText), which the page shows a reader
     return (await section.innerText()).replace(/\s+/g, " ");
   }
 
-  it("with an attestation: on screen, the key's fingerprint, exactly what the statement binds, and the command that verifies it", async (ctx) => {
-    await skipIfMissing(browserTools, ctx.skip);
-    await page.goto(pathToFileURL(files.html).href);
-    const envelope = JSON.parse(readFileSync(files.attestation, "utf8")) as { payload: string; signatures: { keyid: string }[] };
-    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as { subject: { name: string; digest: { sha256: string }; annotations: Record<string, string> }[] };
-    const subject = statement.subject[0];
-    const text = await attestationOnScreen();
-    expect(text).toContain(envelope.signatures[0]?.keyid);
-    expect(text).toContain(subject?.name);
-    expect(text).toContain(`sha256:${subject?.digest.sha256}`);
-    expect(text).toContain(subject?.annotations.boundBy);
-    expect(text).toContain(subject?.annotations.http);
-    expect(text).toContain(`example-conformance verify ${files.attestation} --key`);
-    expect(text).toMatch(/openssl pkey -in \S+ -pubout/);
-  });
+  it(
+    "with an attestation: on screen, the key's fingerprint, exactly what the statement binds, and the command that " +
+      "verifies it",
+    async (ctx) => {
+      await skipIfMissing(browserTools, ctx.skip);
+      await page.goto(pathToFileURL(files.html).href);
+      const envelope = JSON.parse(readFileSync(files.attestation, "utf8")) as {
+        payload: string;
+        signatures: { keyid: string }[];
+      };
+      const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8")) as {
+        subject: { name: string; digest: { sha256: string }; annotations: Record<string, string> }[];
+      };
+      const subject = statement.subject[0];
+      const text = await attestationOnScreen();
+      expect(text).toContain(envelope.signatures[0]?.keyid);
+      expect(text).toContain(subject?.name);
+      expect(text).toContain(`sha256:${subject?.digest.sha256}`);
+      expect(text).toContain(subject?.annotations.boundBy);
+      expect(text).toContain(subject?.annotations.http);
+      expect(text).toContain(`example-conformance verify ${files.attestation} --key`);
+      expect(text).toMatch(/openssl pkey -in \S+ -pubout/);
+    },
+  );
 
-  it("an attestation bound by an image's digest names it, the image and the TLS certificate's fingerprint; without one, no section", async (ctx) => {
-    await skipIfMissing(browserTools, ctx.skip);
-    const bound: RunReport = { ...failing, target: { ...failing.target, image: "registry.example/svc:1.4", imageDigest: `sha256:${"ab".repeat(32)}`, tlsFingerprint: Array(32).fill("C3").join(":") } };
-    const page3 = join(dir, "bound.html");
-    writeFileSync(page3, toHtml(bound, { pageDir: dir }));
-    await page.goto(pathToFileURL(page3).href);
-    const text = await attestationOnScreen();
-    expect(text).toContain(`sha256:${"ab".repeat(32)}`);
-    expect(text).toMatch(/bound by image digest/i);
-    expect(text).toContain("registry.example/svc:1.4");
-    expect(text).toContain(Array(32).fill("C3").join(":"));
-    const { attestation: _, ...unsigned } = failing;
-    expect(toHtml(unsigned)).not.toContain('id="attestation"');
-  });
+  it(
+    "an attestation bound by an image's digest names it, the image and the TLS certificate's fingerprint; without " +
+      "one, no section",
+    async (ctx) => {
+      await skipIfMissing(browserTools, ctx.skip);
+      const bound: RunReport = {
+        ...failing,
+        target: {
+          ...failing.target,
+          image: "registry.example/svc:1.4",
+          imageDigest: `sha256:${"ab".repeat(32)}`,
+          tlsFingerprint: Array(32).fill("C3").join(":"),
+        },
+      };
+      const page3 = join(dir, "bound.html");
+      writeFileSync(page3, toHtml(bound, { pageDir: dir }));
+      await page.goto(pathToFileURL(page3).href);
+      const text = await attestationOnScreen();
+      expect(text).toContain(`sha256:${"ab".repeat(32)}`);
+      expect(text).toMatch(/bound by image digest/i);
+      expect(text).toContain("registry.example/svc:1.4");
+      expect(text).toContain(Array(32).fill("C3").join(":"));
+      const { attestation: _, ...unsigned } = failing;
+      expect(toHtml(unsigned)).not.toContain('id="attestation"');
+    },
+  );
 
-  it("a hostile target's text, long and full of markup, at 400 px: nothing scrolls sideways, no element but the page's own", async (ctx) => {
-    await skipIfMissing(browserTools, ctx.skip);
-    const hostile = (r: CheckResult): CheckResult =>
-      r.gating ? { ...r, message: `${"q".repeat(900)} ${HUGE_PAYLOAD}`, details: [PAYLOAD, HEADER_PAYLOAD, "x".repeat(3000)], counterexample: "y".repeat(3000), trace: join(dir, "traces", `${"z".repeat(500)}"><script>.har`) } : r;
-    const page2 = join(dir, "hostile.html");
-    // The attestation's section too: the subject's names and its file, hostile as the rest.
-    const attestation = { file: `${"a".repeat(300)}"><img src=x onerror=alert(1)>.json`, keyId: "0".repeat(64) };
-    writeFileSync(page2, toHtml({ ...failing, checks: failing.checks.map(hostile), containerLog: [PAYLOAD, HUGE_PAYLOAD], implementation: { name: PAYLOAD, version: HEADER_PAYLOAD }, attestation }, { pageDir: dir }));
-    await page.emulateMedia({ media: "screen" });
-    await page.setViewportSize({ width: 400, height: 800 });
-    await page.goto(pathToFileURL(page2).href);
-    const seen = (await page.evaluate(`({
+  it(
+    "a hostile target's text, long and full of markup, at 400 px: nothing scrolls sideways, no element but the " +
+      "page's own",
+    async (ctx) => {
+      await skipIfMissing(browserTools, ctx.skip);
+      const hostile = (r: CheckResult): CheckResult =>
+        r.gating
+          ? {
+              ...r,
+              message: `${"q".repeat(900)} ${HUGE_PAYLOAD}`,
+              details: [PAYLOAD, HEADER_PAYLOAD, "x".repeat(3000)],
+              counterexample: "y".repeat(3000),
+              trace: join(dir, "traces", `${"z".repeat(500)}"><script>.har`),
+            }
+          : r;
+      const page2 = join(dir, "hostile.html");
+      // The attestation's section too: the subject's names and its file, hostile as the rest.
+      const attestation = { file: `${"a".repeat(300)}"><img src=x onerror=alert(1)>.json`, keyId: "0".repeat(64) };
+      writeFileSync(
+        page2,
+        toHtml(
+          {
+            ...failing,
+            checks: failing.checks.map(hostile),
+            containerLog: [PAYLOAD, HUGE_PAYLOAD],
+            implementation: { name: PAYLOAD, version: HEADER_PAYLOAD },
+            attestation,
+          },
+          { pageDir: dir },
+        ),
+      );
+      await page.emulateMedia({ media: "screen" });
+      await page.setViewportSize({ width: 400, height: 800 });
+      await page.goto(pathToFileURL(page2).href);
+      const seen = (await page.evaluate(`({
       scrollWidth: document.documentElement.scrollWidth,
       clientWidth: document.documentElement.clientWidth,
       foreign: document.querySelectorAll("script, img, iframe, object, embed, form, [onerror], [onclick]").length,
       links: [...document.querySelectorAll("a")].map((a) => a.getAttribute("href")),
     })`)) as { scrollWidth: number; clientWidth: number; foreign: number; links: string[] };
-    expect(seen.scrollWidth).toBeLessThanOrEqual(seen.clientWidth);
-    expect(seen.foreign).toBe(0);
-    expect(seen.links).toEqual([`traces/${"z".repeat(500)}%22%3E%3Cscript%3E.har`, `traces/${"z".repeat(500)}%22%3E%3Cscript%3E.har`]);
-  });
+      expect(seen.scrollWidth).toBeLessThanOrEqual(seen.clientWidth);
+      expect(seen.foreign).toBe(0);
+      expect(seen.links).toEqual([
+        `traces/${"z".repeat(500)}%22%3E%3Cscript%3E.har`,
+        `traces/${"z".repeat(500)}%22%3E%3Cscript%3E.har`,
+      ]);
+    },
+  );
 });

@@ -18,14 +18,17 @@ interface Written {
 
 async function run(extra: string[], stderrIsTty: boolean): Promise<{ code: number; written: Written[] }> {
   const written: Written[] = [];
-  const code = await main(["check", "--grpc", proxy.address, "--only", ONLY, "--runs", "4", "--seed", "1", "--timeout", "10s", ...extra], {
-    stdout: (text) => void written.push({ stream: "stdout", text }),
-    stderr: (text) => void written.push({ stream: "stderr", text }),
-    isTty: false,
-    stderrIsTty,
-    // The product's interval is 10 s; the test's run is a few seconds, so it asks for a line every 500 ms.
-    env: { EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL: "500ms" },
-  });
+  const code = await main(
+    ["check", "--grpc", proxy.address, "--only", ONLY, "--runs", "4", "--seed", "1", "--timeout", "10s", ...extra],
+    {
+      stdout: (text) => void written.push({ stream: "stdout", text }),
+      stderr: (text) => void written.push({ stream: "stderr", text }),
+      isTty: false,
+      stderrIsTty,
+      // The product's interval is 10 s; the test's run is a few seconds, so it asks for a line every 500 ms.
+      env: { EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL: "500ms" },
+    },
+  );
   return { code, written };
 }
 
@@ -47,12 +50,16 @@ describe("check's progress against a target that answers each request after 0.7 
     expect(PROGRESS_INTERVAL_MS).toBe(10_000);
   });
 
-  it("off a terminal, prints lines on stderr while the checks run (done of total, the ones running, elapsed), before the verdict", async () => {
+  it("off a terminal, prints lines on stderr while the checks run (done of total, the ones running, elapsed), " +
+    "before the verdict", async () => {
     const { code, written } = await run([], false);
     expect(code).toBe(0);
     const lines = written.filter((w) => w.stream === "stderr" && w.text.includes("progress:"));
     expect(lines.length).toBeGreaterThan(0);
-    for (const l of lines) expect(l.text).toMatch(/^example-conformance: progress: [0-2] of 2 checks done(; running: grpc\.[\w.-]+ \d+ s.*)?; \d+ s elapsed\n$/);
+    for (const l of lines)
+      expect(l.text).toMatch(
+        /^example-conformance: progress: [0-2] of 2 checks done(; running: grpc\.[\w.-]+ \d+ s.*)?; \d+ s elapsed\n$/,
+      );
     expect(lines.some((l) => /running: .*grpc\.defaults\.decodes/.test(l.text))).toBe(true);
     const header = written.findIndex((w) => w.stream === "stdout" && w.text.includes("2 checks against"));
     const verdict = written.findIndex(isVerdict);
@@ -83,7 +90,12 @@ describe("check's progress against a target that answers each request after 0.7 
 
   it("refuses an interval that is not a duration, in one line", async () => {
     let stderr = "";
-    const code = await main(["check", "--grpc", proxy.address, "--only", ONLY], { stdout: () => undefined, stderr: (t) => void (stderr += t), isTty: false, env: { EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL: "5" } });
+    const code = await main(["check", "--grpc", proxy.address, "--only", ONLY], {
+      stdout: () => undefined,
+      stderr: (t) => void (stderr += t),
+      isTty: false,
+      env: { EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL: "5" },
+    });
     expect(code).toBe(2);
     expect(stderr).toMatch(/^example-conformance: \$EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL 5: give a unit/);
     expect(stderr.trim().split("\n")).toHaveLength(1);

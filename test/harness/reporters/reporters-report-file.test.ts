@@ -41,7 +41,10 @@ describe("a report file that is a pipe", () => {
     const reader = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const file = await openReportFile("--report-junit", path, 300);
-      await expect(file.write(REPORT)).rejects.toMatchObject({ code: "usage", message: `--report-junit ${path}: cannot write: no answer within 0.3 s` });
+      await expect(file.write(REPORT)).rejects.toMatchObject({
+        code: "usage",
+        message: `--report-junit ${path}: cannot write: no answer within 0.3 s`,
+      });
       await file.close();
     } finally {
       closeSync(reader);

@@ -7,7 +7,13 @@ import type { CheckResult, RunReport } from "../../../harness/report.js";
 import { createConsoleReporter } from "../../../harness/reporters/console.js";
 import { createGithubReporter, toJobSummary } from "../../../harness/reporters/github.js";
 import { neutralise } from "../../../harness/_internals/neutralise.js";
-import { HEADER_PAYLOAD, HUGE_PAYLOAD, PAYLOAD, RAW_BYTES_FORBIDDEN, XML_BREAKERS } from "../../../fixtures/hostile-targets/payloads.js";
+import {
+  HEADER_PAYLOAD,
+  HUGE_PAYLOAD,
+  PAYLOAD,
+  RAW_BYTES_FORBIDDEN,
+  XML_BREAKERS,
+} from "../../../fixtures/hostile-targets/payloads.js";
 import { createHtmlReporter, toHtml } from "../../../harness/reporters/html.js";
 import { createReporters, REPORTER_NAMES, REPORTERS } from "../../../harness/reporters/index.js";
 import { toJson } from "../../../harness/reporters/json.js";
@@ -43,13 +49,27 @@ const report: RunReport = {
   scope: { interfaces: ["grpc"], contract: "proto (shipped)" },
   selection: { profiles: ["contract"], strict: false, only: [], skip: [] },
   waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "stack" }],
-  unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "needs", needs: "--replica", reason: "no --replica given" }],
+  unjudged: [
+    { id: "grpc.stateless.replicas", severity: "MUST", why: "needs", needs: "--replica", reason: "no --replica given" },
+  ],
   claims: [],
   exitCode: 1,
   checks: [
     result({}),
-    result({ id: "grpc.stateless.history-independent", status: "fail", gating: true, message: 'reply <b>"x"</b> & more', counterexample: "request \"a\"" }),
-    result({ id: "grpc.encoding.gzip", severity: "SHOULD", profile: "protocol", status: "fail", message: "50%: bad,\nline" }),
+    result({
+      id: "grpc.stateless.history-independent",
+      status: "fail",
+      gating: true,
+      message: 'reply <b>"x"</b> & more',
+      counterexample: 'request "a"',
+    }),
+    result({
+      id: "grpc.encoding.gzip",
+      severity: "SHOULD",
+      profile: "protocol",
+      status: "fail",
+      message: "50%: bad,\nline",
+    }),
     result({ id: "grpc.stateless.replicas", status: "skip", message: "no --replica given" }),
     result({ id: "grpc.unary.cardinality", status: "expected-fail", message: "OK", note: "expected to fail: stack" }),
   ],
@@ -58,8 +78,16 @@ const report: RunReport = {
 describe("JSON reporter", () => {
   it("writes the documented shape", () => {
     const json = JSON.parse(toJson(report)) as Record<string, unknown> & { checks: Record<string, unknown>[] };
-    expect(Object.keys(json)).toEqual(expect.arrayContaining(["suiteVersion", "contractSha256", "target", "seed", "durationMs", "checks"]));
-    expect(json.checks[1]).toMatchObject({ id: "grpc.stateless.history-independent", severity: "MUST", status: "fail", message: expect.any(String), replay: expect.any(String) });
+    expect(Object.keys(json)).toEqual(
+      expect.arrayContaining(["suiteVersion", "contractSha256", "target", "seed", "durationMs", "checks"]),
+    );
+    expect(json.checks[1]).toMatchObject({
+      id: "grpc.stateless.history-independent",
+      severity: "MUST",
+      status: "fail",
+      message: expect.any(String),
+      replay: expect.any(String),
+    });
     expect(json.checks.map((c) => c.status)).toEqual(["pass", "fail", "fail", "skip", "expected-fail"]);
   });
 });
@@ -68,7 +96,10 @@ describe("JUnit reporter", () => {
   it("writes valid XML with one testcase per check and a failure only for gating failures", () => {
     const xml = toJunit(report);
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" || name === "testsuite" }).parse(xml) as {
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      isArray: (name) => name === "testcase" || name === "testsuite",
+    }).parse(xml) as {
       testsuites: { testsuite: { testcase: Record<string, unknown>[] }[] };
     };
     const cases = doc.testsuites.testsuite.flatMap((s) => s.testcase);
@@ -78,7 +109,10 @@ describe("JUnit reporter", () => {
   });
 
   it("says a failure's message once, in its message attribute, with the evidence as its text (issue 41)", () => {
-    const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" || name === "testsuite" }).parse(toJunit(report)) as {
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      isArray: (name) => name === "testcase" || name === "testsuite",
+    }).parse(toJunit(report)) as {
       testsuites: { testsuite: { testcase: { failure?: { "@_message": string; "#text"?: string } }[] }[] };
     };
     const failure = doc.testsuites.testsuite.flatMap((s) => s.testcase).find((c) => c.failure !== undefined)?.failure;
@@ -88,8 +122,17 @@ describe("JUnit reporter", () => {
   });
 
   it("puts the run's totals and time on the root element as on each testsuite", () => {
-    const doc = new XMLParser({ ignoreAttributes: false }).parse(toJunit(report)) as { testsuites: Record<string, string> };
-    expect(doc.testsuites).toMatchObject({ "@_tests": "5", "@_failures": "1", "@_errors": "0", "@_skipped": "1", "@_time": "1.234", "@_timestamp": "2026-01-01T00:00:00.000Z" });
+    const doc = new XMLParser({ ignoreAttributes: false }).parse(toJunit(report)) as {
+      testsuites: Record<string, string>;
+    };
+    expect(doc.testsuites).toMatchObject({
+      "@_tests": "5",
+      "@_failures": "1",
+      "@_errors": "0",
+      "@_skipped": "1",
+      "@_time": "1.234",
+      "@_timestamp": "2026-01-01T00:00:00.000Z",
+    });
   });
 });
 
@@ -106,45 +149,90 @@ describe("HTML reporter", () => {
 
 describe("the HTML certificate", () => {
   it("says a claimed check is not applicable by claim, declared, not judged, once in its bullet (issue 41)", () => {
-    const reason = "not applicable by claim (replicas: single: declared by the implementation, not judged); no other instance given (--replica ADDRESS)";
-    const html = plain(toHtml({ ...report, claims: ["replicas: single"], unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "claimed", claim: "replicas: single", needs: "--replica", reason }] }));
+    const reason =
+      "not applicable by claim (replicas: single: declared by the implementation, not judged); no other instance " +
+      "given (--replica ADDRESS)";
+    const html = plain(
+      toHtml({
+        ...report,
+        claims: ["replicas: single"],
+        unjudged: [
+          {
+            id: "grpc.stateless.replicas",
+            severity: "MUST",
+            why: "claimed",
+            claim: "replicas: single",
+            needs: "--replica",
+            reason,
+          },
+        ],
+      }),
+    );
     const bullet = /<li><code>grpc\.stateless\.replicas<\/code>.*?<\/li>/s.exec(html)?.[0] ?? "";
     expect(bullet).toContain("no other instance given");
     expect(bullet.match(/not applicable by claim/g)).toHaveLength(1);
     expect(bullet.match(/not judged/g)).toHaveLength(1);
   });
 
-  it("leads with the implementation, the verdict and the scope, then the gating failures, the other findings, and the run's particulars", () => {
-    const html = toHtml({ ...report, implementation: { name: "acme-msg", version: "3.1" }, claims: ["replicas: single"], target: { ...report.target, tlsFingerprint: "AB:CD" } });
-    const at = (needle: string) => html.indexOf(needle);
-    expect(plain(html)).toMatch(/<h1>acme-msg 3\.1: Example Message Service conformance<\/h1>/);
-    expect(at("<h1>")).toBeLessThan(at(`class="verdict-banner`));
-    expect(at(`class="verdict-banner`)).toBeLessThan(at(`<section id="gating">`));
-    expect(at(`<section id="gating">`)).toBeLessThan(at(`<section id="findings">`));
-    expect(at(`<section id="findings">`)).toBeLessThan(at("<dt>Judged</dt>"));
-    expect(at("<dt>Judged</dt>")).toBeLessThan(at(`<section id="passed">`));
-    expect(html).toContain("<dt>TLS certificate SHA-256</dt><dd><code>AB:CD</code></dd>");
-    expect(html).toMatch(/<dt>Claims \(declared, not judged\)<\/dt><dd><ul><li>replicas: single<\/li><\/ul><\/dd>/);
-    // The gating failure's card comes before every other, whatever the catalogue order.
-    const cards = [...plain(html).matchAll(/<article class="finding (gating|other)">\n<h3><code>([a-z.-]+)<\/code>/g)].map((m) => `${m[1]} ${m[2]}`);
-    expect(cards).toEqual(["gating grpc.stateless.history-independent", "other grpc.encoding.gzip"]);
-  });
+  it(
+    "leads with the implementation, the verdict and the scope, then the gating failures, the other findings, and " +
+      "the run's particulars",
+    () => {
+      const html = toHtml({
+        ...report,
+        implementation: { name: "acme-msg", version: "3.1" },
+        claims: ["replicas: single"],
+        target: { ...report.target, tlsFingerprint: "AB:CD" },
+      });
+      const at = (needle: string) => html.indexOf(needle);
+      expect(plain(html)).toMatch(/<h1>acme-msg 3\.1: Example Message Service conformance<\/h1>/);
+      expect(at("<h1>")).toBeLessThan(at(`class="verdict-banner`));
+      expect(at(`class="verdict-banner`)).toBeLessThan(at(`<section id="gating">`));
+      expect(at(`<section id="gating">`)).toBeLessThan(at(`<section id="findings">`));
+      expect(at(`<section id="findings">`)).toBeLessThan(at("<dt>Judged</dt>"));
+      expect(at("<dt>Judged</dt>")).toBeLessThan(at(`<section id="passed">`));
+      expect(html).toContain("<dt>TLS certificate SHA-256</dt><dd><code>AB:CD</code></dd>");
+      expect(html).toMatch(/<dt>Claims \(declared, not judged\)<\/dt><dd><ul><li>replicas: single<\/li><\/ul><\/dd>/);
+      // The gating failure's card comes before every other, whatever the catalogue order.
+      const cards = [
+        ...plain(html).matchAll(/<article class="finding (gating|other)">\n<h3><code>([a-z.-]+)<\/code>/g),
+      ].map((m) => `${m[1]} ${m[2]}`);
+      expect(cards).toEqual(["gating grpc.stateless.history-independent", "other grpc.encoding.gzip"]);
+    },
+  );
 
   it("says a failure's reason once, its ID once, and a waiver's ID once", () => {
     const message = "POST /messages answered 200 OK, not 201 Created";
-    const failing = result({ id: "http.create.status-201", area: "http", status: "fail", gating: true, message, details: [message, "  reproduce: curl -sS -X POST http://127.0.0.1:1/messages"] });
-    const html = plain(toHtml({ ...report, checks: [failing, report.checks[4] as CheckResult], waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.cardinality", reason: "our stack" }] }));
+    const failing = result({
+      id: "http.create.status-201",
+      area: "http",
+      status: "fail",
+      gating: true,
+      message,
+      details: [message, "  reproduce: curl -sS -X POST http://127.0.0.1:1/messages"],
+    });
+    const html = plain(
+      toHtml({
+        ...report,
+        checks: [failing, report.checks[4] as CheckResult],
+        waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.cardinality", reason: "our stack" }],
+      }),
+    );
     // With two gating failures or more, paper gets their IDs in one line under the heading; a screen shows it not.
     expect(html).not.toContain(`class="print-only"`);
     const two = plain(toHtml({ ...report, checks: [failing, { ...failing, id: "http.maturity" }] }));
-    expect(two).toMatch(/<p class="print-only"><code>http\.create\.status-201<\/code>, <code>http\.maturity<\/code><\/p>/);
+    expect(two).toMatch(
+      /<p class="print-only"><code>http\.create\.status-201<\/code>, <code>http\.maturity<\/code><\/p>/,
+    );
     expect(two).toMatch(/\.print-only\{display:none\}/);
     const times = (needle: string) => html.split(needle).length - 1;
     expect(times(message)).toBe(1);
     expect(times("http.create.status-201<")).toBe(1);
     expect(html).toContain("curl -sS -X POST http://127.0.0.1:1/messages");
     // A short line is said again unless it is the whole reason: "200" alone is evidence, not a repetition.
-    expect(plain(toHtml({ ...report, checks: [{ ...failing, details: ["200"] }] }))).toContain("<pre><code>200</code></pre>");
+    expect(plain(toHtml({ ...report, checks: [{ ...failing, details: ["200"] }] }))).toContain(
+      "<pre><code>200</code></pre>",
+    );
     expect(times("grpc.unary.cardinality")).toBe(1);
     // A waiver matched by a pattern names the pattern, and the ID still once.
     const byPattern = plain(toHtml(report));
@@ -154,34 +242,51 @@ describe("the HTML certificate", () => {
 
   it("folds the skips of an interface not asked for into one line, and lists other skips one by one", () => {
     const noRpc = "no RPC target (--grpc HOST:PORT, --connect URL or --grpc-web URL)";
-    const rpcSkips = Array.from({ length: 40 }, (_, i) => result({ id: `grpc.skipped-${i}`, status: "skip", message: noRpc }));
+    const rpcSkips = Array.from({ length: 40 }, (_, i) =>
+      result({ id: `grpc.skipped-${i}`, status: "skip", message: noRpc }),
+    );
     const httpOnly: RunReport = {
       ...report,
       target: { http: "http://127.0.0.1:1", contract: "proto (shipped)" },
       scope: { interfaces: ["http"], contract: "proto (shipped)" },
       unjudged: [],
       waivers: [],
-      checks: [...rpcSkips, result({ id: "contract.reflection-match", area: "contract", status: "skip", message: noRpc }), result({ id: "http.auth.api-key", area: "http", status: "skip", message: "no key control to judge" })],
+      checks: [
+        ...rpcSkips,
+        result({ id: "contract.reflection-match", area: "contract", status: "skip", message: noRpc }),
+        result({ id: "http.auth.api-key", area: "http", status: "skip", message: "no key control to judge" }),
+      ],
     };
     const html = plain(toHtml(httpOnly));
     const lines = [...html.matchAll(/<summary>([^<]*)/g)].map((m) => m[1]);
-    expect(lines).toEqual([`gRPC, Connect and gRPC-Web: not asked for, 41 check(s) skipped: ${noRpc.replace(/\(/g, "(")}`]);
+    expect(lines).toEqual([
+      `gRPC, Connect and gRPC-Web: not asked for, 41 check(s) skipped: ${noRpc.replace(/\(/g, "(")}`,
+    ]);
     expect(html).toMatch(/<li><code>http\.auth\.api-key<\/code>: no key control to judge<\/li>/);
     expect(html).not.toMatch(/<li><code>grpc\./);
   });
 
   it("links a failure's trace file, relative to the page's folder, with a path that cannot become a script or markup", () => {
-    const traced = (trace: string) => ({ ...report, checks: [result({ id: "http.create.status-201", status: "fail", gating: true, message: "no", trace })] });
-    expect(toHtml(traced("traces/http.create.status-201.har"))).toContain(`<a href="traces/http.create.status-201.har">`);
+    const traced = (trace: string) => ({
+      ...report,
+      checks: [result({ id: "http.create.status-201", status: "fail", gating: true, message: "no", trace })],
+    });
+    expect(toHtml(traced("traces/http.create.status-201.har"))).toContain(
+      `<a href="traces/http.create.status-201.har">`,
+    );
     expect(toHtml(traced("/runs/7/traces/a b.har"), { pageDir: "/runs/7" })).toContain(`<a href="traces/a%20b.har">`);
-    expect(toHtml(traced("/runs/7/traces/a.har"), { pageDir: "/elsewhere" })).toContain(`<a href="../runs/7/traces/a.har">`);
+    expect(toHtml(traced("/runs/7/traces/a.har"), { pageDir: "/elsewhere" })).toContain(
+      `<a href="../runs/7/traces/a.har">`,
+    );
     expect(toHtml(traced("/runs/7/a.har"))).toContain(`<a href="file:///runs/7/a.har">`);
     const hostile = toHtml(traced(`javascript:alert(1)" onclick="x\u001b[2J<script>`));
     expect(hostile).toContain(`<a href="javascript%3Aalert(1)%22%20onclick%3D%22x%1B%5B2J%3Cscript%3E">`);
     expect(hostile).not.toMatch(/href="javascript:|<script|<[^>]*\sonclick=|\u001b/);
     // Written to a report file, the page links relative to the file's own folder.
     let page = "";
-    void createHtmlReporter({ path: "/runs/7/report.html", write: (text: string) => void (page = text) }).onRunEnd?.(traced("/runs/7/traces/a.har"));
+    void createHtmlReporter({ path: "/runs/7/report.html", write: (text: string) => void (page = text) }).onRunEnd?.(
+      traced("/runs/7/traces/a.har"),
+    );
     expect(page).toContain(`<a href="traces/a.har">`);
     // Without a trace, no link at all.
     expect(toHtml(report)).not.toMatch(/<a\b/);
@@ -209,20 +314,35 @@ describe("console reporter", () => {
     expect(out).toContain("FAIL grpc.stateless.history-independent");
     expect(out).toContain('counterexample: request "a"');
     expect(out).toContain("replay: npx example-conformance check --only grpc.defaults.decodes --seed 1");
-    expect(out).toContain("1 gating failure(s), 1 finding(s) that do not gate; 1 passed, 1 skipped, 1 expected failures");
+    expect(out).toContain(
+      "1 gating failure(s), 1 finding(s) that do not gate; 1 passed, 1 skipped, 1 expected failures",
+    );
     expect(out).toContain("not conformant");
   });
 
   it("names a failure's trace file under its replay line, inert", () => {
     let out = "";
-    const traced = result({ id: "http.create.status-201", status: "fail", gating: true, message: "no", trace: "traces/a\x1b[2J.har" });
+    const traced = result({
+      id: "http.create.status-201",
+      status: "fail",
+      gating: true,
+      message: "no",
+      trace: "traces/a\x1b[2J.har",
+    });
     void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.({ ...report, checks: [traced] });
     expect(out).toMatch(/^ {5}replay: .*\n {5}trace: traces\/a\\x1b\[2J\.har$/m);
   });
 });
 
 describe("target text in every medium", () => {
-  const hostile = result({ id: "grpc.errors.unknown-method", status: "fail", gating: true, message: PAYLOAD, details: [HEADER_PAYLOAD], counterexample: XML_BREAKERS });
+  const hostile = result({
+    id: "grpc.errors.unknown-method",
+    status: "fail",
+    gating: true,
+    message: PAYLOAD,
+    details: [HEADER_PAYLOAD],
+    counterexample: XML_BREAKERS,
+  });
   const long = result({ id: "grpc.limits.large-message", status: "fail", gating: true, message: HUGE_PAYLOAD });
   const bad: RunReport = { ...report, checks: [...report.checks, hostile, long] };
 
@@ -265,7 +385,10 @@ describe("target text in every medium", () => {
   it("JUnit parses, holds exactly one testcase per check, and no forged testcase", () => {
     const xml = toJunit(bad);
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, isArray: (name) => name === "testcase" || name === "testsuite" }).parse(xml) as {
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      isArray: (name) => name === "testcase" || name === "testsuite",
+    }).parse(xml) as {
       testsuites: { testsuite: { testcase: { "@_name": string }[] }[] };
     };
     const names = doc.testsuites.testsuite.flatMap((s) => s.testcase.map((c) => c["@_name"]));
@@ -297,7 +420,11 @@ describe("target text in every medium", () => {
 });
 
 describe("a container's log lines (--image), which the target writes", () => {
-  const withLog: RunReport = { ...report, target: { ...report.target, image: "hostile:latest" }, containerLog: [PAYLOAD, HEADER_PAYLOAD, HUGE_PAYLOAD] };
+  const withLog: RunReport = {
+    ...report,
+    target: { ...report.target, image: "hostile:latest" },
+    containerLog: [PAYLOAD, HEADER_PAYLOAD, HUGE_PAYLOAD],
+  };
 
   it("reach the console one line each, inert and cut, before the real verdict line", () => {
     let out = "";
@@ -323,16 +450,37 @@ describe("a container's log lines (--image), which the target writes", () => {
 describe("verdict kinds", () => {
   const base = { ...report, exitCode: 0 as const, checks: [result({})], unjudged: [], waivers: [] };
   const cases: [string, RunReport, RegExp, RegExp][] = [
-    ["conformant", { ...base, verdict: "conformant" }, /^conformant: no gating check failed \(seed 1\)$/m, /Conformant: no gating check failed/],
+    [
+      "conformant",
+      { ...base, verdict: "conformant" },
+      /^conformant: no gating check failed \(seed 1\)$/m,
+      /Conformant: no gating check failed/,
+    ],
     [
       "conformant with waivers",
-      { ...base, verdict: "conformant with waivers", waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "our stack" }] },
+      {
+        ...base,
+        verdict: "conformant with waivers",
+        waivers: [{ id: "grpc.unary.cardinality", pattern: "grpc.unary.*", reason: "our stack" }],
+      },
       /^conformant with waivers: no gating check failed, 1 failure\(s\) waived/m,
       /Conformant with waivers/,
     ],
     [
       "partial",
-      { ...base, verdict: "partial", selection: { ...base.selection, only: ["grpc.defaults.decodes"] }, unjudged: [{ id: "grpc.stateless.replicas", severity: "MUST", why: "selection", reason: "not in --only grpc.defaults.decodes" }] },
+      {
+        ...base,
+        verdict: "partial",
+        selection: { ...base.selection, only: ["grpc.defaults.decodes"] },
+        unjudged: [
+          {
+            id: "grpc.stateless.replicas",
+            severity: "MUST",
+            why: "selection",
+            reason: "not in --only grpc.defaults.decodes",
+          },
+        ],
+      },
       /^partial: no gating check failed, but 1 gating check\(s\) were not run \(--only grpc\.defaults\.decodes\)/m,
       /Partial: /,
     ],
@@ -342,55 +490,100 @@ describe("verdict kinds", () => {
         ...base,
         verdict: "partial",
         unjudged: [
-          { id: "http.stateless.replicas", severity: "MUST", why: "needs", needs: "--http-replica", reason: "no other instance given" },
-          { id: "http.level.status", severity: "MUST", why: "skipped", reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by" },
-          { id: "http.delete.gone", severity: "MUST", why: "skipped", reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by" },
+          {
+            id: "http.stateless.replicas",
+            severity: "MUST",
+            why: "needs",
+            needs: "--http-replica",
+            reason: "no other instance given",
+          },
+          {
+            id: "http.level.status",
+            severity: "MUST",
+            why: "skipped",
+            reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by",
+          },
+          {
+            id: "http.delete.gone",
+            severity: "MUST",
+            why: "skipped",
+            reason: "POST /messages answered 201 with no Location, self link or id: nothing to probe it by",
+          },
         ],
       },
-      // Issue 41: the checks the server's own answers left unjudged are counted and named beside the flag the run lacked.
+      // Issue 41: the checks the server's own answers left unjudged are counted and named beside the flag the run
+      // lacked.
       /^partial: no gating check failed, but 1 gating check\(s\) could not be judged without --http-replica \(http\.stateless\.replicas\), and 2 more gating check\(s\) could not judge \(http\.level\.status, http\.delete\.gone: each says why\)/m,
       /Partial: /,
     ],
   ];
-  it.each(cases)("%s: the console, JSON, JUnit and HTML say it, and only a complete run gets the plain banner", (kind, r, line, banner) => {
-    let out = "";
-    void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(r);
-    expect(out).toMatch(line);
-    expect(JSON.parse(toJson(r))).toMatchObject({ verdict: kind, selection: r.selection, waivers: r.waivers, unjudged: r.unjudged, scope: r.scope });
-    const junit = toJunit(r);
-    expect(junit).toContain(`name="verdict" value="${kind}"`);
-    // The certificate's particulars, in JUnit and on the page: profile, strictness, scope, selection, waivers, unjudged.
-    for (const p of ['name="profiles" value="contract"', 'name="strict" value="false"', 'name="interfaces" value="grpc"', `name="only" value="${r.selection.only.join(",")}"`])
-      expect(junit).toContain(p);
-    for (const w of r.waivers) expect(junit).toContain(`name="waiver.${w.id}" value="${w.pattern}: ${w.reason}"`);
-    for (const u of r.unjudged) expect(junit).toContain(`name="unjudged.${u.id}" value="${u.why}: ${u.reason}"`);
-    const html = toHtml(r);
-    expect(html).toContain("contract profile");
-    expect(html).toContain("gRPC 127.0.0.1:5, the contract proto (shipped)");
-    expect(plain(html)).toContain(r.selection.only.length > 0 ? `--only ${r.selection.only.join(",")}` : "every check");
-    expect(html).toMatch(banner);
-    if (kind !== "conformant") expect(html).not.toMatch(/>Conformant: /);
-    for (const w of r.waivers) expect(html).toContain(w.reason);
-    for (const u of r.unjudged) expect(html).toContain(u.id);
-  });
+  it.each(cases)(
+    "%s: the console, JSON, JUnit and HTML say it, and only a complete run gets the plain banner",
+    (kind, r, line, banner) => {
+      let out = "";
+      void createConsoleReporter({ write: (t) => (out += t), color: false }).onRunEnd?.(r);
+      expect(out).toMatch(line);
+      expect(JSON.parse(toJson(r))).toMatchObject({
+        verdict: kind,
+        selection: r.selection,
+        waivers: r.waivers,
+        unjudged: r.unjudged,
+        scope: r.scope,
+      });
+      const junit = toJunit(r);
+      expect(junit).toContain(`name="verdict" value="${kind}"`);
+      // The certificate's particulars, in JUnit and on the page: profile, strictness, scope, selection, waivers,
+      // unjudged.
+      for (const p of [
+        'name="profiles" value="contract"',
+        'name="strict" value="false"',
+        'name="interfaces" value="grpc"',
+        `name="only" value="${r.selection.only.join(",")}"`,
+      ])
+        expect(junit).toContain(p);
+      for (const w of r.waivers) expect(junit).toContain(`name="waiver.${w.id}" value="${w.pattern}: ${w.reason}"`);
+      for (const u of r.unjudged) expect(junit).toContain(`name="unjudged.${u.id}" value="${u.why}: ${u.reason}"`);
+      const html = toHtml(r);
+      expect(html).toContain("contract profile");
+      expect(html).toContain("gRPC 127.0.0.1:5, the contract proto (shipped)");
+      expect(plain(html)).toContain(
+        r.selection.only.length > 0 ? `--only ${r.selection.only.join(",")}` : "every check",
+      );
+      expect(html).toMatch(banner);
+      if (kind !== "conformant") expect(html).not.toMatch(/>Conformant: /);
+      for (const w of r.waivers) expect(html).toContain(w.reason);
+      for (const u of r.unjudged) expect(html).toContain(u.id);
+    },
+  );
 });
 
 describe("reporters by name", () => {
   it("each is made from the streams alone, and a document reporter without a file writes its document to stdout", async () => {
     for (const name of REPORTER_NAMES) {
       let stdout = "";
-      const [reporter] = createReporters([{ name }], { stdout: (t) => void (stdout += t), stderr: () => undefined, color: false });
+      const [reporter] = createReporters([{ name }], {
+        stdout: (t) => void (stdout += t),
+        stderr: () => undefined,
+        color: false,
+      });
       for (const r of report.checks) reporter?.onCheckResult?.(r);
       await reporter?.onRunEnd?.(report);
       expect(stdout, name).not.toBe("");
-      if (REPORTERS[name].document) expect(stdout, name).toBe({ json: toJson, junit: toJunit, html: toHtml }[name as "json" | "junit" | "html"](report));
+      if (REPORTERS[name].document)
+        expect(stdout, name).toBe(
+          { json: toJson, junit: toJunit, html: toHtml }[name as "json" | "junit" | "html"](report),
+        );
     }
   });
 
   it("a document reporter given a file writes there and nothing to the streams", async () => {
     const written: string[] = [];
     let streams = "";
-    const [reporter] = createReporters([{ name: "junit", file: { write: (t) => void written.push(t) } }], { stdout: (t) => void (streams += t), stderr: (t) => void (streams += t), color: false });
+    const [reporter] = createReporters([{ name: "junit", file: { write: (t) => void written.push(t) } }], {
+      stdout: (t) => void (streams += t),
+      stderr: (t) => void (streams += t),
+      color: false,
+    });
     await reporter?.onRunEnd?.(report);
     expect(written).toEqual([toJunit(report)]);
     expect(streams).toBe("");

@@ -37,12 +37,18 @@ describe("parseAddress", () => {
 
 describe("parseRpcUrl (--connect, --grpc-web)", () => {
   it("reads host and port from a base URL, the scheme's port when none is given", () => {
-    expect(parseRpcUrl("http://127.0.0.1:8080/api", "--connect").address).toMatchObject({ kind: "tcp", host: "127.0.0.1", port: 8080 });
+    expect(parseRpcUrl("http://127.0.0.1:8080/api", "--connect").address).toMatchObject({
+      kind: "tcp",
+      host: "127.0.0.1",
+      port: 8080,
+    });
     expect(parseRpcUrl("https://[::1]", "--grpc-web").address).toMatchObject({ kind: "tcp", host: "::1", port: 443 });
   });
 
   it("refuses credentials in the URL without echoing them, and what is no http(s) base URL", () => {
-    expect(() => parseRpcUrl("http://user:s3cret@h:1", "--connect")).toThrow(/^--connect http:\/\/<CREDENTIALS>@h:1: credentials in the URL are not supported \(give them with --metadata\)$/);
+    expect(() => parseRpcUrl("http://user:s3cret@h:1", "--connect")).toThrow(
+      /^--connect http:\/\/<CREDENTIALS>@h:1: credentials in the URL are not supported \(give them with --metadata\)$/,
+    );
     expect(() => parseRpcUrl("http://user:s3cret@h:1", "--connect")).not.toThrow(/s3cret/);
     expect(() => parseRpcUrl("ftp://h", "--connect")).toThrow(/only http and https/);
     expect(() => parseRpcUrl("http://h:1/?q=1", "--grpc-web")).toThrow(/no query or fragment/);

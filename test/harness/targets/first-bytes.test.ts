@@ -52,11 +52,15 @@ describe("readFirstBytes", () => {
   });
 
   it("says the peer closed, after the connection was up", async () => {
-    expect(await readFirstBytes(net.connect({ host: "127.0.0.1", port }), reader("close"))).toBe("closed (up true) after 0 bytes");
+    expect(await readFirstBytes(net.connect({ host: "127.0.0.1", port }), reader("close"))).toBe(
+      "closed (up true) after 0 bytes",
+    );
   });
 
   it("says when nothing came within the bound", async () => {
-    expect(await readFirstBytes(net.connect({ host: "127.0.0.1", port }), reader("hold", 200))).toBe("timed out after 0 bytes");
+    expect(await readFirstBytes(net.connect({ host: "127.0.0.1", port }), reader("hold", 200))).toBe(
+      "timed out after 0 bytes",
+    );
   });
 
   it("says the connection failed, the connect event never seen", async () => {
@@ -64,7 +68,9 @@ describe("readFirstBytes", () => {
     await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
     const free = (closed.address() as net.AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    expect(await readFirstBytes(net.connect({ host: "127.0.0.1", port: free }), reader("x"))).toBe("failed: ECONNREFUSED");
+    expect(await readFirstBytes(net.connect({ host: "127.0.0.1", port: free }), reader("x"))).toBe(
+      "failed: ECONNREFUSED",
+    );
   });
 
   it("settles with what connected() answers, without sending", async () => {

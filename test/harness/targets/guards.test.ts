@@ -2,11 +2,21 @@
 // were in flight, and the silence guard ends the waiting on a target that stopped answering, naming the input.
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../../contract/message.js";
-import { createSilenceGuard, TargetStopped, withCrowdingGuard, type UnaryCall } from "../../../harness/targets/guards.js";
+import {
+  createSilenceGuard,
+  TargetStopped,
+  withCrowdingGuard,
+  type UnaryCall,
+} from "../../../harness/targets/guards.js";
 import { Status, type UnaryResult } from "../../../harness/protocols/rpc.js";
 
 const ok = (): UnaryResult => ({ code: Status.OK, details: "", response: new Uint8Array(), headers: {}, trailers: {} });
-const status = (code: number, headers: Record<string, string[]> = { ":status": ["200"] }): UnaryResult => ({ code, details: "", headers, trailers: {} });
+const status = (code: number, headers: Record<string, string[]> = { ":status": ["200"] }): UnaryResult => ({
+  code,
+  details: "",
+  headers,
+  trailers: {},
+});
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 describe("the crowding guard", () => {
@@ -35,7 +45,10 @@ describe("the crowding guard", () => {
 
   it("takes a refusal of a request larger than any served at its word (a size limit), without a retry", async () => {
     let calls = 0;
-    const call = withCrowdingGuard(async (request) => (calls++, await tick(), request.length > 100 ? status(Status.RESOURCE_EXHAUSTED) : ok()), async () => undefined);
+    const call = withCrowdingGuard(
+      async (request) => (calls++, await tick(), request.length > 100 ? status(Status.RESOURCE_EXHAUSTED) : ok()),
+      async () => undefined,
+    );
     const [, big] = await Promise.all([call(encodeMessage("small")), call(new Uint8Array(1000))]);
     expect([big.code, calls]).toEqual([Status.RESOURCE_EXHAUSTED, 2]);
   });
@@ -45,13 +58,20 @@ describe("the silence guard", () => {
   it("after calls in a row with no answer, and a request served before unanswered too, ends the run naming the input", async () => {
     let dead = false;
     const silentResult = status(Status.UNAVAILABLE, {});
-    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => (dead ? silentResult : ok()) });
+    const guard = createSilenceGuard({
+      address: "127.0.0.1:9",
+      timeoutMs: 100,
+      resend: async () => (dead ? silentResult : ok()),
+    });
     const call = guard.intercept(async () => (dead ? silentResult : ok()));
     const good = encodeMessage("known good");
     guard.served(good, undefined, await call(good));
     dead = true;
     for (let i = 0; i < 3; i++) expect((await call(encodeMessage("killer"))).code).toBe(Status.UNAVAILABLE);
-    await expect(call(encodeMessage("later"))).rejects.toMatchObject({ code: "unreachable", message: expect.stringMatching(/stopped answering after the request with body "killer"/) });
+    await expect(call(encodeMessage("later"))).rejects.toMatchObject({
+      code: "unreachable",
+      message: expect.stringMatching(/stopped answering after the request with body "killer"/),
+    });
   });
 
   it("lets checks go on when the request served before is still answered: the silence was those inputs'", async () => {
@@ -92,13 +112,21 @@ describe("the silence guard's second attempt", () => {
     expect([result.code, target.attempts()]).toEqual([Status.DEADLINE_EXCEEDED, 2]);
   });
 
-  it("makes no second attempt of a DEADLINE_EXCEEDED the target sent before the deadline, nor of a dropped connection", async () => {
-    let attempts = 0;
-    const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
-    const answered = await guard.intercept(async () => (attempts++, status(Status.DEADLINE_EXCEEDED)))(encodeMessage("a"));
-    const dropped = await guard.intercept(async () => (attempts++, status(Status.UNAVAILABLE, {})))(encodeMessage("b"));
-    expect([answered.code, dropped.code, attempts]).toEqual([Status.DEADLINE_EXCEEDED, Status.UNAVAILABLE, 2]);
-  });
+  it(
+    "makes no second attempt of a DEADLINE_EXCEEDED the target sent before the deadline, nor of a dropped " +
+      "connection",
+    async () => {
+      let attempts = 0;
+      const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
+      const answered = await guard.intercept(async () => (attempts++, status(Status.DEADLINE_EXCEEDED)))(
+        encodeMessage("a"),
+      );
+      const dropped = await guard.intercept(async () => (attempts++, status(Status.UNAVAILABLE, {})))(
+        encodeMessage("b"),
+      );
+      expect([answered.code, dropped.code, attempts]).toEqual([Status.DEADLINE_EXCEEDED, Status.UNAVAILABLE, 2]);
+    },
+  );
 
   it("makes none while another silence stands: a target that stopped costs one timeout more, not one per call", async () => {
     const target = slowThen([150]);
@@ -114,7 +142,12 @@ describe("the silence guard's second attempt", () => {
     let attempts = 0;
     const guard = createSilenceGuard({ address: "127.0.0.1:9", timeoutMs: 100, resend: async () => ok() });
     const timedOut = (r: { failure?: string }) => r.failure === "timeout";
-    const result = await guard.run(encodeMessage("raw"), async () => (++attempts === 1 ? { failure: "timeout" } : {}), timedOut, timedOut);
+    const result = await guard.run(
+      encodeMessage("raw"),
+      async () => (++attempts === 1 ? { failure: "timeout" } : {}),
+      timedOut,
+      timedOut,
+    );
     expect([result, attempts]).toEqual([{}, 2]);
   });
 });
@@ -163,33 +196,37 @@ describe("the silence guard's suspects, read from evidence", () => {
   const dropped = status(Status.UNAVAILABLE, {});
   const text = (r: Uint8Array | undefined) => Buffer.from(r as Uint8Array).toString();
 
-  it("names the input that went silent first though a reply sent before the target died came after it, and a new call went silent after that", async () => {
-    let dead = false;
-    const { call, end } = await guarded(() => (dead ? dropped : ok()));
-    const [late, killer, beside] = [encodeMessage("late"), encodeMessage("killer"), encodeMessage("beside")];
-    const calls = [late, killer, beside].map((r) => call(r));
-    await tick();
-    dead = true;
-    end(killer, dropped);
-    await calls[1];
-    // The target's reply to a call begun before it died arrives after the killer's connection dropped.
-    end(late, ok());
-    await calls[0];
-    // A call begun after the first silence, on a new connection, goes silent: the guard named only what was under
-    // way then, and the killer had ended.
-    const after = encodeMessage("after");
-    const afterCall = call(after);
-    end(after, dropped);
-    end(beside, dropped);
-    await Promise.all([afterCall, calls[2]]);
-    const err = await call(encodeMessage("next")).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TargetStopped);
-    const stopped = err as TargetStopped;
-    expect(stopped.message).toMatch(/"killer"/);
-    // Sent after the first silence: not what stopped it.
-    expect(stopped.message).not.toMatch(/"after"/);
-    expect(stopped.suspects.map(text)).toEqual([beside, killer].map(text));
-  });
+  it(
+    "names the input that went silent first though a reply sent before the target died came after it, and a new " +
+      "call went silent after that",
+    async () => {
+      let dead = false;
+      const { call, end } = await guarded(() => (dead ? dropped : ok()));
+      const [late, killer, beside] = [encodeMessage("late"), encodeMessage("killer"), encodeMessage("beside")];
+      const calls = [late, killer, beside].map((r) => call(r));
+      await tick();
+      dead = true;
+      end(killer, dropped);
+      await calls[1];
+      // The target's reply to a call begun before it died arrives after the killer's connection dropped.
+      end(late, ok());
+      await calls[0];
+      // A call begun after the first silence, on a new connection, goes silent: the guard named only what was under
+      // way then, and the killer had ended.
+      const after = encodeMessage("after");
+      const afterCall = call(after);
+      end(after, dropped);
+      end(beside, dropped);
+      await Promise.all([afterCall, calls[2]]);
+      const err = await call(encodeMessage("next")).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TargetStopped);
+      const stopped = err as TargetStopped;
+      expect(stopped.message).toMatch(/"killer"/);
+      // Sent after the first silence: not what stopped it.
+      expect(stopped.message).not.toMatch(/"after"/);
+      expect(stopped.suspects.map(text)).toEqual([beside, killer].map(text));
+    },
+  );
 
   it("ranks them: never served before first, then those delivered whole, then the latest sent first", async () => {
     let dead = false;
@@ -207,7 +244,9 @@ describe("the silence guard's suspects, read from evidence", () => {
     await Promise.all(calls);
     const err = (await call(encodeMessage("next")).catch((e: unknown) => e)) as TargetStopped;
     expect(err.suspects.map((r) => r?.length)).toEqual([sent[3], sent[2], big, good].map((r) => r?.length));
-    expect(err.message).toMatch(/one of the 4 requests it had not answered when it went silent, likeliest first \(the request with body "b"/);
+    expect(err.message).toMatch(
+      /one of the 4 requests it had not answered when it went silent, likeliest first \(the request with body "b"/,
+    );
   });
 
   it("takes a silence as outlived once a call begun after it is answered: a hang on one input is no death", async () => {

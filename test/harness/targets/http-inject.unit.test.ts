@@ -8,7 +8,8 @@ import type { HttpHandler } from "../../../harness/targets/http-inject.js";
 import { resolveHttpTarget } from "../../../harness/run-config.js";
 
 const BASE = "http://memory.example";
-const target = (inMemory: HttpHandler, timeoutMs = 5000) => createHttpTarget({ baseUrl: BASE, inMemory, timeoutMs, apiKey: "K" });
+const target = (inMemory: HttpHandler, timeoutMs = 5000) =>
+  createHttpTarget({ baseUrl: BASE, inMemory, timeoutMs, apiKey: "K" });
 
 /** Answers what it was asked: method, path, Host and key, in JSON. */
 const echo: HttpHandler = (req, res) => {
@@ -17,7 +18,15 @@ const echo: HttpHandler = (req, res) => {
   req.on("end", () => {
     res.setHeader("set-cookie", ["a=1", "b=2"]);
     res.writeHead(207, "Quite Multi", { "content-type": "application/json" });
-    res.end(JSON.stringify({ method: req.method, url: req.url, host: req.headers.host, key: req.headers["x-api-key"], body: Buffer.concat(chunks).toString() }));
+    res.end(
+      JSON.stringify({
+        method: req.method,
+        url: req.url,
+        host: req.headers.host,
+        key: req.headers["x-api-key"],
+        body: Buffer.concat(chunks).toString(),
+      }),
+    );
   });
 };
 
@@ -26,7 +35,13 @@ describe("an in-memory HTTP target", () => {
     const t = target(echo);
     const res = await t.request({ method: "put", path: "/messages/./a%2Fb/../c", body: "hi" });
     expect([res.status, res.statusText, res.headers["set-cookie"]]).toEqual([207, "Quite Multi", ["a=1", "b=2"]]);
-    expect(JSON.parse(res.text)).toEqual({ method: "PUT", url: "/messages/./a%2Fb/../c", host: "memory.example", key: "K", body: "hi" });
+    expect(JSON.parse(res.text)).toEqual({
+      method: "PUT",
+      url: "/messages/./a%2Fb/../c",
+      host: "memory.example",
+      key: "K",
+      body: "hi",
+    });
     expect(t.callCount).toBe(1);
     expect(resolveHttpTarget({ baseUrl: BASE, inMemory: echo }).rate).toBe(Infinity);
   });
@@ -60,7 +75,8 @@ describe("an in-memory HTTP target", () => {
   it("reads no body on HEAD or 204, which Node's server would not send, and undoes content codings", async () => {
     const bodied: HttpHandler = (req, res) => {
       if (req.url === "/gz") return void res.writeHead(200, { "content-encoding": "gzip" }).end(gzipSync("inflated"));
-      if (req.url === "/many") return void res.writeHead(200, { "content-encoding": "gzip, gzip, gzip, gzip" }).end("x");
+      if (req.url === "/many")
+        return void res.writeHead(200, { "content-encoding": "gzip, gzip, gzip, gzip" }).end("x");
       res.writeHead(req.url === "/none" ? 204 : 200, { "content-length": "4" }).end("body");
     };
     const t = target(bodied);
@@ -68,6 +84,8 @@ describe("an in-memory HTTP target", () => {
     expect((await t.request({ method: "GET", path: "/none" })).body.length).toBe(0);
     expect((await t.request({ method: "GET", path: "/" })).text).toBe("body");
     expect((await t.request({ method: "GET", path: "/gz" })).text).toBe("inflated");
-    expect((await t.request({ method: "GET", path: "/many" })).failure).toMatchObject({ message: expect.stringMatching(/4 content codings; at most 3/) });
+    expect((await t.request({ method: "GET", path: "/many" })).failure).toMatchObject({
+      message: expect.stringMatching(/4 content codings; at most 3/),
+    });
   });
 });

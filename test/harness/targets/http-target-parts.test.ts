@@ -19,14 +19,23 @@ describe("the base URL", () => {
     ["http://h/?q=1", /no query or fragment/],
     ["nope", /not a valid URL/],
   ])("refuses %s naming the flag", (url, why) => {
-    expect(() => parseHttpBaseUrl(url, "--http-replica")).toThrow(new RegExp(`^--http-replica ${url.replace(/[?.*+]/g, "\\$&")}: .*${why.source}`));
+    expect(() => parseHttpBaseUrl(url, "--http-replica")).toThrow(
+      new RegExp(`^--http-replica ${url.replace(/[?.*+]/g, "\\$&")}: .*${why.source}`),
+    );
   });
 });
 
 describe("the curl line", () => {
   it("shows the run's key as its placeholder in every header, wherever a probe put it", () => {
-    const line = renderCurl({ req: { method: "GET", path: "/m" }, headers: { "user-agent": "x", "x-api-key": API_KEY_PLACEHOLDER, authorization: "Bearer s3cret" }, url: "http://h/m?key=<API_KEY>", apiKey: "s3cret" });
-    expect(line).toBe("curl -sS -i -H 'x-api-key: <API_KEY>' -H 'authorization: Bearer <API_KEY>' 'http://h/m?key=<API_KEY>'");
+    const line = renderCurl({
+      req: { method: "GET", path: "/m" },
+      headers: { "user-agent": "x", "x-api-key": API_KEY_PLACEHOLDER, authorization: "Bearer s3cret" },
+      url: "http://h/m?key=<API_KEY>",
+      apiKey: "s3cret",
+    });
+    expect(line).toBe(
+      "curl -sS -i -H 'x-api-key: <API_KEY>' -H 'authorization: Bearer <API_KEY>' 'http://h/m?key=<API_KEY>'",
+    );
   });
 
   it("sends bytes a shell string cannot hold through printf, which reproduces them exactly", () => {

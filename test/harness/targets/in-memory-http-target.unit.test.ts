@@ -10,7 +10,13 @@ let reference: ReferenceHttpHandler;
 beforeAll(async () => void (reference = await createReferenceHttpHandler({ apiKey: "K" })));
 afterAll(() => reference.close());
 
-const run = (inMemory: HttpHandler) => runConformance({ http: { baseUrl: "http://reference.test", apiKey: "K", inMemory }, only: ["http.*"], seed: 4, runs: 2 });
+const run = (inMemory: HttpHandler) =>
+  runConformance({
+    http: { baseUrl: "http://reference.test", apiKey: "K", inMemory },
+    only: ["http.*"],
+    seed: 4,
+    runs: 2,
+  });
 
 describe("an in-memory HTTP target run from code", () => {
   it("passes the reference's routes on every HTTP check but the one that needs replicas, with no replay line", async () => {
@@ -23,6 +29,9 @@ describe("an in-memory HTTP target run from code", () => {
 
   it("fails a handler whose creating POST answers 200 on the check that names it", async () => {
     const report = await run(defects.create200(reference.handler));
-    expect(report.checks.find((c) => c.id === "http.create.status-201")).toMatchObject({ status: "fail", message: expect.stringMatching(/answered 200 OK, not 201 Created/) });
+    expect(report.checks.find((c) => c.id === "http.create.status-201")).toMatchObject({
+      status: "fail",
+      message: expect.stringMatching(/answered 200 OK, not 201 Created/),
+    });
   });
 });

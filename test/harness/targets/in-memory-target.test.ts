@@ -21,14 +21,21 @@ const echo: InMemoryHandler = ({ path, message }) => {
 const unaryChecks = catalogue.filter((c) => c.area === "grpc" && c.protocols === undefined).map((c) => c.id);
 
 const run = (handler: InMemoryHandler) =>
-  runConformance({ grpc: { address: "memory:hello", inMemory: createInMemoryClient(handler) }, only: unaryChecks, seed: 4, runs: 20 });
+  runConformance({
+    grpc: { address: "memory:hello", inMemory: createInMemoryClient(handler) },
+    only: unaryChecks,
+    seed: 4,
+    runs: 20,
+  });
 
 describe("an in-memory target", () => {
   it("passes a correct handler on every check that needs no wire, with no socket opened", async () => {
     const report = await run(echo);
     const judged = report.checks.filter((c) => c.status !== "skip");
     expect(judged.length).toBeGreaterThanOrEqual(12);
-    expect(report.checks.filter((c) => c.status === "fail" || c.status === "error").map((c) => [c.id, c.message])).toEqual([]);
+    expect(
+      report.checks.filter((c) => c.status === "fail" || c.status === "error").map((c) => [c.id, c.message]),
+    ).toEqual([]);
     expect(report.target.grpc).toBe("memory:hello");
   });
 
@@ -50,7 +57,9 @@ describe("an in-memory target", () => {
       throw new Error("boom");
     }).unary(encodeMessage("x"));
     expect([thrown.code, thrown.details]).toEqual([Status.UNKNOWN, "boom"]);
-    const silent = await createInMemoryClient(() => new Promise(() => undefined)).unary(encodeMessage("x"), { deadlineMs: 50 });
+    const silent = await createInMemoryClient(() => new Promise(() => undefined)).unary(encodeMessage("x"), {
+      deadlineMs: 50,
+    });
     expect(silent.code).toBe(Status.DEADLINE_EXCEEDED);
   });
 });

@@ -32,22 +32,36 @@ describe("inflate", () => {
 
   it("stops a bomb at its bound: 1 GiB in about 1 MiB on the wire, refused after the first 1 MiB of output", async () => {
     const out = await inflate(new Uint8Array(gzipBomb()), "gzip", 1024 * 1024);
-    expect(out).toMatchObject({ ok: false, reason: "too-large", message: expect.stringMatching(/^it inflates past 1048576 bytes/) });
+    expect(out).toMatchObject({
+      ok: false,
+      reason: "too-large",
+      message: expect.stringMatching(/^it inflates past 1048576 bytes/),
+    });
   });
 
   it("says so for bytes that are not what they claim, and for an encoding it does not know", async () => {
     expect(await inflate(new Uint8Array([1, 2, 3, 4]), "gzip", 1024)).toMatchObject({ ok: false, reason: "corrupt" });
-    expect(await inflate(new Uint8Array([1, 2, 3]), "zstd", 1024)).toMatchObject({ ok: false, reason: "unknown-encoding" });
+    expect(await inflate(new Uint8Array([1, 2, 3]), "zstd", 1024)).toMatchObject({
+      ok: false,
+      reason: "unknown-encoding",
+    });
   });
 });
 
 describe("an HTTP response with a content coding", () => {
   it("is read as what it decodes to, codings undone last first", async () => {
     const body = JSON.stringify([{ id: "1", body: "hello" }]);
-    server = await listen(http.createServer((req, res) => {
-      const gz = req.url === "/two" ? brotliCompressSync(gzipSync(body)) : gzipSync(body);
-      res.writeHead(200, { "content-type": "application/json", "content-encoding": req.url === "/two" ? "gzip, br" : "gzip" }).end(gz);
-    }));
+    server = await listen(
+      http.createServer((req, res) => {
+        const gz = req.url === "/two" ? brotliCompressSync(gzipSync(body)) : gzipSync(body);
+        res
+          .writeHead(200, {
+            "content-type": "application/json",
+            "content-encoding": req.url === "/two" ? "gzip, br" : "gzip",
+          })
+          .end(gz);
+      }),
+    );
     const target = createHttpTarget({ baseUrl: server.url });
     const one = await target.request({ method: "GET", path: "/messages" });
     expect(one.text).toBe(body);

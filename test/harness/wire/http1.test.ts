@@ -28,7 +28,8 @@ beforeAll(async () => {
     ports.set(path, list);
     req.resume();
     req.on("end", () => {
-      if (path === "/big") res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(64 * 1024, 7));
+      if (path === "/big")
+        res.writeHead(200, { "content-type": "application/octet-stream" }).end(Buffer.alloc(64 * 1024, 7));
       else if (path === "/long-head") res.writeHead(200, { "x-long": "a".repeat(MAX_HEADER_BYTES + 1) }).end();
       else if (path === "/silent") return;
       // A Connect error carried by a page (text/plain), and the same error as Connect sends it (application/json).
@@ -45,7 +46,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const ask = (path: string, more: Partial<Http1Request> = {}) => http1Exchange({ origin, method: "GET", path, headers: {}, timeoutMs: BOUND_MS, connection: "fresh", ...more });
+const ask = (path: string, more: Partial<Http1Request> = {}) =>
+  http1Exchange({ origin, method: "GET", path, headers: {}, timeoutMs: BOUND_MS, connection: "fresh", ...more });
 
 describe("the HTTP/1.1 client's bounds and failures", () => {
   it("reads a whole reply: status, every header value in order, the body as sent", async () => {
@@ -75,7 +77,14 @@ describe("the HTTP/1.1 client's bounds and failures", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const a = await http1Exchange({ origin: new URL(`http://127.0.0.1:${port}`), method: "GET", path: "/", headers: {}, timeoutMs: BOUND_MS, connection: "fresh" });
+    const a = await http1Exchange({
+      origin: new URL(`http://127.0.0.1:${port}`),
+      method: "GET",
+      path: "/",
+      headers: {},
+      timeoutMs: BOUND_MS,
+      connection: "fresh",
+    });
     expect(a.failure).toMatchObject({ kind: "connection", code: "ECONNREFUSED" });
   });
 });

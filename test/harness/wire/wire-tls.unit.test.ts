@@ -14,7 +14,8 @@ describe("tlsConnectOptions", () => {
   });
 
   it("sends no server name for an IP address, in any form an authority or a URL's host gives it", () => {
-    for (const ip of ["127.0.0.1", "127.0.0.1:443", "::1", "[::1]", "[::1]:50051", "2001:db8::1"]) expect(nameOf(ip), ip).toBeUndefined();
+    for (const ip of ["127.0.0.1", "127.0.0.1:443", "::1", "[::1]", "[::1]:50051", "2001:db8::1"])
+      expect(nameOf(ip), ip).toBeUndefined();
     expect(nameOf(undefined)).toBeUndefined();
     expect(nameOf("")).toBeUndefined();
   });

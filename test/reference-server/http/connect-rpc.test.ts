@@ -22,7 +22,12 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 let server: ReferenceServer;
 let grpc: ReturnType<typeof createGrpcTarget>;
 beforeAll(async () => {
-  server = await startReferenceServer({ grpcPort: 0, httpPort: 0, apiKey: API_KEY, maxReceiveMessageBytes: MAX_MESSAGE_BYTES });
+  server = await startReferenceServer({
+    grpcPort: 0,
+    httpPort: 0,
+    apiKey: API_KEY,
+    maxReceiveMessageBytes: MAX_MESSAGE_BYTES,
+  });
   grpc = createGrpcTarget({ address: server.grpcAddress, timeoutMs: 5000 });
 });
 afterAll(async () => {
@@ -36,7 +41,10 @@ function httpTransports(baseUrl: string): Array<[string, Transport]> {
     ["Connect, binary, HTTP/1.1", createConnectTransport({ baseUrl, httpVersion: "1.1" })],
     ["Connect, JSON, HTTP/1.1", createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false })],
     ["Connect GET, binary", createConnectTransport({ baseUrl, httpVersion: "1.1", useHttpGet: true })],
-    ["Connect GET, JSON", createConnectTransport({ baseUrl, httpVersion: "1.1", useHttpGet: true, useBinaryFormat: false })],
+    [
+      "Connect GET, JSON",
+      createConnectTransport({ baseUrl, httpVersion: "1.1", useHttpGet: true, useBinaryFormat: false }),
+    ],
     ["gRPC-Web, binary", createGrpcWebTransport({ baseUrl, httpVersion: "1.1" })],
     ["gRPC-Web, JSON", createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false })],
   ];
@@ -53,14 +61,19 @@ describe("Hello over Connect and gRPC-Web on the HTTP port", () => {
     expect(overGrpc.code).toBe(0);
     const expected = fromBinary(MessageSchema, overGrpc.response ?? new Uint8Array()).body;
     for (const [name, transport] of httpTransports(server.httpUrl)) {
-      const client = createClient(name.startsWith("Connect GET") ? (SERVICE_WITH_GET as typeof exampleService) : exampleService, transport);
+      const client = createClient(
+        name.startsWith("Connect GET") ? (SERVICE_WITH_GET as typeof exampleService) : exampleService,
+        transport,
+      );
       const reply = await client.hello({ body });
       expect(reply.body, name).toBe(expected);
     }
     for (const call of [connectUnary, grpcWebUnary, connectGet]) {
       const raw = await call(server.httpUrl, encodeMessage(body));
       expect(raw.code, call.name).toBe(0);
-      expect(Buffer.from(raw.message ?? []).toString("hex"), call.name).toBe(Buffer.from(overGrpc.response ?? []).toString("hex"));
+      expect(Buffer.from(raw.message ?? []).toString("hex"), call.name).toBe(
+        Buffer.from(overGrpc.response ?? []).toString("hex"),
+      );
     }
   });
 
@@ -68,7 +81,9 @@ describe("Hello over Connect and gRPC-Web on the HTTP port", () => {
   it("answers a body that begins with U+FEFF as the gRPC port does, keeping the U+FEFF", async () => {
     const overGrpc = await grpc.unary(encodeMessage("\ufeffmark"));
     const overConnect = await connectUnary(server.httpUrl, encodeMessage("\ufeffmark"));
-    expect(Buffer.from(overConnect.message ?? []).toString("hex")).toBe(Buffer.from(overGrpc.response ?? []).toString("hex"));
+    expect(Buffer.from(overConnect.message ?? []).toString("hex")).toBe(
+      Buffer.from(overGrpc.response ?? []).toString("hex"),
+    );
     expect(fromBinary(MessageSchema, overGrpc.response ?? new Uint8Array()).body).toBe("Hello, \ufeffmark");
   });
 
@@ -76,7 +91,9 @@ describe("Hello over Connect and gRPC-Web on the HTTP port", () => {
     const get = await connectGet(server.httpUrl, encodeMessage("from the query"));
     expect(get.httpStatus).toBe(200);
     expect(fromBinary(MessageSchema, get.message ?? new Uint8Array()).body).toBe("Hello, from the query");
-    const json = await fetch(`${server.httpUrl}/example.exampleService/Hello?connect=v1&encoding=json&message=${encodeURIComponent('{"body":"q"}')}`);
+    const json = await fetch(
+      `${server.httpUrl}/example.exampleService/Hello?connect=v1&encoding=json&message=${encodeURIComponent('{"body":"q"}')}`,
+    );
     expect(json.status).toBe(200);
     expect(json.headers.get("content-type")).toBe("application/json");
     expect(await json.json()).toEqual({ body: "Hello, q" });
@@ -91,7 +108,9 @@ describe("Hello over Connect and gRPC-Web on the HTTP port", () => {
     // The raw calls above send no key; here the refusal of the resources is the contrast.
     expect((await connectUnary(server.httpUrl, encodeMessage("k"))).code).toBe(0);
     expect((await rawRequest(server.httpUrl, { path: "/messages" })).status).toBe(401);
-    expect((await rawRequest(server.httpUrl, { path: "/messages", headers: { "x-api-key": API_KEY } })).status).toBe(200);
+    expect((await rawRequest(server.httpUrl, { path: "/messages", headers: { "x-api-key": API_KEY } })).status).toBe(
+      200,
+    );
   });
 
   it("sends an error of Connect's own JSON shape, not the resources' error representation", async () => {
@@ -107,7 +126,9 @@ describe("Hello over Connect and gRPC-Web on the HTTP port", () => {
 });
 
 /** What the gRPC port and each protocol on the HTTP port answered to the same request bytes. */
-async function everyAnswer(request: Uint8Array): Promise<{ grpc: number; connect: RawRpcResult; get: RawRpcResult; grpcWeb: RawRpcResult }> {
+async function everyAnswer(
+  request: Uint8Array,
+): Promise<{ grpc: number; connect: RawRpcResult; get: RawRpcResult; grpcWeb: RawRpcResult }> {
   const overGrpc = await grpc.unary(request);
   return {
     grpc: overGrpc.code,
@@ -125,26 +146,32 @@ describe("the HTTP port refuses what the gRPC port refuses", () => {
     w.tag(9, WireType.LengthDelimited).string("newer");
     const answers = await everyAnswer(w.finish());
     expect(answers.grpc).toBe(0);
-    for (const [name, answer] of Object.entries({ connect: answers.connect, get: answers.get, grpcWeb: answers.grpcWeb })) {
+    for (const [name, answer] of Object.entries({
+      connect: answers.connect,
+      get: answers.get,
+      grpcWeb: answers.grpcWeb,
+    })) {
       expect(answer.code, name).toBe(0);
       expect(fromBinary(MessageSchema, answer.message ?? new Uint8Array()).body, name).toBe("Hello, x");
     }
   });
 
-  const invalidUtf8 = [
-    [0x80],
-    [0xc0, 0xaf],
-    [0xed, 0xa0, 0x80],
-    [0xff, 0xfe],
-  ];
-  it.each(invalidUtf8.map((bytes) => Buffer.from(bytes).toString("hex")))("refuses a body with invalid UTF-8 (%s)", async (hex) => {
-    const answers = await everyAnswer(encodeBodyBytes(Buffer.from(hex, "hex")));
-    expect(answers.grpc).toBe(Code.InvalidArgument);
-    // connect-es reports every binary parse failure, invalid UTF-8 included, as INTERNAL: refused all the same.
-    for (const [name, answer] of Object.entries({ connect: answers.connect, get: answers.get, grpcWeb: answers.grpcWeb })) {
-      expect([Code.InvalidArgument, Code.Internal], name).toContain(answer.code);
-    }
-  });
+  const invalidUtf8 = [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff, 0xfe]];
+  it.each(invalidUtf8.map((bytes) => Buffer.from(bytes).toString("hex")))(
+    "refuses a body with invalid UTF-8 (%s)",
+    async (hex) => {
+      const answers = await everyAnswer(encodeBodyBytes(Buffer.from(hex, "hex")));
+      expect(answers.grpc).toBe(Code.InvalidArgument);
+      // connect-es reports every binary parse failure, invalid UTF-8 included, as INTERNAL: refused all the same.
+      for (const [name, answer] of Object.entries({
+        connect: answers.connect,
+        get: answers.get,
+        grpcWeb: answers.grpcWeb,
+      })) {
+        expect([Code.InvalidArgument, Code.Internal], name).toContain(answer.code);
+      }
+    },
+  );
 
   it("refuses invalid UTF-8 in a JSON body with INVALID_ARGUMENT, as the gRPC port does in binary", async () => {
     const body = Buffer.concat([Buffer.from('{"body":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]);
@@ -152,13 +179,19 @@ describe("the HTTP port refuses what the gRPC port refuses", () => {
       ["application/json", body],
       ["application/grpc-web+json", Buffer.concat([Buffer.from([0, 0, 0, 0, body.length]), body])],
     ] as const) {
-      const res = await fetch(`${server.httpUrl}/example.exampleService/Hello`, { method: "POST", headers: { "content-type": type }, body: framed });
+      const res = await fetch(`${server.httpUrl}/example.exampleService/Hello`, {
+        method: "POST",
+        headers: { "content-type": type },
+        body: framed,
+      });
       const text = await res.text();
       if (type === "application/json") {
         expect(res.status, type).toBe(400);
         expect(JSON.parse(text), type).toMatchObject({ code: "invalid_argument" });
       } else {
-        expect(res.headers.get("grpc-status") ?? /grpc-status:\s*(\d+)/.exec(text)?.[1], type).toBe(String(Code.InvalidArgument));
+        expect(res.headers.get("grpc-status") ?? /grpc-status:\s*(\d+)/.exec(text)?.[1], type).toBe(
+          String(Code.InvalidArgument),
+        );
       }
     }
   });
@@ -167,7 +200,11 @@ describe("the HTTP port refuses what the gRPC port refuses", () => {
     const malformed = MALFORMED.find((m) => m.what === what)!;
     const answers = await everyAnswer(new Uint8Array(malformed.bytes));
     expect(answers.grpc).toBe(Code.Internal);
-    for (const [name, answer] of Object.entries({ connect: answers.connect, get: answers.get, grpcWeb: answers.grpcWeb })) {
+    for (const [name, answer] of Object.entries({
+      connect: answers.connect,
+      get: answers.get,
+      grpcWeb: answers.grpcWeb,
+    })) {
       expect(answer.code, name).toBe(Code.Internal);
     }
   });
@@ -175,7 +212,11 @@ describe("the HTTP port refuses what the gRPC port refuses", () => {
   it("refuses field 1 sent with another wire type", async () => {
     const answers = await everyAnswer(new Uint8Array([0x08, 0x01]));
     expect(answers.grpc).not.toBe(0);
-    for (const [name, answer] of Object.entries({ connect: answers.connect, get: answers.get, grpcWeb: answers.grpcWeb })) {
+    for (const [name, answer] of Object.entries({
+      connect: answers.connect,
+      get: answers.get,
+      grpcWeb: answers.grpcWeb,
+    })) {
       expect(answer.code, name).toBe(answers.grpc);
     }
   });
@@ -194,7 +235,10 @@ describe("the HTTP port refuses what the gRPC port refuses", () => {
   it("answers the same through connect-node's clients: a refusal is a ConnectError, never a reply", async () => {
     const over = "x".repeat(MAX_MESSAGE_BYTES + 1);
     const viaGrpc = createClient(exampleService, createGrpcTransport({ baseUrl: `http://${server.grpcAddress}` }));
-    for (const [name, transport] of [["gRPC port", undefined], ...httpTransports(server.httpUrl).filter(([n]) => !n.startsWith("Connect GET"))] as const) {
+    for (const [name, transport] of [
+      ["gRPC port", undefined],
+      ...httpTransports(server.httpUrl).filter(([n]) => !n.startsWith("Connect GET")),
+    ] as const) {
       const client = transport === undefined ? viaGrpc : createClient(exampleService, transport);
       const error = await client.hello(create(MessageSchema, { body: over })).then(
         () => undefined,
@@ -217,11 +261,20 @@ describe("the HTTP port's protections cover the RPC routes", () => {
         socket.on("error", () => undefined);
         // gRPC-Web's body opens with a frame header that announces the 195 bytes to come: what trickles is its payload.
         const prefix = type.includes("grpc-web") ? "\x00\x00\x00\x00\xc3" : "";
-        socket.write(Buffer.from(`POST /example.exampleService/Hello HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: 200\r\n\r\n${prefix}`, "latin1"));
+        socket.write(
+          Buffer.from(
+            `POST /example.exampleService/Hello HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: ` +
+              `200\r\n\r\n${prefix}`,
+            "latin1",
+          ),
+        );
         const drip = setInterval(() => socket.destroyed || socket.write("\x0a"), 100);
         const closed = new Promise<boolean>((r) => socket.once("close", () => r(true)));
         try {
-          expect(await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]), type).toBe(true);
+          expect(
+            await Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]),
+            type,
+          ).toBe(true);
           expect(answer, type).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
         } finally {
           clearInterval(drip);

@@ -22,7 +22,10 @@ function copy(change: (dir: string) => void): URL {
 
 describe("the embedded store's template", () => {
   it("is built for the installed PGlite and read whole", async () => {
-    const manifest = JSON.parse(readFileSync(new URL("pgdata-template.json", BUILT), "utf8")) as { pglite: string; bytes: number };
+    const manifest = JSON.parse(readFileSync(new URL("pgdata-template.json", BUILT), "utf8")) as {
+      pglite: string;
+      bytes: number;
+    };
     expect(manifest.pglite).toBe(installedPgliteVersion());
     const template = readPgdataTemplate([BUILT]);
     expect(template?.size).toBe(manifest.bytes);

@@ -29,11 +29,19 @@ describe("a server that fails on long bodies", () => {
     server = await startGrpcJsBase({
       hello: ({ message }) => {
         const body = message?.body ?? "";
-        return Buffer.byteLength(body) > 2000 && Buffer.byteLength(body) !== body.length ? { code: 13, details: "too long for this server" } : body;
+        return Buffer.byteLength(body) > 2000 && Buffer.byteLength(body) !== body.length
+          ? { code: 13, details: "too long for this server" }
+          : body;
       },
     });
     const { value: report, ticks } = await ticksDuring(
-      runConformance({ grpc: { address: server.address, timeoutMs: 2000 }, only: ["grpc.strings.unicode"], seed: 5, runs: 100, checkTimeoutMs: 30_000 }),
+      runConformance({
+        grpc: { address: server.address, timeoutMs: 2000 },
+        only: ["grpc.strings.unicode"],
+        seed: 5,
+        runs: 100,
+        checkTimeoutMs: 30_000,
+      }),
     );
     const check = report.checks.find((c) => c.id === "grpc.strings.unicode");
     expect(check?.status).toBe("fail");
@@ -58,6 +66,8 @@ describe("a server with a 64 KiB receive limit", () => {
       ["grpc.limits.large-message", "pass"],
       ["grpc.limits.over-limit", "pass"],
     ]);
-    expect(report.checks.find((c) => c.id === "grpc.limits.large-message")?.message).toMatch(/receive limit between 60 KiB \(served\) and 120 KiB/);
+    expect(report.checks.find((c) => c.id === "grpc.limits.large-message")?.message).toMatch(
+      /receive limit between 60 KiB \(served\) and 120 KiB/,
+    );
   });
 });

@@ -21,7 +21,13 @@ describe("a reply with a short id beside a count of calls", () => {
         return `Hello, ${message?.body ?? ""} [id=${ids[calls % ids.length]} #${calls}]`;
       },
     });
-    const report = await runConformance({ grpc: { address: server.address }, only: ["grpc.stateless.history-independent"], seed: 2, runs: 10, concurrency: 1 });
+    const report = await runConformance({
+      grpc: { address: server.address },
+      only: ["grpc.stateless.history-independent"],
+      seed: 2,
+      runs: 10,
+      concurrency: 1,
+    });
     expect(report.checks[0]).toMatchObject({ status: "fail", message: expect.stringMatching(/it counts calls/) });
   });
 });

@@ -10,10 +10,19 @@ describe("grpc.deadline.respected on a target slow to answer anything", () => {
     // Every call answered after 2 s, past the check's 1.7 s bound, deadline or not.
     const slow = await listenSlowHello(() => 2000);
     try {
-      const run = await checkVerdicts(["--grpc", slow.address, "--only", "grpc.deadline.respected", "--profile", "protocol"]);
+      const run = await checkVerdicts([
+        "--grpc",
+        slow.address,
+        "--only",
+        "grpc.deadline.respected",
+        "--profile",
+        "protocol",
+      ]);
       const check = run.report.checks.find((c) => c.id === "grpc.deadline.respected");
       expect(check?.status, check?.message).toBe("skip");
-      expect(check?.message).toMatch(/but the same call without one took \d+ ms .*too slow now to tell a deadline's effect/);
+      expect(check?.message).toMatch(
+        /but the same call without one took \d+ ms .*too slow now to tell a deadline's effect/,
+      );
     } finally {
       await slow.close();
     }

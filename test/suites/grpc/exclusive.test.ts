@@ -13,7 +13,11 @@ import { besideOthers, variationProfile } from "../../../suites/grpc/_internals/
 const tick = (ms = 2) => new Promise((r) => setTimeout(r, ms));
 
 /** A target answering "Hello, <body>" (or nothing, status 14) after a short wait, logging each call's start and end. */
-function fakeContext(answers: boolean, log: string[], reply: (body: string, call: number) => string = (body) => `Hello, ${body}`): CheckContext {
+function fakeContext(
+  answers: boolean,
+  log: string[],
+  reply: (body: string, call: number) => string = (body) => `Hello, ${body}`,
+): CheckContext {
   let calls = 0;
   const grpc = {
     address: "fake",
@@ -28,12 +32,28 @@ function fakeContext(answers: boolean, log: string[], reply: (body: string, call
       await tick();
       log.push(`end ${body}`);
       if (!answers) return { code: 14, details: "no", headers: {}, trailers: {} } as unknown as UnaryResult;
-      return { code: 0, details: "", response: encodeMessage(reply(body, calls)), headers: {}, trailers: {} } as unknown as UnaryResult;
+      return {
+        code: 0,
+        details: "",
+        response: encodeMessage(reply(body, calls)),
+        headers: {},
+        trailers: {},
+      } as unknown as UnaryResult;
     },
     raw: () => Promise.reject(new Error("not here")),
     close: async () => undefined,
   } as unknown as GrpcTarget;
-  return { contractDir: "proto", grpc, replicas: [], timeoutMs: 1000, memo: new Map(), seed: 1, runs: 5, signal: new AbortController().signal, parallelism: 8 };
+  return {
+    contractDir: "proto",
+    grpc,
+    replicas: [],
+    timeoutMs: 1000,
+    memo: new Map(),
+    seed: 1,
+    runs: 5,
+    signal: new AbortController().signal,
+    parallelism: 8,
+  };
 }
 
 describe("exclusively", () => {
@@ -51,13 +71,27 @@ describe("exclusively", () => {
     await tick(0);
     const during = hello(ctx, encodeMessage("during"));
     await Promise.all([before, section, during]);
-    expect(log).toEqual(["start before", "end before", "section starts", "start mine-1", "end mine-1", "start mine-2", "end mine-2", "section ends", "start during", "end during"]);
+    expect(log).toEqual([
+      "start before",
+      "end before",
+      "section starts",
+      "start mine-1",
+      "end mine-1",
+      "start mine-2",
+      "end mine-2",
+      "section ends",
+      "start during",
+      "end during",
+    ]);
   });
 
   it("runs sections one after another, in the order asked, and goes on past one that throws", async () => {
     const ctx = fakeContext(true, []);
     const order: string[] = [];
-    const a = exclusively(ctx, async () => (order.push("a"), await tick(), order.push("a done"), Promise.reject(new Error("a failed"))));
+    const a = exclusively(
+      ctx,
+      async () => (order.push("a"), await tick(), order.push("a done"), Promise.reject(new Error("a failed"))),
+    );
     const b = exclusively(ctx, async () => (order.push("b"), await gated(ctx, () => tick()), order.push("b done")));
     await expect(a).rejects.toThrow("a failed");
     await b;
@@ -99,19 +133,23 @@ describe("besideOthers", () => {
 describe("the variation probe beside other calls", () => {
   const probeCalls = (log: string[]) => log.filter((l) => l.startsWith("start variation-probe-")).length;
 
-  it("measures again, alone, a reply that changed while other calls came between: what the calls did is not taken for how it varies", async () => {
-    const log: string[] = [];
-    // State that starts at the 8th call: alone, the probe's five calls never reach it.
-    const ctx = fakeContext(true, log, (body, call) => (call >= 8 ? `Hello, ${body} (late)` : `Hello, ${body}`));
-    const profile = variationProfile(ctx);
-    // Another history check's calls during the probe's pause.
-    await tick(20);
-    for (let i = 0; i < 5; i++) await hello(ctx, encodeMessage(`other-${i}`));
-    const measured = await profile;
-    expect(probeCalls(log)).toBe(10);
-    expect(measured.kind).toBe("same");
-    expect(measured.deterministic).toBe(true);
-  });
+  it(
+    "measures again, alone, a reply that changed while other calls came between: what the calls did is not taken " +
+      "for how it varies",
+    async () => {
+      const log: string[] = [];
+      // State that starts at the 8th call: alone, the probe's five calls never reach it.
+      const ctx = fakeContext(true, log, (body, call) => (call >= 8 ? `Hello, ${body} (late)` : `Hello, ${body}`));
+      const profile = variationProfile(ctx);
+      // Another history check's calls during the probe's pause.
+      await tick(20);
+      for (let i = 0; i < 5; i++) await hello(ctx, encodeMessage(`other-${i}`));
+      const measured = await profile;
+      expect(probeCalls(log)).toBe(10);
+      expect(measured.kind).toBe("same");
+      expect(measured.deterministic).toBe(true);
+    },
+  );
 
   it("takes replies that varied with no other call between as they are, without a second pause", async () => {
     const log: string[] = [];

@@ -17,7 +17,10 @@ const valid = {
 
 describe("golden cases", () => {
   it.each([
-    [{ ...valid, expect: { anyOf: [{ status: "INVALID_ARGUMNT" }] } }, /case\.json: expect\.anyOf\[0\]\.status must be one of OK, CANCELLED/],
+    [
+      { ...valid, expect: { anyOf: [{ status: "INVALID_ARGUMNT" }] } },
+      /case\.json: expect\.anyOf\[0\]\.status must be one of OK, CANCELLED/,
+    ],
     [{ ...valid, expect: { anyOf: [] } }, /case\.json: expect\.anyOf must NOT have fewer than 1 items/],
     [{ ...valid, expect: { outcome: "ok" } }, /case\.json: expect needs "anyOf"/],
     [{ ...valid, expect: { anyOf: [{ reply: "any" }, { sameAs: "" }] } }, /at most one reply outcome/],
@@ -25,9 +28,15 @@ describe("golden cases", () => {
     [{ ...valid, statusFrom: "server" }, /case\.json: statusFrom must be one of wire, client/],
     [{ ...valid, request: { hex: "", headers: { te: 1 } } }, /case\.json: request\.headers\.te must be string,null/],
     [{ ...valid, colour: "red" }, /case\.json: the case has an unknown field "colour"/],
-    [{ ...valid, request: { hex: "0a", frames: [{ hex: "0a" }] } }, /case\.json: request needs exactly one of hex and frames/],
+    [
+      { ...valid, request: { hex: "0a", frames: [{ hex: "0a" }] } },
+      /case\.json: request needs exactly one of hex and frames/,
+    ],
     [{ ...valid, request: { hex: "zz" } }, /case\.json: request\.hex must be hex bytes/],
-    [{ ...valid, request: { frames: [{ hex: "0a", length: -1 }] } }, /case\.json: request\.frames\[0\]\.length must be >= 0/],
+    [
+      { ...valid, request: { frames: [{ hex: "0a", length: -1 }] } },
+      /case\.json: request\.frames\[0\]\.length must be >= 0/,
+    ],
     [{ ...valid, severity: "MAY" }, /case\.json: severity must be one of MUST, SHOULD/],
     [{ ...valid, id: "http.x" }, /case\.json: id must match pattern/],
   ])("refuses %j", (raw, message) => {

@@ -12,18 +12,37 @@ import { skipIfMissing } from "../../helpers/toolchain.js";
 
 const HISTORY = grpcChecks.filter((c) => c.sharing === "history").map((c) => c.id);
 
-/** State of each kind: all calls counted, metadata kept, per connection, late, remembered requests; and a legal clock. */
-const SUBJECTS = ["counts-calls", "echoes-earlier-metadata", "counts-per-connection", "tenth-call-python", "welcome-back-python"];
+/** State of each kind: all calls counted, metadata kept, per connection, late, remembered requests; and a legal clock.
+ * */
+const SUBJECTS = [
+  "counts-calls",
+  "echoes-earlier-metadata",
+  "counts-per-connection",
+  "tenth-call-python",
+  "welcome-back-python",
+];
 const subjects = [
   ...SUBJECTS.map((name) => {
     const broken = brokenGrpcServers.find((b) => b.name === name);
     if (!broken) throw new Error(`no broken server ${name}`);
-    return { name, missing: broken.missing ?? (async () => undefined), start: () => broken.start(), expected: broken.mustFail.filter((id) => HISTORY.includes(id)).sort() as string[] | undefined, because: broken.because ?? {} };
+    return {
+      name,
+      missing: broken.missing ?? (async () => undefined),
+      start: () => broken.start(),
+      expected: broken.mustFail.filter((id) => HISTORY.includes(id)).sort() as string[] | undefined,
+      because: broken.because ?? {},
+    };
   }),
   ...["python-clock"].map((name) => {
     const legal = implementations.find((i) => i.name === name)!;
     // A clock in whole seconds since start: deterministic (a SHOULD) fails, as it did alone; nothing else does.
-    return { name, missing: legal.missing, start: () => legal.start(), expected: ["grpc.stateless.deterministic"] as string[] | undefined, because: {} as Record<string, RegExp> };
+    return {
+      name,
+      missing: legal.missing,
+      start: () => legal.start(),
+      expected: ["grpc.stateless.deterministic"] as string[] | undefined,
+      because: {} as Record<string, RegExp>,
+    };
   }),
 ];
 
@@ -48,8 +67,22 @@ describe("history checks side by side", () => {
       try {
         const port = Number(started.address.split(":").at(-1));
         if (viaProxy) mine = await startLatencyProxy(port, 10);
-        const run = await checkVerdicts(["--grpc", mine?.address ?? started.address, "--only", HISTORY.join(","), "--timeout", "3s", "--seed", "11", "--runs", "25", ...args]);
-        expect(run.failed, run.report.checks.map((c) => `${c.id}: ${c.status} ${c.message}`).join("\n")).toEqual(subject.expected);
+        const run = await checkVerdicts([
+          "--grpc",
+          mine?.address ?? started.address,
+          "--only",
+          HISTORY.join(","),
+          "--timeout",
+          "3s",
+          "--seed",
+          "11",
+          "--runs",
+          "25",
+          ...args,
+        ]);
+        expect(run.failed, run.report.checks.map((c) => `${c.id}: ${c.status} ${c.message}`).join("\n")).toEqual(
+          subject.expected,
+        );
         for (const [id, cause] of Object.entries(subject.because)) {
           if (HISTORY.includes(id)) expect(run.report.checks.find((c) => c.id === id)?.message, id).toMatch(cause);
         }

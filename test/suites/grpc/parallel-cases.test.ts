@@ -20,7 +20,13 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const run = (concurrency: number) =>
-  runConformance({ grpc: { address: server.address }, only: ["grpc.strings.unicode"], seed: 3, runs: 100, concurrency });
+  runConformance({
+    grpc: { address: server.address },
+    only: ["grpc.strings.unicode"],
+    seed: 3,
+    runs: 100,
+    concurrency,
+  });
 
 describe("grpc.strings.unicode with cases side by side", () => {
   it("reports the same failure, counterexample and path as one case at a time", async () => {
@@ -41,7 +47,15 @@ describe("grpc.strings.unicode with cases side by side", () => {
   it("passes a server that serves every body, over every case", async () => {
     const healthy = await startGrpcJsBase({});
     try {
-      const check = (await runConformance({ grpc: { address: healthy.address }, only: ["grpc.strings.unicode"], seed: 3, runs: 100, concurrency: 8 })).checks[0];
+      const check = (
+        await runConformance({
+          grpc: { address: healthy.address },
+          only: ["grpc.strings.unicode"],
+          seed: 3,
+          runs: 100,
+          concurrency: 8,
+        })
+      ).checks[0];
       expect(check?.status).toBe("pass");
       expect(check?.message).toMatch(/^100 cases held/);
     } finally {

@@ -12,7 +12,12 @@ import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { EXIT_CODES } from "../../../harness/errors.js";
 import { frame } from "../../../harness/protocols/grpc-web/index.js";
-import { BackpressureLog, MAX_WAITS_PER_REQUEST, pushbackWait, waitOut } from "../../../harness/targets/backpressure.js";
+import {
+  BackpressureLog,
+  MAX_WAITS_PER_REQUEST,
+  pushbackWait,
+  waitOut,
+} from "../../../harness/targets/backpressure.js";
 import { startGrpcJsServer, type TestServer } from "../../helpers/grpc-js-server.js";
 import { cli } from "../../helpers/cli.js";
 
@@ -45,7 +50,11 @@ beforeAll(async () => {
     shed++;
     return { code: RESOURCE_EXHAUSTED, details: "load shed: retry later", trailers: PUSHBACK };
   });
-  refusingAll = await startGrpcJsServer(() => ({ code: RESOURCE_EXHAUSTED, details: "quota exhausted", trailers: PUSHBACK }));
+  refusingAll = await startGrpcJsServer(() => ({
+    code: RESOURCE_EXHAUSTED,
+    details: "quota exhausted",
+    trailers: PUSHBACK,
+  }));
   // A receive limit of 64 KiB, refused RESOURCE_EXHAUSTED with a pushback (as a server may add one to every refusal).
   refusingWeb = http.createServer((req, res) => {
     req.resume();
@@ -53,15 +62,29 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/grpc-web+proto" }).end(frame(0x80, trailer));
   });
   await new Promise<void>((resolve) => refusingWeb.listen(0, "127.0.0.1", resolve));
-  limited = await startGrpcJsServer((request) => (request.length > 64 * 1024 ? { code: RESOURCE_EXHAUSTED, details: "message too large", trailers: PUSHBACK } : greet(request)));
+  limited = await startGrpcJsServer((request) =>
+    request.length > 64 * 1024
+      ? { code: RESOURCE_EXHAUSTED, details: "message too large", trailers: PUSHBACK }
+      : greet(request),
+  );
 });
 afterAll(async () => {
-  await Promise.all([sheddingFirst.close(), refusingAll.close(), limited.close(), new Promise<void>((resolve) => refusingWeb.close(() => resolve()))]);
+  await Promise.all([
+    sheddingFirst.close(),
+    refusingAll.close(),
+    limited.close(),
+    new Promise<void>((resolve) => refusingWeb.close(() => resolve())),
+  ]);
 });
 
 describe("a gRPC server that sheds calls with a pushback", () => {
   it("is conformant: each shed call is sent again after the wait it asked for, and the waits are in the report", async () => {
-    const report = await runConformance({ grpc: { address: sheddingFirst.address }, claims: { replicas: "single" }, seed: 7, runs: 10 });
+    const report = await runConformance({
+      grpc: { address: sheddingFirst.address },
+      claims: { replicas: "single" },
+      seed: 7,
+      runs: 10,
+    });
     expect(report.checks.filter((c) => c.gating).map((c) => `${c.id}: ${c.message}`)).toEqual([]);
     expect(report.verdict).toBe("conformant");
     expect(shed).toBeGreaterThan(0);
@@ -73,7 +96,10 @@ describe("a gRPC server that sheds calls with a pushback", () => {
     const run = await cli(["check", "--grpc", refusingAll.address, "--only", "grpc.defaults.*", "--quiet"]);
     expect(run.code).toBe(EXIT_CODES.refusing);
     expect(run.stderr).toMatch(
-      new RegExp(`^example-conformance: cannot check: ${refusingAll.address.replace(/\./g, "\\.")} keeps refusing \\(6 answers RESOURCE_EXHAUSTED with waits of 0\\.02 s(, 0\\.02 s){5}[;)]`),
+      new RegExp(
+        `^example-conformance: cannot check: ${refusingAll.address.replace(/\./g, "\\.")} keeps refusing \\(6 ` +
+          `answers RESOURCE_EXHAUSTED with waits of 0\\.02 s(, 0\\.02 s){5}[;)]`,
+      ),
     );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stdout).not.toMatch(/not conformant|^conformant/m);
@@ -81,7 +107,15 @@ describe("a gRPC server that sheds calls with a pushback", () => {
     const dir = mkdtempSync(join(tmpdir(), "pushback-"));
     try {
       writeFileSync(join(dir, "expected.txt"), "grpc.defaults.* # the server refuses every call\n");
-      const waived = await cli(["check", "--grpc", refusingAll.address, "--only", "grpc.defaults.*", "--expect-failures", join(dir, "expected.txt")]);
+      const waived = await cli([
+        "check",
+        "--grpc",
+        refusingAll.address,
+        "--only",
+        "grpc.defaults.*",
+        "--expect-failures",
+        join(dir, "expected.txt"),
+      ]);
       expect(waived.code).toBe(EXIT_CODES.refusing);
       expect(waived.stderr).toMatch(/^example-conformance: cannot check: .* keeps refusing/);
     } finally {
@@ -93,12 +127,21 @@ describe("a gRPC server that sheds calls with a pushback", () => {
     const url = `http://127.0.0.1:${(refusingWeb.address() as AddressInfo).port}`;
     const run = await cli(["check", "--grpc-web", url, "--only", "grpc.defaults.*", "--quiet"]);
     expect(run.code).toBe(EXIT_CODES.refusing);
-    expect(run.stderr).toMatch(new RegExp(`^example-conformance: cannot check: ${url.replace(/\./g, "\\.")} keeps refusing \\(6 answers RESOURCE_EXHAUSTED with waits of 0\\.02 s`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^example-conformance: cannot check: ${url.replace(/\./g, "\\.")} keeps refusing \\(6 answers ` +
+          `RESOURCE_EXHAUSTED with waits of 0\\.02 s`,
+      ),
+    );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
   }, 60_000);
 
   it("gets its size limit judged as sent: the over-limit check sees RESOURCE_EXHAUSTED, not a wait", async () => {
-    const report = await runConformance({ grpc: { address: limited.address }, only: ["grpc.limits.over-limit"], seed: 7 });
+    const report = await runConformance({
+      grpc: { address: limited.address },
+      only: ["grpc.limits.over-limit"],
+      seed: 7,
+    });
     expect(report.checks.find((c) => c.id === "grpc.limits.over-limit")).toMatchObject({ status: "pass" });
     expect(report.backpressure).toBeUndefined();
   }, 60_000);
@@ -106,13 +149,20 @@ describe("a gRPC server that sheds calls with a pushback", () => {
 
 describe("what a pushback asks for (gRFC A6)", () => {
   it("waits on RESOURCE_EXHAUSTED with a non-negative pushback, in the trailers or a trailers-only answer's headers", () => {
-    expect(pushbackWait(RESOURCE_EXHAUSTED, { "grpc-retry-pushback-ms": ["250"] }, {})).toEqual({ ms: 250, answer: "RESOURCE_EXHAUSTED" });
-    expect(pushbackWait(RESOURCE_EXHAUSTED, {}, { "grpc-retry-pushback-ms": ["0"] })).toEqual({ ms: 0, answer: "RESOURCE_EXHAUSTED" });
+    expect(pushbackWait(RESOURCE_EXHAUSTED, { "grpc-retry-pushback-ms": ["250"] }, {})).toEqual({
+      ms: 250,
+      answer: "RESOURCE_EXHAUSTED",
+    });
+    expect(pushbackWait(RESOURCE_EXHAUSTED, {}, { "grpc-retry-pushback-ms": ["0"] })).toEqual({
+      ms: 0,
+      answer: "RESOURCE_EXHAUSTED",
+    });
   });
 
   it("lets the answer stand without a pushback, with a negative or malformed one, and for any other status", () => {
     expect(pushbackWait(RESOURCE_EXHAUSTED, {}, {})).toBeUndefined();
-    for (const v of ["-1", "007", "1.5", "soon", "99999999999"]) expect(pushbackWait(RESOURCE_EXHAUSTED, { "grpc-retry-pushback-ms": [v] }, {})).toBeUndefined();
+    for (const v of ["-1", "007", "1.5", "soon", "99999999999"])
+      expect(pushbackWait(RESOURCE_EXHAUSTED, { "grpc-retry-pushback-ms": [v] }, {})).toBeUndefined();
     expect(pushbackWait(14, { "grpc-retry-pushback-ms": ["10"] }, {})).toBeUndefined();
   });
 

@@ -6,35 +6,57 @@ import { decodeMessage, encodeMessage } from "../../../contract/message.js";
 import { runConformance } from "../../../harness/api/run-conformance.js";
 import { createInMemoryClient } from "../../../harness/targets/in-memory-client.js";
 import { Status } from "../../../harness/protocols/rpc.js";
-import { allowedOnceAll, allowedSoFar, limitFrom, PROBE_SIZES, type SizeAnswer } from "../../../suites/grpc/_internals/receive-limit.js";
+import {
+  allowedOnceAll,
+  allowedSoFar,
+  limitFrom,
+  PROBE_SIZES,
+  type SizeAnswer,
+} from "../../../suites/grpc/_internals/receive-limit.js";
 
 /** What the whole probe makes of all answers (its judge, less the still-serving question, which needs a target). */
 const whole = limitFrom;
 
-const CODES = { exhausted: Status.RESOURCE_EXHAUSTED, internal: Status.INTERNAL, slow: Status.DEADLINE_EXCEEDED } as const;
-const answerArb = fc.array(fc.constantFrom("served", "exhausted", "internal", "slow"), { minLength: PROBE_SIZES.length, maxLength: PROBE_SIZES.length }).map((kinds) =>
-  kinds.map((k, i): SizeAnswer => {
-    const size = PROBE_SIZES[i] as number;
-    return k === "served" ? { size, served: true } : { size, served: false, code: CODES[k], reason: k };
-  }),
-);
+const CODES = {
+  exhausted: Status.RESOURCE_EXHAUSTED,
+  internal: Status.INTERNAL,
+  slow: Status.DEADLINE_EXCEEDED,
+} as const;
+const answerArb = fc
+  .array(fc.constantFrom("served", "exhausted", "internal", "slow"), {
+    minLength: PROBE_SIZES.length,
+    maxLength: PROBE_SIZES.length,
+  })
+  .map((kinds) =>
+    kinds.map((k, i): SizeAnswer => {
+      const size = PROBE_SIZES[i] as number;
+      return k === "served" ? { size, served: true } : { size, served: false, code: CODES[k], reason: k };
+    }),
+  );
 
 describe("bodyBytesAllowed's early answer", () => {
   it("is, in whatever order the sizes answer, the value of the whole probe (or waits for it)", () => {
     fc.assert(
-      fc.property(answerArb, fc.constantFrom(1, 1024, 50_000, 64 * 1024, 120 * 1024, 3_000_000, 8 * 1024 * 1024), fc.func(fc.integer()), (answers, bound, key) => {
-        const order = answers.map((_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
-        const seen: (SizeAnswer | undefined)[] = answers.map(() => undefined);
-        let early: number | "whole" | undefined;
-        for (const i of order) {
-          seen[i] = answers[i];
-          early ??= allowedSoFar(seen, bound);
-        }
-        const final = allowedOnceAll(whole(answers), bound);
-        // Only a refusal that is no RESOURCE_EXHAUSTED defers to the whole probe (which asks whether the target died).
-        if (early === "whole") expect(answers.some((a) => !a.served && a.code !== Status.RESOURCE_EXHAUSTED)).toBe(true);
-        else expect(early).toBe(final);
-      }),
+      fc.property(
+        answerArb,
+        fc.constantFrom(1, 1024, 50_000, 64 * 1024, 120 * 1024, 3_000_000, 8 * 1024 * 1024),
+        fc.func(fc.integer()),
+        (answers, bound, key) => {
+          const order = answers.map((_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
+          const seen: (SizeAnswer | undefined)[] = answers.map(() => undefined);
+          let early: number | "whole" | undefined;
+          for (const i of order) {
+            seen[i] = answers[i];
+            early ??= allowedSoFar(seen, bound);
+          }
+          const final = allowedOnceAll(whole(answers), bound);
+          // Only a refusal that is no RESOURCE_EXHAUSTED defers to the whole probe (which asks whether the target
+          // died).
+          if (early === "whole")
+            expect(answers.some((a) => !a.served && a.code !== Status.RESOURCE_EXHAUSTED)).toBe(true);
+          else expect(early).toBe(final);
+        },
+      ),
       { numRuns: 2000, seed: 29 },
     );
   });
@@ -48,17 +70,33 @@ describe("bodyBytesAllowed's early answer", () => {
 });
 
 describe("the whole probe's limit", () => {
-  const at = (code: number | undefined) => (size: number): SizeAnswer => (code === undefined ? { size, served: true } : { size, served: false, code, reason: `code ${code}` });
+  const at =
+    (code: number | undefined) =>
+    (size: number): SizeAnswer =>
+      code === undefined ? { size, served: true } : { size, served: false, code, reason: `code ${code}` };
   it("reads a size not answered within the timeout as no limit, and names it", () => {
-    const answers = PROBE_SIZES.map((size) => at(size === 1024 * 1024 ? Status.DEADLINE_EXCEEDED : size === 4 * 1024 * 1024 ? Status.RESOURCE_EXHAUSTED : undefined)(size));
+    const answers = PROBE_SIZES.map((size) =>
+      at(
+        size === 1024 * 1024
+          ? Status.DEADLINE_EXCEEDED
+          : size === 4 * 1024 * 1024
+            ? Status.RESOURCE_EXHAUSTED
+            : undefined,
+      )(size),
+    );
     const limit = limitFrom(answers);
     expect(limit.firstRefused?.size).toBe(4 * 1024 * 1024);
     expect(limit.largestServed).toBe(2 * 1024 * 1024);
     expect(limit.unanswered).toEqual([1024 * 1024]);
-    expect(limit.summary).toBe("receive limit between 2 MiB (served) and 4 MiB (code 8); no answer within the timeout for 1 MiB (not read as a limit)");
+    expect(limit.summary).toBe(
+      "receive limit between 2 MiB (served) and 4 MiB (code 8); no answer within the timeout for 1 MiB (not read " +
+        "as a limit)",
+    );
   });
   it("reads any other refusal as the limit", () => {
-    const limit = limitFrom(PROBE_SIZES.map((size) => at(size >= 1024 * 1024 ? Status.RESOURCE_EXHAUSTED : undefined)(size)));
+    const limit = limitFrom(
+      PROBE_SIZES.map((size) => at(size >= 1024 * 1024 ? Status.RESOURCE_EXHAUSTED : undefined)(size)),
+    );
     expect(limit.summary).toBe("receive limit between 500 KiB (served) and 1 MiB (code 8)");
   });
 });
@@ -127,7 +165,8 @@ describe("grpc.strings.unicode under --concurrency 1", () => {
       concurrency: 1,
     });
     expect(report.checks[0]?.status).toBe("pass");
-    // The session's own probe of the target may call before the check: the check's calls are those after its probe began.
+    // The session's own probe of the target may call before the check: the check's calls are those after its probe
+    // began.
     const firstSize = events.findIndex((e) => e.startsWith("size"));
     const firstOwn = events.findIndex((e, i) => i > firstSize && e === "own");
     expect(firstSize).toBeGreaterThanOrEqual(0);

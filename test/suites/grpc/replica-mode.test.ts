@@ -22,16 +22,41 @@ async function namedInstances(): Promise<[StartedServer, StartedServer]> {
 describe("grpc.stateless.replicas", () => {
   it("passes instances that name themselves by default: no history crosses between them", async () => {
     const [a, b] = await namedInstances();
-    const report = await runConformance({ grpc: { address: a.address }, replicas: [b.address], only: ["grpc.stateless.replicas"], seed: 1 });
-    expect(report.checks[0]).toMatchObject({ status: "pass", message: expect.stringMatching(/changed no other's replies/) });
+    const report = await runConformance({
+      grpc: { address: a.address },
+      replicas: [b.address],
+      only: ["grpc.stateless.replicas"],
+      seed: 1,
+    });
+    expect(report.checks[0]).toMatchObject({
+      status: "pass",
+      message: expect.stringMatching(/changed no other's replies/),
+    });
   });
 
   it("fails them with --replica-mode equal, naming both replies, and the replay line keeps the mode", async () => {
     const [a, b] = await namedInstances();
-    const report = await runConformance({ grpc: { address: a.address }, replicas: [b.address], replicaMode: "equal", only: ["grpc.stateless.replicas"], seed: 1 });
+    const report = await runConformance({
+      grpc: { address: a.address },
+      replicas: [b.address],
+      replicaMode: "equal",
+      only: ["grpc.stateless.replicas"],
+      seed: 1,
+    });
     expect(report.checks[0]).toMatchObject({ status: "fail", message: expect.stringMatching(/from a.*from b/) });
     // Replay lines are the user's own invocation, rendered by the CLI.
-    const run = await checkVerdicts(["--grpc", a.address, "--replica", b.address, "--replica-mode", "equal", "--only", "grpc.stateless.replicas", "--seed", "1"]);
+    const run = await checkVerdicts([
+      "--grpc",
+      a.address,
+      "--replica",
+      b.address,
+      "--replica-mode",
+      "equal",
+      "--only",
+      "grpc.stateless.replicas",
+      "--seed",
+      "1",
+    ]);
     expect(run.failed).toEqual(["grpc.stateless.replicas"]);
     expect(run.report.checks[0]?.replay).toMatch(/--replica-mode equal/);
   });

@@ -14,16 +14,27 @@ describe("http.paths.nouns on real API path segments", () => {
   it("judges every segment as expected: only-verbs and rule 3's words fail, nouns that are also verbs pass", async () => {
     const lexicon = await loadLexicon();
     const wrong = apiSegments
-      .filter((s) => (verbProblem({ path: `/${s.segment}`, idSegments: [], kind: "unknown" }, { ...resolvedWords(), lexicon }) === undefined ? "noun" : "verb") !== s.expected)
+      .filter(
+        (s) =>
+          (verbProblem({ path: `/${s.segment}`, idSegments: [], kind: "unknown" }, { ...resolvedWords(), lexicon }) ===
+          undefined
+            ? "noun"
+            : "verb") !== s.expected,
+      )
       .map((s) => `${s.segment} (${s.source}): expected ${s.expected}`);
     expect(wrong).toEqual([]);
   });
 
-  it("keeps --verbs and --allow-word: a listed word fails, an allowed one passes even when English has it only as a verb", async () => {
-    const lexicon = await loadLexicon();
-    const judge = (path: string, o: { verbs?: string[]; allow?: string[] }) => verbProblem({ path, idSegments: [], kind: "unknown" }, { ...resolvedWords(o), lexicon });
-    expect(judge("/archive", { verbs: ["archive"] })).toBe('the path names an action: "archive"');
-    expect(judge("/publish", { allow: ["publish"] })).toBeUndefined();
-    expect(judge("/publish", {})).toBe('the path names an action: "publish"');
-  });
+  it(
+    "keeps --verbs and --allow-word: a listed word fails, an allowed one passes even when English has it only as a " +
+      "verb",
+    async () => {
+      const lexicon = await loadLexicon();
+      const judge = (path: string, o: { verbs?: string[]; allow?: string[] }) =>
+        verbProblem({ path, idSegments: [], kind: "unknown" }, { ...resolvedWords(o), lexicon });
+      expect(judge("/archive", { verbs: ["archive"] })).toBe('the path names an action: "archive"');
+      expect(judge("/publish", { allow: ["publish"] })).toBeUndefined();
+      expect(judge("/publish", {})).toBe('the path names an action: "publish"');
+    },
+  );
 });

@@ -19,6 +19,8 @@ describe("http.auth.api-key", () => {
   it("fails routes that let a request without the key through, saying why", async () => {
     const outcome = await verdictOf(authApiKey, defects.keyIgnored(KEY)(reference.handler), { apiKey: KEY });
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/^GET \/messages without the key answered 200 OK, not 401 \(or 403\): the key is not enforced there/);
+    expect(outcome.message).toMatch(
+      /^GET \/messages without the key answered 200 OK, not 401 \(or 403\): the key is not enforced there/,
+    );
   });
 });

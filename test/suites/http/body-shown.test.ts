@@ -18,20 +18,26 @@ afterEach(async () => {
 /** Creates messages, and represents each, as JSON or XML, by its id alone. */
 function bodiless(): Promise<StartedHttpServer> {
   let next = 0;
-  return listen(http.createServer((req, res) => {
-    const id = /^\/messages\/(\d+)$/.exec(req.url ?? "")?.[1];
-    if (req.method === "POST" && req.url === "/messages") {
-      req.resume().on("end", () => {
-        next++;
-        res.writeHead(201, { location: `/messages/${next}`, "content-type": "application/json" }).end(JSON.stringify({ id: next }));
-      });
-    } else if (req.method === "GET" && id !== undefined) {
-      const accept = req.headers.accept ?? "";
-      if (accept.includes("xml")) res.writeHead(200, { "content-type": "application/xml" }).end(`<message><id>${id}</id></message>`);
-      else if (accept.includes("json") || accept === "") res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: Number(id) }));
-      else res.writeHead(406).end();
-    } else res.writeHead(404).end();
-  }));
+  return listen(
+    http.createServer((req, res) => {
+      const id = /^\/messages\/(\d+)$/.exec(req.url ?? "")?.[1];
+      if (req.method === "POST" && req.url === "/messages") {
+        req.resume().on("end", () => {
+          next++;
+          res
+            .writeHead(201, { location: `/messages/${next}`, "content-type": "application/json" })
+            .end(JSON.stringify({ id: next }));
+        });
+      } else if (req.method === "GET" && id !== undefined) {
+        const accept = req.headers.accept ?? "";
+        if (accept.includes("xml"))
+          res.writeHead(200, { "content-type": "application/xml" }).end(`<message><id>${id}</id></message>`);
+        else if (accept.includes("json") || accept === "")
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id: Number(id) }));
+        else res.writeHead(406).end();
+      } else res.writeHead(404).end();
+    }),
+  );
 }
 
 it("says 'shows no body' when a read representation, JSON or XML, parses but carries no body", async () => {

@@ -17,7 +17,9 @@ describe("the capabilities a run learns", () => {
     const run = await checkVerdicts(["--http", server.url, "--only", "http.*"]);
     expect(run.failed).toEqual([]);
     const learned = Object.fromEntries((run.report.capabilities ?? []).map((r) => [r.resource, r.operations]));
-    expect(learned["/messages"]?.["create"]).toMatch(/^by PUT at an id the client chooses \(a store\): POST \/messages answered 405 \(Allow: GET, HEAD\); PUT \/messages\/[^ ]+ answered 201 and GET shows it$/);
+    expect(learned["/messages"]?.["create"]).toMatch(
+      /^by PUT at an id the client chooses \(a store\): POST \/messages answered 405 \(Allow: GET, HEAD\); PUT \/messages\/[^ ]+ answered 201 and GET shows it$/,
+    );
     expect(run.stdout).toMatch(/^learned: \/messages: create by PUT at an id the client chooses/m);
   });
 
@@ -26,9 +28,14 @@ describe("the capabilities a run learns", () => {
     const run = await checkVerdicts(["--http", server.url, "--only", "http.*"]);
     expect(run.failed).toEqual([]);
     const learned = Object.fromEntries((run.report.capabilities ?? []).map((r) => [r.resource, r.operations]));
-    expect(learned["/messages/{id}"]?.["replace"]).toMatch(/^not offered: PUT \/messages\/[^ ]+ answered 405 \(Allow: GET, HEAD, DELETE\)$/);
+    expect(learned["/messages/{id}"]?.["replace"]).toMatch(
+      /^not offered: PUT \/messages\/[^ ]+ answered 405 \(Allow: GET, HEAD, DELETE\)$/,
+    );
     const model = run.report.checks.find((c) => c.id === "http.model.stateful");
-    expect(model).toMatchObject({ status: "pass", message: expect.stringContaining("not offered, by the server's own answer: replace") });
+    expect(model).toMatchObject({
+      status: "pass",
+      message: expect.stringContaining("not offered, by the server's own answer: replace"),
+    });
   });
 
   it("records a collection that creates by POST, and nothing learned is reported when no HTTP check ran", async () => {

@@ -1,5 +1,5 @@
-// Unit tests of http.content-type.415 (suites/http/content-type-415.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.content-type.415 (suites/http/content-type-415.ts), in memory: the reference's routes pass, a
+// hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { contentType415 } from "../../../suites/http/content-type-415.js";
@@ -20,6 +20,8 @@ describe("http.content-type.415", () => {
   it("fails a body of a type it does not read answered 400, not 415, saying why", async () => {
     const outcome = await verdictOf(contentType415, defects.no415(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/^POST \/messages with Content-Type: text\/plain answered 400 Bad Request, not 415 Unsupported Media Type/);
+    expect(outcome.message).toMatch(
+      /^POST \/messages with Content-Type: text\/plain answered 400 Bad Request, not 415 Unsupported Media Type/,
+    );
   });
 });

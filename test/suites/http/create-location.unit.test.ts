@@ -1,5 +1,5 @@
-// Unit tests of http.create.location (SHOULD) (suites/http/create-location.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.create.location (SHOULD) (suites/http/create-location.ts), in memory: the reference's routes pass,
+// a hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { createLocation } from "../../../suites/http/create-location.js";

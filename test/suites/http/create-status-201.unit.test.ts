@@ -1,5 +1,5 @@
-// Unit tests of http.create.status-201 (suites/http/create-status-201.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.create.status-201 (suites/http/create-status-201.ts), in memory: the reference's routes pass, a
+// hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { createStatus201 } from "../../../suites/http/create-status-201.js";

@@ -1,5 +1,5 @@
-// Unit tests of http.delete.then-404 (suites/http/delete-then-404.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.delete.then-404 (suites/http/delete-then-404.ts), in memory: the reference's routes pass, a
+// hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { deleteThen404 } from "../../../suites/http/delete-then-404.js";

@@ -1,4 +1,5 @@
-// Discovery: the link forms it follows, what it never follows, its bound on requests, OpenAPI input, one discovery per run.
+// Discovery: the link forms it follows, what it never follows, its bound on requests, OpenAPI input, one discovery per
+// run.
 import * as http from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,10 @@ afterEach(async () => {
 });
 
 /** A read-only server of fixed JSON documents (POST is refused), recording the paths asked for. */
-async function serve(documents: Record<string, { body: unknown; link?: string }>, asked: string[] = []): Promise<string> {
+async function serve(
+  documents: Record<string, { body: unknown; link?: string }>,
+  asked: string[] = [],
+): Promise<string> {
   server = await listen(
     http.createServer((req, res) => {
       const path = (req.url ?? "/").split("?")[0] as string;
@@ -50,20 +54,40 @@ describe("discovery", () => {
 
   it("follows HAL _links, plain links lists, href members and Link headers, on the target's origin only", async () => {
     const url = await serve({
-      "/": { body: { _links: { self: { href: "/" }, messages: { href: "/messages" }, elsewhere: { href: "http://example.invalid/x" } } } },
-      "/messages": { body: { items: [{ id: "m1", href: "/messages/m1" }], links: ["/tags"] }, link: '</authors>; rel="authors"' },
+      "/": {
+        body: {
+          _links: {
+            self: { href: "/" },
+            messages: { href: "/messages" },
+            elsewhere: { href: "http://example.invalid/x" },
+          },
+        },
+      },
+      "/messages": {
+        body: { items: [{ id: "m1", href: "/messages/m1" }], links: ["/tags"] },
+        link: '</authors>; rel="authors"',
+      },
       "/messages/m1": { body: { id: "m1", body: "hi", _links: { replies: { href: "/messages/m1/replies" } } } },
       "/tags": { body: [] },
       "/authors": { body: [] },
       "/messages/m1/replies": { body: [] },
     });
-    expect(await templates(url)).toEqual(["/authors", "/messages", "/messages/{id}", "/messages/{id}/replies", "/tags"]);
+    expect(await templates(url)).toEqual([
+      "/authors",
+      "/messages",
+      "/messages/{id}",
+      "/messages/{id}/replies",
+      "/tags",
+    ]);
   });
 
   it("visits one item per template, and stops at its bound on requests, saying so", async () => {
     const asked: string[] = [];
     const items = Array.from({ length: 20 }, (_, i) => ({ id: `m${i}`, href: `/messages/m${i}` }));
-    const docs: Record<string, { body: unknown }> = { "/": { body: { links: ["/messages"] } }, "/messages": { body: { items } } };
+    const docs: Record<string, { body: unknown }> = {
+      "/": { body: { links: ["/messages"] } },
+      "/messages": { body: { items } },
+    };
     for (const it of items) docs[it.href] = { body: { id: it.id, links: [`${it.href}/reply`] } };
     const url = await serve(docs, asked);
     expect(await templates(url)).toEqual(["/messages", "/messages/{id}", "/messages/{id}/reply"]);
@@ -83,17 +107,33 @@ describe("discovery", () => {
     const url = await serve({ "/": { body: {} } });
     const dir = mkdtempSync(join(tmpdir(), "openapi-"));
     const json = join(dir, "api.json");
-    writeFileSync(json, JSON.stringify({ openapi: "3.0.0", paths: { "/messages": {}, "/messages/{messageId}": {}, "/messages/{messageId}/do_reply": {} } }));
+    writeFileSync(
+      json,
+      JSON.stringify({
+        openapi: "3.0.0",
+        paths: { "/messages": {}, "/messages/{messageId}": {}, "/messages/{messageId}/do_reply": {} },
+      }),
+    );
     expect(await templates(url, { openapi: json })).toEqual(["/messages", "/messages/{id}", "/messages/{id}/do_reply"]);
     const yaml = join(dir, "api.yaml");
     writeFileSync(yaml, "openapi: 3.0.0\npaths:\n  /notes: {}\n  /notes/{id}: {}\n");
-    expect(await templates(url, { openapi: yaml, collections: ["/messages"] })).toEqual(["/messages", "/notes", "/notes/{id}"]);
+    expect(await templates(url, { openapi: yaml, collections: ["/messages"] })).toEqual([
+      "/messages",
+      "/notes",
+      "/notes/{id}",
+    ]);
   });
 
   it("leaves out the RPC procedures an OpenAPI document lists (Connect, gRPC-Web), saying so: they are no resources", async () => {
     const url = await serve({ "/": { body: {} } });
     const json = join(mkdtempSync(join(tmpdir(), "openapi-")), "api.json");
-    writeFileSync(json, JSON.stringify({ openapi: "3.0.0", paths: { "/messages": {}, "/example.exampleService/Hello": {}, "/messages.json/{id}": {} } }));
+    writeFileSync(
+      json,
+      JSON.stringify({
+        openapi: "3.0.0",
+        paths: { "/messages": {}, "/example.exampleService/Hello": {}, "/messages.json/{id}": {} },
+      }),
+    );
     expect(await templates(url, { openapi: json })).toEqual(["/messages", "/messages.json/{id}"]);
     const found = await discovery(httpContext(url, { openapi: json }));
     expect(found.notes.join()).toMatch(/RPC procedures \(such as \/example\.exampleService\/Hello\) were left out/);
@@ -101,7 +141,9 @@ describe("discovery", () => {
 
   it("refuses an OpenAPI URL on another origin without sending anything there", async () => {
     const url = await serve({ "/": { body: {} } });
-    await expect(discovery(httpContext(url, { openapi: "http://example.invalid/openapi.json" }))).rejects.toMatchObject({ code: "usage" });
+    await expect(discovery(httpContext(url, { openapi: "http://example.invalid/openapi.json" }))).rejects.toMatchObject(
+      { code: "usage" },
+    );
   });
 
   it("runs once per run: every check shares the same discovery", async () => {
@@ -118,7 +160,12 @@ describe("ids of any shape, learned from the listing's items (data that existed 
   it("takes the level a HAL item's self link adds below the listing as an id, though the item has no id member", async () => {
     const id = "7d1b620a-9028-405e-9c28-b3f196557951";
     const url = await serve({
-      "/messages": { body: { _embedded: { messages: [{ body: "seeded", _links: { self: { href: `/messages/${id}` } } }] }, _links: { self: { href: "/messages" }, latest: { href: "/messages/latest" } } } },
+      "/messages": {
+        body: {
+          _embedded: { messages: [{ body: "seeded", _links: { self: { href: `/messages/${id}` } } }] },
+          _links: { self: { href: "/messages" }, latest: { href: "/messages/latest" } },
+        },
+      },
       [`/messages/${id}`]: { body: { body: "seeded", _links: { self: { href: `/messages/${id}` } } } },
       "/messages/latest": { body: { body: "seeded" } },
     });
@@ -128,7 +175,14 @@ describe("ids of any shape, learned from the listing's items (data that existed 
 
   it("adds the URI of an item that has an id member and no link, in any spelling, and judges it as an id", async () => {
     const url = await serve({
-      "/messages": { body: { items: [{ id: "V1StGXR8_Z5jdHi6B-myT", body: "seeded" }, { id: 7, body: "another" }] } },
+      "/messages": {
+        body: {
+          items: [
+            { id: "V1StGXR8_Z5jdHi6B-myT", body: "seeded" },
+            { id: 7, body: "another" },
+          ],
+        },
+      },
       "/messages/V1StGXR8_Z5jdHi6B-myT": { body: { id: "V1StGXR8_Z5jdHi6B-myT", body: "seeded" } },
     });
     const found = await discovery(httpContext(url));

@@ -1,5 +1,5 @@
-// Unit tests of http.errors.malformed-400 (suites/http/errors-malformed-400.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.errors.malformed-400 (suites/http/errors-malformed-400.ts), in memory: the reference's routes
+// pass, a hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { errorsMalformed400 } from "../../../suites/http/errors-malformed-400.js";

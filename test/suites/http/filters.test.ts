@@ -17,7 +17,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function openapi(names: string[]): string {
   const file = join(dir, `${names.join("-")}.json`);
-  writeFileSync(file, JSON.stringify({ openapi: "3.0.0", paths: { "/messages": { get: { parameters: names.map((name) => ({ in: "query", name, schema: { type: "string" } })) } }, "/messages/{id}": {} } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      openapi: "3.0.0",
+      paths: {
+        "/messages": { get: { parameters: names.map((name) => ({ in: "query", name, schema: { type: "string" } })) } },
+        "/messages/{id}": {},
+      },
+    }),
+  );
   return file;
 }
 
@@ -28,13 +37,26 @@ async function verdict(args: string[]) {
 }
 
 it("judges a filter the OpenAPI document gives the collection's GET", async () => {
-  expect(await verdict(["--openapi", openapi(["contains"])])).toMatchObject({ status: "pass", message: expect.stringMatching(/\?contains= selects one of two new messages/) });
+  expect(await verdict(["--openapi", openapi(["contains"])])).toMatchObject({
+    status: "pass",
+    message: expect.stringMatching(/\?contains= selects one of two new messages/),
+  });
 });
 
 it("fails a filter the OpenAPI document promises and the server ignores", async () => {
-  expect(await verdict(["--openapi", openapi(["tag"])])).toMatchObject({ status: "fail", message: expect.stringMatching(/GET \/messages\?tag=.* also lists a message with another body: the filter changed nothing/) });
+  expect(await verdict(["--openapi", openapi(["tag"])])).toMatchObject({
+    status: "fail",
+    message: expect.stringMatching(
+      /GET \/messages\?tag=.* also lists a message with another body: the filter changed nothing/,
+    ),
+  });
 });
 
 it("passes, noting that the filter part was not judged, when no filter is offered and ?body= does not filter", async () => {
-  expect(await verdict([])).toMatchObject({ status: "pass", message: expect.stringMatching(/need no body; no filter offered .* \?body= does not filter: the filter part of rule 11 is not judged/) });
+  expect(await verdict([])).toMatchObject({
+    status: "pass",
+    message: expect.stringMatching(
+      /need no body; no filter offered .* \?body= does not filter: the filter part of rule 11 is not judged/,
+    ),
+  });
 });

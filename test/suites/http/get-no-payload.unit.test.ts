@@ -15,7 +15,16 @@ let reference: ReferenceHttpHandler;
 const dir = mkdtempSync(join(tmpdir(), "get-no-payload-"));
 const openapi = join(dir, "openapi.json");
 beforeAll(async () => {
-  writeFileSync(openapi, JSON.stringify({ openapi: "3.0.0", paths: { "/messages": { get: { parameters: [{ in: "query", name: "body", schema: { type: "string" } }] } }, "/messages/{id}": {} } }));
+  writeFileSync(
+    openapi,
+    JSON.stringify({
+      openapi: "3.0.0",
+      paths: {
+        "/messages": { get: { parameters: [{ in: "query", name: "body", schema: { type: "string" } }] } },
+        "/messages/{id}": {},
+      },
+    }),
+  );
   reference = await createReferenceHttpHandler();
 });
 afterAll(async () => {
@@ -44,13 +53,21 @@ describe("http.get.no-payload, its ?body= filter named", () => {
   });
 
   it("fails the filter ignored (the mutant store.ts:141:36, false), saying why", async () => {
-    const outcome = await verdictOf(getNoPayload, editFilter(reference.handler, (q) => q.delete("body")), { openapi });
+    const outcome = await verdictOf(
+      getNoPayload,
+      editFilter(reference.handler, (q) => q.delete("body")),
+      { openapi },
+    );
     expect(outcome.status, outcome.message).toBe("fail");
     expect(outcome.message).toMatch(/also lists a message with another body.*: the filter changed nothing/);
   });
 
   it("fails the filter matching nothing (the mutant store.ts:141:65, true), saying why", async () => {
-    const outcome = await verdictOf(getNoPayload, editFilter(reference.handler, (q) => q.set("body", `${q.get("body") ?? ""} and no other`)), { openapi });
+    const outcome = await verdictOf(
+      getNoPayload,
+      editFilter(reference.handler, (q) => q.set("body", `${q.get("body") ?? ""} and no other`)),
+      { openapi },
+    );
     expect(outcome.status, outcome.message).toBe("fail");
     expect(outcome.message).toMatch(/leaves out the message whose body it names/);
   });

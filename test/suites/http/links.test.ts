@@ -1,7 +1,15 @@
 // Link headers as discovery reads them (RFC 8288 by http-link-header, nothing from one that does not parse), and the
 // bounds on parsing a representation a target sends.
 import { describe, expect, it } from "vitest";
-import { jsonNestsWithin, MAX_PARSE_DEPTH, MAX_XML_PARSE_BYTES, parseJson, parseLinkHeader, parseXml, xmlNestsWithin } from "../../../suites/http/_internals/links.js";
+import {
+  jsonNestsWithin,
+  MAX_PARSE_DEPTH,
+  MAX_XML_PARSE_BYTES,
+  parseJson,
+  parseLinkHeader,
+  parseXml,
+  xmlNestsWithin,
+} from "../../../suites/http/_internals/links.js";
 import { searchListing } from "../../../suites/http/_internals/uri.js";
 
 describe("parseLinkHeader", () => {
@@ -45,12 +53,32 @@ describe("bounds on parsing a representation", () => {
 describe("finding a message in a listing by its body", () => {
   const page = (value: unknown) => async (path: string) => {
     const text = JSON.stringify(value);
-    return { req: { method: "GET", path, headers: {} }, res: { status: 200, statusText: "OK", headers: { "content-type": ["application/json"] }, body: new TextEncoder().encode(text), text } };
+    return {
+      req: { method: "GET", path, headers: {} },
+      res: {
+        status: 200,
+        statusText: "OK",
+        headers: { "content-type": ["application/json"] },
+        body: new TextEncoder().encode(text),
+        text,
+      },
+    };
   };
 
   it("takes the item around the object that holds the body: JSON:API's attributes have no id or link, the item has", async () => {
-    const listing = { data: [{ type: "messages", id: "7", attributes: { body: "b7" }, links: { self: "/messages/7" } }, { type: "messages", id: "8", attributes: { body: "b8" } }] };
-    expect((await searchListing(page(listing), "/messages", "b7", "http://127.0.0.1:1")).found).toEqual({ path: "/messages/7", how: "listing's link" });
-    expect((await searchListing(page(listing), "/messages", "b8", "http://127.0.0.1:1")).found).toEqual({ path: "/messages/8", how: "listing's id" });
+    const listing = {
+      data: [
+        { type: "messages", id: "7", attributes: { body: "b7" }, links: { self: "/messages/7" } },
+        { type: "messages", id: "8", attributes: { body: "b8" } },
+      ],
+    };
+    expect((await searchListing(page(listing), "/messages", "b7", "http://127.0.0.1:1")).found).toEqual({
+      path: "/messages/7",
+      how: "listing's link",
+    });
+    expect((await searchListing(page(listing), "/messages", "b8", "http://127.0.0.1:1")).found).toEqual({
+      path: "/messages/8",
+      how: "listing's id",
+    });
   });
 });

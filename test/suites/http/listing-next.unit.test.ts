@@ -32,13 +32,21 @@ describe("http.listing.next", () => {
   });
 
   it("fails a listing whose next link's cursor is ignored (the reference's mutant page.ts:70), saying why", async () => {
-    const outcome = await verdictOf(listingNext, editQuery(reference.handler, (q) => q.delete("cursor")));
+    const outcome = await verdictOf(
+      listingNext,
+      editQuery(reference.handler, (q) => q.delete("cursor")),
+    );
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/links to \/messages\?limit=1&cursor=[^ ]+, a page already read \(page 2 of the walk\): the series loops/);
+    expect(outcome.message).toMatch(
+      /links to \/messages\?limit=1&cursor=[^ ]+, a page already read \(page 2 of the walk\): the series loops/,
+    );
   });
 
   it("is not applicable to a server that does not page (limit not understood), saying so", async () => {
-    const outcome = await verdictOf(listingNext, editQuery(reference.handler, (q) => q.delete("limit")));
+    const outcome = await verdictOf(
+      listingNext,
+      editQuery(reference.handler, (q) => q.delete("limit")),
+    );
     expect(outcome.status, outcome.message).toBe("skip");
     expect(outcome.message).toMatch(/not applicable: no listing shows a next link, by itself or with \?limit=1/);
   });

@@ -1,5 +1,5 @@
-// Unit tests of http.model.stateful (property) (suites/http/model-stateful.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.model.stateful (property) (suites/http/model-stateful.ts), in memory: the reference's routes pass,
+// a hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { modelStateful } from "../../../suites/http/model-stateful.js";
@@ -20,12 +20,16 @@ describe("http.model.stateful (property)", () => {
   it("fails a PUT served as a GET (200, nothing replaced), saying why", async () => {
     const outcome = await verdictOf(modelStateful, defects.putIgnored(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/the listing of \/messages does not show ".*", the body of \/messages\/[^ ]+, though it shows the sequence's other messages/);
+    expect(outcome.message).toMatch(
+      /the listing of \/messages does not show ".*", the body of \/messages\/[^ ]+, though it shows the sequence's other messages/,
+    );
   });
 
   it("fails a DELETE that answers 204 and deletes nothing, saying why", async () => {
     const outcome = await verdictOf(modelStateful, defects.deleteIgnored(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/GET \/messages\/[^ ]+, deleted earlier in the sequence, answered 200 OK, not 404 or 410/);
+    expect(outcome.message).toMatch(
+      /GET \/messages\/[^ ]+, deleted earlier in the sequence, answered 200 OK, not 404 or 410/,
+    );
   });
 });

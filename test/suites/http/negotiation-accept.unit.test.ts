@@ -1,5 +1,5 @@
-// Unit tests of http.negotiation.accept (suites/http/negotiation-accept.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.negotiation.accept (suites/http/negotiation-accept.ts), in memory: the reference's routes pass, a
+// hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { negotiationAccept } from "../../../suites/http/negotiation-accept.js";
@@ -43,12 +43,16 @@ describe("http.negotiation.accept", () => {
   it("fails Accept not read (JSON whatever was asked), saying why", async () => {
     const outcome = await verdictOf(negotiationAccept, defects.acceptIgnored(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/with Accept: application\/xml answered 200 OK with Content-Type application\/json, neither XML nor 406/);
+    expect(outcome.message).toMatch(
+      /with Accept: application\/xml answered 200 OK with Content-Type application\/json, neither XML nor 406/,
+    );
   });
 
   it("fails a weighted Accept list misread as one range (406 where it rates JSON 0.9), saying why", async () => {
     const outcome = await verdictOf(negotiationAccept, acceptListMisread(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/with Accept: application\/xml;q=0\.5, application\/json answered 406 Not Acceptable .*not 200 with the message as JSON or XML: the list rates JSON/);
+    expect(outcome.message).toMatch(
+      /with Accept: application\/xml;q=0\.5, application\/json answered 406 Not Acceptable .*not 200 with the message as JSON or XML: the list rates JSON/,
+    );
   });
 });

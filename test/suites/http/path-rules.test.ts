@@ -31,7 +31,9 @@ const rules: Record<RuleName, (shape: PathShape, options: PathWordOptions) => st
 
 describe.each(pathCases)("$shape.path ($why)", ({ shape, mounts, breaks }) => {
   it(`breaks [${breaks.join(", ")}] and nothing else`, () => {
-    const broken = (Object.keys(rules) as RuleName[]).filter((r) => rules[r](shape, { ...words, ...(mounts && { mounts }) }) !== undefined);
+    const broken = (Object.keys(rules) as RuleName[]).filter(
+      (r) => rules[r](shape, { ...words, ...(mounts && { mounts }) }) !== undefined,
+    );
     expect(broken.sort()).toEqual([...breaks].sort());
   });
 });
@@ -46,28 +48,45 @@ describe("the verb list and the allow-list", () => {
 
 describe("reports", () => {
   it("shows ids as {id}, so that one breach is reported once for all items", () => {
-    expect(templateOf({ path: "/messages/3f0c/reply", idSegments: [1], kind: "document" })).toBe("/messages/{id}/reply");
+    expect(templateOf({ path: "/messages/3f0c/reply", idSegments: [1], kind: "document" })).toBe(
+      "/messages/{id}/reply",
+    );
   });
 
   it("names the offending word", () => {
-    expect(verbProblem({ path: "/messages/1/show", idSegments: [1], kind: "unknown" }, words)).toBe('the path names an action: "show"');
-    expect(pluralProblem({ path: "/message/1", idSegments: [1], kind: "document" }, words)).toBe('collection "message" is not a plural noun (messages?)');
+    expect(verbProblem({ path: "/messages/1/show", idSegments: [1], kind: "unknown" }, words)).toBe(
+      'the path names an action: "show"',
+    );
+    expect(pluralProblem({ path: "/message/1", idSegments: [1], kind: "document" }, words)).toBe(
+      'collection "message" is not a plural noun (messages?)',
+    );
   });
 });
 
 describe("what a path does, where the interface shows it (rules 1 and 3)", () => {
-  it("judges a path that serves a listing a noun, whatever the lexicon says, and one that only takes POST an action, whatever its word", async () => {
-    const lexicon = await loadLexicon();
-    const uploads = { path: "/messages/1/uploads", idSegments: [1], kind: "collection" } as const;
-    // WordNet 3.1 knows upload only as a verb: a name read alone is an action.
-    expect(verbProblem(uploads, { ...words, lexicon })).toBe('the path names an action: "uploads"');
-    expect(verbProblem({ ...uploads, served: "listing" }, { ...words, lexicon })).toBeUndefined();
-    // A verb the run names stays one, listing or not.
-    expect(verbProblem({ path: "/messages/1/list", idSegments: [1], kind: "collection", served: "listing" }, { ...words, lexicon })).toBe('the path names an action: "list"');
-    const archive = { path: "/messages/1/archive", idSegments: [1], kind: "unknown" } as const;
-    expect(verbProblem(archive, { ...words, lexicon })).toBeUndefined();
-    expect(verbProblem({ ...archive, served: "action" }, { ...words, lexicon })).toMatch(/^the path is an action: "archive" serves no representation/);
-  });
+  it(
+    "judges a path that serves a listing a noun, whatever the lexicon says, and one that only takes POST an " +
+      "action, whatever its word",
+    async () => {
+      const lexicon = await loadLexicon();
+      const uploads = { path: "/messages/1/uploads", idSegments: [1], kind: "collection" } as const;
+      // WordNet 3.1 knows upload only as a verb: a name read alone is an action.
+      expect(verbProblem(uploads, { ...words, lexicon })).toBe('the path names an action: "uploads"');
+      expect(verbProblem({ ...uploads, served: "listing" }, { ...words, lexicon })).toBeUndefined();
+      // A verb the run names stays one, listing or not.
+      expect(
+        verbProblem(
+          { path: "/messages/1/list", idSegments: [1], kind: "collection", served: "listing" },
+          { ...words, lexicon },
+        ),
+      ).toBe('the path names an action: "list"');
+      const archive = { path: "/messages/1/archive", idSegments: [1], kind: "unknown" } as const;
+      expect(verbProblem(archive, { ...words, lexicon })).toBeUndefined();
+      expect(verbProblem({ ...archive, served: "action" }, { ...words, lexicon })).toMatch(
+        /^the path is an action: "archive" serves no representation/,
+      );
+    },
+  );
 });
 
 describe("which segments hold an id (the spec shows no id format)", () => {

@@ -1,4 +1,5 @@
-// Golden cases for the static path rules of part 4.2: a path, which segments are ids, its kind, and each rule's verdict.
+// Golden cases for the static path rules of part 4.2: a path, which segments are ids, its kind, and each rule's
+// verdict.
 import type { PathShape } from "../../../suites/http/_internals/path-rules.js";
 
 export type RuleName = "lowercase" | "nouns" | "plural" | "trailingSlash" | "underscore" | "extension" | "hierarchy";
@@ -29,8 +30,16 @@ export const pathCases: PathCase[] = [
   { why: "a CRUD verb as the related name", shape: unknown("/messages/1/show", [1]), breaks: ["nouns"] },
   { why: "a verb inside a hyphenated name", shape: coll("/create-messages"), breaks: ["nouns"] },
   { why: "an HTTP method name", shape: unknown("/messages/1/delete", [1]), breaks: ["nouns"] },
-  { why: "a verb that is also a document name is still a verb", shape: doc("/messages/1/update", [1]), breaks: ["nouns"] },
-  { why: "'options' is allowed by default: a noun in most interfaces", shape: coll("/products/1/options", [1]), breaks: [] },
+  {
+    why: "a verb that is also a document name is still a verb",
+    shape: doc("/messages/1/update", [1]),
+    breaks: ["nouns"],
+  },
+  {
+    why: "'options' is allowed by default: a noun in most interfaces",
+    shape: coll("/products/1/options", [1]),
+    breaks: [],
+  },
   { why: "a singular collection before an id", shape: doc("/message/1", [1]), breaks: ["plural"] },
   { why: "a singular name for a collection representation", shape: coll("/message"), breaks: ["plural"] },
   { why: "a plural name for one document", shape: doc("/messages/1/replies", [1]), breaks: ["plural"] },
@@ -46,8 +55,17 @@ export const pathCases: PathCase[] = [
   // Versioning and mounting are not shown (part 9): the levels before a named collection are not a hierarchy.
   { why: "a version prefix before a named collection", shape: coll("/v1/messages"), mounts: ["/v1"], breaks: [] },
   { why: "a mount prefix, and an item under it", shape: doc("/api/messages/12", [2]), mounts: ["/api"], breaks: [] },
-  { why: "without the collection named there, a prefix is two names in a row", shape: coll("/v1/messages"), breaks: ["hierarchy"] },
-  { why: "ids in any spelling: a ULID in capitals", shape: doc("/v1/messages/01HF3ZQ8V6X0TB2M3N4P5Q6R7S", [2]), mounts: ["/v1"], breaks: [] },
+  {
+    why: "without the collection named there, a prefix is two names in a row",
+    shape: coll("/v1/messages"),
+    breaks: ["hierarchy"],
+  },
+  {
+    why: "ids in any spelling: a ULID in capitals",
+    shape: doc("/v1/messages/01HF3ZQ8V6X0TB2M3N4P5Q6R7S", [2]),
+    mounts: ["/v1"],
+    breaks: [],
+  },
   { why: "ids in any spelling: nanoid with _ and -", shape: doc("/messages/V1StGXR8_Z5jdHi6B-myT", [1]), breaks: [] },
   // An action in the path is rule 3's alone: not also a singular collection or a missing level.
   { why: "a search action under a collection", shape: coll("/messages/search"), breaks: ["nouns"] },

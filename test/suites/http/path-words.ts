@@ -4,8 +4,18 @@ import { pathWords } from "../../../harness/cli/catalogue.js";
 import { resolveHttpRun } from "../../../harness/run-config.js";
 import type { PathWordOptions } from "../../../suites/http/_internals/path-rules.js";
 
-export function resolvedWords(given: { verbs?: readonly string[]; allow?: readonly string[] } = {}): Pick<PathWordOptions, "verbs" | "allow"> {
-  const run = resolveHttpRun({ baseUrl: "http://127.0.0.1:1", ...(given.verbs && { verbs: given.verbs }), ...(given.allow && { allowWords: given.allow }) }, undefined, pathWords);
+export function resolvedWords(
+  given: { verbs?: readonly string[]; allow?: readonly string[] } = {},
+): Pick<PathWordOptions, "verbs" | "allow"> {
+  const run = resolveHttpRun(
+    {
+      baseUrl: "http://127.0.0.1:1",
+      ...(given.verbs && { verbs: given.verbs }),
+      ...(given.allow && { allowWords: given.allow }),
+    },
+    undefined,
+    pathWords,
+  );
   if (run.words === undefined) throw new Error("the resolved run carries no words");
   return { verbs: run.words.verbs, allow: run.words.allowed };
 }

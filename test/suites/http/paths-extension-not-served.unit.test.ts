@@ -1,5 +1,5 @@
-// Unit tests of http.paths.extension-not-served (suites/http/paths-extension-not-served.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.paths.extension-not-served (suites/http/paths-extension-not-served.ts), in memory: the reference's
+// routes pass, a hand-written defect fails with its reason; no socket is opened (the unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { pathsExtensionNotServed } from "../../../suites/http/paths-extension-not-served.js";
@@ -20,6 +20,8 @@ describe("http.paths.extension-not-served", () => {
   it("fails a path with .json or .xml served as the path without it, saying why", async () => {
     const outcome = await verdictOf(pathsExtensionNotServed, defects.extensionAlias(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/^GET \/messages\.json answered 200 OK, not 404 \(a 4xx\): the extension is served as a representation/);
+    expect(outcome.message).toMatch(
+      /^GET \/messages\.json answered 200 OK, not 404 \(a 4xx\): the extension is served as a representation/,
+    );
   });
 });

@@ -1,5 +1,6 @@
-// Unit tests of http.paths.trailing-slash-distinct (suites/http/paths-trailing-slash-distinct.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.paths.trailing-slash-distinct (suites/http/paths-trailing-slash-distinct.ts), in memory: the
+// reference's routes pass, a hand-written defect fails with its reason; no socket is opened (the unit project refuses
+// one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { pathsTrailingSlashDistinct } from "../../../suites/http/paths-trailing-slash-distinct.js";

@@ -15,7 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const spec = { id: "http.test.probe", title: "a probe", severity: "MUST", spec: "test", withoutCredentials: true } as const;
+const spec = {
+  id: "http.test.probe",
+  title: "a probe",
+  severity: "MUST",
+  spec: "test",
+  withoutCredentials: true,
+} as const;
 
 describe("httpCheck", () => {
   it("fails with a problem found before the probe had to stop, and says why it stopped", async () => {
@@ -69,7 +75,9 @@ describe("a message the creating answer does not locate", () => {
     await withStore(true, async (url) => {
       expect(await createOrStop.run(httpContext(url))).toMatchObject({
         status: "skip",
-        message: "POST /messages answered 201 Created with no Location, self link or id, and the listing shows the message it created by its body, with no id or link to reach it by: nothing to probe it by",
+        message:
+          "POST /messages answered 201 Created with no Location, self link or id, and the listing shows the " +
+          "message it created by its body, with no id or link to reach it by: nothing to probe it by",
       });
     });
   });
@@ -78,7 +86,9 @@ describe("a message the creating answer does not locate", () => {
     await withStore(false, async (url) => {
       const outcome = await createOrStop.run(httpContext(url));
       expect(outcome.status).toBe("skip");
-      expect(outcome.message).toMatch(/and the message it created was not found in the listing within \d+ pages: nothing to probe it by$/);
+      expect(outcome.message).toMatch(
+        /and the message it created was not found in the listing within \d+ pages: nothing to probe it by$/,
+      );
     });
   });
 });

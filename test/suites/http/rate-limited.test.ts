@@ -10,7 +10,8 @@ import { backpressureWaitMs, retryAfterMs } from "../../../harness/targets/retry
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
 import { checkVerdicts, cli } from "../../helpers/cli.js";
 
-/** One request in this many is answered 429 (the 5th, the 30th, ...): the one sent again after the wait goes through. */
+/** One request in this many is answered 429 (the 5th, the 30th, ...): the one sent again after the wait goes through.
+ * */
 const EVERY = 25;
 let reference: ReferenceServer;
 let limiter: http.Server;
@@ -29,10 +30,13 @@ beforeAll(async () => {
       res.writeHead(429, { "retry-after": "1", "content-type": "text/html" }).end("<html>429 Too Many Requests</html>");
       return;
     }
-    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.rawHeaders);
-      up.pipe(res);
-    });
+    const out = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.rawHeaders);
+        up.pipe(res);
+      },
+    );
     out.on("error", () => res.destroy());
     req.pipe(out);
   });
@@ -50,22 +54,31 @@ afterAll(async () => {
 });
 
 describe("an HTTP target behind a rate limit", () => {
-  it("is judged as the server it fronts: every HTTP check passes, the waits counted in the report and said on the console", async () => {
+  it("is judged as the server it fronts: every HTTP check passes, the waits counted in the report and said on the " +
+    "console", async () => {
     const url = `http://127.0.0.1:${(limiter.address() as AddressInfo).port}`;
     const run = await checkVerdicts(["--http", url, "--only", "http.*"]);
     expect(run.failed, run.stdout).toEqual([]);
     expect(limited).toBeGreaterThan(0);
     expect(run.report.backpressure?.waits).toBeGreaterThan(0);
-    expect(run.stdout).toMatch(/^waited: the target asked the run to slow down \(429, or 503 with Retry-After, or RESOURCE_EXHAUSTED with grpc-retry-pushback-ms\) \d+ time\(s\), [\d.]+ s in all/m);
+    expect(run.stdout).toMatch(
+      /^waited: the target asked the run to slow down \(429, or 503 with Retry-After, or RESOURCE_EXHAUSTED with grpc-retry-pushback-ms\) \d+ time\(s\), [\d.]+ s in all/m,
+    );
   }, 120_000);
 });
 
 describe("an HTTP target that never lets the run through", () => {
-  it("ends the run in one line, exit 4, once one request was refused past the bound (5 waits): cannot check, no verdict", async () => {
+  it("ends the run in one line, exit 4, once one request was refused past the bound (5 waits): cannot check, no " +
+    "verdict", async () => {
     const url = `http://127.0.0.1:${(refuser.address() as AddressInfo).port}`;
     const run = await cli(["check", "--http", url, "--only", "http.*", "--quiet"]);
     expect(run.code).toBe(EXIT_CODES.refusing);
-    expect(run.stderr).toMatch(new RegExp(`^example-conformance: cannot check: ${url.replace(/\./g, "\\.")} keeps refusing \\(6 answers 429 with waits of 1 s(, 1 s){5}[;)]`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^example-conformance: cannot check: ${url.replace(/\./g, "\\.")} keeps refusing \\(6 answers 429 with ` +
+          `waits of 1 s(, 1 s){5}[;)]`,
+      ),
+    );
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stdout).not.toMatch(/not conformant|^conformant/m);
   }, 120_000);

@@ -24,11 +24,24 @@ it("fails http.stateless.replicas for two HTTP instances that share no store, be
     grpc.push(server.address);
   }
   const [primary, replica] = http.map((h) => h.urls[0] as string) as [string, string];
-  const run = await checkVerdicts(["--grpc", grpc[0] as string, "--replica", grpc[1] as string, "--http", primary, "--http-replica", replica, "--only", "grpc.stateless.replicas,http.stateless.replicas"]);
+  const run = await checkVerdicts([
+    "--grpc",
+    grpc[0] as string,
+    "--replica",
+    grpc[1] as string,
+    "--http",
+    primary,
+    "--http-replica",
+    replica,
+    "--only",
+    "grpc.stateless.replicas,http.stateless.replicas",
+  ]);
   expect(run.failed).toEqual(["http.stateless.replicas"]);
   expect(run.report.checks.find((c) => c.id === "grpc.stateless.replicas")?.status).toBe("pass");
   const failure = run.report.checks.find((c) => c.id === "http.stateless.replicas");
-  expect(failure?.message).toMatch(new RegExp(`GET /messages/[0-9a-f-]{36} on ${replica.replace(/[.]/g, "\\.")} answered 404 Not Found`));
+  expect(failure?.message).toMatch(
+    new RegExp(`GET /messages/[0-9a-f-]{36} on ${replica.replace(/[.]/g, "\\.")} answered 404 Not Found`),
+  );
   // The exchange that shows it is replayed against the replica, where it happened.
   expect(failure?.details?.some((d) => d.includes(`curl -sS -i`) && d.includes(replica))).toBe(true);
   expect(failure?.replay).toContain(`--http-replica ${replica}`);

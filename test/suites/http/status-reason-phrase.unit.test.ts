@@ -1,5 +1,6 @@
-// Unit tests of http.status.reason-phrase (SHOULD, HTTP/1.1) (suites/http/status-reason-phrase.ts), in memory: the reference's routes pass, a hand-written
-// defect fails with its reason; no socket is opened (the unit project refuses one).
+// Unit tests of http.status.reason-phrase (SHOULD, HTTP/1.1) (suites/http/status-reason-phrase.ts), in memory: the
+// reference's routes pass, a hand-written defect fails with its reason; no socket is opened (the unit project refuses
+// one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { statusReasonPhrase } from "../../../suites/http/status-reason-phrase.js";
@@ -23,9 +24,16 @@ describe("http.status.reason-phrase (SHOULD, HTTP/1.1)", () => {
     expect(outcome.message).toMatch(/→ 200 Fine: the status line says "Fine", not "OK"/);
   });
 
-  it("judges nothing, and says so, when no answer has a status with a standard phrase: never a pass with nothing judged", async () => {
-    const outcome = await verdictOf(statusReasonPhrase, (_req, res) => void res.writeHead(299, "Odd", { "content-type": "application/json" }).end("[]"));
-    expect(outcome.status, outcome.message).not.toBe("pass");
-    expect(outcome.message).toMatch(/no status line to judge/);
-  });
+  it(
+    "judges nothing, and says so, when no answer has a status with a standard phrase: never a pass with nothing " +
+      "judged",
+    async () => {
+      const outcome = await verdictOf(
+        statusReasonPhrase,
+        (_req, res) => void res.writeHead(299, "Odd", { "content-type": "application/json" }).end("[]"),
+      );
+      expect(outcome.status, outcome.message).not.toBe("pass");
+      expect(outcome.message).toMatch(/no status line to judge/);
+    },
+  );
 });

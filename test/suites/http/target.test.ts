@@ -1,4 +1,5 @@
-// The HTTP target: URL validation, what an exchange keeps, fresh connections, the key, bounds, and curl lines that replay it.
+// The HTTP target: URL validation, what an exchange keeps, fresh connections, the key, bounds, and curl lines that
+// replay it.
 import * as http from "node:http";
 import * as net from "node:net";
 import { execFileSync } from "node:child_process";
@@ -24,12 +25,20 @@ afterEach(async () => {
   seen = [];
 });
 
-async function start(handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_q, r) => r.end("ok")): Promise<string> {
+async function start(
+  handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_q, r) => r.end("ok"),
+): Promise<string> {
   const s = http.createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, port: req.socket.remotePort ?? 0, body });
+      seen.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        port: req.socket.remotePort ?? 0,
+        body,
+      });
       handler(req, res);
     });
   });
@@ -45,7 +54,9 @@ describe("parseHttpBaseUrl", () => {
     ["http://user:pw@host/", /credentials in the URL are not supported/],
     ["http://host/?q=1", /no query or fragment/],
   ])("refuses %s with a usage error naming --http", (url, message) => {
-    expect(() => parseHttpBaseUrl(url)).toThrow(expect.objectContaining({ code: "usage", message: expect.stringMatching(message) }));
+    expect(() => parseHttpBaseUrl(url)).toThrow(
+      expect.objectContaining({ code: "usage", message: expect.stringMatching(message) }),
+    );
     expect(() => parseHttpBaseUrl(url)).toThrow(new RegExp(`^--http ${url.replace(/[?.*+]/g, "\\$&")}: `));
   });
 
@@ -57,7 +68,9 @@ describe("parseHttpBaseUrl", () => {
 
 describe("probeHttpReachable", () => {
   it("throws an unreachable error with the URL and the cause when nothing listens", async () => {
-    await expect(probeHttpReachable(new URL("http://127.0.0.1:1"), 2000, undefined, "--http", "http://127.0.0.1:1")).rejects.toMatchObject({
+    await expect(
+      probeHttpReachable(new URL("http://127.0.0.1:1"), 2000, undefined, "--http", "http://127.0.0.1:1"),
+    ).rejects.toMatchObject({
       code: "unreachable",
       message: expect.stringMatching(/^cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED/),
     });
@@ -72,7 +85,11 @@ describe("probeHttpReachable", () => {
 describe("createHttpTarget", () => {
   it("keeps the reason phrase exactly and every occurrence of a header, lowercased", async () => {
     const url = await start((_q, res) => {
-      res.writeHead(201, "Made Up", [["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"], ["X-Thing", "v"]]);
+      res.writeHead(201, "Made Up", [
+        ["Set-Cookie", "a=1"],
+        ["Set-Cookie", "b=2"],
+        ["X-Thing", "v"],
+      ]);
       res.end("body");
     });
     const res = await createHttpTarget({ baseUrl: url }).request({ method: "GET", path: "/x" });
@@ -111,7 +128,9 @@ describe("createHttpTarget", () => {
   });
 
   it("shows a body a server sends after a HEAD response's headers", async () => {
-    const url = await start((req) => req.socket.end("HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello"));
+    const url = await start((req) =>
+      req.socket.end("HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello"),
+    );
     const res = await createHttpTarget({ baseUrl: url }).request({ method: "HEAD", path: "/" });
     expect(res.status).toBe(200);
     expect(res.text).toBe("hello");
@@ -128,7 +147,10 @@ describe("createHttpTarget", () => {
     await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = raw.address() as net.AddressInfo;
-      const res = await createHttpTarget({ baseUrl: `http://127.0.0.1:${port}` }).request({ method: "HEAD", path: "/" });
+      const res = await createHttpTarget({ baseUrl: `http://127.0.0.1:${port}` }).request({
+        method: "HEAD",
+        path: "/",
+      });
       expect(res.status).toBe(200);
       expect(res.text).toBe("hello");
     } finally {
@@ -139,7 +161,8 @@ describe("createHttpTarget", () => {
   it("ends an exchange at its timeout, and after three silent requests in a row refuses the rest", async () => {
     const url = await start(() => undefined);
     const target = createHttpTarget({ baseUrl: url, timeoutMs: 100 });
-    for (let i = 0; i < 3; i++) expect((await target.request({ method: "GET", path: "/" })).failure).toEqual({ kind: "timeout" });
+    for (let i = 0; i < 3; i++)
+      expect((await target.request({ method: "GET", path: "/" })).failure).toEqual({ kind: "timeout" });
     await expect(target.request({ method: "GET", path: "/" })).rejects.toMatchObject({ code: "unreachable" });
   });
 
@@ -153,13 +176,26 @@ describe("createHttpTarget", () => {
   it("prints a curl line that replays the request in a shell, with the key as the spec's placeholder", async () => {
     const url = await start((_q, res) => res.end());
     const target = createHttpTarget({ baseUrl: url, apiKey: "secret" });
-    const req = { method: "POST", path: "/messages", headers: { "content-type": "application/json" }, body: `{"body": "it's $HOME"}` };
+    const req = {
+      method: "POST",
+      path: "/messages",
+      headers: { "content-type": "application/json" },
+      body: `{"body": "it's $HOME"}`,
+    };
     const line = target.curl(req);
-    expect(line).toBe(`curl -sS -i -X POST -H 'content-type: application/json' -H 'x-api-key: <API_KEY>' --data-binary '{"body": "it'\\''s $HOME"}' ${url}/messages`);
+    expect(line).toBe(
+      `curl -sS -i -X POST -H 'content-type: application/json' -H 'x-api-key: <API_KEY>' --data-binary '{"body": ` +
+        `"it'\\''s $HOME"}' ${url}/messages`,
+    );
     // The shell hands curl the body byte for byte (printed with echo in place of curl).
-    const echoed = execFileSync("sh", ["-c", `printf '%s' ${line.split("--data-binary ")[1]?.split(` ${url}`)[0]}`]).toString();
+    const echoed = execFileSync("sh", [
+      "-c",
+      `printf '%s' ${line.split("--data-binary ")[1]?.split(` ${url}`)[0]}`,
+    ]).toString();
     expect(echoed).toBe(req.body);
     expect(target.curl({ method: "HEAD", path: "/" })).toMatch(/^curl -sS -i --head /);
-    expect(target.curl({ method: "POST", path: "/", body: new Uint8Array([0xff, 0x00, 0x41]) })).toMatch(/^printf '\\377\\000\\101' \| curl .* --data-binary @- /);
+    expect(target.curl({ method: "POST", path: "/", body: new Uint8Array([0xff, 0x00, 0x41]) })).toMatch(
+      /^printf '\\377\\000\\101' \| curl .* --data-binary @- /,
+    );
   });
 });

@@ -20,6 +20,8 @@ describe("http.update.put", () => {
   it("fails a PUT served as a GET (200, nothing replaced), saying why", async () => {
     const outcome = await verdictOf(updatePut, defects.putIgnored(reference.handler));
     expect(outcome.status, outcome.message).toBe("fail");
-    expect(outcome.message).toMatch(/^after PUT \/messages\/[^ ]+ answered 200, GET shows body "conformance-create-[^"]+", not the replacement/);
+    expect(outcome.message).toMatch(
+      /^after PUT \/messages\/[^ ]+ answered 200, GET shows body "conformance-create-[^"]+", not the replacement/,
+    );
   });
 });

@@ -29,7 +29,10 @@ beforeAll(async () => {
     stream.on("close", () => (record.rstCode = stream.rstCode));
     stream.on("error", () => undefined);
     // Refuses at once, before the body: a limit decided at the length prefix (what comes after is read and dropped).
-    stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": "8", "grpc-message": "too large" }, { endStream: true });
+    stream.respond(
+      { ":status": 200, "content-type": "application/grpc", "grpc-status": "8", "grpc-message": "too large" },
+      { endStream: true },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;

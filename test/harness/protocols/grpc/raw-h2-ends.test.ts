@@ -28,13 +28,20 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const send = (path: string) => sendRaw({ address: parseAddress(address), display: address, metadata: {}, timeoutMs: 4000 }, undefined, { path, body: encodeMessage("x") });
+const send = (path: string) =>
+  sendRaw({ address: parseAddress(address), display: address, metadata: {}, timeoutMs: 4000 }, undefined, {
+    path,
+    body: encodeMessage("x"),
+  });
 
 describe("a hand-built call the server does not answer", () => {
   it("is a connection failure, not a reset, when the connection dies under it", async () => {
     const res = await send("/die");
     expect(res.httpStatus).toBeUndefined();
-    expect(res.failure).toMatchObject({ kind: "connection", message: expect.stringMatching(/^the connection closed under the call/) });
+    expect(res.failure).toMatchObject({
+      kind: "connection",
+      message: expect.stringMatching(/^the connection closed under the call/),
+    });
   });
 
   it.each([

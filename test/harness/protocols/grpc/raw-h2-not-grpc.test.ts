@@ -10,7 +10,9 @@ import { grpcStatusOfHttp, Status } from "../../../../harness/protocols/rpc.js";
 import { describeRaw } from "../../../../suites/grpc/_internals/raw.js";
 import { cli } from "../../../helpers/cli.js";
 
-const PAGE = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n";
+const PAGE =
+  "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad " +
+  "Gateway</h1></center><hr><center>nginx</center></body></html>\n";
 let server: http2.Http2Server;
 let address = "";
 
@@ -29,17 +31,33 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("a gRPC call answered with a proxy's HTML error page", () => {
   it("is HTTP 502 text/html with no messages, and said to be no gRPC reply, read as UNAVAILABLE", async () => {
-    const res = await sendRaw({ address: parseAddress(address), display: address, metadata: {}, timeoutMs: 4000 }, undefined, { body: [{ compressed: false, data: encodeMessage("x") }] });
+    const res = await sendRaw(
+      { address: parseAddress(address), display: address, metadata: {}, timeoutMs: 4000 },
+      undefined,
+      { body: [{ compressed: false, data: encodeMessage("x") }] },
+    );
     expect(res.failure).toBeUndefined();
     expect(res.httpStatus).toBe(502);
     expect(res.frames).toEqual([]);
     expect(res.leftover).toBe(Buffer.byteLength(PAGE));
-    expect(describeRaw(res)).toBe("HTTP 502 with content-type text/html: not a gRPC reply (a proxy's error page?), which gRPC clients read as 14 UNAVAILABLE");
+    expect(describeRaw(res)).toBe(
+      "HTTP 502 with content-type text/html: not a gRPC reply (a proxy's error page?), which gRPC clients read " +
+        "as 14 UNAVAILABLE",
+    );
   });
 
   it("maps HTTP statuses as gRPC's http-grpc-status-mapping.md does", () => {
     expect([400, 401, 403, 404, 429, 502, 503, 504, 500, 413].map(grpcStatusOfHttp)).toEqual([
-      Status.INTERNAL, Status.UNAUTHENTICATED, Status.PERMISSION_DENIED, Status.UNIMPLEMENTED, Status.UNAVAILABLE, Status.UNAVAILABLE, Status.UNAVAILABLE, Status.UNAVAILABLE, Status.UNKNOWN, Status.UNKNOWN,
+      Status.INTERNAL,
+      Status.UNAUTHENTICATED,
+      Status.PERMISSION_DENIED,
+      Status.UNIMPLEMENTED,
+      Status.UNAVAILABLE,
+      Status.UNAVAILABLE,
+      Status.UNAVAILABLE,
+      Status.UNAVAILABLE,
+      Status.UNKNOWN,
+      Status.UNKNOWN,
     ]);
   });
 

@@ -51,7 +51,17 @@ afterAll(async () => {
 });
 
 const send = (port: number, path: string, timeoutMs: number, runTimeoutMs = 4000) =>
-  sendRaw({ address: parseAddress(`127.0.0.1:${port}`), display: "", metadata: {}, timeoutMs: runTimeoutMs, authority: "localhost" }, { ca: tls.cert }, { path, body: [{ compressed: false, data: encodeMessage("x") }], timeoutMs });
+  sendRaw(
+    {
+      address: parseAddress(`127.0.0.1:${port}`),
+      display: "",
+      metadata: {},
+      timeoutMs: runTimeoutMs,
+      authority: "localhost",
+    },
+    { ca: tls.cert },
+    { path, body: [{ compressed: false, data: encodeMessage("x") }], timeoutMs },
+  );
 
 describe("a hand-built call's time bound", () => {
   it("runs from when the connection is up: a handshake slower than the request's bound is no slow answer", async () => {
