@@ -5,14 +5,19 @@
 // the golden cases, WordNet's four lemma indexes (suites/http/_internals/lexicon.ts), and the .proto files of gRPC
 // health and reflection (the built-in reference server's, when the check names no target). Native addons (ssh2's and
 // cpu-features', optional there) are left out. Deterministic: the same sources give the same bytes.
+// The plugin's entry is a shell script that gives the answers to buf's eight questions about the plugin itself (of
+// nine starts a lint or breaking run) from files the bundled plugin wrote here, so that a contract job starts node
+// once a buf run, not nine times: as the built tree's entry does (scripts/buf-plugin-answers.js).
 //   node scripts/bundle-action.js [--out DIR]   (default action-dist; test/action-bundle.test.ts builds into a temp
 //   dir)
 // It bundles the generated code too (harness/_internals/gen/, gen/): npm run bundle runs npm run generate first.
 import { build } from "esbuild";
+import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { QUESTIONS, writeAnswers } from "./buf-plugin-answers.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outFlag = process.argv.indexOf("--out");
@@ -133,10 +138,41 @@ function copyAssets() {
   writeFileSync(join(OUT, "wordnet", "wordnet.json"), `${JSON.stringify({ version: wordnet.version })}\n`);
 }
 
+/**
+ * The plugin's entry, which buf starts by name from PATH: each question about the plugin answered from
+ * answers/NAME.bin (the request read whole first, as the plugin reads it), anything else (Check) by the plugin.
+ */
+function pluginEntry() {
+  const cases = Object.entries(QUESTIONS).map(([name, args]) => `  "${args.join(" ")}") answer=${name} ;;`);
+  return [
+    "#!/bin/sh",
+    "# The buf check plugin's entry in the Action's bundle (scripts/bundle-action.js): buf starts it nine times a run,",
+    "# eight of them to ask about the plugin itself, answered here from what the bundled plugin gave at bundle time.",
+    "set -eu",
+    'here=$(dirname "$0")',
+    'case "$*" in',
+    ...cases,
+    '  *) exec node "$here/buf-plugin.js" "$@" ;;',
+    "esac",
+    "cat > /dev/null",
+    'exec cat "$here/answers/$answer.bin"',
+    "",
+  ].join("\n");
+}
+
+/** The bundled plugin's answer to a question about itself, asked as buf asks it (an empty request on stdin). */
+function askBundled(plugin, args) {
+  const run = spawnSync(process.execPath, [plugin, ...args], { input: "", timeout: 60_000 });
+  return { exitCode: run.status, stdout: run.stdout, stderr: run.error?.message ?? run.stderr.toString("utf8") };
+}
+
 rmSync(OUT, { recursive: true, force: true });
-mkdirSync(join(OUT, "proto", "plugin"), { recursive: true });
+const pluginDir = join(OUT, "proto", "plugin");
+mkdirSync(pluginDir, { recursive: true });
 await bundle("harness/ci/action.ts", join(OUT, "index.js"));
-const plugin = join(OUT, "proto", "plugin", "buf-plugin-example");
-await bundle("harness/buf/buf-plugin/main.ts", plugin, "#!/usr/bin/env node\n");
-chmodSync(plugin, 0o755);
+const plugin = join(pluginDir, "buf-plugin.js");
+await bundle("harness/buf/buf-plugin/main.ts", plugin);
+await writeAnswers(pluginDir, (args) => askBundled(plugin, args));
+writeFileSync(join(pluginDir, "buf-plugin-example"), pluginEntry());
+chmodSync(join(pluginDir, "buf-plugin-example"), 0o755);
 copyAssets();

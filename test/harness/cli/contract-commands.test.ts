@@ -15,18 +15,19 @@ describe("example-conformance lint", () => {
     expect(await cli(["lint"])).toMatchObject({ code: 0, stdout: "" });
   });
 
-  it("exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package", async () => {
-    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
-  });
-
-  it("shows the rule's ID in the text format, which an ignore comment or except entry needs", async () => {
-    const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
-    expect(run.stdout).toMatch(
-      /^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m,
-    );
-  });
+  // One run for both: the same command line.
+  it(
+    "exits 1 and names GO_PACKAGE_DEFINED with file:line on a copy without go_package, with the rule's ID in the " +
+      "text format, which an ignore comment or except entry needs",
+    async () => {
+      const run = await cli(["lint", join(CONTRACTS_DIR, "no-go-package")]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/example\/example\.proto:3:1:.*go_package/);
+      expect(run.stdout).toMatch(
+        /^.*example\/example\.proto:3:1:\[GO_PACKAGE_DEFINED\] .*go_package.*\(buf-plugin-example\)$/m,
+      );
+    },
+  );
 
   it("writes config-ignore-yaml in the configuration's version (v2, as the shipped buf.yaml), which silences every " +
     "finding when merged", async () => {
