@@ -1,7 +1,7 @@
 // http.maturity: the Richardson level the interface reaches (0 to 3), with its evidence; level 2 is the bar.
 import { fail, pass } from "../../harness/check.js";
 import { linksOf, type FoundLink } from "./_internals/links.js";
-import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { uniqueBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
 
@@ -59,45 +59,14 @@ export const maturity = httpCheck(
     )) as [Exchange, Exchange];
     evidence.push(`GET ${created.uri.path} → ${read.res.status}`);
     if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
-      // Say what was missing: the status, or (with a 200, which the evidence lists) the body sent.
-      short.push(
-        read.res.status !== 200
-          ? `GET ${created.uri.path} answered ${statusLine(read.res)}, not 200`
-          : `GET ${created.uri.path} answered 200, but its representation does not show the body sent ` +
-              `(${JSON.stringify(created.body)})`,
-      );
+      short.push(readShortfall(read, created.uri.path, created.body));
       shortBy.push(read);
       return verdict(0);
     }
     // Level 2: the method says what to do and the status code says what happened.
-    const level2: string[] = [];
-    if (created.ex.res.status !== 201)
-      level2.push(`a creating ${created.ex.req.method} answered ${statusLine(created.ex.res)}, not 201`),
-        shortBy.push(created.ex);
-    // The exact code is one whose meaning fits (RFC 9110): 404 or 410 for an absent id, 400 for one that cannot be an
-    // id.
-    if (![400, 404, 410].includes(unknown.res.status))
-      level2.push(
-        `an unknown id answered ${statusLine(unknown.res)}, not 404 (or 410, or 400 for an id that cannot be one)`,
-      ),
-        shortBy.push(unknown);
-    const del = await p.remove(created.uri.path);
-    const [refusedDelete, after] = [p.notOffered("delete", del), await p.get(created.uri.path)];
-    evidence.push(`DELETE → ${del.res.status}, then GET → ${after.res.status}`);
-    if (after.res.status === 404 || after.res.status === 410) p.deleted(created.uri.path);
-    // A message that does not offer deletion (405 with Allow, 501) answers with the exact code for that.
-    if (
-      refusedDelete === undefined &&
-      (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410))
-    ) {
-      level2.push(`DELETE answered ${statusLine(del.res)} and a GET afterwards ${statusLine(after.res)}`);
-      shortBy.push(del, after);
-    }
+    const level2 = await level2Shortfalls(p, created.ex, created.uri.path, unknown, evidence, shortBy);
     // Level 3: representations (or their Link headers) carry the URIs of related resources and next transitions.
-    const links = [
-      ...hypermedia(p.target.baseUrl, read.res, created.uri.path),
-      ...hypermedia(p.target.baseUrl, list.res, c),
-    ];
+    const links = [...hypermedia(p, read.res, created.uri.path), ...hypermedia(p, list.res, c)];
     const rels = [...new Set(links.map((l) => (l.rel ? `${l.rel} ${l.href}` : l.href)))].slice(0, 6);
     if (level2.length > 0) {
       short.push(...level2);
@@ -116,6 +85,51 @@ export const maturity = httpCheck(
 );
 
 /** Links on the target's own origin, other than Location (which level 2 already uses). */
-function hypermedia(baseUrl: string, res: Parameters<typeof linksOf>[0], on: string): FoundLink[] {
+function hypermedia(p: Probe, res: Parameters<typeof linksOf>[0], on: string): FoundLink[] {
+  const baseUrl = p.target.baseUrl;
   return linksOf(res).filter((l) => l.from !== "Location header" && toTargetPath(l.href, baseUrl, on) !== undefined);
+}
+
+/** Where the interface falls short of level 2 (methods and exact status codes), with the exchanges that show it. */
+async function level2Shortfalls(
+  p: Probe,
+  creation: Exchange,
+  path: string,
+  unknown: Exchange,
+  evidence: string[],
+  shortBy: Exchange[],
+): Promise<string[]> {
+  const level2: string[] = [];
+  if (creation.res.status !== 201) {
+    level2.push(`a creating ${creation.req.method} answered ${statusLine(creation.res)}, not 201`);
+    shortBy.push(creation);
+  }
+  // The exact code is one whose meaning fits (RFC 9110): 404 or 410 for an absent id, 400 for one that cannot be an
+  // id.
+  if (![400, 404, 410].includes(unknown.res.status)) {
+    level2.push(
+      `an unknown id answered ${statusLine(unknown.res)}, not 404 (or 410, or 400 for an id that cannot be one)`,
+    );
+    shortBy.push(unknown);
+  }
+  const del = await p.remove(path);
+  const [refusedDelete, after] = [p.notOffered("delete", del), await p.get(path)];
+  evidence.push(`DELETE → ${del.res.status}, then GET → ${after.res.status}`);
+  if (after.res.status === 404 || after.res.status === 410) p.deleted(path);
+  // A message that does not offer deletion (405 with Allow, 501) answers with the exact code for that.
+  if (
+    refusedDelete === undefined &&
+    (del.res.status < 200 || del.res.status >= 300 || (after.res.status !== 404 && after.res.status !== 410))
+  ) {
+    level2.push(`DELETE answered ${statusLine(del.res)} and a GET afterwards ${statusLine(after.res)}`);
+    shortBy.push(del, after);
+  }
+  return level2;
+}
+
+/** What a read of a message just created lacks: the status, or (with a 200) the body sent. */
+function readShortfall(read: Exchange, path: string, body: string): string {
+  return read.res.status !== 200
+    ? `GET ${path} answered ${statusLine(read.res)}, not 200`
+    : `GET ${path} answered 200, but its representation does not show the body sent (${JSON.stringify(body)})`;
 }
