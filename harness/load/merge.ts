@@ -128,6 +128,26 @@ function refuseMixedRuns(reports: readonly ReadReport[], open: readonly ReadRepo
   );
 }
 
+/** The sums a merge starts from. */
+const NO_TOTALS = {
+  durationMs: 0,
+  concurrency: 0,
+  connections: 0,
+  threads: 0,
+  rate: 0,
+  unsent: 0,
+  requests: 0,
+  reconnections: 0,
+};
+
+/** One run's statelessness figures added to the merged ones (distinct requests: the largest; the first example). */
+function addStateless(into: LoadReport["stateless"], from: LoadReport["stateless"]): void {
+  into.distinctRequests = Math.max(into.distinctRequests, from.distinctRequests);
+  into.compared += from.compared;
+  into.mismatches += from.mismatches;
+  if (from.example !== undefined) into.example ??= from.example;
+}
+
 export async function mergeLoadReports(files: readonly string[], slo: readonly SloTerm[]): Promise<LoadReport> {
   if (files.length === 0)
     throw new ConformanceError("usage", "load merge: name the reports to merge (files written by load --json)");
@@ -148,16 +168,7 @@ export async function mergeLoadReports(files: readonly string[], slo: readonly S
   const shed: Record<string, number> = {};
   const stateless = { distinctRequests: 0, compared: 0, mismatches: 0 } as LoadReport["stateless"];
   const targets = new Set<string>();
-  let totals = {
-    durationMs: 0,
-    concurrency: 0,
-    connections: 0,
-    threads: 0,
-    rate: 0,
-    unsent: 0,
-    requests: 0,
-    reconnections: 0,
-  };
+  let totals = { ...NO_TOTALS };
   for (const [i, { file, report: r }] of reports.entries()) {
     if (i > 0) {
       histogram.add(decodeHistogram(r.histograms.latency, `load merge ${file}: histograms.latency`));
@@ -176,10 +187,7 @@ export async function mergeLoadReports(files: readonly string[], slo: readonly S
     };
     add(errors, r.errors);
     add(shed, r.shed);
-    stateless.distinctRequests = Math.max(stateless.distinctRequests, r.stateless.distinctRequests);
-    stateless.compared += r.stateless.compared;
-    stateless.mismatches += r.stateless.mismatches;
-    if (r.stateless.example !== undefined) stateless.example ??= r.stateless.example;
+    addStateless(stateless, r.stateless);
   }
   const { rate, unsent, ...rest } = totals;
   return buildLoadReport({

@@ -1,5 +1,5 @@
 // http.delete.then-404: DELETE removes a message: a GET afterwards answers 404 or 410, and the listing drops it.
-import { type Exchange, httpCheck, statusLine } from "./_internals/probe.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import type { Listed } from "./_internals/uri.js";
 
 export const deleteThen404 = httpCheck(
@@ -54,26 +54,33 @@ export const deleteThen404 = httpCheck(
         shown.push(`DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}`);
         continue;
       }
-      const after = listed as Listed;
-      if (after.present && after.last)
-        p.problem(
-          `after DELETE ${created.uri.path} answered ${del.res.status} and GET ${read.res.status}, ` +
-            `${after.last.req.path} still lists the message`,
-          after.last,
-        );
-      else if (!after.complete)
-        p.note(
-          `the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence ` +
-            `there is not confirmed`,
-        );
-      else
-        shown.push(
-          `DELETE ${created.uri.path} → ${del.res.status}, then GET → ${read.res.status}, ` +
-            `and ${c} no longer lists it`,
-        );
+      judgeListingAfter(p, c, listed as Listed, { path, status: del.res.status }, read, shown);
     }
     if (shown.length === 0 && refused.length > 0 && p.problems.length === 0)
       p.skip(`not applicable: no resource reached offers deletion (${refused.join("; ")})`);
     return [...shown, ...refused.map((r) => `not offered: ${r}`)].join("; ");
   },
 );
+
+/** The listing after a DELETE the GET confirmed: it must no longer show the message, once read to its end. */
+function judgeListingAfter(
+  p: Probe,
+  c: string,
+  after: Listed,
+  del: { path: string; status: number },
+  read: Exchange,
+  shown: string[],
+): void {
+  if (after.present && after.last)
+    p.problem(
+      `after DELETE ${del.path} answered ${del.status} and GET ${read.res.status}, ` +
+        `${after.last.req.path} still lists the message`,
+      after.last,
+    );
+  else if (!after.complete)
+    p.note(
+      `the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence ` +
+        `there is not confirmed`,
+    );
+  else shown.push(`DELETE ${del.path} → ${del.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);
+}

@@ -37,36 +37,7 @@ export const negotiationAccept = httpCheck(
       const [json, xml, other] = (await p.all(
         [JSON_TYPE, XML_TYPE, UNSUPPORTED].map((accept) => () => p.get(path, { accept })),
       )) as [Exchange, Exchange, Exchange];
-      if (json.res.status !== 200 || !isJsonType(mediaTypeOf(json.res)) || !parseJson(json.res.text).ok) {
-        p.problem(
-          `GET ${path} with Accept: ${JSON_TYPE} answered ${statusLine(json.res)} with Content-Type ` +
-            `${mediaTypeOf(json.res) || "(none)"}, not 200 and JSON`,
-          json,
-        );
-      } else if (p.bodyOf(json.res, created.body) !== created.body) {
-        p.problem(
-          `GET ${path} as JSON shows ${shownBody(p.bodyOf(json.res))}, not the ${JSON.stringify(created.body)} ` +
-            `that was created`,
-          json,
-        );
-      } else shown.push("JSON → JSON");
-      if (xml.res.status === 406) shown.push("XML → 406");
-      else if (xml.res.status === 200 && isXmlType(mediaTypeOf(xml.res)) && parseXml(xml.res.text).ok) {
-        // Every representation is of the same message: one that parses but lacks what was created is no representation
-        // of it.
-        if (p.bodyOf(xml.res, created.body) === created.body) shown.push("XML → XML");
-        else
-          p.problem(
-            `GET ${path} as XML shows ${shownBody(p.bodyOf(xml.res))}, not the ${JSON.stringify(created.body)} ` +
-              `that was created`,
-            xml,
-          );
-      } else
-        p.problem(
-          `GET ${path} with Accept: ${XML_TYPE} answered ${statusLine(xml.res)} with Content-Type ` +
-            `${mediaTypeOf(xml.res) || "(none)"}, neither XML nor 406`,
-          xml,
-        );
+      judgeJsonAndXml(p, path, created.body, json, xml, shown);
       if (other.res.status === 406) shown.push(`${UNSUPPORTED} → 406`);
       else
         p.problem(
@@ -108,4 +79,38 @@ function representationShown(p: Probe, ex: Exchange, body: string): "JSON" | "XM
   const parsed = isJsonType(type) ? parseJson(ex.res.text).ok : isXmlType(type) && parseXml(ex.res.text).ok;
   if (ex.res.status !== 200 || !parsed || p.bodyOf(ex.res, body) !== body) return undefined;
   return isJsonType(type) ? "JSON" : "XML";
+}
+
+/** The JSON read must be 200 JSON carrying the message; the XML read 406, or 200 XML carrying it. */
+function judgeJsonAndXml(p: Probe, path: string, body: string, json: Exchange, xml: Exchange, shown: string[]): void {
+  if (json.res.status !== 200 || !isJsonType(mediaTypeOf(json.res)) || !parseJson(json.res.text).ok) {
+    p.problem(
+      `GET ${path} with Accept: ${JSON_TYPE} answered ${statusLine(json.res)} with Content-Type ` +
+        `${mediaTypeOf(json.res) || "(none)"}, not 200 and JSON`,
+      json,
+    );
+  } else if (p.bodyOf(json.res, body) !== body) {
+    p.problem(
+      `GET ${path} as JSON shows ${shownBody(p.bodyOf(json.res))}, not the ${JSON.stringify(body)} ` +
+        `that was created`,
+      json,
+    );
+  } else shown.push("JSON → JSON");
+  if (xml.res.status === 406) shown.push("XML → 406");
+  else if (xml.res.status === 200 && isXmlType(mediaTypeOf(xml.res)) && parseXml(xml.res.text).ok) {
+    // Every representation is of the same message: one that parses but lacks what was created is no representation
+    // of it.
+    if (p.bodyOf(xml.res, body) === body) shown.push("XML → XML");
+    else
+      p.problem(
+        `GET ${path} as XML shows ${shownBody(p.bodyOf(xml.res))}, not the ${JSON.stringify(body)} ` +
+          `that was created`,
+        xml,
+      );
+  } else
+    p.problem(
+      `GET ${path} with Accept: ${XML_TYPE} answered ${statusLine(xml.res)} with Content-Type ` +
+        `${mediaTypeOf(xml.res) || "(none)"}, neither XML nor 406`,
+      xml,
+    );
 }

@@ -24,41 +24,9 @@ export const statelessReplicas = httpCheck(
       for (const replica of replicas) {
         const created = await p.createOrStop(c);
         const path = created.uri.path;
-        const read = await on(p, replica, { method: "GET", path, headers: { accept: JSON_TYPE } });
-        if (read.res.status !== 200 || p.bodyOf(read.res, created.body) !== created.body) {
-          p.problem(
-            `a message created at ${p.target.baseUrl}${path}: GET ${path} on ${replica.baseUrl} answered ` +
-              `${statusLine(read.res)}` +
-              `${read.res.status === 200 ? ` with body ${JSON.stringify(p.bodyOf(read.res))}` : ""}, ` +
-              `not 200 with the body sent`,
-            read,
-          );
-          continue;
-        }
-        const replacement = uniqueBody("replica");
-        const put = await p.change(
-          {
-            method: "PUT",
-            path,
-            headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
-            body: messageJson(replacement),
-          },
-          replica,
-        );
-        // A resource that does not offer replacement or deletion says so (405 with Allow, 501): not judged there.
-        const noPut = p.notOffered("replace", put);
-        const back = noPut === undefined ? await p.get(path) : undefined;
-        if (
-          back !== undefined &&
-          (put.res.status < 200 || put.res.status >= 300 || p.bodyOf(back.res, replacement) !== replacement)
-        ) {
-          p.problem(
-            `PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} ` +
-              `then shows ${JSON.stringify(p.bodyOf(back.res))}, not the replacement`,
-            back,
-          );
-          continue;
-        }
+        if (!(await readOnReplica(p, replica, path, created.body))) continue;
+        const noPut = await replaceOnReplica(p, replica, path);
+        if (noPut === false) continue;
         const del = await p.change({ method: "DELETE", path, headers: { accept: JSON_TYPE } }, replica);
         const noDelete = p.notOffered("delete", del);
         if (noDelete !== undefined) {
@@ -94,3 +62,51 @@ export const statelessReplicas = httpCheck(
 /** One exchange with a replica, counted in the check's bound like the rest. */
 const on = (p: Probe, replica: HttpTarget, req: Parameters<HttpTarget["request"]>[0]): Promise<Exchange> =>
   p.sendOn(replica, req);
+
+/** A message created on the target reads back, its body whole, on the replica; else a problem said. */
+async function readOnReplica(p: Probe, replica: HttpTarget, path: string, body: string): Promise<boolean> {
+  const read = await on(p, replica, { method: "GET", path, headers: { accept: JSON_TYPE } });
+  if (read.res.status !== 200 || p.bodyOf(read.res, body) !== body) {
+    p.problem(
+      `a message created at ${p.target.baseUrl}${path}: GET ${path} on ${replica.baseUrl} answered ` +
+        `${statusLine(read.res)}` +
+        `${read.res.status === 200 ? ` with body ${JSON.stringify(p.bodyOf(read.res))}` : ""}, ` +
+        `not 200 with the body sent`,
+      read,
+    );
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Replaces the message on the replica and reads it back on the target: undefined when that held, the reason when
+ * the resource does not offer replacement, false (a problem said) when it failed.
+ */
+async function replaceOnReplica(p: Probe, replica: HttpTarget, path: string): Promise<string | undefined | false> {
+  const replacement = uniqueBody("replica");
+  const put = await p.change(
+    {
+      method: "PUT",
+      path,
+      headers: { accept: JSON_TYPE, "content-type": JSON_TYPE },
+      body: messageJson(replacement),
+    },
+    replica,
+  );
+  // A resource that does not offer replacement or deletion says so (405 with Allow, 501): not judged there.
+  const noPut = p.notOffered("replace", put);
+  const back = noPut === undefined ? await p.get(path) : undefined;
+  if (
+    back !== undefined &&
+    (put.res.status < 200 || put.res.status >= 300 || p.bodyOf(back.res, replacement) !== replacement)
+  ) {
+    p.problem(
+      `PUT ${path} on ${replica.baseUrl} answered ${statusLine(put.res)}, and GET on ${p.target.baseUrl} ` +
+        `then shows ${JSON.stringify(p.bodyOf(back.res))}, not the replacement`,
+      back,
+    );
+    return false;
+  }
+  return noPut;
+}
