@@ -81,17 +81,15 @@ function hold(ms: number, closed: Promise<void>): Promise<boolean> {
   ]).finally(() => clearTimeout(timer));
 }
 
-export async function startRecordingServers(options: RecordingOptions): Promise<RecordingServers> {
-  const { scenario } = options;
-  const t0 = performance.now();
-  const requests: RecordedRequest[] = [];
-  let received = 0;
-  let hellos = 0;
-  const keyMissing = (headers: Record<string, string[]>, path: string) =>
-    scenario.requireKey && options.apiKey !== undefined && !carriesKey(headers, path, options.apiKey);
-
+/** What one pair of recording servers shares: what was received, and the scenario's answers to it. */
+interface Recorder {
+  options: RecordingOptions;
+  /** When the servers started (performance.now()). */
+  t0: number;
+  requests: RecordedRequest[];
+  received(): number;
   /** Counts the request and keeps it when under the bound; the returned record's answer is filled in later. */
-  function record(
+  record(
     arrived: number,
     protocol: string,
     method: string,
@@ -99,192 +97,228 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
     headers: Record<string, string[]>,
     body: { body: Uint8Array; truncated: boolean },
     hello: boolean,
-  ): RecordedRequest {
-    received++;
-    const r: RecordedRequest = {
-      n: received,
-      atMs: Math.round(arrived - t0),
-      protocol,
-      method,
-      path: path.slice(0, 2048),
-      headers,
-      body: body.body,
-      truncated: body.truncated,
-      ...(hello && { helloIndex: hellos++ }),
-      answer: "nothing (the exchange closed first)",
-    };
-    if (requests.length < MAX_RECORDED_REQUESTS) requests.push(r);
-    return r;
-  }
+  ): RecordedRequest;
+  keyMissing(headers: Record<string, string[]>, path: string): boolean;
+}
 
-  /** The scenario's answer to a Hello (after the key and the request's form), held as it says. */
-  async function answerHello(
-    r: RecordedRequest,
-    codec: Codec,
-    body: string | undefined,
-    closed: Promise<void>,
-  ): Promise<HelloAnswer | undefined> {
-    if (keyMissing(r.headers, r.path))
-      return {
-        kind: "error",
-        code: CODE.UNAUTHENTICATED,
-        message: "this server controls access by the API key, and the request carries none",
+function createRecorder(options: RecordingOptions): Recorder {
+  const t0 = performance.now();
+  const requests: RecordedRequest[] = [];
+  let received = 0;
+  let hellos = 0;
+  return {
+    options,
+    t0,
+    requests,
+    received: () => received,
+    record(arrived, protocol, method, path, headers, body, hello) {
+      received++;
+      const r: RecordedRequest = {
+        n: received,
+        atMs: Math.round(arrived - t0),
+        protocol,
+        method,
+        path: path.slice(0, 2048),
+        headers,
+        body: body.body,
+        truncated: body.truncated,
+        ...(hello && { helloIndex: hellos++ }),
+        answer: "nothing (the exchange closed first)",
       };
-    if (body === undefined)
-      return { kind: "error", code: CODE.INVALID_ARGUMENT, message: "the request is not one well-formed Message" };
-    const answer = scenario.hello(r.helloIndex ?? 0, codec, body);
-    if (answer.kind === "reply" && !(await hold(answer.holdMs, closed))) {
-      r.answer =
-        `nothing: held ${answer.holdMs} ms, and the client gave up after ` +
-        `${Math.round(performance.now() - t0) - r.atMs} ms`;
-      return undefined;
-    }
+      if (requests.length < MAX_RECORDED_REQUESTS) requests.push(r);
+      return r;
+    },
+    keyMissing: (headers, path) =>
+      options.scenario.requireKey && options.apiKey !== undefined && !carriesKey(headers, path, options.apiKey),
+  };
+}
+
+/** The scenario's answer to a Hello (after the key and the request's form), held as it says. */
+async function answerHello(
+  rec: Recorder,
+  r: RecordedRequest,
+  codec: Codec,
+  body: string | undefined,
+  closed: Promise<void>,
+): Promise<HelloAnswer | undefined> {
+  if (rec.keyMissing(r.headers, r.path))
+    return {
+      kind: "error",
+      code: CODE.UNAUTHENTICATED,
+      message: "this server controls access by the API key, and the request carries none",
+    };
+  if (body === undefined)
+    return { kind: "error", code: CODE.INVALID_ARGUMENT, message: "the request is not one well-formed Message" };
+  const answer = rec.options.scenario.hello(r.helloIndex ?? 0, codec, body);
+  if (answer.kind === "reply" && !(await hold(answer.holdMs, closed))) {
     r.answer =
-      answer.kind === "reply"
-        ? answer.holdMs > 0
-          ? `OK after holding it ${answer.holdMs} ms`
-          : "OK"
-        : statusWords(answer.code);
-    // Each protocol writes the answer as soon as this returns.
-    r.answeredAtMs = Math.round(performance.now() - t0);
-    return answer;
+      `nothing: held ${answer.holdMs} ms, and the client gave up after ` +
+      `${Math.round(performance.now() - rec.t0) - r.atMs} ms`;
+    return undefined;
   }
+  r.answer =
+    answer.kind === "reply"
+      ? answer.holdMs > 0
+        ? `OK after holding it ${answer.holdMs} ms`
+        : "OK"
+      : statusWords(answer.code);
+  // Each protocol writes the answer as soon as this returns.
+  r.answeredAtMs = Math.round(performance.now() - rec.t0);
+  return answer;
+}
 
-  /** What a protocol's recording side asks while it answers the recorded call r. */
-  const helloAsk = (r: RecordedRequest, closed: Promise<void>): HelloAsk => ({
-    answer: (codec, message) => answerHello(r, codec, message, closed),
-    said: (words) => void (r.answer = words),
-    statusName: statusWords,
-    maxBodyBytes: MAX_RECORDED_BODY_BYTES,
-  });
+/** What a protocol's recording side asks while it answers the recorded call r. */
+const helloAsk = (rec: Recorder, r: RecordedRequest, closed: Promise<void>): HelloAsk => ({
+  answer: (codec, message) => answerHello(rec, r, codec, message, closed),
+  said: (words) => void (r.answer = words),
+  statusName: statusWords,
+  maxBodyBytes: MAX_RECORDED_BODY_BYTES,
+});
 
-  /** The protocol whose calls come to the gRPC port. */
-  const h2c = recordedOn("h2c");
-  const grpc = http2.createServer({ settings: { maxHeaderListSize: MAX_HEADER_BYTES }, maxSessionMemory: 16 });
+/** The gRPC port (h2c): each call recorded and answered by the protocol whose calls come to it. */
+function createGrpcPort(rec: Recorder): { server: http2.Http2Server; sessions: Set<http2.ServerHttp2Session> } {
+  const server = http2.createServer({ settings: { maxHeaderListSize: MAX_HEADER_BYTES }, maxSessionMemory: 16 });
   const sessions = new Set<http2.ServerHttp2Session>();
-  grpc.on("session", (session) => {
+  server.on("session", (session) => {
     sessions.add(session);
     session.on("error", () => undefined);
     session.once("close", () => sessions.delete(session));
   });
-  grpc.on("stream", (stream, headers) => {
+  server.on("stream", (stream, headers) => {
     stream.on("error", () => undefined);
-    void onGrpc(stream, headers);
+    void onGrpc(rec, stream, headers);
   });
-  async function onGrpc(stream: http2.ServerHttp2Stream, raw: http2.IncomingHttpHeaders): Promise<void> {
-    const path = String(raw[":path"] ?? "");
-    const method = String(raw[":method"] ?? "");
-    const closed = new Promise<void>((r) => stream.once("close", r));
-    const arrived = performance.now();
-    const body = await readBounded(stream, MAX_RECORDED_BODY_BYTES);
-    const headers = headerRecord(raw);
-    const isHelloCall = method === "POST" && path === HELLO_PATH;
-    const r = record(arrived, h2c?.name ?? RESOURCES, method, path, headers, body, isHelloCall);
-    const answer = h2c?.recording?.answerH2c;
-    if (answer === undefined) return void stream.respond({ ":status": 404 }, { endStream: true });
-    const ask = helloAsk(r, closed);
-    if (body.truncated)
-      return answer(r, stream, ask, {
-        code: CODE.RESOURCE_EXHAUSTED,
-        message: `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`,
-      });
-    if (!isHelloCall)
-      return answer(
-        r,
-        stream,
-        ask,
-        keyMissing(headers, path)
-          ? { code: CODE.UNAUTHENTICATED, message: "API key required" }
-          : { code: CODE.UNIMPLEMENTED, message: `no procedure at ${path.slice(0, 100)}` },
-      );
-    return answer(r, stream, ask);
-  }
+  return { server, sessions };
+}
 
+async function onGrpc(rec: Recorder, stream: http2.ServerHttp2Stream, raw: http2.IncomingHttpHeaders): Promise<void> {
+  /** The protocol whose calls come to the gRPC port. */
+  const h2c = recordedOn("h2c");
+  const path = String(raw[":path"] ?? "");
+  const method = String(raw[":method"] ?? "");
+  const closed = new Promise<void>((r) => stream.once("close", r));
+  const arrived = performance.now();
+  const body = await readBounded(stream, MAX_RECORDED_BODY_BYTES);
+  const headers = headerRecord(raw);
+  const isHelloCall = method === "POST" && path === HELLO_PATH;
+  const r = rec.record(arrived, h2c?.name ?? RESOURCES, method, path, headers, body, isHelloCall);
+  const answer = h2c?.recording?.answerH2c;
+  if (answer === undefined) return void stream.respond({ ":status": 404 }, { endStream: true });
+  const ask = helloAsk(rec, r, closed);
+  if (body.truncated)
+    return answer(r, stream, ask, {
+      code: CODE.RESOURCE_EXHAUSTED,
+      message: `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`,
+    });
+  if (!isHelloCall)
+    return answer(
+      r,
+      stream,
+      ask,
+      rec.keyMissing(headers, path)
+        ? { code: CODE.UNAUTHENTICATED, message: "API key required" }
+        : { code: CODE.UNIMPLEMENTED, message: `no procedure at ${path.slice(0, 100)}` },
+    );
+  return answer(r, stream, ask);
+}
+
+/** The reference server's HTTP interface, behind the HTTP port for the /messages resources. */
+type Resources = Promise<{ url: string; close(): Promise<void> }>;
+
+async function onHttp(
+  rec: Recorder,
+  resources: Resources,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const path = req.url ?? "";
+  const method = req.method ?? "";
+  const closed = new Promise<void>((r) => res.once("close", r));
+  const arrived = performance.now();
+  const body = await readBounded(req, MAX_RECORDED_BODY_BYTES);
+  const headers = headerRecord(req.headers);
+  const contentType = (headers["content-type"]?.[0] ?? "").toLowerCase();
+  const onHello = path.split("?")[0] === HELLO_PATH;
+  const rpc = onHello ? recordedOn("http1", contentType) : undefined;
+  const r = rec.record(
+    arrived,
+    rpc?.name ?? RESOURCES,
+    method,
+    path,
+    headers,
+    body,
+    rpc !== undefined && method === "POST",
+  );
+  const plain = (status: number, text: string) => {
+    r.answer = String(status);
+    if (!res.headersSent)
+      res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
+  };
+  if (body.truncated) return plain(413, `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`);
+  if (rpc?.recording?.answerHttp1 === undefined) {
+    if (rec.keyMissing(headers, path)) {
+      r.answer = "401";
+      res.writeHead(401, { "www-authenticate": "ApiKey", "content-type": "text/plain" }).end("API key required");
+      return;
+    }
+    return forward(rec.options.apiKey, resources, req, res, r, body.body);
+  }
+  if (method !== "POST") return plain(405, "Hello is called with POST");
+  return rpc.recording.answerHttp1(r, res, helloAsk(rec, r, closed));
+}
+
+/** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */
+async function forward(
+  key: string | undefined,
+  resources: Resources,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  r: RecordedRequest,
+  body: Uint8Array,
+): Promise<void> {
+  const target = new URL(r.path.startsWith("/") ? r.path : `/${r.path}`, (await resources).url);
+  // The key in a query parameter is this server's to read (part 5 leaves its placement open); the reference server
+  // behind it, which refuses a parameter it does not understand, never sees it.
+  if (key !== undefined)
+    for (const [name, value] of [...target.searchParams])
+      if (isKey(value, key)) target.searchParams.delete(name, value);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && name !== "host") headers[name] = value;
+  const answer = await http1Exchange({
+    origin: target,
+    method: req.method ?? "GET",
+    path: target.pathname + target.search,
+    headers,
+    body,
+    timeoutMs: UPSTREAM_TIMEOUT_MS,
+    connection: "fresh",
+  });
+  r.answer = answer.failure === undefined ? String(answer.status) : "502";
+  if (res.headersSent) return;
+  if (answer.failure === undefined) res.writeHead(answer.status as number, answer.headers).end(answer.body);
+  else res.writeHead(502).end();
+}
+
+const listen = (server: http.Server | http2.Http2Server) =>
+  new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
+
+export async function startRecordingServers(options: RecordingOptions): Promise<RecordingServers> {
+  const rec = createRecorder(options);
+  const { server: grpc, sessions } = createGrpcPort(rec);
   // Started with the recording servers, before the client runs: loading the reference server takes about 0.4 s the
   // first time, which a client's own deadline on its first resource request must not pay for.
-  const resources: Promise<{ url: string; close(): Promise<void> }> = import(
-    "../../reference-server/http/server.js"
-  ).then((m) => m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 }));
-
+  const resources: Resources = import("../../reference-server/http/server.js").then((m) =>
+    m.startHttpServer({ host: "127.0.0.1", port: 0, log: "silent", shutdownGraceMs: 500 }),
+  );
   const httpServer = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     req.on("error", () => undefined);
     res.on("error", () => undefined);
-    void onHttp(req, res);
+    void onHttp(rec, resources, req, res);
   });
-  async function onHttp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const path = req.url ?? "";
-    const method = req.method ?? "";
-    const closed = new Promise<void>((r) => res.once("close", r));
-    const arrived = performance.now();
-    const body = await readBounded(req, MAX_RECORDED_BODY_BYTES);
-    const headers = headerRecord(req.headers);
-    const contentType = (headers["content-type"]?.[0] ?? "").toLowerCase();
-    const onHello = path.split("?")[0] === HELLO_PATH;
-    const rpc = onHello ? recordedOn("http1", contentType) : undefined;
-    const r = record(
-      arrived,
-      rpc?.name ?? RESOURCES,
-      method,
-      path,
-      headers,
-      body,
-      rpc !== undefined && method === "POST",
-    );
-    const plain = (status: number, text: string) => {
-      r.answer = String(status);
-      if (!res.headersSent)
-        res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(text);
-    };
-    if (body.truncated) return plain(413, `request larger than ${MAX_RECORDED_BODY_BYTES} bytes`);
-    if (rpc?.recording?.answerHttp1 === undefined) {
-      if (keyMissing(headers, path)) {
-        r.answer = "401";
-        res.writeHead(401, { "www-authenticate": "ApiKey", "content-type": "text/plain" }).end("API key required");
-        return;
-      }
-      return forward(req, res, r, body.body);
-    }
-    if (method !== "POST") return plain(405, "Hello is called with POST");
-    return rpc.recording.answerHttp1(r, res, helloAsk(r, closed));
-  }
-
-  /** A resource request goes to the reference server's HTTP interface, as recorded; its answer comes back as it is. */
-  async function forward(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    r: RecordedRequest,
-    body: Uint8Array,
-  ): Promise<void> {
-    const target = new URL(r.path.startsWith("/") ? r.path : `/${r.path}`, (await resources).url);
-    // The key in a query parameter is this server's to read (part 5 leaves its placement open); the reference server
-    // behind it, which refuses a parameter it does not understand, never sees it.
-    const key = options.apiKey;
-    if (key !== undefined)
-      for (const [name, value] of [...target.searchParams])
-        if (isKey(value, key)) target.searchParams.delete(name, value);
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && name !== "host") headers[name] = value;
-    const answer = await http1Exchange({
-      origin: target,
-      method: req.method ?? "GET",
-      path: target.pathname + target.search,
-      headers,
-      body,
-      timeoutMs: UPSTREAM_TIMEOUT_MS,
-      connection: "fresh",
-    });
-    r.answer = answer.failure === undefined ? String(answer.status) : "502";
-    if (res.headersSent) return;
-    if (answer.failure === undefined) res.writeHead(answer.status as number, answer.headers).end(answer.body);
-    else res.writeHead(502).end();
-  }
-
-  const listen = (server: http.Server | http2.Http2Server) =>
-    new Promise<number>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
-    });
   const started = await Promise.allSettled([listen(grpc), listen(httpServer), resources]);
   const [grpcPort, httpPort] = started.map((s) => (s.status === "fulfilled" ? s.value : undefined));
   const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
@@ -297,8 +331,8 @@ export async function startRecordingServers(options: RecordingOptions): Promise<
   return {
     grpcTarget: `127.0.0.1:${grpcPort}`,
     httpUrl: `http://127.0.0.1:${httpPort}`,
-    requests,
-    received: () => received,
+    requests: rec.requests,
+    received: rec.received,
     async close() {
       httpServer.closeAllConnections();
       for (const s of sessions) s.destroy();
