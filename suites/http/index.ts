@@ -29,6 +29,7 @@ import { statelessNoSession } from "./stateless-no-session.js";
 import { statelessReplicas } from "./stateless-replicas.js";
 import { statusReasonPhrase } from "./status-reason-phrase.js";
 import { updatePut } from "./update-put.js";
+import { xmlWellFormed } from "./xml-well-formed.js";
 
 export const httpChecks: readonly CheckDefinition[] = [
   pathsLowercase,
@@ -52,6 +53,7 @@ export const httpChecks: readonly CheckDefinition[] = [
   getNoPayload,
   listingNext,
   negotiationAccept,
+  xmlWellFormed,
   contentType415,
   errorsMalformed400,
   errorsClientErrorClass,

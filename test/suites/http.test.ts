@@ -251,6 +251,15 @@ describe("json-server 0.17.4 with { messages: [] }, checked as a new user would 
         status: "fail",
         message: expect.stringMatching(/a body that is a number .* answered 201 Created, not a 4xx \(and 1 more\)/),
       });
+      // Its body parser skips XML, so XML that is not even UTF-8 stores an empty object (201), where XML 1.0 makes
+      // such a document a fatal error; a body XML cannot carry it answers as JSON whatever Accept asks (legal).
+      expect(verdict("http.xml.well-formed")).toMatchObject({
+        status: "fail",
+        message: expect.stringMatching(
+          /C3 28 FF, not UTF-8 answered 201 Created: a document not in its encoding is a fatal error/,
+        ),
+      });
+      expect(verdict("http.xml.well-formed")?.message).not.toMatch(/U\+0001 and U\+FFFF/);
       // Node writes the standard reason phrases.
       expect(verdict("http.status.reason-phrase")?.status).toBe("pass");
       // No key was given, so the key check has nothing to hold it to.
@@ -271,6 +280,7 @@ describe("json-server 0.17.4 with { messages: [] }, checked as a new user would 
         "http.negotiation.accept",
         "http.paths.case-sensitive",
         "http.paths.trailing-slash-distinct",
+        "http.xml.well-formed",
       ]);
     } finally {
       quiet.mockRestore();

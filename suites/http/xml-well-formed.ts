@@ -1,0 +1,147 @@
+// http.xml.well-formed: XML is exchanged as XML 1.0 defines it. A request in XML that is not UTF-8 is refused (a
+// fatal error, XML 1.0 §4.3.3), and a reply in XML is a well-formed document in its encoding (§2.1, §2.2: only
+// Char, in text and in character references) that carries the stored body exactly. A body XML cannot carry (U+0001
+// and U+FFFF: outside Char in XML 1.0 and 1.1 alike) leaves a server legal answers the spec does not choose between:
+// refuse the create (4xx), answer the XML read 406 (JSON only), or disregard Accept and answer JSON (RFC 9110
+// §12.5.1). Found by mutation testing (representation.ts:260 and :422, docs/mutation.md).
+import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
+import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
+import { JSON_TYPE, uniqueBody, XML_TYPE } from "./_internals/representation.js";
+
+/** Two characters no XML document can hold, raw or as a character reference. */
+const UNCARRIED = " \u0001 \uFFFF";
+const UNCARRIED_NAMED = "U+0001 and U+FFFF";
+/** C3 28 is a lead byte followed by no continuation, FF is never UTF-8: no decoder may read them as text. */
+const NOT_UTF8 = [0xc3, 0x28, 0xff];
+
+export const xmlWellFormed = httpCheck(
+  {
+    id: "http.xml.well-formed",
+    title:
+      "a POST of XML that is not UTF-8 gets a 4xx, and a message whose body XML cannot carry is refused (4xx), " +
+      "read as XML 406 or as JSON, never as ill-formed XML or XML showing another body",
+    severity: "MUST",
+    spec:
+      "§1 principle 3 (data is exchanged as JSON or XML) and XML 1.0 §2.2 (Char), §4.1, §4.3.3 (encoding errors " +
+      "are fatal)",
+  },
+  async (p) => {
+    const shown: string[] = [];
+    for (const { path: c } of await p.reach()) {
+      shown.push(await notUtf8(p, c));
+      shown.push(await uncarried(p, c));
+    }
+    return shown.filter((s) => s !== "").join("; ");
+  },
+);
+
+/** POSTs (or PUTs, in a store) an XML message with bytes that are not UTF-8 under a UTF-8 declaration. */
+async function notUtf8(p: Probe, c: string): Promise<string> {
+  const { method, path } = await p.creationRequest(c);
+  const head = `<?xml version="1.0" encoding="UTF-8"?><message><body>${uniqueBody("xml-bytes")} `;
+  const body = Buffer.concat([Buffer.from(head), Buffer.from(NOT_UTF8), Buffer.from("</body></message>")]);
+  const ex = await p.send({ method, path, headers: { accept: JSON_TYPE, "content-type": XML_TYPE }, body });
+  p.track(c, ex);
+  const { status } = ex.res;
+  const sent = `${method} ${path} with XML holding bytes C3 28 FF, not UTF-8`;
+  if (status >= 400 && status < 500) return `${sent} → ${status}`;
+  const why =
+    status >= 200 && status < 300
+      ? ": a document not in its encoding is a fatal error (XML 1.0 §4.3.3), no message to store"
+      : ", not a 4xx";
+  p.problem(`${sent} answered ${statusLine(ex.res)}${why}`, ex);
+  return "";
+}
+
+/** Creates a message whose body XML cannot carry and reads it back as JSON and as XML. */
+async function uncarried(p: Probe, c: string): Promise<string> {
+  const body = uniqueBody("xml-chars") + UNCARRIED;
+  const created = await p.create(c, body);
+  const { ex, uri } = created;
+  const sent = `${ex.req.method} ${ex.req.path} of a body holding ${UNCARRIED_NAMED}`;
+  if (ex.res.status >= 400 && ex.res.status < 500) return `${sent} → ${ex.res.status} (refused)`;
+  if (ex.res.status < 200 || ex.res.status >= 300) {
+    p.problem(`${sent} answered ${statusLine(ex.res)}, neither a 2xx nor a 4xx refusal`, ex);
+    return "";
+  }
+  if (!uri) return `${sent} → ${ex.res.status}, not found again to read (no Location, id or listed link)`;
+  const [json, xml] = (await p.all([JSON_TYPE, XML_TYPE].map((accept) => () => p.get(uri.path, { accept })))) as [
+    Exchange,
+    Exchange,
+  ];
+  if (json.res.status !== 200 || !isJsonType(mediaTypeOf(json.res)) || !parseJson(json.res.text).ok) {
+    p.problem(
+      `GET ${uri.path} with Accept: ${JSON_TYPE} answered ${statusLine(json.res)} with Content-Type ` +
+        `${mediaTypeOf(json.res) || "(none)"}, not 200 and JSON`,
+      json,
+    );
+  } else if (p.bodyOf(json.res, body) !== body) {
+    p.problem(`GET ${uri.path} as JSON shows another body than the one created with ${UNCARRIED_NAMED}`, json);
+  }
+  const read = readAsXml(p, xml, body);
+  return read === undefined ? "" : `${sent} → ${ex.res.status}, read as XML → ${read}`;
+}
+
+/** Judges the read with Accept: application/xml of the message holding `body`: what it showed, or undefined after a
+ * problem. */
+function readAsXml(p: Probe, ex: Exchange, body: string): string | undefined {
+  const type = mediaTypeOf(ex.res);
+  const asked = `GET ${ex.req.path} with Accept: ${XML_TYPE}`;
+  if (ex.res.status === 406) return "406";
+  if (ex.res.status === 200 && isJsonType(type) && parseJson(ex.res.text).ok && p.bodyOf(ex.res, body) === body)
+    return "JSON (Accept disregarded)";
+  if (ex.res.status !== 200 || !isXmlType(type)) {
+    p.problem(
+      `${asked} answered ${statusLine(ex.res)} with Content-Type ${type || "(none)"}, not 406, XML, or JSON with ` +
+        `the body`,
+      ex,
+    );
+    return undefined;
+  }
+  const ill = illFormed(ex);
+  if (ill !== undefined) {
+    p.problem(
+      `${asked} answered 200 with XML that is not well formed: ${ill}; XML cannot carry ${UNCARRIED_NAMED}: ` +
+        `refuse the create or answer 406`,
+      ex,
+    );
+    return undefined;
+  }
+  if (p.bodyOf(ex.res, body) === body) return "XML with the body";
+  p.problem(
+    `${asked} answered 200 with XML showing another body than the one stored (XML cannot carry ` +
+      `${UNCARRIED_NAMED}: refuse the create or answer 406)`,
+    ex,
+  );
+  return undefined;
+}
+
+/** Characters outside XML's Char production (XML 1.0 §2.2), surrogates unpaired included. */
+const NOT_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+const CHAR_REFERENCE = /&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));/g;
+
+/** What makes an XML reply ill-formed: its bytes outside its encoding, a character or reference outside Char, or its
+ * markup; undefined when well formed. */
+function illFormed(ex: Exchange): string | undefined {
+  const bytes = ex.res.body;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ex.res.headers["content-type"]?.[0] ?? "")?.[1];
+  const head = Buffer.from(bytes.subarray(0, 200)).toString("latin1");
+  const declared = /^\s*<\?xml[^>]*\sencoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["']/.exec(head)?.[1];
+  const encoding = (charset ?? declared ?? "utf-8").toLowerCase();
+  let text: string;
+  try {
+    text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    return `its bytes are not ${encoding} (Content-Type's charset, else the declaration, else UTF-8: XML 1.0 §4.3.3)`;
+  }
+  const raw = NOT_CHAR.exec(text);
+  if (raw) return `it holds U+${codeOf(raw[0])} at character ${raw.index}, outside XML's Char (§2.2)`;
+  for (const ref of text.matchAll(CHAR_REFERENCE)) {
+    const code = ref[1] !== undefined ? parseInt(ref[1], 16) : Number(ref[2]);
+    if (code > 0x10ffff || NOT_CHAR.test(String.fromCodePoint(code)))
+      return `it holds ${ref[0]}, a reference to no Char (§4.1)`;
+  }
+  return parseXml(text).ok ? undefined : "its markup does not parse";
+}
+
+const codeOf = (char: string): string => (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
