@@ -106,72 +106,13 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
   const resourceOf = (request: FastifyRequest) =>
     request.routeOptions.url === undefined ? undefined : byUrl.get(request.routeOptions.url);
 
-  app.addHook("onRequest", async (request) => {
-    const resource = resourceOf(request);
-    const open =
-      resource?.open ??
-      (request.routeOptions.url !== undefined && options.openRoutes?.has(request.routeOptions.url) === true);
-    if (options.apiKeyCheck && !open) options.apiKeyCheck(request.headers["x-api-key"]);
-    // An unknown path goes on to the not-found handler.
-    if (resource === undefined) return;
-    const allow = allowOf(resource);
-    if (!allow.includes(request.method)) {
-      throw new HttpError(405, `${request.method} is not supported here; use ${allow.join(", ")}`, {
-        allow: allow.join(", "),
-      });
-    }
-    if (request.method === "OPTIONS") return;
-    if (negotiate(request.headers.accept) === undefined) {
-      throw new HttpError(
-        406,
-        `no representation matches the Accept header; available: ${MEDIA_TYPES.json}, ${MEDIA_TYPES.xml}`,
-      );
-    }
-    const query = queryOf(request);
-    for (const name of new Set(query.keys())) {
-      if (!resource.query.includes(name)) {
-        throw new HttpError(
-          400,
-          resource.query.length === 0
-            ? "this resource takes no query parameters"
-            : `unknown query parameter "${name}"; filters: ${resource.query.join(", ")}`,
-        );
-      }
-    }
-    if (request.method === "POST" || request.method === "PUT") {
-      const declared = request.headers["content-length"];
-      if (request.headers["transfer-encoding"] === undefined && (declared === undefined || declared === "0")) {
-        throw new HttpError(400, "the request body is empty: send a message representation");
-      }
-      const type = requestFormat(request.headers["content-type"]);
-      if ("unsupported" in type) throw new HttpError(415, type.unsupported);
-    }
-  });
+  app.addHook("onRequest", async (request) => refuseUnfit(request, resourceOf(request), options));
 
   for (const resource of resources) {
     app.route({
       method: ROUTED_METHODS as HTTPMethods[],
       url: resource.url,
-      handler: async (request, reply) => {
-        if (request.method === "OPTIONS") {
-          reply.code(204).header("allow", allowOf(resource).join(", "));
-          return reply.send();
-        }
-        const method = (request.method === "HEAD" ? "GET" : request.method) as Method;
-        // The hook has refused every method without a handler, so this is always found.
-        const handle = resource.methods[method]!;
-        const format = negotiate(request.headers.accept)!;
-        const typed = requestFormat(request.headers["content-type"]);
-        const outcome = await handle({
-          params: request.params as Record<string, string>,
-          format,
-          query: queryOf(request),
-          body: Buffer.isBuffer(request.body) ? request.body : undefined,
-          bodyFormat: "format" in typed ? typed.format : "json",
-          ifMatch: typeof request.headers["if-match"] === "string" ? request.headers["if-match"] : undefined,
-        });
-        return sendOutcome(reply, format, outcome, options.pageBounds.hardBytes);
-      },
+      handler: async (request, reply) => handle(resource, request, reply, options),
     });
   }
 
@@ -192,33 +133,101 @@ export function registerRoutes(app: FastifyInstance, options: RoutesOptions): vo
             } as const,
           ]
         : errorLinks();
-    return sendError(request, reply, asHttpError(error, request), links);
+    return sendError(request, reply, asHttpError(error, request, options), links);
   });
+}
 
-  function asHttpError(error: unknown, request: FastifyRequest): HttpError {
-    if (error instanceof HttpError) return error;
-    const code = (error as { code?: unknown }).code;
-    if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
-      return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
-    if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; ${error.remedy}`);
-    if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
-    if (error instanceof ReplyTooLargeError) {
-      options.onServerError(error, request);
-      return new HttpError(500, `${error.message}: it was stored by a server that accepts larger bodies`);
-    }
-    if (error instanceof StoreUnavailableError) {
-      options.onServerError(error, request);
-      return new HttpError(503, "the message store cannot be reached now; retry later", { "retry-after": "1" });
-    }
-    const status = (error as { statusCode?: unknown }).statusCode;
-    // Fastify's own 4xx (a bad Content-Length, a malformed URL, an aborted body) are the client's; their
-    // messages name the problem and nothing of the server.
-    if (typeof status === "number" && status >= 400 && status < 500) {
-      return new HttpError(status, error instanceof Error ? error.message : (STATUS_CODES[status] ?? "client error"));
-    }
-    options.onServerError(error, request);
-    return new HttpError(500, "the server failed to answer this request");
+/**
+ * Before any handler: the API key (unless the route is open), then for a known resource the method, the Accept
+ * header, the query's names and a POST or PUT's body and type; each refusal is the exact status.
+ */
+function refuseUnfit(request: FastifyRequest, resource: Resource | undefined, options: RoutesOptions): void {
+  const open =
+    resource?.open ??
+    (request.routeOptions.url !== undefined && options.openRoutes?.has(request.routeOptions.url) === true);
+  if (options.apiKeyCheck && !open) options.apiKeyCheck(request.headers["x-api-key"]);
+  // An unknown path goes on to the not-found handler.
+  if (resource === undefined) return;
+  const allow = allowOf(resource);
+  if (!allow.includes(request.method)) {
+    throw new HttpError(405, `${request.method} is not supported here; use ${allow.join(", ")}`, {
+      allow: allow.join(", "),
+    });
   }
+  if (request.method === "OPTIONS") return;
+  if (negotiate(request.headers.accept) === undefined) {
+    throw new HttpError(
+      406,
+      `no representation matches the Accept header; available: ${MEDIA_TYPES.json}, ${MEDIA_TYPES.xml}`,
+    );
+  }
+  const query = queryOf(request);
+  for (const name of new Set(query.keys())) {
+    if (!resource.query.includes(name)) {
+      throw new HttpError(
+        400,
+        resource.query.length === 0
+          ? "this resource takes no query parameters"
+          : `unknown query parameter "${name}"; filters: ${resource.query.join(", ")}`,
+      );
+    }
+  }
+  if (request.method === "POST" || request.method === "PUT") {
+    const declared = request.headers["content-length"];
+    if (request.headers["transfer-encoding"] === undefined && (declared === undefined || declared === "0")) {
+      throw new HttpError(400, "the request body is empty: send a message representation");
+    }
+    const type = requestFormat(request.headers["content-type"]);
+    if ("unsupported" in type) throw new HttpError(415, type.unsupported);
+  }
+}
+
+/** A resource's method, given the request's parameters, negotiated format, query and body; its outcome sent. */
+async function handle(resource: Resource, request: FastifyRequest, reply: FastifyReply, options: RoutesOptions) {
+  if (request.method === "OPTIONS") {
+    reply.code(204).header("allow", allowOf(resource).join(", "));
+    return reply.send();
+  }
+  const method = (request.method === "HEAD" ? "GET" : request.method) as Method;
+  // The hook has refused every method without a handler, so this is always found.
+  const handler = resource.methods[method]!;
+  const format = negotiate(request.headers.accept)!;
+  const typed = requestFormat(request.headers["content-type"]);
+  const outcome = await handler({
+    params: request.params as Record<string, string>,
+    format,
+    query: queryOf(request),
+    body: Buffer.isBuffer(request.body) ? request.body : undefined,
+    bodyFormat: "format" in typed ? typed.format : "json",
+    ifMatch: typeof request.headers["if-match"] === "string" ? request.headers["if-match"] : undefined,
+  });
+  return sendOutcome(reply, format, outcome, options.pageBounds.hardBytes);
+}
+
+/** What the client is told for an error: ours as it is, the store's and Fastify's by their meaning, else a 500. */
+function asHttpError(error: unknown, request: FastifyRequest, options: RoutesOptions): HttpError {
+  if (error instanceof HttpError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE")
+    return new HttpError(413, `request bodies are limited to ${options.bodyLimitBytes} bytes`);
+  if (error instanceof StoreFullError) return new HttpError(507, `${error.message}; ${error.remedy}`);
+  if (error instanceof InvalidCursorError) return new HttpError(400, error.message);
+  if (error instanceof ReplyTooLargeError) {
+    options.onServerError(error, request);
+    return new HttpError(500, `${error.message}: it was stored by a server that accepts larger bodies`);
+  }
+  if (error instanceof StoreUnavailableError) {
+    options.onServerError(error, request);
+    return new HttpError(503, "the message store cannot be reached now; retry later", { "retry-after": "1" });
+  }
+  const status = (error as { statusCode?: unknown }).statusCode;
+  // Fastify's own 4xx (a bad Content-Length, a malformed URL, an aborted body) are the client's; their
+  // messages name the problem and nothing of the server.
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return new HttpError(status, error instanceof Error ? error.message : (STATUS_CODES[status] ?? "client error"));
+  }
+  options.onServerError(error, request);
+  return new HttpError(500, "the server failed to answer this request");
 }
 
 /** Errors answer in the negotiated format; when Accept matches nothing (the 406 itself), in JSON, the default. */
