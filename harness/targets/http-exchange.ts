@@ -36,13 +36,17 @@ async function read(method: string, answer: Http1Answer): Promise<HttpResponse> 
   return { ...head, body, text: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") };
 }
 
+/** Methods a client may send again after a connection failed (RFC 9110 §9.2.2); HEAD goes fresh anyway. */
+const IDEMPOTENT = new Set(["GET", "PUT", "DELETE", "OPTIONS", "TRACE"]);
+
 /**
  * The connection a request goes on: the pool's, unless there is none (no pool given), it is a HEAD (a body a server
  * sends after a HEAD's head is seen only on a connection of its own, and would spoil the next reply on a shared one),
- * or the request asks for one of its own (a check whose question is about connections or sessions).
+ * it is not idempotent (a POST on a kept-alive connection the server closed could not be sent again without maybe
+ * creating twice), or the request asks for one of its own (a check whose question is about connections or sessions).
  */
 function connectionFor(method: string, req: HttpRequest, pool: Http1Pool | undefined): "fresh" | Http1Pool {
-  return pool === undefined || method === "HEAD" || req.connection === "fresh" ? "fresh" : pool;
+  return pool === undefined || !IDEMPOTENT.has(method) || req.connection === "fresh" ? "fresh" : pool;
 }
 
 export async function exchange(

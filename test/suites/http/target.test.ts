@@ -99,8 +99,8 @@ describe("createHttpTarget", () => {
   });
 
   it(
-    "keeps connections alive between requests, a HEAD and a request that asks on their own, and never sends a " +
-      "cookie back",
+    "keeps connections alive between requests, a HEAD, a POST and a request that asks on their own, and never " +
+      "sends a cookie back",
     async () => {
       const url = await start((_q, res) => {
         res.setHeader("set-cookie", "session=1");
@@ -117,8 +117,9 @@ describe("createHttpTarget", () => {
         await target.close();
       }
       const [a, b, c, d, e] = seen.map((s) => s.port);
-      expect([b, e]).toEqual([a, a]);
-      expect(new Set([a, c, d]).size).toBe(3);
+      // A POST is never sent twice, so never on a connection the server may have closed meanwhile.
+      expect(e).toBe(a);
+      expect(new Set([a, b, c, d]).size).toBe(4);
       expect(seen.map((s) => s.headers.cookie)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     },
   );
