@@ -58,9 +58,9 @@ describe("docs/architecture.md", () => {
       );
   });
 
-  it("names, as bare file names, only files of the engine, the checks or the contract module", () => {
+  it("names, as bare file names, only files of the engine, the checks or the common module", () => {
     const files = new Set(
-      ["harness", "suites", "contract"].flatMap((dir) =>
+      ["harness", "suites", "common"].flatMap((dir) =>
         readdirSync(join(PACKAGE_ROOT, dir), { recursive: true, encoding: "utf8" }).map((f) => f.split("/").pop()),
       ),
     );
