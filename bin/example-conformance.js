@@ -5,8 +5,9 @@
 import { existsSync } from "node:fs";
 
 const INTERNAL = 70;
-/** After the command has returned its code, what is still open (a stuck write, a socket) may delay the exit this long.
- * */
+/**
+ * After the command has returned its code, what is still open (a stuck write, a socket) may delay the exit this long.
+ */
 const EXIT_GRACE_MS = 5_000;
 
 /** One inert line: no control characters, no stack, at most 1 KiB of the message. */

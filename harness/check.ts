@@ -93,8 +93,9 @@ export interface CheckContext {
   path?: string;
   /** Aborted when the run's time is up. */
   signal: AbortSignal;
-  /** Calls a check may have in flight at once, for cases of its own that do not depend on each other (--concurrency).
-   * */
+  /**
+   * Calls a check may have in flight at once, for cases of its own that do not depend on each other (--concurrency).
+   */
   parallelism: number;
 }
 

@@ -11,8 +11,9 @@ export interface ReplayArgs {
   seed: number;
   /** fast-check's replay path, for a property check that failed. */
   path?: string;
-  /** The flags of the run's RPC targets the check did not use, left out of its replay line (the one it used is kept).
-   * */
+  /**
+   * The flags of the run's RPC targets the check did not use, left out of its replay line (the one it used is kept).
+   */
   leaveOut?: readonly string[];
 }
 
@@ -29,8 +30,10 @@ export interface CheckResult {
   /** Whether this result fails the run (a MUST failure in a gating profile, or any failure under --strict). */
   gating: boolean;
   durationMs: number;
-  /** What it sent its targets: exchanges, request bytes, round trips (harness/traffic.ts); absent for a contract or
-   * client check. */
+  /**
+   * What it sent its targets: exchanges, request bytes, round trips (harness/traffic.ts); absent for a contract or
+   * client check.
+   */
   traffic?: CheckTraffic;
   /** What replays this check alone, as data. */
   replayArgs: ReplayArgs;
@@ -38,8 +41,10 @@ export interface CheckResult {
   replay?: string;
   /** For a failed gRPC check: the grpcurl command that sends the last request it made, without the harness. */
   grpcurl?: string;
-  /** With --trace DIR, for a failed or erring check: its trace file, relative to the report's folder, or absolute as
-   * DIR was given. */
+  /**
+   * With --trace DIR, for a failed or erring check: its trace file, relative to the report's folder, or absolute as DIR
+   * was given.
+   */
   trace?: string;
   counterexample?: string;
   details?: string[];
@@ -47,8 +52,9 @@ export interface CheckResult {
   note?: string;
   /** For a skip for want of something the user can give: the flag that would judge it (CheckOutcome.needs). */
   needs?: string;
-  /** For such a skip that a claim of the implementation answers: the claim, "replicas: single" (declared, not judged).
-   * */
+  /**
+   * For such a skip that a claim of the implementation answers: the claim, "replicas: single" (declared, not judged).
+   */
   claim?: string;
 }
 
@@ -98,8 +104,10 @@ export interface Unjudged {
   claim?: string;
 }
 
-/** Where a run's signed attestation went, and the key that signed it (its securesystemslib key ID, as the envelope
- * names it). */
+/**
+ * Where a run's signed attestation went, and the key that signed it (its securesystemslib key ID, as the envelope names
+ * it).
+ */
 export interface RunAttestation {
   file: string;
   keyId: string;
@@ -110,8 +118,9 @@ export interface RunReport {
   implementation?: { name: string; version?: string; url?: string };
   suiteVersion: string;
   contractSha256: string;
-  /** What was checked: the addresses, the image and its digest, the TLS certificate's SHA-256 fingerprint, the
-   * contract. */
+  /**
+   * What was checked: the addresses, the image and its digest, the TLS certificate's SHA-256 fingerprint, the contract.
+   */
   target: {
     grpc?: string;
     http?: string;
@@ -136,14 +145,19 @@ export interface RunReport {
   exitCode: 0 | 1;
   /** With --image, when a check failed: the container's last log lines. */
   containerLog?: string[];
-  /** With --attestation: the signed statement of this run is written to `file`, signed by the ed25519 key of ID
-   * `keyId`. */
+  /**
+   * With --attestation: the signed statement of this run is written to `file`, signed by the ed25519 key of ID `keyId`.
+   */
   attestation?: RunAttestation;
-  /** When a target asked the run to slow down (HTTP 429, or 503 with Retry-After; RESOURCE_EXHAUSTED with
-   * grpc-retry-pushback-ms): the waits made, and how long. */
+  /**
+   * When a target asked the run to slow down (HTTP 429, or 503 with Retry-After; RESOURCE_EXHAUSTED with
+   * grpc-retry-pushback-ms): the waits made, and how long.
+   */
   backpressure?: { waits: number; waitedMs: number };
-  /** What the run learned the target offers, resource by resource, with the evidence (how a collection creates, what it
-   * refuses). */
+  /**
+   * What the run learned the target offers, resource by resource, with the evidence (how a collection creates, what it
+   * refuses).
+   */
   capabilities?: ResourceCapabilities[];
 }
 

@@ -69,13 +69,16 @@ export const LOAD_DEFAULTS = Object.freeze({
 });
 
 export interface LoadOptions {
-  /** gRPC: host:port, dns:///host:port or unix:///path; Connect, gRPC-Web and HTTP: the base URL
-   * (http(s)://host:port[/prefix]). */
+  /**
+   * gRPC: host:port, dns:///host:port or unix:///path; Connect, gRPC-Web and HTTP: the base URL
+   * (http(s)://host:port[/prefix]).
+   */
   address: string;
   /** A protocol of the map that load drives (grpc, connect, grpc-web), or "http" for resources; default gRPC. */
   protocol?: string;
-  /** HTTP resources: the collection's path (default /messages) and the mix of operations (default LOAD_DEFAULTS.mix).
-   * */
+  /**
+   * HTTP resources: the collection's path (default /messages) and the mix of operations (default LOAD_DEFAULTS.mix).
+   */
   collection?: string;
   mix?: Mix;
   /** How long calls keep starting (default 10 s, at most 10 m); the run stops by itself after it. */
@@ -171,8 +174,10 @@ export interface GrpcTargetOptions {
   rate?: number;
   /** Shared across a target and its replicas, so the budget covers the whole run. */
   budget?: CallBudget;
-  /** The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL
-   * http(s)://host:port[/prefix]. */
+  /**
+   * The protocol to speak (default gRPC); for Connect and gRPC-Web, address is the base URL
+   * http(s)://host:port[/prefix].
+   */
   protocol?: Protocol | (string & {});
   /** A target with no socket (see in-memory-client.ts): it answers every call, and address is only its name. */
   inMemory?: InMemoryClient;
@@ -253,12 +258,16 @@ export interface RunOptions {
   profiles?: readonly Profile[];
   /** Bound on one check's run, in milliseconds. */
   checkTimeoutMs?: number;
-  /** Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent
-   * cases. */
+  /**
+   * Checks run side by side, at most this many at once (see CheckDefinition.sharing); and a check's own independent
+   * cases.
+   */
   concurrency?: number;
   reporters?: readonly Reporter[];
-  /** The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the
-   * catalogue). */
+  /**
+   * The checks to choose from, in the order a run reports them: the engine is given its checks (the CLI gives it the
+   * catalogue).
+   */
   checks: readonly CheckDefinition[];
   /**
    * The path rules' verb lexicon, given beside the checks (the CLI and the package's runConformance give the
@@ -457,8 +466,9 @@ function parseRunBaseUrl(baseUrl: string): URL {
   return parseHttpBaseUrl(baseUrl);
 }
 
-/** The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns.
- * */
+/**
+ * The lexicon the run was given, under the user's words: --verbs replaces its verbs, --allow-word adds to its nouns.
+ */
 function resolvePathWords(given: PathWords, h: Pick<HttpRunTarget, "verbs" | "allowWords">): PathWords {
   return Object.freeze({
     verbs: h.verbs !== undefined && h.verbs.length > 0 ? h.verbs : given.verbs,
@@ -580,8 +590,9 @@ function loadTransportRules(
   return secure ? (o.tls ?? {}) : undefined;
 }
 
-/** A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag).
- * */
+/**
+ * A load run's options, every default applied and every rule between them checked here, once (exit 2 naming the flag).
+ */
 export function resolveLoadOptions(options: LoadOptions): ResolvedLoad {
   const protocol = options.protocol ?? LOAD_DEFAULTS.protocol;
   const durationMs = options.durationMs ?? LOAD_DEFAULTS.durationMs;

@@ -44,8 +44,9 @@ function createRedactor(options: RunOptions): (text: string) => string {
   return (text) => live.reduce((t, [secret, placeholder]) => t.split(secret).join(placeholder), text);
 }
 
-/** What the run judged, in words and as data: the verdict, its scope, the waivers and the gating checks left unjudged.
- * */
+/**
+ * What the run judged, in words and as data: the verdict, its scope, the waivers and the gating checks left unjudged.
+ */
 function judge(
   all: readonly CheckDefinition[],
   selected: readonly CheckDefinition[],
@@ -114,8 +115,10 @@ function usedRpcTarget(check: CheckDefinition, options: RunConfig): ResolvedGrpc
   return options.grpc && rpcTargetFor(check, [options.grpc, ...options.rpcPeers]);
 }
 
-/** The flags of the RPC targets a check did not use, for its replay line to leave out; none for a check that uses them
- * all. */
+/**
+ * The flags of the RPC targets a check did not use, for its replay line to leave out; none for a check that uses them
+ * all.
+ */
 function unusedRpcFlags(check: CheckDefinition, options: RunConfig): string[] {
   if (check.rpcTargets === "all" || !options.grpc || options.rpcPeers.length === 0) return [];
   const used = check.area === "grpc" ? usedRpcTarget(check, options) : undefined;
@@ -497,8 +500,10 @@ function startChecks(
   return records;
 }
 
-/** What the run keeps of one check while it runs, in one record: its outcome to come, its calls, its trace file, its
- * traffic. */
+/**
+ * What the run keeps of one check while it runs, in one record: its outcome to come, its calls, its trace file, its
+ * traffic.
+ */
 interface CheckRecord {
   /** The outcome and how long it took, once the check has run. */
   done: Promise<{ outcome: CheckOutcome; ms: number }>;

@@ -29,8 +29,9 @@ export type { SessionOptions };
 
 export interface Session {
   context(): CheckContext;
-  /** The waits the targets made when asked to slow down (429, 503 with Retry-After, RESOURCE_EXHAUSTED with a
-   * pushback). */
+  /**
+   * The waits the targets made when asked to slow down (429, 503 with Retry-After, RESOURCE_EXHAUSTED with a pushback).
+   */
   backpressure(): Backpressure;
   /** The targets that kept refusing a request past the bound of those waits. */
   refusing(): Refusing[];

@@ -52,8 +52,9 @@ const lengthOf = (body: unknown): number =>
         ? body.byteLength
         : (body as Frames).reduce((n, f) => n + 5 + f.data.byteLength, 0);
 
-/** The request bytes of a target method's arguments: unary(bytes), raw({ body }), exchange({ body }), request({ body
- * }). */
+/**
+ * The request bytes of a target method's arguments: unary(bytes), raw({ body }), exchange({ body }), request({ body }).
+ */
 export function requestBytes(method: string, args: readonly unknown[]): number {
   // A unary message goes out with its 5-byte length prefix (gRPC, gRPC-Web; Connect sends it bare: close enough to
   // count).

@@ -80,8 +80,10 @@ export interface GuardOptions {
    */
   minPingIntervalWithoutCallsMs?: number;
   maxPingStrikes?: number;
-  /** Connections, calls in flight and the memory watermark; calls past a limit get RESOURCE_EXHAUSTED. Default
-   * defaultLimits(). */
+  /**
+   * Connections, calls in flight and the memory watermark; calls past a limit get RESOURCE_EXHAUSTED. Default
+   * defaultLimits().
+   */
   protection?: ProtectionLimits;
   /**
    * SETTINGS_MAX_HEADER_LIST_SIZE: a stream whose header block is larger is reset (ENHANCE_YOUR_CALM) by node:http2.
@@ -382,8 +384,10 @@ function measure(book: SessionBook, now: number): void {
   if (stalled > 0 && live === 0) sendAway(book, stalled);
 }
 
-/** Measures what the stream holds for its unread reply (p.owed); why it stalled, if its reply made no progress for
- * stallMs. */
+/**
+ * Measures what the stream holds for its unread reply (p.owed); why it stalled, if its reply made no progress for
+ * stallMs.
+ */
 function replyStall(stream: GuardedStream, p: Pending, now: number, stallMs: number): string | undefined {
   const unsent = stream.writableLength - p.taken;
   if (unsent <= 0) {
@@ -436,8 +440,10 @@ function sendAway(book: SessionBook, stalled: number): void {
   setTimeout(() => session.destroy(), GOAWAY_GRACE_MS).unref();
 }
 
-/** How often every session's debt is measured and its stalled streams reset: a quarter of the stall bound, at most 100
- * ms. */
+/**
+ * How often every session's debt is measured and its stalled streams reset: a quarter of the stall bound, at most 100
+ * ms.
+ */
 function sweepInterval(stallMs: number): number {
   return Math.max(10, Math.min(100, Math.floor(stallMs / 4)));
 }
@@ -591,8 +597,9 @@ function messageUnderWay(p: Pending, chunk: Buffer): number {
   return held;
 }
 
-/** node:stream's own push, put back on the stream: assigned, not deleted (a delete makes the stream a slow dictionary).
- * */
+/**
+ * node:stream's own push, put back on the stream: assigned, not deleted (a delete makes the stream a slow dictionary).
+ */
 function restorePush(stream: GuardedStream): void {
   (stream as unknown as { push: PushMethod }).push = Readable.prototype.push as PushMethod;
 }
@@ -608,8 +615,10 @@ interface Guard {
   maxHeaderListBytes: number;
   receiveWindow: number;
   streamingRequestPaths: ReadonlySet<string>;
-  /** Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every
-   * stream's start and end cost more, seen under load with --cpu-prof), its streams and its account. */
+  /**
+   * Every session's book: its calls in flight in a counter object of its own (a WeakMap get and set on every stream's
+   * start and end cost more, seen under load with --cpu-prof), its streams and its account.
+   */
   books: Map<http2.ServerHttp2Session, SessionBook>;
   onStreamError: (err: Error) => void;
 }

@@ -32,8 +32,10 @@ export interface GrpcServerOptions extends LogOptions {
   protection?: Partial<ProtectionLimits>;
   /** What the server owes clients that do not read (owed.ts); default a ledger of its own with the default limits. */
   ledger?: OwedLedger;
-  /** Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has
-   * acknowledged the limit, node:http2 resets the stream). Default 16 KiB. */
+  /**
+   * Largest header block a call may send; past it the call is refused RESOURCE_EXHAUSTED (or, once the client has
+   * acknowledged the limit, node:http2 resets the stream). Default 16 KiB.
+   */
   maxHeaderListBytes?: number;
 }
 

@@ -29,13 +29,15 @@ export interface ReferenceServerOptions {
   maxHeaderListBytes?: number;
   /** Concurrent streams per gRPC connection, advertised in SETTINGS; default 100 (SERVER_CHANNEL_OPTIONS). */
   maxConcurrentStreams?: number;
-  /** Where the HTTP interface keeps messages: memory: (the default), pglite:DIR, or postgres://... (see open-store.ts).
-   * */
+  /**
+   * Where the HTTP interface keeps messages: memory: (the default), pglite:DIR, or postgres://... (see open-store.ts).
+   */
   store?: string;
   /** Bounds of the message store; past them a create is answered 507. */
   storeLimits?: StoreLimits;
-  /** How long in-flight calls and requests may run after close() before their connections are destroyed; default 5 s.
-   * */
+  /**
+   * How long in-flight calls and requests may run after close() before their connections are destroyed; default 5 s.
+   */
   shutdownGraceMs?: number;
 }
 

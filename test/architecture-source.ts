@@ -61,8 +61,10 @@ export function importGraph(files: readonly string[] = productFiles()): Map<stri
   return new Map(files.map((f) => [f, importsOf(f)]));
 }
 
-/** The import circles of a graph: each a list of files, the first repeated at the end (Tarjan's strongly connected
- * components). */
+/**
+ * The import circles of a graph: each a list of files, the first repeated at the end (Tarjan's strongly connected
+ * components).
+ */
 export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let index = 0;
   const at = new Map<string, number>();

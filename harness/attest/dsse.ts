@@ -9,8 +9,10 @@ export interface Envelope {
   signatures: { keyid?: string; sig: string }[];
 }
 
-/** DSSE's pre-authentication encoding: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, lengths in ASCII decimal
- * bytes. */
+/**
+ * DSSE's pre-authentication encoding: "DSSEv1" SP LEN(type) SP type SP LEN(body) SP body, lengths in ASCII decimal
+ * bytes.
+ */
 export function pae(payloadType: string, payload: Buffer): Buffer {
   const type = Buffer.from(payloadType, "utf8");
   return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `), type, Buffer.from(` ${payload.length} `), payload]);

@@ -15,8 +15,9 @@ export type LintFormat = (typeof LINT_FORMATS)[number];
 
 /** One lint violation or breaking change, as data. */
 export interface ContractFinding {
-  /** The file, relative to the contract's folder: `example/example.proto`; "" for a finding in no file (a deleted one).
-   * */
+  /**
+   * The file, relative to the contract's folder: `example/example.proto`; "" for a finding in no file (a deleted one).
+   */
   path: string;
   line: number;
   column: number;

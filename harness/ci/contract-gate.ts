@@ -14,8 +14,9 @@ import { forAnnotationData, forAnnotationProperty, forMarkdown as md, forTermina
 const git = promisify(execFile);
 /** Bound on each git command: a repository that does not answer does not hold the job. */
 const GIT_TIMEOUT_MS = 60_000;
-/** Past this, annotations are left out (GitHub shows at most 10 errors per step anyway); the summary counts them all.
- * */
+/**
+ * Past this, annotations are left out (GitHub shows at most 10 errors per step anyway); the summary counts them all.
+ */
 const MAX_ANNOTATIONS = 50;
 
 type Level = "error" | "warning";

@@ -64,8 +64,9 @@ async function configured(
   return applyConfig(opts, loadConfigFile(file), given, env, catalogue);
 }
 
-/** Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens.
- * */
+/**
+ * Starts the image's container and runs the catalogue against its mapped ports; the container goes whatever happens.
+ */
 async function checkImage(
   opts: CheckCliOptions & { image: string },
   run: RunContext,
@@ -126,8 +127,10 @@ function listChecks(io: CliIo): void {
 /** The environment variable that shortens the progress interval off a terminal (tests; a log read closely). */
 export const PROGRESS_INTERVAL_ENV = "EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL";
 
-/** Progress on stderr unless --quiet: redrawn on a terminal, else a line every 10 s
- * ($EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL). */
+/**
+ * Progress on stderr unless --quiet: redrawn on a terminal, else a line every 10 s
+ * ($EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL).
+ */
 function progressOf(opts: CheckCliOptions, io: CliIo): ProgressReporter | undefined {
   if (opts.quiet) return undefined;
   const given = io.env[PROGRESS_INTERVAL_ENV];

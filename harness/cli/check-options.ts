@@ -311,8 +311,10 @@ const CHECK_ROWS: Omit<OptionTable<CheckCliOptions>, "config" | keyof RpcTargetO
   },
 };
 
-/** The table of the built-in protocols, as the map stands when this module loads (commands build theirs with
- * checkTable). */
+/**
+ * The table of the built-in protocols, as the map stands when this module loads (commands build theirs with
+ * checkTable).
+ */
 export const CHECK_TABLE: OptionTable<CheckCliOptions> = checkTable();
 
 /**

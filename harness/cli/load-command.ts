@@ -118,8 +118,10 @@ export function addLoadCommand(program: Command, io: CliIo, setExit: (code: numb
   });
 }
 
-/** What the flags say of the run's shape: its duration, concurrency, connections, rate, timeout, threads, mix,
- * collection. */
+/**
+ * What the flags say of the run's shape: its duration, concurrency, connections, rate, timeout, threads, mix,
+ * collection.
+ */
 function loadFigures(opts: LoadCliOptions): Partial<LoadOptions> {
   return {
     durationMs: opts.duration,

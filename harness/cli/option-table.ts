@@ -175,8 +175,9 @@ export const shared = {
   } satisfies OptionSpec<string[]>,
 } as const;
 
-/** Whether the user gave an option (flag or environment), not its default: what a configuration file may not override.
- * */
+/**
+ * Whether the user gave an option (flag or environment), not its default: what a configuration file may not override.
+ */
 export function givenOn(command: Command): (key: string) => boolean {
   return (key) => {
     const source = command.getOptionValueSource(key);

@@ -32,8 +32,9 @@ export function rpcOptionRow(
   return { flags: `${module.cli.flag} <${module.cli.value}>`, description, replay: withoutCredentials };
 }
 
-/** The option rows of every protocol in the map as it stands now (registered ones too), keyed as commander files them.
- * */
+/**
+ * The option rows of every protocol in the map as it stands now (registered ones too), keyed as commander files them.
+ */
 export function rpcOptionRows(
   describe: (module: ProtocolModule) => string = (m) => m.cli.description,
 ): Record<string, OptionSpec<string>> {

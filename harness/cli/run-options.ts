@@ -39,8 +39,9 @@ export function toHttpTarget(
   };
 }
 
-/** The folder trace files are named relative to: the JSON report's, else the HTML report's, else the working directory.
- * */
+/**
+ * The folder trace files are named relative to: the JSON report's, else the HTML report's, else the working directory.
+ */
 function reportFolder(opts: CheckCliOptions): string {
   const file = (name: string) => opts.reporter.find((r) => r.name === name && r.path !== undefined)?.path;
   const report = opts.reportJson ?? file("json") ?? opts.reportHtml ?? file("html");

@@ -5,8 +5,9 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 
-/** A process as /proc shows it: its parent, and its start time, so a pid reused by another process is not taken for it.
- * */
+/**
+ * A process as /proc shows it: its parent, and its start time, so a pid reused by another process is not taken for it.
+ */
 interface ProcStat {
   ppid: number;
   start: string;

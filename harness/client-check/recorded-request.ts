@@ -71,8 +71,10 @@ export function requestName(r: RecordedRequest, redact: (t: string) => string): 
 /** Bytes of a body shown in hex in a failure's details. */
 const SHOWN_BODY_BYTES = 24;
 
-/** Whether the body's bytes are an encoding of the message (compressed, or gRPC-Web's base64 text), not the message
- * itself. */
+/**
+ * Whether the body's bytes are an encoding of the message (compressed, or gRPC-Web's base64 text), not the message
+ * itself.
+ */
 function bodyEncoded(r: RecordedRequest): boolean {
   const contentType = (headerValue(r, "content-type") ?? "").toLowerCase();
   const named = (name: string) => {

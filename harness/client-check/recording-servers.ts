@@ -18,8 +18,9 @@ import {
 import { CODE, type Codec, type HelloAnswer, type Scenario } from "./scenarios.js";
 
 export const HELLO_PATH = "/example.exampleService/Hello";
-/** Bound on the reference server's answer to a forwarded resource request: it answers at once; this bounds a wedged
- * one. */
+/**
+ * Bound on the reference server's answer to a forwarded resource request: it answers at once; this bounds a wedged one.
+ */
 const UPSTREAM_TIMEOUT_MS = 30_000;
 /** Request headers past this many bytes are refused by the HTTP layer itself (431, or a reset stream). */
 const MAX_HEADER_BYTES = 16 * 1024;

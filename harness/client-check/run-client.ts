@@ -9,8 +9,9 @@ import { createSweeper, INIT_SCRIPT, namespaceUnshare, UNSHARE_FLAGS } from "./_
 
 /** Bytes of stdout and of stderr kept: the last ones, where a failing client says why. */
 export const KEPT_OUTPUT_BYTES = 4096;
-/** After the client exits, how long its pipes may stay open (a child it left behind holds them) before the group goes.
- * */
+/**
+ * After the client exits, how long its pipes may stay open (a child it left behind holds them) before the group goes.
+ */
 const DRAIN_MS = 500;
 
 export interface ClientCommand {
@@ -27,8 +28,9 @@ export interface ClientRun {
   /** The last KEPT_OUTPUT_BYTES of each stream, and how many bytes came before them. */
   stdout: string;
   stderr: string;
-  /** Processes of the client's found alive after it ended and killed (outside a PID namespace; inside, none survive).
-   * */
+  /**
+   * Processes of the client's found alive after it ended and killed (outside a PID namespace; inside, none survive).
+   */
   leftRunning?: readonly number[];
 }
 
@@ -238,8 +240,10 @@ function listenToInit(run: ClientProcess, env: NodeJS.ProcessEnv, timeoutMs: num
   });
 }
 
-/** The client exited: its pipes are read to their end (within DRAIN_MS), what it left running is killed, the run
- * settles. */
+/**
+ * The client exited: its pipes are read to their end (within DRAIN_MS), what it left running is killed, the run
+ * settles.
+ */
 function onExit(run: ClientProcess, exitCode: number | null, exitSignal: NodeJS.Signals | null): void {
   const { child } = run;
   ended(run);

@@ -7,8 +7,10 @@ import { headerValue, MAX_RECORDED_BODY_BYTES, RESOURCES, type RecordedRequest }
 
 const RPC_CONTENT_TYPES = /^application\/(grpc|grpc-web|grpc-web-text|proto|json|connect\+\w+)\b/;
 
-/** A resource request: a GET or HEAD carries no payload (part 4.2 rule 11); one the reference server refused as
- * malformed. */
+/**
+ * A resource request: a GET or HEAD carries no payload (part 4.2 rule 11); one the reference server refused as
+ * malformed.
+ */
 function resourceProblems(r: RecordedRequest): string[] {
   const problems: string[] = [];
   if ((r.method === "GET" || r.method === "HEAD") && r.body.length > 0)

@@ -205,8 +205,10 @@ async function waitUntilServing(
   );
 }
 
-/** The name of the status grpc.health.v1 Check reports for every service, UNIMPLEMENTED without it, or why it is
- * unreadable. */
+/**
+ * The name of the status grpc.health.v1 Check reports for every service, UNIMPLEMENTED without it, or why it is
+ * unreadable.
+ */
 export async function healthStatus(address: string): Promise<string> {
   const grpc = await import("@grpc/grpc-js");
   const client = new grpc.Client(address, grpc.credentials.createInsecure(), {

@@ -8,8 +8,9 @@ import { loadReport } from "./load-report.js";
 
 export interface BaselineGate {
   reporter: Reporter;
-  /** The exit code to use in place of the run's own (1, 0) when the run ended; other codes (2, 3, 5, 70) pass through.
-   * */
+  /**
+   * The exit code to use in place of the run's own (1, 0) when the run ended; other codes (2, 3, 5, 70) pass through.
+   */
   exitCode(runExitCode: number): number;
 }
 

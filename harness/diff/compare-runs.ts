@@ -12,8 +12,10 @@ export type ComparableReport = Pick<RunReport, "checks"> &
 
 export interface DiffEntry {
   id: string;
-  /** Whether the failure gates: the newer run's (for one newly passing or no longer judged, the older one's); false for
-   * a pass. */
+  /**
+   * Whether the failure gates: the newer run's (for one newly passing or no longer judged, the older one's); false for
+   * a pass.
+   */
   gating: boolean;
   before?: CheckStatus;
   after?: CheckStatus;

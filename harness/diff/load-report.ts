@@ -41,8 +41,9 @@ async function validatorOf(): Promise<ValidateFunction<ComparableReport>> {
   return validator;
 }
 
-/** Reads a JSON report written by `check --report-json` (or `--reporter json=FILE`); `role` names the flag or argument.
- * */
+/**
+ * Reads a JSON report written by `check --report-json` (or `--reporter json=FILE`); `role` names the flag or argument.
+ */
 export async function loadReport(path: string, role: string): Promise<ComparableReport & { exitCode?: number }> {
   const fail = (why: string) => new ConformanceError("usage", `${role} ${path}: ${why}`);
   const info = await stat(path).catch((err: NodeJS.ErrnoException) => {

@@ -4,8 +4,10 @@ import type { Histogram } from "hdr-histogram-js";
 import { encodeHistogram, latencyAt, latencyFigures, type LatencyFigures } from "./histograms.js";
 import { judgeSlo, type SloResult, type SloTerm } from "./slo.js";
 
-/** What a load run tells its reporters (harness/reporters/load-*.ts): its progress about once a second, its report at
- * the end. */
+/**
+ * What a load run tells its reporters (harness/reporters/load-*.ts): its progress about once a second, its report at
+ * the end.
+ */
 export interface LoadReporter {
   onProgress?(progress: { elapsedMs: number; requests: number; errors: number; requestsPerSecond: number }): void;
   onLoadEnd?(report: LoadReport): void | Promise<void>;
@@ -37,8 +39,10 @@ export interface LoadReport {
   errors: Record<string, number>;
   /** Calls refused to shed load (RESOURCE_EXHAUSTED; HTTP 429 or 503 with Retry-After), by status: not errors. */
   shed: Record<string, number>;
-  /** Connections opened to replace one the server ended (GOAWAY, a maximum age) or that failed; its unprocessed calls
-   * were sent again. Not errors. */
+  /**
+   * Connections opened to replace one the server ended (GOAWAY, a maximum age) or that failed; its unprocessed calls
+   * were sent again. Not errors.
+   */
   reconnections?: number;
   /** Replies under load compared with the reply to the same request at rest. */
   stateless: { distinctRequests: number; compared: number; mismatches: number; example?: string };
@@ -55,8 +59,9 @@ export interface LoadReport {
    * threads) and the main thread's heap in use. Absent from a merged report.
    */
   memory?: { rssMiB: number[]; heapUsedMiB: number[] };
-  /** `load --http`: the mix of operations (weights), and the messages the run created and could not delete at its end.
-   * */
+  /**
+   * `load --http`: the mix of operations (weights), and the messages the run created and could not delete at its end.
+   */
   mix?: Readonly<Record<string, number>>;
   resources?: { collection: string; created: number; leftBehind: number };
 }

@@ -101,14 +101,18 @@ function driveInWorkers(
   );
 }
 
-/** A load run: its options resolved and checked once (run-config.ts), then run; a mistake in them rejects, as any
- * failure does. */
+/**
+ * A load run: its options resolved and checked once (run-config.ts), then run; a mistake in them rejects, as any
+ * failure does.
+ */
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   return runResolvedLoad(resolveLoadOptions(options));
 }
 
-/** A load run whose options are resolved already (the CLI resolves them before it opens its report file): its caller
- * chosen by its protocol's module. */
+/**
+ * A load run whose options are resolved already (the CLI resolves them before it opens its report file): its caller
+ * chosen by its protocol's module.
+ */
 export async function runResolvedLoad(options: ResolvedLoad): Promise<LoadReport> {
   if (options.protocol === LOAD_HTTP) return runResourceLoad(options);
   const transport = loadTransportOf(options.protocol);

@@ -27,8 +27,9 @@ export function registerProtocol(module: ProtocolModule): () => void {
   return () => void registered.delete(module.name);
 }
 
-/** Every protocol module, built-in ones first in the map's order, then the registered ones: the CLI's rows read this.
- * */
+/**
+ * Every protocol module, built-in ones first in the map's order, then the registered ones: the CLI's rows read this.
+ */
 export function protocolModules(): readonly ProtocolModule[] {
   return [...Object.values(PROTOCOLS), ...registered.values()];
 }

@@ -45,8 +45,9 @@ export interface ProtocolModule {
    * A protocol without one is not asked (a test's toy protocol).
    */
   readonly speaks?: SpeaksProbe;
-  /** How a trace reads this protocol's exchanges; a protocol without it has its bodies shown as they are, over
-   * HTTP/1.1. */
+  /**
+   * How a trace reads this protocol's exchanges; a protocol without it has its bodies shown as they are, over HTTP/1.1.
+   */
   readonly trace?: TraceReading;
   /** How check-client's recording servers take this protocol's calls; a protocol without it is not recorded. */
   readonly recording?: RecordingSide;
@@ -71,16 +72,20 @@ export interface RecordedCall {
   readonly body: Uint8Array;
 }
 
-/** check-client's side of a protocol: which recorded calls are its, what they are called, and what makes one invalid.
- * */
+/**
+ * check-client's side of a protocol: which recorded calls are its, what they are called, and what makes one invalid.
+ */
 export interface RecordingSide {
   /** The protocol's name as a report writes it: "gRPC-Web". */
   readonly title: string;
-  /** The recording server's port its calls arrive on: the gRPC port (HTTP/2 without TLS) or the HTTP port (HTTP/1.1).
-   * */
+  /**
+   * The recording server's port its calls arrive on: the gRPC port (HTTP/2 without TLS) or the HTTP port (HTTP/1.1).
+   */
   readonly port: "h2c" | "http1";
-  /** On the HTTP port, the content types (lowercased) of its calls of Hello; "rest" for every one no other protocol
-   * names. */
+  /**
+   * On the HTTP port, the content types (lowercased) of its calls of Hello; "rest" for every one no other protocol
+   * names.
+   */
   readonly contentTypes?: RegExp | "rest";
   /** The request header that carries a call's deadline. */
   readonly deadlineHeader: string;
@@ -102,8 +107,10 @@ export interface RecordingSide {
 
 /** What a protocol's recording side asks of the recording server while it answers a call of Hello. */
 export interface HelloAsk {
-  /** The scenario's answer to the call's Message (undefined: no one well-formed Message), held as it says; undefined
-   * when the client gave up. */
+  /**
+   * The scenario's answer to the call's Message (undefined: no one well-formed Message), held as it says; undefined
+   * when the client gave up.
+   */
   answer(codec: Codec, body: string | undefined): Promise<HelloAnswer | undefined>;
   /** Records what the server answered, in words, where the protocol says more than the status ("415"). */
   said(words: string): void;
@@ -113,8 +120,9 @@ export interface HelloAsk {
   readonly maxBodyBytes: number;
 }
 
-/** What a target answered a protocol's set-up probe: the protocol (an error of it included), something else, or
- * nothing. */
+/**
+ * What a target answered a protocol's set-up probe: the protocol (an error of it included), something else, or nothing.
+ */
 export type ProbeAnswer = { speaks: true } | { speaks: false; answered: string; noReply?: boolean };
 
 export interface SpeaksProbe {

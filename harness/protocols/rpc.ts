@@ -118,8 +118,10 @@ export interface RawRequest {
   headers?: Readonly<Record<string, string | null>>;
   /** The request body: frames, which are length-prefixed here, or bytes sent exactly as given. */
   body?: readonly GrpcFrame[] | Uint8Array;
-  /** Bound on the exchange from when its connection is up (the connection has the target's --timeout); default
-   * --timeout. */
+  /**
+   * Bound on the exchange from when its connection is up (the connection has the target's --timeout); default
+   * --timeout.
+   */
   timeoutMs?: number;
   /** With --trace: where the exchange is reported. */
   trace?: TraceSink;

@@ -43,8 +43,10 @@ const counted = (counts: Record<string, number>) => {
   return entries.length === 0 ? "none" : entries.map(([k, n]) => `${t(k)} ${n}`).join(", ");
 };
 
-/** What an --http run left: "12 messages created, every one deleted at the end"; nothing to say of deleting when none
- * was created. */
+/**
+ * What an --http run left: "12 messages created, every one deleted at the end"; nothing to say of deleting when none
+ * was created.
+ */
 function createdWords(resources: LoadReport["resources"], c: ReturnType<typeof pc.createColors>): string {
   const created = resources?.created ?? 0;
   if (created === 0) return "no message created, so none to delete";

@@ -130,8 +130,10 @@ export async function waitOut<T>({ send, askedWait, log, target, signal }: WaitO
   }
 }
 
-/** One target that kept refusing, in words: "cannot check: ADDRESS keeps refusing (6 answers 429 with waits of 1 s,
- * ...)". */
+/**
+ * One target that kept refusing, in words: "cannot check: ADDRESS keeps refusing (6 answers 429 with waits of 1 s,
+ * ...)".
+ */
 export function refusingLine(r: Refusing): string {
   const answers = [...new Set(r.asked.map((a) => a.answer))].join("/");
   const waits = r.asked.map((a) => `${a.ms / 1000} s`).join(", ");

@@ -11,8 +11,10 @@ import type {
 export interface GrpcTarget {
   /** The address as the user gave it, for reports and replay lines. */
   readonly address: string;
-  /** The name of the protocol the target is spoken to in (a key of PROTOCOLS): unary() speaks it; raw() is gRPC's
-   * alone. "in-memory": no wire at all. */
+  /**
+   * The name of the protocol the target is spoken to in (a key of PROTOCOLS): unary() speaks it; raw() is gRPC's alone.
+   * "in-memory": no wire at all.
+   */
   readonly protocol: string;
   /** For a target over HTTP (Connect, gRPC-Web): one plain HTTP exchange, for that protocol's wire checks. */
   exchange?(request: PlainRequest): Promise<PlainResponse>;

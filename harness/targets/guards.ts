@@ -264,8 +264,9 @@ function describeSuspects(distinct: readonly (Uint8Array | undefined)[]): string
   );
 }
 
-/** One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's.
- * */
+/**
+ * One line naming a request the target got: its body quoted and cut, or its bytes. Our own input, never the target's.
+ */
 export function describeSent(request: Uint8Array | undefined): string {
   if (!request) return "a hand-built request";
   const decoded = decodeMessage(request);

@@ -39,8 +39,9 @@ export interface HttpCredentialsOptions {
 const refused = (res: HttpResponse): boolean => res.status === 401 || res.status === 403;
 const unauthenticated = (res: HttpResponse): boolean => res.status === 401;
 
-/** The exchange in one line: the method, the path, the status (the target's reason phrase left out: it is its words).
- * */
+/**
+ * The exchange in one line: the method, the path, the status (the target's reason phrase left out: it is its words).
+ */
 const shown = (req: HttpRequest, res: HttpResponse): string => `${req.method} ${req.path} → ${res.status}`;
 
 const samePlacement = (a: ApiKeyPlacement, b: ApiKeyPlacement): boolean =>

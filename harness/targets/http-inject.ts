@@ -91,8 +91,10 @@ export function injectExchange(
   });
 }
 
-/** The status, the headers (within the wire client's header bound, MAX_HEADER_BYTES) and the body (within
- * MAX_RESPONSE_BYTES). */
+/**
+ * The status, the headers (within the wire client's header bound, MAX_HEADER_BYTES) and the body (within
+ * MAX_RESPONSE_BYTES).
+ */
 function read(method: string, res: inject.Response, stream: Readable, finish: (res: HttpResponse) => void): void {
   const headers: Record<string, string[]> = {};
   let headerBytes = `HTTP/1.1 ${res.statusCode} ${res.statusMessage}\r\n`.length + 2;

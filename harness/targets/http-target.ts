@@ -99,8 +99,10 @@ export interface PathWords {
 export interface HttpTarget {
   /** The base URL as the user gave it, for reports. */
   readonly baseUrl: string;
-  /** Sends one request (on a kept-alive connection unless it asks for a fresh one), with no cookies kept between
-   * requests. */
+  /**
+   * Sends one request (on a kept-alive connection unless it asks for a fresh one), with no cookies kept between
+   * requests.
+   */
   request(req: HttpRequest): Promise<HttpResponse>;
   /** A curl command line that reproduces the request. */
   curl(req: HttpRequest): string;

@@ -33,8 +33,10 @@ export interface ExchangeRecord {
   };
   /** How the exchange ended when it did not end with a whole response: a timeout, a reset, a dropped connection. */
   failure?: string;
-  /** For a grpc-js call: the status grpc-js gave it, which is the target's grpc-status or the library's own (a
-   * deadline, a dropped connection). */
+  /**
+   * For a grpc-js call: the status grpc-js gave it, which is the target's grpc-status or the library's own (a deadline,
+   * a dropped connection).
+   */
   clientStatus?: { code: number; details: string };
   /** For a grpc-js Hello call: the call as grpcurl might repeat it. */
   call?: { request: Uint8Array; options: RecordedCallOptions };

@@ -14,8 +14,10 @@ import { CheckTrace, DEFAULT_TRACE_LIMITS, sinkOf, type KeptExchange, type Trace
 export interface TraceOptions {
   /** The folder the trace files go to, as the user gave it. */
   dir: string;
-  /** The folder the report that names the files is in: a relative DIR is named relative to it. Default the working
-   * directory. */
+  /**
+   * The folder the report that names the files is in: a relative DIR is named relative to it. Default the working
+   * directory.
+   */
   linkFrom?: string;
   limits?: Partial<TraceLimits>;
 }

@@ -9,8 +9,9 @@ import type { ConnectionOptions } from "node:tls";
 import { MAX_HEADER_BYTES, MAX_REPLY_BYTES } from "./bounds.js";
 import { readHeadTail } from "./_internals/head-tail.js";
 
-/** Why an exchange brought no whole reply: its time ran out, the reply passed its byte bound, or the connection failed.
- * */
+/**
+ * Why an exchange brought no whole reply: its time ran out, the reply passed its byte bound, or the connection failed.
+ */
 export type Http1Failure =
   | { kind: "timeout" }
   | { kind: "too-large" }
@@ -47,8 +48,10 @@ export interface Http1Request {
   headers: Readonly<Record<string, string | string[]>>;
   body?: Uint8Array;
   timeoutMs: number;
-  /** Reply body bytes read at most; past them the exchange ends "too-large" with the first maxBytes. Default
-   * MAX_REPLY_BYTES. */
+  /**
+   * Reply body bytes read at most; past them the exchange ends "too-large" with the first maxBytes. Default
+   * MAX_REPLY_BYTES.
+   */
   maxBytes?: number;
   /** A connection of its own, closed after the exchange (no state rides on the client side), or a pool's. */
   connection: "fresh" | Http1Pool;

@@ -11,8 +11,9 @@ import type { TlsMaterial } from "../targets/connection.js";
 export interface TlsSettings {
   /** The run's CA (instead of the system roots), client certificate and key; none for the system roots alone. */
   material?: TlsMaterial | undefined;
-  /** What names the server: a host, host:port or [v6]:port (an authority), or a URL's host; ports and brackets dropped.
-   * */
+  /**
+   * What names the server: a host, host:port or [v6]:port (an authority), or a URL's host; ports and brackets dropped.
+   */
   serverName?: string | undefined;
   /**
    * ALPN: the protocols the caller may speak, in its order of preference. None: no ALPN at all, as node:https's

@@ -47,8 +47,9 @@ export const MAX_WAITING = 128;
 
 export interface ConnectionGateOptions {
   ledger: OwedLedger;
-  /** A connection closed because its reply went unread for the ledger's stallMs, or because too many requests waited.
-   * */
+  /**
+   * A connection closed because its reply went unread for the ledger's stallMs, or because too many requests waited.
+   */
   onClose?: (why: string) => void;
 }
 

@@ -65,8 +65,10 @@ interface Holder {
 }
 
 export interface Lease {
-  /** Why the lease is not (or no longer) ours, or undefined while it is fresh. Synchronous: call it right before each
-   * use of the directory. */
+  /**
+   * Why the lease is not (or no longer) ours, or undefined while it is fresh. Synchronous: call it right before each
+   * use of the directory.
+   */
   problem(): DataDirError | undefined;
   /** Called once, when the lease is found lost (taken over, or not renewed in time). */
   onLost(listener: (error: DataDirError) => void): void;
@@ -351,8 +353,9 @@ async function lockLease(run: LeaseRun): Promise<() => Promise<void>> {
   }
 }
 
-/** Writes this server as the holder, and backs out (throwing "in-use") when another took the lease at the same moment.
- * */
+/**
+ * Writes this server as the holder, and backs out (throwing "in-use") when another took the lease at the same moment.
+ */
 async function claimLease(run: LeaseRun): Promise<void> {
   const { dataDir, holderPath, me } = run;
   try {

@@ -42,8 +42,10 @@ const FATAL_LINE = /\b(PANIC|FATAL):\s+(.*)$|^Aborted\(/;
 /** SQLSTATE disk_full: a statement that could not extend a file; the engine goes on. */
 const DISK_FULL = "53100";
 const NO_SPACE = /No space left on device|Disk quota exceeded/;
-/** What makes room on a full disk: deleting messages does not, since the embedded engine reclaims no space (no
- * autovacuum). */
+/**
+ * What makes room on a full disk: deleting messages does not, since the embedded engine reclaims no space (no
+ * autovacuum).
+ */
 const DISK_REMEDY = "free space on that disk (deleting messages does not: the embedded store reclaims none)";
 
 /** The engine's stderr, kept in a short ring so that a failure can be named; never printed. */

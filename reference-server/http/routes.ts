@@ -386,8 +386,10 @@ function sendBody(reply: FastifyReply, body: Encoded) {
   return reply.send(pieceByPiece(resumed([first.value, second.value], pieces)));
 }
 
-/** UTF-16 units (4 to 12 MiB) every reply together may make in one turn of the event loop before the next piece waits
- * for the next turn. */
+/**
+ * UTF-16 units (4 to 12 MiB) every reply together may make in one turn of the event loop before the next piece waits
+ * for the next turn.
+ */
 const TURN_UNITS = 4 * 1024 * 1024;
 /** UTF-16 units of pieces made in this turn, by every reply; set to 0 at the turn's end. */
 const turn = { units: 0, ending: false };

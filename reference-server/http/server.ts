@@ -18,8 +18,10 @@ import { HELLO_RPC_PATH, registerConnectRpc, warmConnectRpc } from "./connect-rp
 
 export type HttpLogLevel = LogLevel;
 
-/** Logging (LogOptions): debug is one line per request (method, path without query, status, time; never bodies, headers
- * or keys). Default info. */
+/**
+ * Logging (LogOptions): debug is one line per request (method, path without query, status, time; never bodies, headers
+ * or keys). Default info.
+ */
 export interface HttpServerOptions extends LogOptions {
   /** Interface to bind; default 127.0.0.1. */
   host?: string;
@@ -33,8 +35,9 @@ export interface HttpServerOptions extends LogOptions {
   storeLimits?: StoreLimits;
   /** Connections, requests in flight and the memory watermark; requests past a limit get 503 with Retry-After. */
   protection?: Partial<ProtectionLimits>;
-  /** What the server owes clients that do not read (../owed.ts); default a ledger of its own with the default limits.
-   * */
+  /**
+   * What the server owes clients that do not read (../owed.ts); default a ledger of its own with the default limits.
+   */
   ledger?: OwedLedger;
   /** How long in-flight requests may run on close before their connections are destroyed. Default 5 s. */
   shutdownGraceMs?: number;
@@ -42,8 +45,10 @@ export interface HttpServerOptions extends LogOptions {
   maxHeaderBytes?: number;
   /** Request bodies past this get 413; default 1 MiB. */
   bodyLimitBytes?: number;
-  /** Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4
-   * MiB. */
+  /**
+   * Hello over Connect and gRPC-Web: a request message past this gets RESOURCE_EXHAUSTED; default the gRPC port's 4
+   * MiB.
+   */
   maxMessageBytes?: number;
   /**
    * Encoded bytes of messages one page of the collection carries (a page of one larger message is sent whole, up to
@@ -55,8 +60,10 @@ export interface HttpServerOptions extends LogOptions {
    * + 64 KiB.
    */
   maxReplyBytes?: number;
-  /** A request not fully received within this is answered 408 and its connection closed; default the ledger's arrivalMs
-   * (30 s). */
+  /**
+   * A request not fully received within this is answered 408 and its connection closed; default the ledger's arrivalMs
+   * (30 s).
+   */
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
   keepAliveTimeoutMs?: number;
@@ -95,8 +102,9 @@ function pageBoundsOf(options: HttpServerOptions, bodyLimitBytes: number): PageB
   return { softBytes, hardBytes };
 }
 
-/** Where the server listens and how large a body it reads, checked: a bad value is a RangeError, before anything
- * starts. */
+/**
+ * Where the server listens and how large a body it reads, checked: a bad value is a RangeError, before anything starts.
+ */
 function listenSettings(options: HttpServerOptions): { host: string; port: number; bodyLimitBytes: number } {
   const host = options.host ?? "127.0.0.1";
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
@@ -279,8 +287,10 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
   return { app, shedder, log };
 }
 
-/** The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per
- * connection, the next once the kernel took the previous reply, and a connection that never reads is closed. */
+/**
+ * The server fastify would make, with its requests behind the gate (connection-gate.ts): one at a time per connection,
+ * the next once the kernel took the previous reply, and a connection that never reads is closed.
+ */
 function gatedServer(
   handler: http.RequestListener,
   ledger: OwedLedger,
@@ -307,8 +317,10 @@ function gatedServer(
   return server;
 }
 
-/** Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as the
- * client likes. The same bound covers the body, counted from the request's start. */
+/**
+ * Node's requestTimeout stops at the headers: a body that trickles in would hold the connection for as long as the
+ * client likes. The same bound covers the body, counted from the request's start.
+ */
 function boundRequestArrival(app: FastifyInstance, requestTimeout: number): void {
   app.addHook("onRequest", (request, reply, done) => {
     const raw = request.raw;
@@ -329,8 +341,10 @@ function boundRequestArrival(app: FastifyInstance, requestTimeout: number): void
   });
 }
 
-/** One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get
- * none. */
+/**
+ * One debug line per request a client made; returns what ends the warm-up, whose calls are the server's own and get
+ * none.
+ */
 function logRequests(app: FastifyInstance, log: ReturnType<typeof createLogger>): () => void {
   let warming = true;
   app.addHook("onResponse", async (request, reply) => {

@@ -12,8 +12,9 @@ import {
   type StoreLimits,
 } from "./store.js";
 
-/** What the store needs of a database: parameterised statements, and a transaction that runs several on one connection.
- * */
+/**
+ * What the store needs of a database: parameterised statements, and a transaction that runs several on one connection.
+ */
 export interface SqlDatabase {
   query<R>(sql: string, params?: readonly unknown[]): Promise<{ rows: R[] }>;
   /** Throws CommitOutcomeUnknown when the connection was lost once COMMIT was sent: it may have committed. */
@@ -103,8 +104,10 @@ interface Row {
  * as a byte order mark, so a body that began with one was acknowledged and then read back without it.
  */
 const COLUMNS = "seq, id, convert_to(body, 'UTF8') as body, version";
-/** Keeps a leading U+FEFF (it is text); fatal, though the database holds only valid UTF-8, so nothing is ever read as
- * U+FFFD. */
+/**
+ * Keeps a leading U+FEFF (it is text); fatal, though the database holds only valid UTF-8, so nothing is ever read as
+ * U+FFFD.
+ */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const toMessage = (r: Row): StoredMessage =>
@@ -177,8 +180,9 @@ async function guarded<T>(db: SqlDatabase, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back).
- * */
+/**
+ * Counts a change in what the store holds, or throws StoreFullError and writes nothing (the transaction rolls back).
+ */
 async function account(
   store: SqlStore,
   tx: Pick<SqlDatabase, "query">,

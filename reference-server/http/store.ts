@@ -31,8 +31,10 @@ export interface MessagePage {
   next?: string;
 }
 
-/** The store is full: past its bound on messages or bytes, or its disk is. The HTTP interface answers 507 with the
- * remedy. */
+/**
+ * The store is full: past its bound on messages or bytes, or its disk is. The HTTP interface answers 507 with the
+ * remedy.
+ */
 export class StoreFullError extends Error {
   override readonly name = "StoreFullError";
   /** What makes room: deleting messages frees the store's bound, but not a full disk (PGlite reclaims no space). */
@@ -60,8 +62,10 @@ export class StoreUnavailableError extends Error {
  */
 export type DataDirProblem = "in-use" | "lost" | "damaged" | "denied" | "io";
 
-/** The embedded store's data directory cannot be used, or can no longer be: the message names it, the cause, and what
- * to do. */
+/**
+ * The embedded store's data directory cannot be used, or can no longer be: the message names it, the cause, and what to
+ * do.
+ */
 export class DataDirError extends Error {
   override readonly name = "DataDirError";
   constructor(

@@ -82,8 +82,9 @@ function provocations(protocol: string): { what: string; req: PlainRequest }[] {
 /** A gRPC-Web answer's body read for its trailer frame, at most this many bytes: an error's body is a few dozen. */
 const MAX_ERROR_BODY = 64 * 1024;
 
-/** The grpc-status of a gRPC-Web answer: in its headers (a trailers-only answer) or in the trailer frame of its body.
- * */
+/**
+ * The grpc-status of a gRPC-Web answer: in its headers (a trailers-only answer) or in the trailer frame of its body.
+ */
 function grpcWebStatus(res: PlainResponse): string | undefined {
   const inHeaders = header(res, "grpc-status");
   if (inHeaders !== undefined || res.body.length > MAX_ERROR_BODY) return inHeaders;

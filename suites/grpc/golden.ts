@@ -60,8 +60,9 @@ function judgeOf(c: GoldenCase): Judge {
   };
 }
 
-/** Over gRPC, read on the wire, so that a status the client made up (a refused connection) never counts as the
- * server's. */
+/**
+ * Over gRPC, read on the wire, so that a status the client made up (a refused connection) never counts as the server's.
+ */
 async function judgeOnWire(ctx: CheckContext, j: Judge): Promise<CheckOutcome> {
   const { c } = j;
   const res = await target(ctx).raw({

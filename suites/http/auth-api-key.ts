@@ -134,12 +134,16 @@ async function withoutKey(p: Probe): Promise<CheckOutcome | string> {
   );
 }
 
-/** Methods probed above already, and those a client sends before it holds any credential (a CORS preflight) or that
- * read no data. */
+/**
+ * Methods probed above already, and those a client sends before it holds any credential (a CORS preflight) or that read
+ * no data.
+ */
 const NOT_DATA = new Set(["OPTIONS", "TRACE", "CONNECT", "GET", "HEAD", "POST", "PUT", "DELETE"]);
 
-/** The other methods a data route serves, as its Allow header (OPTIONS with the key) names them: each with a message as
- * its body. */
+/**
+ * The other methods a data route serves, as its Allow header (OPTIONS with the key) names them: each with a message as
+ * its body.
+ */
 async function otherAllowed(p: Probe, paths: readonly string[]): Promise<HttpRequest[]> {
   const out: HttpRequest[] = [];
   for (const path of paths) {

@@ -165,8 +165,9 @@ class Replace implements Command {
   toString = () => `replace(${this.index})`;
 }
 
-/** PUT at an id no one handed out: refused (4xx), or stored there (a store's create): never a 2xx that stores nothing.
- * */
+/**
+ * PUT at an id no one handed out: refused (4xx), or stored there (a store's create): never a 2xx that stores nothing.
+ */
 class ReplaceUnknown implements Command {
   check = (m: Model) => usable(m) && !m.refused.has("replace");
   async run(m: Model, r: Real): Promise<void> {

@@ -85,8 +85,10 @@ function summary(p: Probe, ex: Exchange): string {
   return `${statusLine(ex.res)}${ex.res.status === 200 ? ` (body ${JSON.stringify(p.bodyOf(ex.res))})` : ""}`;
 }
 
-/** The cookies the server asked for, as a client's jar would send them back: a later value of a name replaces an
- * earlier. */
+/**
+ * The cookies the server asked for, as a client's jar would send them back: a later value of a name replaces an
+ * earlier.
+ */
 function cookiesOf(responses: readonly HttpResponse[]): string | undefined {
   const jar = new Map<string, string>();
   for (const cookie of parseSetCookie(

@@ -82,8 +82,10 @@ async function uncarried(p: Probe, c: string): Promise<string> {
   return read === undefined ? "" : `${sent} → ${ex.res.status}, read as XML → ${read}`;
 }
 
-/** Judges the read with Accept: application/xml of the message holding `body`: what it showed, or undefined after a
- * problem. */
+/**
+ * Judges the read with Accept: application/xml of the message holding `body`: what it showed, or undefined after a
+ * problem.
+ */
 function readAsXml(p: Probe, ex: Exchange, body: string): string | undefined {
   const type = mediaTypeOf(ex.res);
   const asked = `GET ${ex.req.path} with Accept: ${XML_TYPE}`;
@@ -120,8 +122,10 @@ function readAsXml(p: Probe, ex: Exchange, body: string): string | undefined {
 const NOT_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 const CHAR_REFERENCE = /&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));/g;
 
-/** What makes an XML reply ill-formed: its bytes outside its encoding, a character or reference outside Char, or its
- * markup; undefined when well formed. */
+/**
+ * What makes an XML reply ill-formed: its bytes outside its encoding, a character or reference outside Char, or its
+ * markup; undefined when well formed.
+ */
 function illFormed(ex: Exchange): string | undefined {
   const bytes = ex.res.body;
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ex.res.headers["content-type"]?.[0] ?? "")?.[1];

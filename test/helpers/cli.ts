@@ -44,6 +44,8 @@ export async function checkVerdicts(args: string[]): Promise<CliRun & { report: 
   }
 }
 
-/** stderr without check's progress lines (one every 10 s off a terminal), which a slow or loaded machine adds to a long
- * run. */
+/**
+ * stderr without check's progress lines (one every 10 s off a terminal), which a slow or loaded machine adds to a long
+ * run.
+ */
 export const withoutProgress = (stderr: string): string => stderr.replace(/^example-conformance: progress: .*\n/gm, "");

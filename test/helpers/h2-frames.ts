@@ -119,8 +119,10 @@ export function windowUpdate(streamId: number, increment: number): Buffer {
   return frame(FRAME.WINDOW_UPDATE, 0, streamId, payload);
 }
 
-/** How the server ended one of our streams: END_STREAM (no rstCode) or RST_STREAM with its code, and when
- * (performance.now()). */
+/**
+ * How the server ended one of our streams: END_STREAM (no rstCode) or RST_STREAM with its code, and when
+ * (performance.now()).
+ */
 export interface StreamEnd {
   at: number;
   rstCode?: number;
@@ -155,8 +157,9 @@ export interface RawH2Connection {
 export interface RawH2Options {
   host?: string;
   localAddress?: string;
-  /** Sent in the client's first SETTINGS, e.g. [[SETTING.INITIAL_WINDOW_SIZE, 0]] to hold every stream's window shut.
-   * */
+  /**
+   * Sent in the client's first SETTINGS, e.g. [[SETTING.INITIAL_WINDOW_SIZE, 0]] to hold every stream's window shut.
+   */
   settings?: ReadonlyArray<readonly [number, number]>;
 }
 

@@ -9,8 +9,9 @@ export interface RawRpcResult {
   message?: Uint8Array;
   httpStatus: number;
   contentType: string | null;
-  /** gRPC-Web: whether the body ended with a trailer frame (flag 0x80), and the grpc-status the HTTP headers carried.
-   * */
+  /**
+   * gRPC-Web: whether the body ended with a trailer frame (flag 0x80), and the grpc-status the HTTP headers carried.
+   */
   trailerFrame?: boolean;
   headerStatus?: string | null;
 }

@@ -83,8 +83,9 @@ export interface Answer {
   pushbackMs?: string;
 }
 
-/** One Hello on a new connection from `localAddress`, bounded by `withinMs`, with `metadata` beside the usual headers.
- * */
+/**
+ * One Hello on a new connection from `localAddress`, bounded by `withinMs`, with `metadata` beside the usual headers.
+ */
 export function hello(
   port: number,
   withinMs = BYSTANDER_BOUND_MS,

@@ -16,8 +16,9 @@ export interface EquivalentMutant {
   column: number;
   mutator: string;
   replacement: string;
-  /** The code changed, where two mutants share the rest (at !== undefined && {...} and at !== undefined, both to true).
-   * */
+  /**
+   * The code changed, where two mutants share the rest (at !== undefined && {...} and at !== undefined, both to true).
+   */
   original?: string;
   kind: "equivalent" | "open" | "killed";
   why: string;

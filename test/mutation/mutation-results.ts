@@ -30,8 +30,9 @@ export interface MutationResults {
   sample: { share: number | "all"; seed: number; windows: number };
   /** The seed the catalogue ran at (--seed). */
   catalogueSeed: number;
-  /** SHA-256 of the catalogue's sources (suites/, harness/) the run tested: another forces a whole run of the sample.
-   * */
+  /**
+   * SHA-256 of the catalogue's sources (suites/, harness/) the run tested: another forces a whole run of the sample.
+   */
   catalogueDigest: string;
   /** Wall time of the Stryker run, when the run measured it. */
   durationS?: number;

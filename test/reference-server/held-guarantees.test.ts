@@ -94,8 +94,10 @@ async function growth(s: Served, attack: () => Promise<void>): Promise<{ before:
   return { before, peak };
 }
 
-/** Inflating even one bomb whole would add its 256 MiB; a bounded inflation adds a few times the limit (Connect: about
- * 40 MiB over 16 bombs, its heap's growth). */
+/**
+ * Inflating even one bomb whole would add its 256 MiB; a bounded inflation adds a few times the limit (Connect: about
+ * 40 MiB over 16 bombs, its heap's growth).
+ */
 const BOUND = 96 * 1024 * 1024;
 
 describe("compression bombs: refused by their inflated size on every protocol, the process does not grow by it", () => {

@@ -88,8 +88,10 @@ describe("a flood of calls", () => {
   );
 });
 
-/** Writes `first`, then one more piece every 100 ms; whether the server closed the connection within 10 s, and what it
- * said. */
+/**
+ * Writes `first`, then one more piece every 100 ms; whether the server closed the connection within 10 s, and what it
+ * said.
+ */
 async function trickle(port: number, first: string, next: () => string): Promise<{ closed: boolean; answer: string }> {
   const socket = net.connect(port, "127.0.0.1");
   let answer = "";

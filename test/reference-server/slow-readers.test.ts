@@ -21,8 +21,10 @@ import { recordReliability } from "../helpers/reliability-results.js";
 afterEach(cleanUp);
 
 const MiB = 1024 * 1024;
-/** What the attacks must stay under: the default --memory-watermark-mib of 768, plus a margin for what the watermark
- * does not count (code, stacks, the kernel's view of freed pages). */
+/**
+ * What the attacks must stay under: the default --memory-watermark-mib of 768, plus a margin for what the watermark
+ * does not count (code, stacks, the kernel's view of freed pages).
+ */
 const WATERMARK = 768 * MiB;
 const RSS_MARGIN = 256 * MiB;
 /** How long a bystander may wait for its answer while an attack runs: the acceptance's bound. */
@@ -106,8 +108,10 @@ async function unreadPipelines(
 const LISTING = "GET /messages?limit=1000 HTTP/1.1\r\nHost: x\r\n\r\n";
 const XML_LISTING = "GET /messages?limit=1000 HTTP/1.1\r\nHost: x\r\nAccept: application/xml\r\n\r\n";
 
-/** Once attackers are gone, how long until a data request and a Hello are served again (polled every 100 ms, up to 10
- * s). */
+/**
+ * Once attackers are gone, how long until a data request and a Hello are served again (polled every 100 ms, up to 10
+ * s).
+ */
 async function recovery(s: Served): Promise<number> {
   const t0 = performance.now();
   while (performance.now() - t0 < 10_000) {

@@ -22,8 +22,9 @@ const FORMATS = ["json", "xml"] as const;
 const range = (from: number, to: number) => fc.integer({ min: from, max: to }).map((c) => String.fromCodePoint(c));
 const one = (...chars: string[]) => fc.constantFrom(...chars);
 
-/** One character of every kind that encodes differently: escaped in JSON or XML, multi-byte, astral, a lone surrogate.
- * */
+/**
+ * One character of every kind that encodes differently: escaped in JSON or XML, multi-byte, astral, a lone surrogate.
+ */
 const char = fc.oneof(
   one("\uFEFF", "\u2028", "\u2029", "\u0085", "\u00a0", "\u007f"),
   one("&", "<", ">", '"', "'", "\\", "/", "\t", "\n", "\r", "\b", "\f", "\u0000", "\u0001", "\u001f"),

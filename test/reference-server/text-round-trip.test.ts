@@ -19,8 +19,10 @@ const REQUEST_MS = 10_000;
 const range = (from: number, to: number) => fc.integer({ min: from, max: to }).map((c) => String.fromCodePoint(c));
 const one = (...chars: string[]) => fc.constantFrom(...chars);
 
-/** Every class of scalar the reference accepts (XML 1.0's characters: tab, LF, CR, U+0020 up, no surrogates, no
- * U+FFFE/U+FFFF). */
+/**
+ * Every class of scalar the reference accepts (XML 1.0's characters: tab, LF, CR, U+0020 up, no surrogates, no
+ * U+FFFE/U+FFFF).
+ */
 const acceptedScalar = fc.oneof(
   one("\uFEFF"),
   one("\t", "\n", "\r", "\r\n", "\u2028", "\u2029", "\u0085"),
@@ -42,8 +44,10 @@ const acceptedScalar = fc.oneof(
     .map(([base, marks]) => base + marks.join("")),
 );
 
-/** A text, often opening with U+FEFF (once or repeated), since a leading one is what a decoder takes for a byte order
- * mark. */
+/**
+ * A text, often opening with U+FEFF (once or repeated), since a leading one is what a decoder takes for a byte order
+ * mark.
+ */
 const acceptedText = fc
   .tuple(fc.nat({ max: 3 }), fc.array(acceptedScalar, { maxLength: 24 }))
   .map(([boms, rest]) => "\uFEFF".repeat(boms === 3 ? 0 : boms) + rest.join(""));
@@ -56,8 +60,10 @@ const EXAMPLES: Array<[string]> = [
   ["\uFDD0\u{1FFFE}\r"],
 ];
 
-/** Scalars the reference refuses in a body (XML 1.0 cannot carry them): NUL and the other C0 controls, lone surrogates,
- * U+FFFE, U+FFFF. */
+/**
+ * Scalars the reference refuses in a body (XML 1.0 cannot carry them): NUL and the other C0 controls, lone surrogates,
+ * U+FFFE, U+FFFF.
+ */
 const refusedScalar = fc.oneof(
   one("\u0000", "\u0001", "\u0008", "\u000b", "\u001f", "\uFFFE", "\uFFFF"),
   range(0xd800, 0xdfff),
@@ -76,8 +82,10 @@ function xmlEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#13;");
 }
 
-/** The text of <body> in an XML message, its references resolved as XML does: written out here so no parser's quirks
- * stand between. */
+/**
+ * The text of <body> in an XML message, its references resolved as XML does: written out here so no parser's quirks
+ * stand between.
+ */
 function xmlBody(document: string): string {
   const match = /<body>([^<]*)<\/body>/.exec(document);
   if (match === null) throw new Error(`no <body> in ${JSON.stringify(document.slice(0, 200))}`);

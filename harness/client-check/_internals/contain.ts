@@ -10,8 +10,9 @@ import { findOnPath } from "./executable.js";
  */
 export const NO_NAMESPACE_ENV = "EXAMPLE_CONFORMANCE_NO_PID_NAMESPACE";
 
-/** When the client's init dies, the kernel kills every process of the namespace; --kill-child ends init with unshare.
- * */
+/**
+ * When the client's init dies, the kernel kills every process of the namespace; --kill-child ends init with unshare.
+ */
 export const UNSHARE_FLAGS = ["--pid", "--fork", "--kill-child", "--mount-proc"] as const;
 
 /** How long the probe may take: a machine where unshare hangs is a machine without it. */

@@ -58,8 +58,9 @@ interface Caller {
   close(): void | Promise<void>;
 }
 
-/** gRPC under load: the raw HTTP/2 client (`harness/wire/raw-h2-client.ts`), each distinct request's bytes as they are.
- * */
+/**
+ * gRPC under load: the raw HTTP/2 client (`harness/wire/raw-h2-client.ts`), each distinct request's bytes as they are.
+ */
 function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; counts: { reconnections: number } } {
   const raw = rawGrpcCaller(spec.address, spec.connections, spec.concurrency, spec.timeoutMs);
   const bodies = spec.requests.map((r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength));
@@ -230,8 +231,9 @@ export async function drive(spec: DriveSpec, stopped: () => boolean, progress: I
   return result;
 }
 
-/** One call's outcome counted: a request, an error or a shed call by its name, or a reply compared with the one at
- * rest. */
+/**
+ * One call's outcome counted: a request, an error or a shed call by its name, or a reply compared with the one at rest.
+ */
 function tally(
   result: DriveResult,
   res: CallResult,

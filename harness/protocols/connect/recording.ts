@@ -100,8 +100,10 @@ function jsonBody(data: Uint8Array): string | undefined {
   }
 }
 
-/** Connect's unary answer: the reply in the call's codec, or its error as JSON under the code's HTTP status; 415 for
- * another codec. */
+/**
+ * Connect's unary answer: the reply in the call's codec, or its error as JSON under the code's HTTP status; 415 for
+ * another codec.
+ */
 async function answerConnect(call: RecordedCall, res: ServerResponse, ask: HelloAsk): Promise<void> {
   const contentType = (firstValue(call, "content-type") ?? "").toLowerCase();
   const codec = /^application\/proto\s*(;|$)/.test(contentType)

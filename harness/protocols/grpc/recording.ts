@@ -19,8 +19,9 @@ async function grpcProblems(call: RecordedCall, maxBytes: number): Promise<strin
   return [...problems, ...(await framedProblems(call.body, firstValue(call, "grpc-encoding"), maxBytes))];
 }
 
-/** gRPC's answer: a status alone (trailers-only) for a refusal or an error, else the reply's frame and grpc-status 0.
- * */
+/**
+ * gRPC's answer: a status alone (trailers-only) for a refusal or an error, else the reply's frame and grpc-status 0.
+ */
 async function answerGrpc(
   call: RecordedCall,
   stream: ServerHttp2Stream,

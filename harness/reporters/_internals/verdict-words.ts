@@ -10,8 +10,10 @@ export function scopeWords(report: RunReport): string {
   return [...parts, `the contract ${report.scope.contract}`].join(", ");
 }
 
-/** The profiles that gated and whether --strict was on: "contract profile" or "contract and protocol profiles,
- * --strict". */
+/**
+ * The profiles that gated and whether --strict was on: "contract profile" or "contract and protocol profiles,
+ * --strict".
+ */
 export function gateWords(report: RunReport): string {
   const p = report.selection.profiles;
   return (

@@ -42,8 +42,10 @@ export async function gated<T>(ctx: CheckContext, call: () => Promise<T>): Promi
   }
 }
 
-/** How many calls of the run have started through the gate: two readings and one's own count tell whether others came
- * between. */
+/**
+ * How many calls of the run have started through the gate: two readings and one's own count tell whether others came
+ * between.
+ */
 export function callsStarted(ctx: CheckContext): number {
   return gateOf(ctx).started;
 }

@@ -24,8 +24,10 @@ export interface GoldenFrame {
   length?: number;
 }
 
-/** One outcome a case allows: a status (by name, or not-ok for any but OK), OK with a Message, or the same reply as
- * other bytes get. */
+/**
+ * One outcome a case allows: a status (by name, or not-ok for any but OK), OK with a Message, or the same reply as
+ * other bytes get.
+ */
 export type GoldenOutcome = { status: string } | { reply: "any" } | { sameAs: string };
 
 export interface GoldenCase {

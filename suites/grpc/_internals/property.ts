@@ -126,8 +126,10 @@ function checkParameters<T>(
   };
 }
 
-/** The verdict of fast-check's run: a pass (perhaps over fewer cases, at the bound), the shrunk failure, or why it
- * could not run. */
+/**
+ * The verdict of fast-check's run: a pass (perhaps over fewer cases, at the bound), the shrunk failure, or why it could
+ * not run.
+ */
 function outcomeOf<T>(
   details: fc.RunDetails<[T]>,
   bound: number,

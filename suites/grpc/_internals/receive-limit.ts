@@ -9,8 +9,9 @@ import { asReply, hello } from "./calls.js";
 import { stillServing } from "./still-serving.js";
 
 const KiB = 1024;
-/** The largest body probed: gRPC's usual default receive limit. A target that serves it has no limit this run can see.
- * */
+/**
+ * The largest body probed: gRPC's usual default receive limit. A target that serves it has no limit this run can see.
+ */
 export const PROBE_BOUND = 4 * 1024 * KiB;
 /** Bodies tried, smallest first; 60 KiB sits just under a 64 KiB limit, 250 KiB under 256 KiB. */
 export const PROBE_SIZES: readonly number[] = [

@@ -51,8 +51,10 @@ export interface VariationProfile {
   deterministic: boolean;
 }
 
-/** Word by word, a token may stand for another of the same length: a random token that drew one class of characters
- * only. */
+/**
+ * Word by word, a token may stand for another of the same length: a random token that drew one class of characters
+ * only.
+ */
 function sameButTokens(a: string, b: string): boolean {
   const split = (s: string) => s.split(/(\s+|[:=,;#()[\]{}<>"'])/);
   const x = split(a);

@@ -68,8 +68,10 @@ interface Entry {
   served?: PathShape["served"];
 }
 
-/** /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a
- * resource. */
+/**
+ * /package.Service/Method (methods are PascalCase): the path of an RPC procedure over Connect or gRPC-Web, not of a
+ * resource.
+ */
 const RPC_PROCEDURE = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Z]\w*$/;
 
 /**
@@ -329,8 +331,9 @@ export const MAX_OPENAPI_PATHS = 100_000;
 /** Largest OpenAPI document read as YAML; JSON may be as large as a response (8 MiB). */
 export const MAX_YAML_BYTES = 1024 * 1024;
 
-/** The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection.
- * */
+/**
+ * The paths an OpenAPI document names, with the kind its shape implies: a path with a child {param} is a collection.
+ */
 async function openApiPaths(
   source: string,
   target: HttpTarget,

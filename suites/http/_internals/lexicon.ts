@@ -70,8 +70,10 @@ function baseForms(word: string, pos: Pos): string[] {
   return out;
 }
 
-/** Builds a lexicon from WordNet index texts (one lemma at the start of each line; the licence lines begin with a
- * space). */
+/**
+ * Builds a lexicon from WordNet index texts (one lemma at the start of each line; the licence lines begin with a
+ * space).
+ */
 export function lexiconFromIndexes(indexes: Record<Pos, string>, source: string): Lexicon {
   const sets = {} as Record<Pos, Set<string>>;
   for (const pos of POS) {

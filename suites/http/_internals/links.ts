@@ -46,8 +46,10 @@ export function jsonNestsWithin(text: string, maxDepth: number): boolean {
   return true;
 }
 
-/** Whether XML text nests at most maxDepth elements deep: one pass over its tags (declarations, comments and
- * self-closed tags aside). */
+/**
+ * Whether XML text nests at most maxDepth elements deep: one pass over its tags (declarations, comments and self-closed
+ * tags aside).
+ */
 export function xmlNestsWithin(text: string, maxDepth: number): boolean {
   let depth = 0;
   for (let at = text.indexOf("<"); at !== -1; at = text.indexOf("<", at + 1)) {
@@ -128,8 +130,10 @@ function parseRepresentation(res: HttpResponse): Representation {
   return x.ok ? { format: "xml", value: x.value } : undefined;
 }
 
-/** RFC 8288 (`<href>; rel="x", <href2>; rel="y z"`), one link per relation type; a header that does not parse offers
- * nothing. */
+/**
+ * RFC 8288 (`<href>; rel="x", <href2>; rel="y z"`), one link per relation type; a header that does not parse offers
+ * nothing.
+ */
 export function parseLinkHeader(value: string): FoundLink[] {
   let refs: LinkHeader.Reference[];
   try {

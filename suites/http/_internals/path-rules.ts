@@ -21,8 +21,10 @@ export interface PathShape {
 export interface PathWordOptions {
   /** Words that name an action: the run's, as it was given them (the CLI gives the list below unless --verbs). */
   verbs: readonly string[];
-  /** Words that look like verbs but are nouns in this interface: the run's (the CLI gives the list below and
-   * --allow-word). */
+  /**
+   * Words that look like verbs but are nouns in this interface: the run's (the CLI gives the list below and
+   * --allow-word).
+   */
   allow: readonly string[];
   /**
    * Static prefixes the collections are mounted under ("/api", "/v1"): versioning and mounting are not shown

@@ -50,8 +50,9 @@ export function statusLine(res: HttpResponse): string {
   return `${res.status} ${res.statusText}`.trim();
 }
 
-/** Problems a failed check shows in full; a target with a hundred thousand bad paths gets a count, not a screenful
- * each. */
+/**
+ * Problems a failed check shows in full; a target with a hundred thousand bad paths gets a count, not a screenful each.
+ */
 export const PROBLEMS_SHOWN = 20;
 
 /** A collection exercised, as the note names it. */
@@ -261,8 +262,9 @@ export class Probe {
       : ex;
   }
 
-  /** The request that creates a message here as the run has learned it does: POST on the collection, or PUT at a new
-   * id. */
+  /**
+   * The request that creates a message here as the run has learned it does: POST on the collection, or PUT at a new id.
+   */
   async creationRequest(collection: string): Promise<{ method: string; path: string }> {
     const how = await this.#creation(collection);
     return how?.via === "PUT"
@@ -276,8 +278,10 @@ export class Probe {
     throw new StopProbe();
   }
 
-  /** How the collection creates, once per run for its template; `refused`, a POST it answered 405 or 501, starts the
-   * learning. */
+  /**
+   * How the collection creates, once per run for its template; `refused`, a POST it answered 405 or 501, starts the
+   * learning.
+   */
   #creation(collection: string, refused?: Exchange): Promise<Creation | undefined> {
     return creationOf(this, collection, refused);
   }

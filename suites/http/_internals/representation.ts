@@ -110,8 +110,10 @@ export const showPath = (path: ValuePath): string =>
 export class BodyPaths {
   readonly #paths = new Map<"json" | "xml", ValuePath>();
 
-  /** The body a representation shows: at the learned path; else where `sent` lies (which is then learned); else the
-   * default field. */
+  /**
+   * The body a representation shows: at the learned path; else where `sent` lies (which is then learned); else the
+   * default field.
+   */
   bodyOf(res: HttpResponse, sent?: string): string | undefined {
     const rep = representationOf(res);
     if (!rep) return undefined;

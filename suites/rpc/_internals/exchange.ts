@@ -13,8 +13,10 @@ export function exchange(ctx: CheckContext, request: PlainRequest): Promise<Plai
 
 export const header = (res: PlainResponse, name: string): string | undefined => res.headers[name]?.[0];
 
-/** One line for a response, for messages: status, content type and size, or how it failed. Text of the target's goes
- * through JSON.stringify, never raw. */
+/**
+ * One line for a response, for messages: status, content type and size, or how it failed. Text of the target's goes
+ * through JSON.stringify, never raw.
+ */
 export function describe(res: PlainResponse): string {
   if (res.failure)
     return res.failure.kind === "connection"

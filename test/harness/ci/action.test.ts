@@ -766,8 +766,10 @@ describe("docs/ci examples, run as written", () => {
     EXAMPLE_SIGNING_KEY: signingKey,
   };
 
-  /** The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the
-   * test's server. */
+  /**
+   * The step's `with`, its expressions as the runner fills them (secrets from the test's store), addresses to the
+   * test's server.
+   */
   function withInputs(step: WorkflowStep, addresses: Record<string, string>): Record<string, string> {
     return Object.fromEntries(
       Object.entries(step.with ?? {}).map(([k, v]) => {

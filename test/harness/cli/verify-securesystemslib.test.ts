@@ -14,8 +14,9 @@ import { cli } from "../../helpers/cli.js";
 import { skipIfMissing } from "../../helpers/toolchain.js";
 
 const run = promisify(execFile);
-/** Debian's interpreter: python3-securesystemslib installs under /usr/lib/python3, which a pyenv python3 does not see.
- * */
+/**
+ * Debian's interpreter: python3-securesystemslib installs under /usr/lib/python3, which a pyenv python3 does not see.
+ */
 const PYTHON = process.env.EXAMPLE_PYTHON ?? "/usr/bin/python3";
 const securesystemslib = {
   name: "docs/certify.md's securesystemslib verifier",

@@ -178,8 +178,9 @@ describe("the HTML report of a failing run, in headless Chromium", () => {
     }
   });
 
-  /** The attestation section's text as drawn, once scrolled to at 1280 px: it must be on screen, not only in the
-   * source. */
+  /**
+   * The attestation section's text as drawn, once scrolled to at 1280 px: it must be on screen, not only in the source.
+   */
   async function attestationOnScreen(): Promise<string> {
     await page.emulateMedia({ media: "screen" });
     await page.setViewportSize({ width: 1280, height: 800 });

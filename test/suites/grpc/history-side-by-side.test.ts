@@ -12,8 +12,9 @@ import { skipIfMissing } from "../../helpers/toolchain.js";
 
 const HISTORY = grpcChecks.filter((c) => c.sharing === "history").map((c) => c.id);
 
-/** State of each kind: all calls counted, metadata kept, per connection, late, remembered requests; and a legal clock.
- * */
+/**
+ * State of each kind: all calls counted, metadata kept, per connection, late, remembered requests; and a legal clock.
+ */
 const SUBJECTS = [
   "counts-calls",
   "echoes-earlier-metadata",

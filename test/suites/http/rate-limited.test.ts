@@ -10,8 +10,9 @@ import { backpressureWaitMs, retryAfterMs } from "../../../harness/targets/retry
 import { startReferenceServer, type ReferenceServer } from "../../../reference-server/start.js";
 import { checkVerdicts, cli } from "../../helpers/cli.js";
 
-/** One request in this many is answered 429 (the 5th, the 30th, ...): the one sent again after the wait goes through.
- * */
+/**
+ * One request in this many is answered 429 (the 5th, the 30th, ...): the one sent again after the wait goes through.
+ */
 const EVERY = 25;
 let reference: ReferenceServer;
 let limiter: http.Server;

@@ -15,8 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => reference.close());
 
-/** How the small server answers a read as XML of a body XML cannot carry; "lenient" also takes bytes that are not
- * UTF-8. */
+/**
+ * How the small server answers a read as XML of a body XML cannot carry; "lenient" also takes bytes that are not UTF-8.
+ */
 type Mode = "406" | "json" | "raw" | "reference" | "fffd" | "lenient";
 
 const NOT_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
