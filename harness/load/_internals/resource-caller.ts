@@ -1,6 +1,7 @@
 // `load --http`: a mix of resource operations on messages each slot creates itself, over HTTP/1.1 keep-alive
 // connections. Every read is compared with what that slot last wrote (the server is stateless: a message read on
-// any connection is the one last written), and what a slot created and did not delete is deleted at the end.
+// any connection is the one last written); at the end, what a slot created and did not delete is read back once
+// more and deleted.
 import { Status } from "../../protocols/rpc.js";
 import type { CallResult } from "./call-result.js";
 import { boundedExchange, openPool, type BoundedReply, type HttpWire } from "./http-rpc-call.js";
@@ -43,7 +44,9 @@ export interface ResourceCounts {
 
 export interface ResourceCaller {
   call(w: number, k: number): Promise<CallResult>;
-  /** Deletes what the slots still hold (bounded by the timeout per call), then closes the connections. */
+  /**
+   * Reads back and deletes what the slots still hold (bounded by the timeout per call), then closes the connections.
+   */
   finish(): Promise<ResourceCounts>;
 }
 
@@ -98,10 +101,13 @@ export function resourceCaller(
       return result;
     },
     async finish() {
-      // What the run created, it deletes: slot by slot, side by side, each call bounded by the timeout.
+      // What the run created, it reads back once more (the last write of each, after the load: a run too short for a
+      // slot to read under load still judges statelessness) and deletes: slot by slot, side by side, each call
+      // bounded by the timeout.
       await Promise.all(
         held.map(async (mine) => {
-          for (const path of [...mine.keys()]) {
+          for (const [path, last] of [...mine.entries()]) {
+            await readBack(res, path, last);
             const r = await send(res, "DELETE", path);
             if (typeof r === "string" || r.status >= 300) res.counts.leftBehind++;
           }
@@ -166,6 +172,18 @@ async function read(res: Resources, path: string, last: string): Promise<CallRes
       `${JSON.stringify(body)?.slice(0, 200) ?? "no body field"}`;
   }
   return result;
+}
+
+/**
+ * The closing read of a message a slot wrote and did not delete: compared as any read, and an answer other than 200
+ * (a 404: the write was lost) counted as a mismatch, not as a load error, since the load is over.
+ */
+async function readBack(res: Resources, path: string, last: string): Promise<void> {
+  const result = await read(res, path, last);
+  if (result.code !== Status.UNKNOWN) return;
+  res.counts.compared++;
+  res.counts.mismatches++;
+  res.counts.example ??= `GET ${path} after the run: ${result.details}, last written ${JSON.stringify(last)}`;
 }
 
 async function update(res: Resources, mine: Map<string, string>, w: number, path: string): Promise<CallResult> {

@@ -198,6 +198,34 @@ describe("load --http", () => {
     expect(plain.size()).toBe(0);
   });
 
+  it("judges statelessness by reading back what it wrote, even when no read ran under load", async () => {
+    // Creates only: no slot reads under load, so before the closing read a run like this judged nothing (exit 1,
+    // "statelessness not judged"), as a very short run on a loaded machine did.
+    const json = join(out, "http-create-only.json");
+    const run = await cli([
+      "load",
+      "--http",
+      `http://${plain.address}`,
+      "--duration",
+      "300ms",
+      "--concurrency",
+      "2",
+      "--mix",
+      "create=1",
+      "--quiet",
+      "--json",
+      json,
+    ]);
+    expect(run.code, run.stdout).toBe(0);
+    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    expect(report.resources?.created).toBeGreaterThan(0);
+    // What the slots hold at the end (at most 64 each: past it a create deletes instead) is read back.
+    expect(report.stateless.compared).toBeGreaterThan(0);
+    expect(report.stateless.compared).toBeLessThanOrEqual(report.resources?.created ?? 0);
+    expect(report.stateless.mismatches).toBe(0);
+    expect(plain.size()).toBe(0);
+  });
+
   it("exits 1 for a server whose reads under load return an older version, showing one", async () => {
     const run = await cli([
       "load",
