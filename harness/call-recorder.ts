@@ -8,16 +8,29 @@ export interface RecordedCall {
   request: Uint8Array;
   options: UnaryCallOptions;
   /** Whether the call got what Hello must give: OK with a reply that decodes as a Message. */
-  answered: boolean;
+  readonly answered: boolean;
 }
 
-/** The target with every unary call it makes remembered, with whether it was answered with a Message. */
+/**
+ * The target with every unary call it makes remembered, with whether it was answered with a Message. That is judged
+ * when asked (failingCall, for a failure's grpcurl line), not as each reply comes: the check decodes its replies
+ * itself, and decoding each again here cost a passing run CPU for nothing (the receive-limit probe's echoes alone,
+ * 8 MiB, about 45 ms).
+ */
 export function recording(target: GrpcTarget, calls: RecordedCall[]): GrpcTarget {
   return Object.assign(Object.create(target) as GrpcTarget, {
     async unary(request: Uint8Array, options: UnaryCallOptions = {}) {
       const result = await target.unary(request, options);
-      const answered = result.code === 0 && result.response !== undefined && decodeMessage(result.response).ok;
-      calls.push({ request, options, answered });
+      const reply = result.code === 0 ? result.response : undefined;
+      let answered: boolean | undefined;
+      calls.push({
+        request,
+        options,
+        get answered() {
+          answered ??= reply !== undefined && decodeMessage(reply).ok;
+          return answered;
+        },
+      });
       return result;
     },
   });

@@ -1,6 +1,6 @@
 // Admission past the limits, as data: calls in flight and the memory watermark, with one memory reading shared by
 // every shedder of the process.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createShedder, defaultLimits } from "../../reference-server/protection.js";
 
 describe("createShedder", () => {
@@ -26,6 +26,19 @@ describe("createShedder", () => {
       low.stop();
       low.stop();
       high.stop();
+    }
+  });
+
+  it("reads memory from V8's heap statistics, not process.memoryUsage, which reads the RSS from /proc as well", () => {
+    const memoryUsage = vi.spyOn(process, "memoryUsage");
+    const shedder = createShedder({ maxInFlight: 10, memoryWatermarkBytes: 1 });
+    try {
+      // The reading is taken when the first shedder opens: it already sees the process past a watermark of 1 byte.
+      expect(shedder.admit()).toBe("the server is short of memory");
+      expect(memoryUsage).not.toHaveBeenCalled();
+    } finally {
+      shedder.stop();
+      memoryUsage.mockRestore();
     }
   });
 

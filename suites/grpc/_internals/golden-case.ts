@@ -1,13 +1,14 @@
 // The golden case format: one fixed request to Hello and the outcomes it allows, read from fixtures/golden/grpc and
-// validated on load against a JSON Schema (ajv); a bad case stops the load with one line naming the file and the key.
+// validated on load against a JSON Schema (golden-case-schema.ts); a bad case stops the load with one line naming the
+// file and the key.
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { Ajv, type ErrorObject } from "ajv";
+import type { ErrorObject } from "ajv";
 import { PACKAGE_ROOT } from "../../../common/paths.js";
 import type { Profile, Severity } from "../../../harness/check.js";
 import { PROTOCOL_NAMES } from "../../../harness/protocols/index.js";
-import { Status } from "../../../harness/protocols/rpc.js";
 import { GRPC } from "../../../harness/protocols/grpc/index.js";
+import { goldenCaseValidator } from "./golden-case-validator.js";
 
 export const GOLDEN_DIR = join(PACKAGE_ROOT, "fixtures", "golden", "grpc");
 
@@ -59,83 +60,11 @@ export interface GoldenCase {
   expect: { anyOf: GoldenOutcome[] };
 }
 
-const STATUS_NAMES = [...Object.keys(Status), "not-ok"];
-const hex = { type: "string", pattern: "^(?:[0-9a-fA-F]{2}|\\s)*$", maxLength: 16384 } as const;
-const text = { type: "string", minLength: 1, maxLength: 1024 } as const;
-
-const SCHEMA = {
-  type: "object",
-  additionalProperties: false,
-  required: ["description", "severity", "profile", "spec", "request", "expect"],
-  properties: {
-    id: { type: "string", pattern: "^grpc\\.[a-z0-9-]+(\\.[a-z0-9-]+)*$", maxLength: 200 },
-    description: text,
-    severity: { enum: ["MUST", "SHOULD"] },
-    profile: { enum: ["contract", "protocol"] },
-    spec: text,
-    subject: text,
-    statusFrom: { enum: ["wire", "client"] },
-    protocols: { type: "array", minItems: 1, maxItems: 16, items: { enum: [...PROTOCOL_NAMES] } },
-    request: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        hex,
-        path: { type: "string", pattern: "^/", maxLength: 1024 },
-        headers: {
-          type: "object",
-          maxProperties: 64,
-          additionalProperties: { type: ["string", "null"], maxLength: 8192 },
-        },
-        frames: {
-          type: "array",
-          maxItems: 64,
-          items: {
-            type: "object",
-            additionalProperties: false,
-            required: ["hex"],
-            properties: {
-              hex,
-              compressed: { type: "boolean" },
-              length: { type: "integer", minimum: 0, maximum: 0xffffffff },
-            },
-          },
-        },
-      },
-    },
-    expect: {
-      type: "object",
-      additionalProperties: false,
-      required: ["anyOf"],
-      properties: {
-        anyOf: {
-          type: "array",
-          minItems: 1,
-          maxItems: 32,
-          items: {
-            oneOf: [
-              {
-                type: "object",
-                additionalProperties: false,
-                required: ["status"],
-                properties: { status: { enum: STATUS_NAMES } },
-              },
-              {
-                type: "object",
-                additionalProperties: false,
-                required: ["reply"],
-                properties: { reply: { const: "any" } },
-              },
-              { type: "object", additionalProperties: false, required: ["sameAs"], properties: { sameAs: hex } },
-            ],
-          },
-        },
-      },
-    },
-  },
-} as const;
-
-const validate = new Ajv({ allErrors: false, strict: true }).compile(SCHEMA);
+/**
+ * The format's validator: the build's standalone code for the schema (no ajv loaded, nothing compiled at start-up),
+ * or ajv compiling it when the build's code is absent or was generated from another schema.
+ */
+const validate = await goldenCaseValidator();
 
 /** One line for ajv's first error: where, and what was wanted. */
 function describeError(e: ErrorObject): string {
