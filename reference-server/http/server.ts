@@ -1,5 +1,6 @@
 // The reference HTTP server: the Message resource over a level-3 HTTP interface, on fastify, for `serve` and tests.
 import http, { STATUS_CODES } from "node:http";
+import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { createApiKeyCheck } from "./auth.js";
@@ -215,6 +216,19 @@ export interface BuiltHttpApp {
   log: ReturnType<typeof createLogger>;
 }
 
+const require = createRequire(import.meta.url);
+
+/**
+ * fastify's schema compilers, loaded when a route first asks for one: the reference's routes declare no schema, so
+ * ajv and fast-json-stringify (about 0.1 CPU-s at each start, which fastify spends by default) are never loaded.
+ */
+const LAZY_COMPILERS = {
+  buildValidator: (...args: unknown[]) =>
+    (require("@fastify/ajv-compiler") as () => (...a: unknown[]) => unknown)()(...args),
+  buildSerializer: (...args: unknown[]) =>
+    (require("@fastify/fast-json-stringify-compiler") as () => (...a: unknown[]) => unknown)()(...args),
+};
+
 /**
  * The reference's fastify app with its routes, protections and hooks, warmed up but not listening: the server
  * fastify makes keeps its requests behind the connection gate once it listens.
@@ -241,6 +255,7 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     },
     serverFactory: (handler) => gatedServer(handler, ledger, log, options, requestTimeout),
     return503OnClosing: true,
+    schemaController: { compilersFactory: LAZY_COMPILERS as never },
     clientErrorHandler: answerUnparsedRequest,
     // Malformed URLs and overlong ids are the client's mistakes: answered like any other error.
     frameworkErrors: (error, request, reply) => {
