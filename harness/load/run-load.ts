@@ -30,6 +30,7 @@ import type { WorkerInput } from "./load-worker.js";
 import type { HttpWire } from "./_internals/http-rpc-call.js";
 import { probeResourceCredentials } from "./_internals/resource-credentials.js";
 import { loadTransportOf } from "./load-transport.js";
+import { memoryGrowth } from "./memory-growth.js";
 
 /** Distinct requests, each sent many times under load; their replies at rest are the reference. */
 const BODIES = Array.from({ length: 16 }, (_, i) => (i === 0 ? "" : `load ${i} ${"é".repeat(i % 4)}`));
@@ -254,7 +255,7 @@ function driverSpecs(options: ResolvedLoad, threads: number, base: SpecBase): Dr
 }
 
 /** Memory of the load process, sampled once a second through a run and once at its end, in MiB to a tenth. */
-type MemorySamples = NonNullable<LoadReport["memory"]>;
+type MemorySamples = { rssMiB: number[]; heapUsedMiB: number[] };
 
 const mib = (bytes: number): number => Math.round(bytes / 104_857.6) / 10;
 
@@ -358,6 +359,6 @@ function report(
     },
     interrupted: options.signal?.aborted === true,
     slo: options.slo ?? [],
-    memory: results.memory,
+    memory: { ...results.memory, growthMiB: memoryGrowth(results.memory) },
   });
 }
