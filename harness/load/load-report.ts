@@ -66,6 +66,11 @@ export interface LoadReport {
     rssMiB?: number[];
     heapUsedMiB?: number[];
     growthMiB: MemoryGrowth;
+    /**
+     * The main thread's heap in use just after each of V8's mark-compacts in the run: the live heap, which a structure
+     * growing with the calls raises and V8's saw-tooth does not. Absent from a merged report.
+     */
+    heapAfterMarkCompactMiB?: number[];
     /** A merged report: the file of the run whose resident set grew the most. */
     worstRun?: string;
   };

@@ -20,7 +20,7 @@ export interface MemoryGrowth {
 
 const highest = (xs: readonly number[]): number => xs.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
 
-/** The second half's highest less the first half's, of one series; the middle sample of an odd count is the second's. */
+/** The second half's highest less the first half's, of one series; an odd count's middle sample is the second's. */
 function halvesGrowth(xs: readonly number[]): number {
   if (xs.length < 2) return 0;
   const half = Math.floor(xs.length / 2);

@@ -145,6 +145,7 @@ describe.each(["connect", "grpc-web"])("load --%s", (protocol) => {
     expect(seen.h1Requests).toBe(before.h1Requests);
     expect(report.memory?.rssMiB?.length).toBeGreaterThan(0);
     expect(report.memory?.growthMiB).toEqual({ rss: expect.any(Number), heapUsed: expect.any(Number) });
+    expect(report.memory?.heapAfterMarkCompactMiB).toEqual(expect.any(Array));
   });
 
   it("speaks h2 over TLS when the server picks it by ALPN (--ca trusted)", async () => {
