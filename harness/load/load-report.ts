@@ -3,6 +3,7 @@
 import type { Histogram } from "hdr-histogram-js";
 import { encodeHistogram, latencyAt, latencyFigures, type LatencyFigures } from "./histograms.js";
 import { judgeSlo, type SloResult, type SloTerm } from "./slo.js";
+import type { MemoryGrowth } from "./memory-growth.js";
 
 /**
  * What a load run tells its reporters (harness/reporters/load-*.ts): its progress about once a second, its report at
@@ -21,6 +22,8 @@ export interface LoadReport {
   connections: number;
   /** Connect and gRPC-Web: the HTTP version spoken, "2" (h2 by ALPN over TLS, or h2c by prior knowledge) or "1.1". */
   httpVersion?: "1.1" | "2";
+  /** A merged report: every HTTP version its runs spoke (httpVersion too when there is one). */
+  httpVersions?: ("1.1" | "2")[];
   threads: number;
   /** The open model's schedule, calls a second; absent for a closed run (as fast as the target answers). */
   rate?: number;
@@ -56,9 +59,21 @@ export interface LoadReport {
   mergedFrom?: string[];
   /**
    * The load process's memory, sampled once a second through the run and once at its end, in MiB: resident set (all
-   * threads) and the main thread's heap in use. Absent from a merged report.
+   * threads) and the main thread's heap in use (the samples are absent from a merged report), and how much each grew
+   * from the run's first half to its second (memory-growth.ts); a merged report's is its runs' worst.
    */
-  memory?: { rssMiB: number[]; heapUsedMiB: number[] };
+  memory?: {
+    rssMiB?: number[];
+    heapUsedMiB?: number[];
+    growthMiB: MemoryGrowth;
+    /**
+     * The main thread's heap in use just after each of V8's mark-compacts in the run: the live heap, which a structure
+     * growing with the calls raises and V8's saw-tooth does not. Absent from a merged report.
+     */
+    heapAfterMarkCompactMiB?: number[];
+    /** A merged report: the file of the run whose resident set grew the most. */
+    worstRun?: string;
+  };
   /**
    * `load --http`: the mix of operations (weights), and the messages the run created and could not delete at its end.
    */
@@ -73,6 +88,7 @@ export type LoadTotals = Pick<
   | "concurrency"
   | "connections"
   | "httpVersion"
+  | "httpVersions"
   | "threads"
   | "rate"
   | "unsent"
@@ -113,6 +129,7 @@ export function buildLoadReport(t: LoadTotals): LoadReport {
     concurrency: t.concurrency,
     connections: t.connections,
     ...(t.httpVersion !== undefined && { httpVersion: t.httpVersion }),
+    ...(t.httpVersions !== undefined && { httpVersions: t.httpVersions }),
     threads: t.threads,
     ...(t.rate !== undefined && { rate: t.rate, unsent: t.unsent ?? 0 }),
     requests: t.requests,

@@ -6,6 +6,7 @@ import { Ajv } from "ajv";
 import { ConformanceError } from "../errors.js";
 import { decodeHistogram } from "./histograms.js";
 import { buildLoadReport, type LoadReport } from "./load-report.js";
+import { memoryGrowth, type MemoryGrowth } from "./memory-growth.js";
 import type { SloTerm } from "./slo.js";
 
 const MAX_FILES = 256;
@@ -14,6 +15,19 @@ const MAX_FILE_BYTES = 16 << 20;
 const count = { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 const counts = { type: "object", maxProperties: 64, additionalProperties: count } as const;
 const text = { type: "string", maxLength: 4096 } as const;
+const version = { enum: ["1.1", "2"] } as const;
+/** MiB: a run of at most 10 minutes has about 600 samples. */
+const mib = { type: "number", minimum: -(1 << 20), maximum: 1 << 20 } as const;
+const samples = { type: "array", maxItems: 4096, items: mib } as const;
+const memory = {
+  type: "object",
+  properties: {
+    rssMiB: samples,
+    heapUsedMiB: samples,
+    growthMiB: { type: "object", required: ["rss", "heapUsed"], properties: { rss: mib, heapUsed: mib } },
+    worstRun: text,
+  },
+} as const;
 
 /** What merge reads of a report: what it adds up. Anything else in the file is left alone. */
 const SCHEMA = {
@@ -35,6 +49,8 @@ const SCHEMA = {
     durationMs: count,
     concurrency: count,
     connections: count,
+    httpVersion: version,
+    httpVersions: { type: "array", maxItems: 2, items: version },
     threads: count,
     rate: count,
     unsent: count,
@@ -53,6 +69,7 @@ const SCHEMA = {
       required: ["unit", "latency"],
       properties: { unit: { const: "microseconds" }, latency: { type: "string" }, corrected: { type: "string" } },
     },
+    memory,
   },
 } as const;
 
@@ -63,6 +80,8 @@ const validate = new Ajv({ allErrors: false, strict: false }).compile<
     | "durationMs"
     | "concurrency"
     | "connections"
+    | "httpVersion"
+    | "httpVersions"
     | "threads"
     | "rate"
     | "unsent"
@@ -73,6 +92,7 @@ const validate = new Ajv({ allErrors: false, strict: false }).compile<
     | "stateless"
     | "interrupted"
     | "histograms"
+    | "memory"
   >
 >(SCHEMA);
 
@@ -148,6 +168,39 @@ function addStateless(into: LoadReport["stateless"], from: LoadReport["stateless
   if (from.example !== undefined) into.example ??= from.example;
 }
 
+/** The HTTP versions the runs spoke, in the order first met: a merged report's are its runs' own. */
+function versionsOf(reports: readonly ReadReport[]): Pick<LoadReport, "httpVersion" | "httpVersions"> {
+  const versions = new Set<"1.1" | "2">();
+  for (const { report: r } of reports) {
+    for (const v of r.httpVersions ?? (r.httpVersion === undefined ? [] : [r.httpVersion])) versions.add(v);
+  }
+  const [only] = versions;
+  if (only === undefined) return {};
+  return { ...(versions.size === 1 && { httpVersion: only }), httpVersions: [...versions] };
+}
+
+/**
+ * The runs' worst memory growth, each run's worked out from its samples (a merged report, which has none, gives its
+ * own worst), and the file of the run whose resident set grew the most.
+ */
+function worstMemory(reports: readonly ReadReport[]): Pick<LoadReport, "memory"> {
+  let worst: { growthMiB: MemoryGrowth; worstRun: string } | undefined;
+  for (const { file, report: r } of reports) {
+    const m = r.memory;
+    const growth =
+      m?.rssMiB !== undefined && m.heapUsedMiB !== undefined
+        ? memoryGrowth({ rssMiB: m.rssMiB, heapUsedMiB: m.heapUsedMiB })
+        : m?.growthMiB;
+    if (growth === undefined) continue;
+    const heapUsed = Math.max(worst?.growthMiB.heapUsed ?? growth.heapUsed, growth.heapUsed);
+    worst =
+      worst === undefined || growth.rss > worst.growthMiB.rss
+        ? { growthMiB: { rss: growth.rss, heapUsed }, worstRun: file }
+        : { ...worst, growthMiB: { rss: worst.growthMiB.rss, heapUsed } };
+  }
+  return worst === undefined ? {} : { memory: worst };
+}
+
 export async function mergeLoadReports(files: readonly string[], slo: readonly SloTerm[]): Promise<LoadReport> {
   if (files.length === 0)
     throw new ConformanceError("usage", "load merge: name the reports to merge (files written by load --json)");
@@ -202,5 +255,7 @@ export async function mergeLoadReports(files: readonly string[], slo: readonly S
     interrupted: reports.some((r) => r.report.interrupted),
     slo,
     mergedFrom: [...files],
+    ...versionsOf(reports),
+    ...worstMemory(reports),
   });
 }

@@ -30,6 +30,8 @@ import type { WorkerInput } from "./load-worker.js";
 import type { HttpWire } from "./_internals/http-rpc-call.js";
 import { probeResourceCredentials } from "./_internals/resource-credentials.js";
 import { loadTransportOf } from "./load-transport.js";
+import { memoryGrowth } from "./memory-growth.js";
+import { memorySampler, type MemoryRecord } from "./_internals/memory-sampler.js";
 
 /** Distinct requests, each sent many times under load; their replies at rest are the reference. */
 const BODIES = Array.from({ length: 16 }, (_, i) => (i === 0 ? "" : `load ${i} ${"é".repeat(i % 4)}`));
@@ -253,23 +255,12 @@ function driverSpecs(options: ResolvedLoad, threads: number, base: SpecBase): Dr
   }));
 }
 
-/** Memory of the load process, sampled once a second through a run and once at its end, in MiB to a tenth. */
-type MemorySamples = NonNullable<LoadReport["memory"]>;
-
-const mib = (bytes: number): number => Math.round(bytes / 104_857.6) / 10;
-
-function sampleMemory(into: MemorySamples): void {
-  const m = process.memoryUsage();
-  into.rssMiB.push(mib(m.rss));
-  into.heapUsedMiB.push(mib(m.heapUsed));
-}
-
 /** Runs the drivers, in this thread or in worker threads, with the progress line and the memory sampled. */
 async function runDrivers(
   specs: DriveSpec[],
   options: ResolvedLoad,
-): Promise<DriveResult[] & { memory: MemorySamples }> {
-  const memory: MemorySamples = { rssMiB: [], heapUsedMiB: [] };
+): Promise<DriveResult[] & { memory: MemoryRecord }> {
+  const memory = memorySampler();
   const threads = specs.length;
   const progress = new SharedArrayBuffer(8 * threads);
   const counters = new Int32Array(progress);
@@ -282,7 +273,7 @@ async function runDrivers(
       errors += Atomics.load(counters, 2 * i + 1);
     }
     const elapsedMs = performance.now() - t0;
-    sampleMemory(memory);
+    memory.sample();
     options.onProgress?.({
       elapsedMs,
       requests: requestsDone,
@@ -299,15 +290,15 @@ async function runDrivers(
   } finally {
     clearInterval(timer);
   }
-  sampleMemory(memory);
-  return Object.assign(results, { memory });
+  memory.sample();
+  return Object.assign(results, { memory: memory.stop() });
 }
 
 /** The report from the drivers' results, with what the calls at rest counted. */
 function report(
   options: ResolvedLoad,
   threads: number,
-  results: DriveResult[] & { memory: MemorySamples },
+  results: DriveResult[] & { memory: MemoryRecord },
   atRest: { errors: Record<string, number>; shed: Record<string, number>; distinctRequests: number },
   used?: { httpVersion: HttpVersion; connections: number },
 ): LoadReport {
@@ -358,6 +349,6 @@ function report(
     },
     interrupted: options.signal?.aborted === true,
     slo: options.slo ?? [],
-    memory: results.memory,
+    memory: { ...results.memory, growthMiB: memoryGrowth(results.memory) },
   });
 }
