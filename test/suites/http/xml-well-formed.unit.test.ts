@@ -92,7 +92,8 @@ function messageServer(mode: Mode): HttpHandler {
       return send(res, 204, "application/json", "");
     }
     if (!xml) return send(res, 200, "application/json", JSON.stringify({ id: item, body }));
-    if ((mode === "406" || mode === "pieces") && HAS_NOT_CHAR.test(body)) return send(res, 406, "application/json", "{}");
+    if ((mode === "406" || mode === "pieces") && HAS_NOT_CHAR.test(body))
+      return send(res, 406, "application/json", "{}");
     return send(
       res,
       200,
