@@ -4,7 +4,8 @@
 // understood). Found by mutation testing (docs/mutation.md): the reference's pages with their cursor dropped
 // (page.ts:70, store.ts:137 and :141), each page the first again, its next link the page itself; and the next link
 // dropped or made past the end (routes.ts:474): a hypermedia listing that shows one message of ?limit=1 and links
-// nowhere further strands the rest, and a next link the server then refuses (4xx) is a transition it does not offer.
+// nowhere further strands the rest, and a next link the server then refuses (4xx) is a transition it does not offer;
+// a listing of ?limit=1 answered 500 is a server error (page.ts:90, its page made empty).
 // An empty last page is legal; a refusal a client may meet at any time (408, 410, 425, 429) or a 5xx is not judged.
 import { itemsOf, linksOf, representationOf } from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
@@ -35,12 +36,12 @@ export const listingNext = httpCheck(
     for (const { path: c } of await p.reach()) {
       // Two messages, so that a listing of one a page has a second page whatever else the collection holds; two
       // more when no page links on yet, so that a server paging by two or three of its own shows its next link.
-      let first: Exchange | "stranded" | undefined;
+      let first: Exchange | "judged" | undefined;
       for (let made = 0; first === undefined && made < MAX_CREATED; made += 2) {
         await p.all([() => p.createOrStop(c, uniqueBody("page-a")), () => p.createOrStop(c, uniqueBody("page-b"))]);
         first = await pagedListing(p, c);
       }
-      if (first === "stranded") continue;
+      if (first === "judged") continue;
       if (first === undefined) {
         unpaged.push(c);
         continue;
@@ -65,9 +66,17 @@ const TRANSIENT = new Set([408, 410, 425, 429]);
  * The first page of a listing that has a next one: the listing as it is, else asked for one message a page. A page
  * of ?limit=1 showing one message (of the two or more made) that carries links, none of them next, strands the rest.
  */
-async function pagedListing(p: Probe, c: string): Promise<Exchange | "stranded" | undefined> {
+async function pagedListing(p: Probe, c: string): Promise<Exchange | "judged" | undefined> {
   for (const path of [c, `${c}?${GUESS}`]) {
     const ex = await p.get(path);
+    if (ex.res.status === 500) {
+      p.problem(
+        `GET ${path} answered ${statusLine(ex.res)}: a server error on a listing, where a server that does not ` +
+          "page by ?limit= shows its listing or refuses the query with a 4xx",
+        ex,
+      );
+      return "judged";
+    }
     if (ex.res.status !== 200) continue;
     if (nextOf(p, ex) !== undefined) return ex;
     if (path !== c && strands(ex)) {
@@ -76,7 +85,7 @@ async function pagedListing(p: Probe, c: string): Promise<Exchange | "stranded" 
           `rest of the collection is not reachable from the listing by its links (rel="next", RFC 8288 §3.3)`,
         ex,
       );
-      return "stranded";
+      return "judged";
     }
   }
   return undefined;

@@ -140,4 +140,20 @@ describe("http.listing.next", () => {
     );
     expect(outcome.status, outcome.message).toBe("pass");
   });
+
+  it("fails a listing of ?limit=1 answered 500 (the mutant page.ts:90:57, its page made empty)", async () => {
+    const limit500: HttpHandler = (req, res) => {
+      if (req.method === "GET" && /^\/messages\?(.*&)?limit=/.test(req.url ?? "")) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end('{"error":"internal"}');
+        return;
+      }
+      reference.handler(req, res);
+    };
+    const outcome = await verdictOf(listingNext, limit500);
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /GET \/messages\?limit=1 answered 500 Internal Server Error: a server error on a listing/,
+    );
+  });
 });
