@@ -2,7 +2,7 @@
 // files, so that one run is bounded (aimed at 30 minutes on 2 cores; docs/development.md says what it took). Stryker
 // takes each window as a mutate range "file:first-last" and mutates what lies wholly inside it, a removed block of a
 // few lines included. EXAMPLE_CONFORMANCE_MUTATION_SAMPLE=all mutates the files whole (1,600 mutants: about six hours
-// on 2 cores, from the sample's 178 in 41 minutes); a number in (0, 1] is the share of windows taken;
+// on 2 cores, from the sample's 177 in 34 minutes); a number in (0, 1] is the share of windows taken;
 // EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED picks another sample.
 import { readFileSync } from "node:fs";
 

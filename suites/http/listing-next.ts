@@ -2,8 +2,12 @@
 // back to a page already read. Judged only where the server pages, by its own next link on the listing or on the
 // listing asked for one message a page (?limit=1, the commonest name, a guess that judges nothing where it is not
 // understood). Found by mutation testing (docs/mutation.md): the reference's pages with their cursor dropped
-// (page.ts:70, store.ts:137 and :141), each page the first again, its next link the page itself.
-import { linksOf } from "./_internals/links.js";
+// (page.ts:70, store.ts:137 and :141), each page the first again, its next link the page itself; and the next link
+// dropped or made past the end (routes.ts:474): a hypermedia listing that shows one message of ?limit=1 and links
+// nowhere further strands the rest, and a next link the server then refuses (4xx) is a transition it does not offer;
+// a listing of ?limit=1 answered 500 is a server error (page.ts:90, its page made empty).
+// An empty last page is legal; a refusal a client may meet at any time (408, 410, 425, 429) or a 5xx is not judged.
+import { itemsOf, linksOf, representationOf } from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { uniqueBody } from "./_internals/representation.js";
 import { toTargetPath } from "./_internals/uri.js";
@@ -32,11 +36,12 @@ export const listingNext = httpCheck(
     for (const { path: c } of await p.reach()) {
       // Two messages, so that a listing of one a page has a second page whatever else the collection holds; two
       // more when no page links on yet, so that a server paging by two or three of its own shows its next link.
-      let first: Exchange | undefined;
+      let first: Exchange | "judged" | undefined;
       for (let made = 0; first === undefined && made < MAX_CREATED; made += 2) {
         await p.all([() => p.createOrStop(c, uniqueBody("page-a")), () => p.createOrStop(c, uniqueBody("page-b"))]);
         first = await pagedListing(p, c);
       }
+      if (first === "judged") continue;
       if (first === undefined) {
         unpaged.push(c);
         continue;
@@ -54,13 +59,43 @@ export const listingNext = httpCheck(
   },
 );
 
-/** The first page of a listing that has a next one: the listing as it is, else asked for one message a page. */
-async function pagedListing(p: Probe, c: string): Promise<Exchange | undefined> {
+/** Statuses a client may meet on any request, its own link or not: they end a walk unjudged. */
+const TRANSIENT = new Set([408, 410, 425, 429]);
+
+/**
+ * The first page of a listing that has a next one: the listing as it is, else asked for one message a page. A page
+ * of ?limit=1 showing one message (of the two or more made) that carries links, none of them next, strands the rest.
+ */
+async function pagedListing(p: Probe, c: string): Promise<Exchange | "judged" | undefined> {
   for (const path of [c, `${c}?${GUESS}`]) {
     const ex = await p.get(path);
-    if (ex.res.status === 200 && nextOf(p, ex) !== undefined) return ex;
+    if (ex.res.status === 500) {
+      p.problem(
+        `GET ${path} answered ${statusLine(ex.res)}: a server error on a listing, where a server that does not ` +
+          "page by ?limit= shows its listing or refuses the query with a 4xx",
+        ex,
+      );
+      return "judged";
+    }
+    if (ex.res.status !== 200) continue;
+    if (nextOf(p, ex) !== undefined) return ex;
+    if (path !== c && strands(ex)) {
+      p.problem(
+        `GET ${path} shows one message of the two or more created, and links (level 3) but to no next page: the ` +
+          `rest of the collection is not reachable from the listing by its links (rel="next", RFC 8288 §3.3)`,
+        ex,
+      );
+      return "judged";
+    }
   }
   return undefined;
+}
+
+/** A hypermedia page (it carries a link other than Location) holding exactly one item. */
+function strands(ex: Exchange): boolean {
+  const rep = representationOf(ex.res);
+  const linked = linksOf(ex.res).some((l) => l.from !== "Location header");
+  return rep !== undefined && linked && itemsOf(rep.value).length === 1;
 }
 
 function nextOf(p: Probe, ex: Exchange): string | undefined {
@@ -85,6 +120,15 @@ async function walk(p: Probe, first: Exchange): Promise<string | undefined> {
     if (read.length >= MAX_PAGES) return `${read.length} pages read by rel="next", none repeated (not read to the end)`;
     page = await p.get(next);
     read.push(next);
+    if (page.res.status >= 400 && page.res.status < 500 && !TRANSIENT.has(page.res.status)) {
+      p.problem(
+        `following rel="next" from ${first.req.path}, GET ${next} (the server's own link, page ${read.length} of ` +
+          `the walk) answered ${statusLine(page.res)}: a next link leads to the next page, an empty one at the ` +
+          `end, never to a refusal`,
+        page,
+      );
+      return undefined;
+    }
     // A page that does not answer 200 (a rate limit, a cursor that expired) ends the walk unjudged past it.
     if (page.res.status !== 200)
       return (

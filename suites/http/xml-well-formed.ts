@@ -3,10 +3,13 @@
 // Char, in text and in character references) that carries the stored body exactly. A body XML cannot carry (U+0001
 // and U+FFFF: outside Char in XML 1.0 and 1.1 alike) leaves a server legal answers the spec does not choose between:
 // refuse the create (4xx), answer the XML read 406 (JSON only), or disregard Accept and answer JSON (RFC 9110
-// §12.5.1). Found by mutation testing (representation.ts:260 and :422, docs/mutation.md).
+// §12.5.1). Found by mutation testing (representation.ts:260 and :422, docs/mutation.md). And XML a server takes is
+// read as XML reads it: a body written as text, a CDATA section and a character reference is the one text they
+// make (§2.4, §2.7, §4.1), stored whole (representation.ts:412 and :415: the pieces joined wrongly).
 import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, uniqueBody, XML_TYPE } from "./_internals/representation.js";
+import { locate } from "./_internals/uri.js";
 
 /** Two characters no XML document can hold, raw or as a character reference. */
 const UNCARRIED = " \u0001 \uFFFF";
@@ -19,7 +22,8 @@ export const xmlWellFormed = httpCheck(
     id: "http.xml.well-formed",
     title:
       "a POST of XML that is not UTF-8 gets a 4xx, and a message whose body XML cannot carry is refused (4xx), " +
-      "read as XML 406 or as JSON, never as ill-formed XML or XML showing another body",
+      "read as XML 406 or as JSON, never as ill-formed XML or XML showing another body; XML taken is read whole " +
+      "(text, CDATA and character references are one text)",
     severity: "MUST",
     spec:
       "§1 principle 3 (data is exchanged as JSON or XML) and XML 1.0 §2.2 (Char), §4.1, §4.3.3 (encoding errors " +
@@ -30,6 +34,7 @@ export const xmlWellFormed = httpCheck(
     for (const { path: c } of await p.reach()) {
       shown.push(await notUtf8(p, c));
       shown.push(await uncarried(p, c));
+      shown.push(await splitText(p, c));
     }
     return shown.filter((s) => s !== "").join("; ");
   },
@@ -50,6 +55,49 @@ async function notUtf8(p: Probe, c: string): Promise<string> {
       ? ": a document not in its encoding is a fatal error (XML 1.0 §4.3.3), no message to store"
       : ", not a 4xx";
   p.problem(`${sent} answered ${statusLine(ex.res)}${why}`, ex);
+  return "";
+}
+
+/**
+ * One body written as three pieces of XML character data: text, a CDATA section (§2.7) and a character reference
+ * (§4.1). An XML reader joins them into the one text it holds (§2.4).
+ */
+const SPLIT = { xml: " <![CDATA[a<b]]> &#x26; c", text: " a<b & c" };
+
+/**
+ * POSTs (or PUTs, in a store) an XML message whose body is split into several text nodes, and reads it back as JSON:
+ * where the server takes it (2xx), the body read is the text sent, whole. A refusal (4xx) is not judged: the spec
+ * shows no XML shape for a request, and a server may take JSON only; any other answer is a problem.
+ */
+async function splitText(p: Probe, c: string): Promise<string> {
+  const { method, path } = await p.creationRequest(c);
+  const head = uniqueBody("xml-split");
+  const body = head + SPLIT.text;
+  const xml = `<?xml version="1.0" encoding="UTF-8"?><message><body>${head}${SPLIT.xml}</body></message>`;
+  const ex = await p.send({ method, path, headers: { accept: JSON_TYPE, "content-type": XML_TYPE }, body: xml });
+  p.track(c, ex);
+  const sent = `${method} ${path} with XML whose <body> is text, a CDATA section and a character reference`;
+  if (ex.res.status >= 400 && ex.res.status < 500) return `${sent} → ${ex.res.status} (not taken, not judged)`;
+  if (ex.res.status < 200 || ex.res.status >= 300) {
+    p.problem(`${sent} answered ${statusLine(ex.res)}, neither a 2xx nor a 4xx refusal`, ex);
+    return "";
+  }
+  const uri =
+    locate(c, ex, p.target.baseUrl) ?? (method === "PUT" ? { path, how: "PUT" } : (await p.findListed(c, body)).found);
+  if (uri === undefined) return `${sent} → ${ex.res.status}, not found again to read (no Location, id or listed link)`;
+  p.own(uri.path);
+  const read = await p.get(uri.path, { accept: JSON_TYPE });
+  if (read.res.status !== 200 || !isJsonType(mediaTypeOf(read.res)))
+    return `${sent} → ${ex.res.status}, read as JSON → ${read.res.status}`;
+  const shown = p.bodyOf(read.res, body);
+  if (shown === body) return `${sent} → ${ex.res.status}, read back whole`;
+  p.problem(
+    `${sent} answered ${ex.res.status}, and GET ${uri.path} shows ` +
+      `${shown === undefined ? "no body" : `a body of ${shown.length} characters where ${body.length} were sent`}: ` +
+      "XML's character data is one text however it is written (XML 1.0 §2.4, §2.7, §4.1), and the body stored is " +
+      "the text sent",
+    read,
+  );
   return "";
 }
 

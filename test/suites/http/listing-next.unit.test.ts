@@ -1,7 +1,9 @@
 // Unit tests of http.listing.next (suites/http/listing-next.ts), in memory: the reference's routes pass (they page by
-// ?limit=), a hand-written defect (the cursor of the next link dropped) fails with its reason, and a server that
-// does not page is not applicable; no socket is opened (the unit project refuses one).
+// ?limit=), hand-written defects (the cursor of the next link dropped; the next link dropped; a next link past the
+// last page) fail with their reason, and a server that does not page is not applicable; no socket is opened (the
+// unit project refuses one).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ServerResponse } from "node:http";
 import type { HttpHandler } from "../../../harness/targets/http-inject.js";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { listingNext } from "../../../suites/http/listing-next.js";
@@ -22,6 +24,56 @@ function editQuery(h: HttpHandler, edit: (query: URLSearchParams) => void): Http
     }
     h(req, res);
   };
+}
+
+/**
+ * The collection's listings with their links edited, in the Link header and in the JSON body alike (the body is
+ * written again, so its length is left to Node).
+ */
+function editListingLinks(h: HttpHandler, edit: (links: Link[], query: URLSearchParams) => Link[]): HttpHandler {
+  return (req, res) => {
+    const url = new URL(req.url ?? "/", "http://in-memory");
+    if (req.method !== "GET" || url.pathname !== "/messages") return h(req, res);
+    const writeHead = res.writeHead;
+    const end = res.end;
+    res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+      const given = rest.find((r): r is Record<string, unknown> => typeof r === "object" && r !== null);
+      const headers = given ?? {};
+      const links = edit(
+        [...String(headers["link"] ?? res.getHeader("link") ?? "").matchAll(/<([^>]*)>; rel="([^"]*)"/g)].map((m) => ({
+          href: m[1] ?? "",
+          rel: m[2] ?? "",
+        })),
+        url.searchParams,
+      );
+      delete headers["content-length"];
+      delete headers["link"];
+      res.removeHeader("content-length");
+      res.setHeader("link", links.map((l) => `<${l.href}>; rel="${l.rel}"`).join(", "));
+      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, [status, ...rest]);
+    } as typeof res.writeHead;
+    res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+      if (res.statusCode === 200 && chunk !== undefined && typeof chunk !== "function") {
+        const json = JSON.parse(String(chunk)) as { links: Link[] };
+        json.links = edit(json.links, url.searchParams);
+        return (end as (...a: unknown[]) => ServerResponse).apply(this, [JSON.stringify(json), ...rest]);
+      }
+      return (end as (...a: unknown[]) => ServerResponse).apply(this, [chunk, ...rest]);
+    } as typeof res.end;
+    h(req, res);
+  };
+}
+
+interface Link {
+  rel: string;
+  href: string;
+}
+
+/** A next link to the listing asked for, at the cursor given. */
+function nextAt(query: URLSearchParams, cursor: string): Link {
+  const next = new URLSearchParams(query);
+  next.set("cursor", cursor);
+  return { rel: "next", href: `/messages?${next}` };
 }
 
 describe("http.listing.next", () => {
@@ -49,5 +101,59 @@ describe("http.listing.next", () => {
     );
     expect(outcome.status, outcome.message).toBe("skip");
     expect(outcome.message).toMatch(/not applicable: no listing shows a next link, by itself or with \?limit=1/);
+  });
+
+  it("fails a listing of ?limit=1 that links to no next page (the reference's mutant routes.ts:474 true)", async () => {
+    const outcome = await verdictOf(
+      listingNext,
+      editListingLinks(reference.handler, (links) => links.filter((l) => l.rel !== "next")),
+    );
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /GET \/messages\?limit=1 shows one message of the two or more created, and links \(level 3\) but to no next/,
+    );
+  });
+
+  it("fails a next link on the last page that the server refuses (the mutant routes.ts:474 false)", async () => {
+    const outcome = await verdictOf(
+      listingNext,
+      editListingLinks(reference.handler, (links, query) =>
+        links.some((l) => l.rel === "next") ? links : [...links, nextAt(query, "undefined")],
+      ),
+    );
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(/cursor=undefined \(the server's own link, page \d+ of the walk\) answered 400/);
+  });
+
+  it("passes a last page whose next link leads to an empty page, which links nowhere", async () => {
+    // The page after the last is served as a listing no message matches: empty, with no next link.
+    const lastLinksOn = editListingLinks(reference.handler, (links, query) =>
+      links.some((l) => l.rel === "next") || query.has("body") ? links : [...links, nextAt(query, "end")],
+    );
+    const outcome = await verdictOf(
+      listingNext,
+      editQuery(lastLinksOn, (q) => {
+        if (q.get("cursor") !== "end") return;
+        q.delete("cursor");
+        q.set("body", "no message has this body");
+      }),
+    );
+    expect(outcome.status, outcome.message).toBe("pass");
+  });
+
+  it("fails a listing of ?limit=1 answered 500 (the mutant page.ts:90:57, its page made empty)", async () => {
+    const limit500: HttpHandler = (req, res) => {
+      if (req.method === "GET" && /^\/messages\?(.*&)?limit=/.test(req.url ?? "")) {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end('{"error":"internal"}');
+        return;
+      }
+      reference.handler(req, res);
+    };
+    const outcome = await verdictOf(listingNext, limit500);
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /GET \/messages\?limit=1 answered 500 Internal Server Error: a server error on a listing/,
+    );
   });
 });
