@@ -1,6 +1,6 @@
 // The watermark where V8's gc cannot be had: a runtime whose V8 flags are frozen after start-up refuses
 // `--expose-gc` with a throw. The sampler reads memory as it is then, and the process neither fails nor stops shedding.
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 vi.mock("node:v8", async (importOriginal) => {
   const v8 = await importOriginal<typeof import("node:v8")>();
@@ -16,6 +16,11 @@ vi.mock("node:v8", async (importOriginal) => {
 vi.resetModules();
 const { createShedder } = await import("../../reference-server/protection.js");
 const { setFlagsFromString } = await import("node:v8");
+// The next file in this worker imports the real node:v8, and a sampler bound to it.
+afterAll(() => {
+  vi.doUnmock("node:v8");
+  vi.resetModules();
+});
 
 describe("the memory watermark without V8's gc", () => {
   it("sheds past its watermark and admits below it, reading memory as it is, when --expose-gc is refused", async () => {

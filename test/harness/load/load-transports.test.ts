@@ -167,7 +167,10 @@ describe("load --http", () => {
       );
       const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
       expect(report.resources?.created).toBeGreaterThan(0);
-      expect(report.stateless.compared).toBeGreaterThan(report.resources?.created ?? 0);
+      // Reads under load and the closing reads of what the slots held (a loaded machine may leave no time for the
+      // first): some were compared, every one the message last written.
+      expect(report.stateless.compared).toBeGreaterThan(0);
+      expect(report.stateless.mismatches).toBe(0);
       const left = (await (await fetch(`${reference.httpUrl}/messages`)).json()) as { messages: unknown[] };
       expect(left.messages).toEqual([]);
     },
