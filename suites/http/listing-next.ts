@@ -23,8 +23,9 @@ export const listingNext = httpCheck(
   {
     id: "http.listing.next",
     title:
-      'a paged listing\'s next link leads on: following rel="next" never returns to a page already read (judged ' +
-      "where the server pages, by itself or with ?limit=1)",
+      'a paged listing\'s next link leads on: following rel="next" never returns to a page already read nor meets a ' +
+      "refusal, and a page of a listing with links that shows fewer than all links on (judged where the server " +
+      "pages, by itself or with ?limit=1)",
     severity: "MUST",
     spec:
       "§4.2 (level 3: links to the next state transitions) and RFC 8288 §3.3 (the registered relation next: the " +
