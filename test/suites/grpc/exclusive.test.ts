@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../../common/message.js";
 import type { CheckContext } from "../../../harness/check.js";
 import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
+import { grpcContext } from "../../helpers/grpc-context.js";
 import type { UnaryResult } from "../../../harness/protocols/rpc.js";
 import { hello } from "../../../suites/grpc/_internals/calls.js";
 import { exclusively, gated } from "../../../suites/grpc/_internals/exclusive.js";
@@ -43,17 +44,7 @@ function fakeContext(
     raw: () => Promise.reject(new Error("not here")),
     close: async () => undefined,
   } as unknown as GrpcTarget;
-  return {
-    contractDir: "proto",
-    grpc,
-    replicas: [],
-    timeoutMs: 1000,
-    memo: new Map(),
-    seed: 1,
-    runs: 5,
-    signal: new AbortController().signal,
-    parallelism: 8,
-  };
+  return grpcContext(grpc, 5, 8);
 }
 
 describe("exclusively", () => {
