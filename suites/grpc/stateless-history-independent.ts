@@ -33,8 +33,7 @@ async function findLeak(ctx: CheckContext): Promise<string | undefined> {
     const b = make(y);
     const first = await helloReply(ctx, a);
     if (!first.ok) return undefined;
-    // The fresh connection connects while B goes on the same one (asked once A is answered; the pool may hand over
-    // one another probe asked for): like one opened at its call, no call went on it before B.
+    // The fresh connection opens once A is answered, while B goes on the same one: still after A, as before.
     const ahead = openAhead(ctx, 1);
     try {
       for (const options of [{}, { channel: "fresh" as const }]) {

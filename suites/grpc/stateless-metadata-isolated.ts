@@ -50,9 +50,8 @@ export const statelessMetadataIsolated: CheckDefinition = {
             `${first.code === 0 ? "other than OK" : first.code}, so it was left out)`;
         }
         if (first.code !== 0) return fail(`the call carrying metadata was not served (status ${first.code})`);
-        // The fresh connection connects while the next call goes on the same one (asked once the metadata's call is
-        // answered; the pool may hand over one another probe asked for): like one opened at its call, no call went
-        // on it before.
+        // The fresh connection opens once the metadata's call is answered, while the next call goes on the same
+        // one: it is still opened after that call, as before.
         const ahead = openAhead(ctx, 1);
         try {
           for (const [where, options] of [
