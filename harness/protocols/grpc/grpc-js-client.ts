@@ -5,7 +5,6 @@ import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import { MAX_REPLY_BYTES } from "../../wire/bounds.js";
 import { unaryRecord } from "../../trace/records.js";
-import { AheadPool } from "./ahead-pool.js";
 
 const passThrough = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
@@ -59,52 +58,14 @@ function seeingSockets(credentials: grpc.ChannelCredentials, sockets: Set<Socket
   });
 }
 
-/** A channel of one call and the sockets its connection runs on. */
-interface OneCall {
-  client: grpc.Client;
-  sockets: Set<Socket>;
-}
-
-/** A channel's connection failed or the channel is shut: opened ahead, it would fail its call for that alone. */
-const failed = (c: OneCall): boolean => {
-  const state = c.client.getChannel().getConnectivityState(false);
-  return state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN;
-};
-
 export class GrpcJsClient {
   #shared: grpc.Client | undefined;
   readonly #options: ConnectionOptions;
   readonly #tls: TlsMaterial | undefined;
-  /** Channels of one call opened ahead (openAhead), each taken by one fresh call. */
-  readonly #ahead: AheadPool<OneCall>;
 
   constructor(options: ConnectionOptions, tls: TlsMaterial | undefined) {
     this.#options = options;
     this.#tls = tls;
-    this.#ahead = new AheadPool<OneCall>({
-      open: () => {
-        const one = this.#oneCall();
-        // Connects now, not at the call: grpc-js opens a channel's connection lazily otherwise.
-        one.client.getChannel().getConnectivityState(true);
-        return one;
-      },
-      usable: (c) => !failed(c),
-      close: (c) => c.client.close(),
-    });
-  }
-
-  /**
-   * Opens `count` fresh connections ahead for calls to come with channel "fresh", at most `limit` at once; each is
-   * still taken by one call only. Returns what closes those not taken.
-   */
-  openAhead(count: number, limit: number): () => void {
-    return this.#ahead.ask(count, limit);
-  }
-
-  /** A channel of its own for one call, with the sockets its connection runs on. */
-  #oneCall(): OneCall {
-    const sockets = new Set<Socket>();
-    return { client: this.#newClient(true, sockets), sockets };
   }
 
   #newClient(fresh = false, sockets?: Set<Socket>): grpc.Client {
@@ -139,9 +100,8 @@ export class GrpcJsClient {
   unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const fresh = options.channel === "fresh";
     // Only a channel of its own can be dropped when refused early (below); the shared one is never.
-    const own = fresh ? (this.#ahead.take() ?? this.#oneCall()) : undefined;
-    const sockets = own?.sockets;
-    const client = own?.client ?? this.#client();
+    const sockets = fresh ? new Set<Socket>() : undefined;
+    const client = fresh ? this.#newClient(true, sockets) : this.#client();
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
     for (const [k, v] of Object.entries(options.metadata ?? {}) as [string, MetadataValue][]) {
@@ -201,7 +161,6 @@ export class GrpcJsClient {
   }
 
   close(): void {
-    this.#ahead.close();
     this.#shared?.close();
     this.#shared = undefined;
   }
