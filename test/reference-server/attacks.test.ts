@@ -103,10 +103,16 @@ describe("large headers", () => {
       }),
     );
     await sleep(500);
+    // Every stream was refused (a trailers-only answer or a reset), or its connection closed: none was held as a call.
+    const refusals = (c: (typeof connections)[number]) =>
+      refusedStreams(c.received()) + countFrames(c.received(), FRAME.GOAWAY) * 50;
+    // The refusals come as fast as the server reads 60 MB of headers: waited for, bounded, not a fixed pause (one
+    // connection had 30 of its 50 by 500 ms in a CI run).
+    for (let waited = 0; waited < 10_000 && !connections.every((c) => refusals(c) >= 50); waited += 100)
+      await sleep(100);
     const during = rssBytes(pid);
     const bystander = await hello(s.grpcPort);
-    // Every stream was refused (a trailers-only answer or a reset), or its connection closed: none was held as a call.
-    const resets = connections.map((c) => refusedStreams(c.received()) + countFrames(c.received(), FRAME.GOAWAY) * 50);
+    const resets = connections.map(refusals);
     for (const c of connections) c.destroy();
     await sleep(500);
     const after = rssBytes(pid);
