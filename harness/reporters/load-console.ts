@@ -56,9 +56,13 @@ function createdWords(resources: LoadReport["resources"], c: ReturnType<typeof p
   return `${made}, ${created === 1 ? "deleted" : "every one deleted"} at the end`;
 }
 
-/** A run's shape: "64 in flight over 4 connections, HTTP/2, 2 threads, scheduled at 500/s", what applies of it. */
+/**
+ * A run's shape: "64 in flight over 4 connections, HTTP/2, 2 threads, scheduled at 500/s", what applies of it; a merged
+ * report names every HTTP version its runs spoke ("HTTP/1.1 and HTTP/2").
+ */
 function shapeWords(r: LoadReport): string {
-  const http = r.httpVersion !== undefined ? `, HTTP/${r.httpVersion}` : "";
+  const versions = r.httpVersions ?? (r.httpVersion !== undefined ? [r.httpVersion] : []);
+  const http = versions.length > 0 ? `, ${versions.map((v) => `HTTP/${v}`).join(" and ")}` : "";
   const threads = r.threads > 1 ? `, ${r.threads} threads` : "";
   const rate = r.rate !== undefined ? `, scheduled at ${r.rate}/s` : "";
   return `${r.concurrency} in flight over ${r.connections} connections${http}${threads}${rate}`;

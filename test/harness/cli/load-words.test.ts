@@ -54,4 +54,12 @@ describe("load's words", () => {
     expect(mixLine(httpRun(12, 0))).toMatch(/: 12 messages created, every one deleted at the end$/);
     expect(mixLine(httpRun(12, 3))).toMatch(/: 12 messages created, 3 could not be deleted$/);
   });
+
+  it("names every HTTP version a merged report's runs spoke, not only a single one", () => {
+    const first = (r: LoadReport) => formatLoadReport(r, false).split("\n")[0] ?? "";
+    const one = { ...httpRun(0, 0), httpVersion: "2", httpVersions: ["2"] } as LoadReport;
+    expect(first(one)).toMatch(/connections, HTTP\/2\)/);
+    const mixed = { ...httpRun(0, 0), httpVersions: ["1.1", "2"], mergedFrom: ["a", "b"] } as LoadReport;
+    expect(first(mixed)).toMatch(/connections, HTTP\/1\.1 and HTTP\/2\)/);
+  });
 });
