@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import http2 from "node:http2";
 import net from "node:net";
 import * as grpc from "@grpc/grpc-js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { decodeMessage, encodeMessage } from "../../common/message.js";
 import { PACKAGE_ROOT } from "../../common/paths.js";
 import { startGrpcServer } from "../../reference-server/grpc.js";
@@ -208,6 +208,11 @@ describe("shutdown under load", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    // vitest abandons a test that times out without unwinding it (its finally never runs): the child is ended
+    // however the test ends.
+    onTestFinished(() => {
+      child.kill("SIGKILL");
+    });
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     const backstop = setTimeout(() => child.kill("SIGKILL"), 30_000);
     try {

@@ -4,7 +4,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { closeSync, constants, mkdtempSync, openSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { openReportFile } from "../../../harness/reporters/_internals/report-file.js";
 
 const dir = mkdtempSync(join(tmpdir(), "report-file-"));
@@ -24,6 +24,10 @@ describe("a report file that is a pipe", () => {
     try {
       const file = await openReportFile("--report-json", path, 20_000);
       const cat = spawn("cat", [path], { stdio: ["ignore", "pipe", "inherit"] });
+      // vitest abandons a test that times out without unwinding it: the reader is ended however the test ends.
+      onTestFinished(() => {
+        cat.kill("SIGKILL");
+      });
       const received: Buffer[] = [];
       cat.stdout.on("data", (c: Buffer) => received.push(c));
       const ended = new Promise((resolve) => cat.on("close", resolve));
