@@ -19,8 +19,8 @@ const npmEnv = {
   npm_config_update_notifier: "false",
 };
 /**
- * The user's install resolves ranges, so it needs the registry's metadata: npm's cache has it, filled by `npm ci`, and
- * the cache keys it by the registry's address. --offline sends no request; the dead proxy would refuse any that left.
+ * The consumer installs from the lock below, offline: npm takes every package from the tarballs its cache holds (filled
+ * by `npm ci`, keyed by integrity); the dead proxy would refuse any request that left.
  */
 const consumerEnv = {
   ...npmEnv,
@@ -38,6 +38,26 @@ let project: string;
 let files: string[];
 let installLog = "";
 
+type LockEntry = { dev?: boolean; link?: boolean; [field: string]: unknown };
+
+/**
+ * A lock for a project that depends on the packed package alone: ours, with the package at its root's place, less our
+ * development's packages and links (the contract's buf plugin, a folder of this repository).
+ */
+function consumerLock(dependency: string, integrity: string): object {
+  const ours = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, LockEntry>;
+  };
+  const { devDependencies: _, ...root } = ours.packages[""] as LockEntry;
+  const packages: Record<string, LockEntry> = {
+    "": { name: "consumer", dependencies: { "example-conformance": dependency } },
+    "node_modules/example-conformance": { ...root, name: undefined, resolved: dependency, integrity },
+  };
+  for (const [path, entry] of Object.entries(ours.packages))
+    if (path.startsWith("node_modules/") && entry.dev !== true && entry.link !== true) packages[path] = entry;
+  return { name: "consumer", lockfileVersion: 3, requires: true, packages };
+}
+
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "consumer-"));
   const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", project], {
@@ -45,15 +65,27 @@ beforeAll(async () => {
     env: npmEnv,
     maxBuffer: 1 << 24,
   });
-  const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+  const [info] = JSON.parse(packed.stdout) as [{ filename: string; integrity: string; files: { path: string }[] }];
   files = info.files.map((f) => f.path);
-  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  // As the README has a user do it: no lock file of the user's, so npm resolves every range the package declares.
-  const installed = await run(
-    "npm",
-    ["install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", `./${info.filename}`],
-    { cwd: project, env: consumerEnv, maxBuffer: 1 << 24 },
+  // The consumer's tree is the one our lock resolved, less what only our development needs. Resolving the package's
+  // ranges afresh needs the registry's metadata, which a machine without the registry may not have cached (npm ci
+  // caches tarballs, not metadata: a fresh machine refused with ENOTCACHED).
+  const dependency = `file:${info.filename}`;
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({
+      name: "consumer",
+      private: true,
+      type: "module",
+      dependencies: { "example-conformance": dependency },
+    }),
   );
+  writeFileSync(join(project, "package-lock.json"), JSON.stringify(consumerLock(dependency, info.integrity)));
+  const installed = await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+    cwd: project,
+    env: consumerEnv,
+    maxBuffer: 1 << 24,
+  });
   installLog = `${installed.stdout}${installed.stderr}`;
 }, 180_000);
 
