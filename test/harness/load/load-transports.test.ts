@@ -138,6 +138,22 @@ describe("load --http", () => {
     await plain.close();
   });
 
+  /** A 300 ms `load --http` of the plain resource server, 2 in flight, at this mix: exit 0 and its JSON report. */
+  async function plainMixRun(mix: string) {
+    const json = join(out, `http-mix-${mix.replace(/\W/g, "-")}.json`);
+    const run = await cli(
+      ["load", "--http", `http://${plain.address}`, "--duration", "300ms", "--concurrency", "2"].concat([
+        "--mix",
+        mix,
+        "--quiet",
+        "--json",
+        json,
+      ]),
+    );
+    expect(run.code, run.stdout).toBe(0);
+    return JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+  }
+
   it(
     "drives the documented mix against the reference, every read the message last written, and deletes what it " +
       "created",
@@ -177,23 +193,7 @@ describe("load --http", () => {
   );
 
   it("keeps to --mix, and leaves nothing behind on a server of another make", async () => {
-    const json = join(out, "http-mix.json");
-    const run = await cli([
-      "load",
-      "--http",
-      `http://${plain.address}`,
-      "--duration",
-      "300ms",
-      "--concurrency",
-      "2",
-      "--mix",
-      "create=1,read=1",
-      "--quiet",
-      "--json",
-      json,
-    ]);
-    expect(run.code).toBe(0);
-    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    const report = await plainMixRun("create=1,read=1");
     expect(report.mix).toEqual({ create: 1, read: 1, list: 0, update: 0, delete: 0 });
     // Half creates, half reads (the first call of each slot creates), until a slot holds its 64 messages: past that a
     // create deletes one of them instead, so at least the 2 slots' 64 each (a quiet machine gets there in 300 ms).
@@ -204,23 +204,7 @@ describe("load --http", () => {
   it("judges statelessness by reading back what it wrote, even when no read ran under load", async () => {
     // Creates only: no slot reads under load, so before the closing read a run like this judged nothing (exit 1,
     // "statelessness not judged"), as a very short run on a loaded machine did.
-    const json = join(out, "http-create-only.json");
-    const run = await cli([
-      "load",
-      "--http",
-      `http://${plain.address}`,
-      "--duration",
-      "300ms",
-      "--concurrency",
-      "2",
-      "--mix",
-      "create=1",
-      "--quiet",
-      "--json",
-      json,
-    ]);
-    expect(run.code, run.stdout).toBe(0);
-    const report = JSON.parse(readFileSync(json, "utf8")) as LoadReport;
+    const report = await plainMixRun("create=1");
     expect(report.resources?.created).toBeGreaterThan(0);
     // What the slots hold at the end (at most 64 each: past it a create deletes instead) is read back.
     expect(report.stateless.compared).toBeGreaterThan(0);
