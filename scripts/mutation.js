@@ -43,17 +43,21 @@ function writePage() {
 }
 
 /**
- * The report's mutants that lie inside the sample's windows: Stryker's incremental report keeps, beside them, the
- * old results of mutants outside the ranges asked for (tested by an older catalogue, never again), which are not this
- * run's verdicts.
+ * The report's mutants that lie inside the sample's units: Stryker's incremental report keeps, beside them, the old
+ * results of mutants outside the ranges asked for (tested by an older catalogue, never again), which are not this
+ * run's verdicts. A range is "file:line:column-line:column" (columns 0-based); the report's columns are 1-based.
  */
 function withinSample(report, asked) {
   if (asked === "all") return report;
-  const windows = mutateFromEnv()
-    .map((w) => /^(.*):(\d+)-(\d+)$/.exec(w))
-    .map((m) => ({ file: m[1], first: Number(m[2]), last: Number(m[3]) }));
-  const inside = (file, m) =>
-    windows.some((w) => w.file === file && w.first <= m.location.start.line && m.location.end.line <= w.last);
+  const ranges = mutateFromEnv()
+    .map((r) => /^(.*):(\d+):(\d+)-(\d+):(\d+)$/.exec(r))
+    .map((m) => ({ file: m[1], start: [Number(m[2]), Number(m[3])], end: [Number(m[4]), Number(m[5])] }));
+  const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
+  const inside = (file, { location: { start, end } }) =>
+    ranges.some(
+      (r) =>
+        r.file === file && before(r.start, [start.line, start.column - 1]) && before([end.line, end.column - 1], r.end),
+    );
   const files = Object.fromEntries(
     Object.entries(report.files).map(([file, f]) => [
       file,
