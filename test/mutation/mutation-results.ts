@@ -5,6 +5,12 @@
 /** A mutant the catalogue did not detect: where, which mutator, the code it changed and what it put there. */
 export interface UndetectedMutant {
   file: string;
+  /**
+   * The key of the code unit it lies in (scripts/mutation-sample.js: "reference-server/http/routes.ts#etagOf"), the
+   * file alone when it lies in none: with the mutator, the code and the replacement, what a review is matched by, so
+   * that a review outlives a move of the lines.
+   */
+  unit: string;
   line: number;
   column: number;
   mutator: string;
@@ -26,8 +32,8 @@ export interface MutationResults {
   date: string;
   node: string;
   stryker: string;
-  /** The windows mutated: the share of each file's 12-line windows, the seed of the draw, how many windows. */
-  sample: { share: number | "all"; seed: number; windows: number };
+  /** The code mutated: the share of the files' code units drawn, the seed of the draw, how many units. */
+  sample: { share: number | "all"; seed: number; units: number };
   /** The seed the catalogue ran at (--seed). */
   catalogueSeed: number;
   /**
@@ -90,10 +96,17 @@ export function mutationScore(c: MutationCounts): number {
   return judged === 0 ? 0 : Math.round(((c.killed + c.timeout) / judged) * 1000) / 10;
 }
 
-/** Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time). */
+/** The key of the code unit a mutant lies in, from the file's source as the run mutated it. */
+export type UnitOf = (file: string, source: string, location: StrykerMutant["location"]) => string;
+
+/**
+ * Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time);
+ * `unitOf` names each undetected mutant's code unit (scripts/mutation-sample.js's, passed by scripts/mutation.js).
+ */
 export function summariseMutation(
   report: StrykerReport,
   meta: Omit<MutationResults, "counts" | "files" | "score" | "survived" | "noCoverage">,
+  unitOf: UnitOf = (file) => file,
 ): MutationResults {
   const counts = emptyCounts();
   const files: Record<string, MutationCounts> = {};
@@ -113,6 +126,7 @@ export function summariseMutation(
       if (key !== "survived" && key !== "noCoverage") continue;
       const entry = {
         file,
+        unit: unitOf(file, source, m.location),
         line: m.location.start.line,
         column: m.location.start.column,
         mutator: m.mutatorName,
