@@ -187,16 +187,21 @@ export function mutationSample(options = {}) {
   return sampleUnits(options).map((u) => rangeOf(u.file, u));
 }
 
+/** The units of the last file unitOf was asked about: a report asks file by file, mutant by mutant. */
+let unitsSeen = { file: "", source: "", units: [] };
+
 /**
- * The key of the innermost unit a mutant lies in ({ line 1-based, column 1-based } start and end, as Stryker's
- * report gives them), or the file alone when it lies in none (a mutant that spans the statements of a long function).
+ * The key of the unit a mutant lies in ({ line 1-based, column 1-based } start and end, as Stryker's report gives
+ * them), or the file alone when it lies in none (a mutant that spans the statements of a long function).
  */
 export function unitOf(file, source, location) {
+  if (unitsSeen.file !== file || unitsSeen.source !== source)
+    unitsSeen = { file, source, units: codeUnits(file, source) };
   const inside = (u) =>
     (u.start.line < location.start.line ||
       (u.start.line === location.start.line && u.start.column <= location.start.column - 1)) &&
     (u.end.line > location.end.line || (u.end.line === location.end.line && u.end.column >= location.end.column - 1));
-  return codeUnits(file, source).find(inside)?.key ?? file;
+  return unitsSeen.units.find(inside)?.key ?? file;
 }
 
 /** What the environment asks for: "all", or the share and the seed of a sample. */

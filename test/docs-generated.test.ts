@@ -178,7 +178,7 @@ describe("docs/mutation.md", () => {
     }
     const seen = new Set<string>();
     for (const e of equivalents()) {
-      const name = `${e.unit} ${e.mutator} ${e.original} -> ${e.replacement}`;
+      const name = `${e.unit} ${e.mutator} ${e.original} -> ${e.replacement}${e.occurrence ? ` #${e.occurrence}` : ""}`;
       // A review outlives a move of its lines; one whose unit or code is gone is stale and is taken out.
       expect(units.has(e.unit), `${name}: no such unit today`).toBe(true);
       if (!e.original.endsWith("…")) expect(units.get(e.unit), `${name}: its code is gone`).toContain(e.original);

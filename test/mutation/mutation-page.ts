@@ -19,6 +19,11 @@ export interface EquivalentMutant {
   /** The code changed, as the results give it (one line, spacing collapsed). */
   original: string;
   replacement: string;
+  /**
+   * Which of the unit's mutants of the same mutator, code and replacement (from 1, in source order), where they need
+   * different reviews; without it, the review is of them all.
+   */
+  occurrence?: number;
   kind: "equivalent" | "open" | "killed";
   why: string;
 }
@@ -30,7 +35,11 @@ const VERDICT: Record<EquivalentMutant["kind"], string> = {
 };
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 export const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) =>
-  e.unit === m.unit && e.mutator === m.mutator && e.original === m.original && e.replacement === m.replacement;
+  e.unit === m.unit &&
+  e.mutator === m.mutator &&
+  e.original === m.original &&
+  e.replacement === m.replacement &&
+  (e.occurrence === undefined || e.occurrence === m.occurrence);
 /** Where a mutant is: file, line and column, and the code unit a review knows it by. */
 const where = (m: UndetectedMutant) => {
   const at = m.unit.indexOf("#");

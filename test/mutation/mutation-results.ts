@@ -16,6 +16,11 @@ export interface UndetectedMutant {
   mutator: string;
   original: string;
   replacement: string;
+  /**
+   * Its place, from 1 in source order, among the unit's mutants of the same mutator, code and replacement, when the
+   * unit holds more than one.
+   */
+  occurrence?: number;
 }
 
 export interface MutationCounts {
@@ -117,21 +122,38 @@ export function summariseMutation(
     const sorted = [...mutants].sort(
       (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column,
     );
-    for (const m of sorted) {
+    // Every mutant's name (unit, mutator, code, replacement), in source order: where a unit holds two of one name
+    // (two "" in one function, each to "Stryker was here!"), each is told apart by its place among them.
+    const named = sorted.map((m) => {
+      const name = {
+        unit: unitOf(file, source, m.location),
+        mutator: m.mutatorName,
+        original: oneLine(spanned(source, m)),
+        replacement: oneLine(m.replacement ?? ""),
+      };
+      return { m, name, key: JSON.stringify(name) };
+    });
+    const total = new Map<string, number>();
+    for (const { key } of named) total.set(key, (total.get(key) ?? 0) + 1);
+    const seen = new Map<string, number>();
+    for (const { m, name, key: nameKey } of named) {
+      const nth = (seen.get(nameKey) ?? 0) + 1;
+      seen.set(nameKey, nth);
       const key = KEY[m.status] ?? "invalid";
       for (const c of [counts, own]) {
         c.total++;
         c[key]++;
       }
       if (key !== "survived" && key !== "noCoverage") continue;
-      const entry = {
+      const entry: UndetectedMutant = {
         file,
-        unit: unitOf(file, source, m.location),
+        unit: name.unit,
         line: m.location.start.line,
         column: m.location.start.column,
-        mutator: m.mutatorName,
-        original: oneLine(spanned(source, m)),
-        replacement: oneLine(m.replacement ?? ""),
+        mutator: name.mutator,
+        original: name.original,
+        replacement: name.replacement,
+        ...((total.get(nameKey) ?? 0) > 1 && { occurrence: nth }),
       };
       (key === "survived" ? survived : noCoverage).push(entry);
     }

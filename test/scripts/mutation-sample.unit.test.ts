@@ -15,7 +15,7 @@ import {
   unitOf,
 } from "../../scripts/mutation-sample.js";
 import { mutationPage, type EquivalentMutant } from "../mutation/mutation-page.js";
-import type { MutationResults, UndetectedMutant } from "../mutation/mutation-results.js";
+import { type MutationResults, summariseMutation, type UndetectedMutant } from "../mutation/mutation-results.js";
 
 const roots: string[] = [];
 afterAll(() => {
@@ -208,5 +208,55 @@ describe("a review of a mutant", () => {
     }
     const other = mutationPage(results({ ...mutant(11), replacement: "false" }), [review]);
     expect(other).toContain(", and 1 are not explained yet;");
+  });
+});
+
+describe("mutants of one name in one unit", () => {
+  // Two "" in one function, each to "Stryker was here!": one name (unit, mutator, code, replacement), told apart by
+  // their place among the unit's mutants of that name, so that each can have its own review.
+  const source = 'export function f(a: string): string {\n  const b = a === "" ? "x" : a;\n  return b + "";\n}\n';
+  const at = (line: number, column: number) => ({
+    start: { line, column },
+    end: { line, column: column + 2 },
+  });
+  const report = {
+    files: {
+      "f.ts": {
+        source,
+        mutants: [
+          { mutatorName: "StringLiteral", replacement: '"Stryker was here!"', status: "Survived", location: at(3, 14) },
+          { mutatorName: "StringLiteral", replacement: '"Stryker was here!"', status: "Survived", location: at(2, 19) },
+        ],
+      },
+    },
+  };
+  const meta = {
+    date: "2026-11-27T00:00:00.000Z",
+    node: "20.0.0",
+    stryker: "9.6.1",
+    sample: { share: 1, seed: 44, units: 1 },
+    catalogueSeed: 1,
+    catalogueDigest: "0",
+    concurrency: 2,
+  };
+
+  it("are numbered in source order, and a review of one number is of that one alone", () => {
+    const results = summariseMutation(report, meta, unitOf);
+    expect(results.survived.map((m) => [m.unit, m.line, m.original, m.occurrence])).toEqual([
+      ["f.ts#f", 2, '""', 1],
+      ["f.ts#f", 3, '""', 2],
+    ]);
+    const review: EquivalentMutant = {
+      unit: "f.ts#f",
+      mutator: "StringLiteral",
+      original: '""',
+      replacement: '"Stryker was here!"',
+      occurrence: 2,
+      kind: "equivalent",
+      why: "the second",
+    };
+    expect(mutationPage(results, [review])).toContain(", and 1 are not explained yet;");
+    const { occurrence: _, ...ofBoth } = review;
+    expect(mutationPage(results, [ofBoth])).toContain(", and 0 are not explained yet;");
   });
 });
