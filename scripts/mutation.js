@@ -5,12 +5,13 @@
 // every mutant of the sample is (--force). Arguments go to Stryker (`npm run mutation -- --concurrency 1`).
 //   node scripts/mutation.js --page                 renders docs/mutation.md again from the JSON files, no run
 //   node scripts/mutation.js --record [--duration-s N]  records the last run's report (reports/mutation/mutation.json)
+//   node scripts/mutation.js --rekey                re-keys reviews still named by line (file:line:column) by code unit
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { mutateFromEnv, DEFAULT_SAMPLE_SEED } from "./mutation-sample.js";
+import { mutateFromEnv, sampleFromEnv, unitOf } from "./mutation-sample.js";
 import { summariseMutation } from "../dist/test/mutation/mutation-results.js";
 import { mutationPage } from "../dist/test/mutation/mutation-page.js";
 
@@ -43,17 +44,21 @@ function writePage() {
 }
 
 /**
- * The report's mutants that lie inside the sample's windows: Stryker's incremental report keeps, beside them, the
- * old results of mutants outside the ranges asked for (tested by an older catalogue, never again), which are not this
- * run's verdicts.
+ * The report's mutants that lie inside the sample's units: Stryker's incremental report keeps, beside them, the old
+ * results of mutants outside the ranges asked for (tested by an older catalogue, never again), which are not this
+ * run's verdicts. A range is "file:line:column-line:column" (columns 0-based); the report's columns are 1-based.
  */
 function withinSample(report, asked) {
   if (asked === "all") return report;
-  const windows = mutateFromEnv()
-    .map((w) => /^(.*):(\d+)-(\d+)$/.exec(w))
-    .map((m) => ({ file: m[1], first: Number(m[2]), last: Number(m[3]) }));
-  const inside = (file, m) =>
-    windows.some((w) => w.file === file && w.first <= m.location.start.line && m.location.end.line <= w.last);
+  const ranges = mutateFromEnv()
+    .map((r) => /^(.*):(\d+):(\d+)-(\d+):(\d+)$/.exec(r))
+    .map((m) => ({ file: m[1], start: [Number(m[2]), Number(m[3])], end: [Number(m[4]), Number(m[5])] }));
+  const before = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
+  const inside = (file, { location: { start, end } }) =>
+    ranges.some(
+      (r) =>
+        r.file === file && before(r.start, [start.line, start.column - 1]) && before([end.line, end.column - 1], r.end),
+    );
   const files = Object.fromEntries(
     Object.entries(report.files).map(([file, f]) => [
       file,
@@ -67,13 +72,8 @@ function record(durationS, concurrency) {
   const stryker = JSON.parse(
     readFileSync(join(ROOT, "node_modules", "@stryker-mutator", "core", "package.json"), "utf8"),
   ).version;
-  const asked = process.env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE;
-  const seed = Number(process.env.EXAMPLE_CONFORMANCE_MUTATION_SAMPLE_SEED ?? DEFAULT_SAMPLE_SEED);
-  const sample = {
-    share: asked === "all" ? "all" : Number(asked ?? 0.11),
-    seed,
-    windows: asked === "all" ? 0 : mutateFromEnv().length,
-  };
+  const asked = sampleFromEnv();
+  const sample = asked === "all" ? { share: "all", seed: 0, units: 0 } : { ...asked, units: mutateFromEnv().length };
   const meta = {
     date: new Date().toISOString(),
     node: process.versions.node,
@@ -84,7 +84,8 @@ function record(durationS, concurrency) {
     ...(durationS !== undefined && { durationS }),
     concurrency,
   };
-  const results = summariseMutation(withinSample(JSON.parse(readFileSync(REPORT, "utf8")), asked), meta);
+  const report = withinSample(JSON.parse(readFileSync(REPORT, "utf8")), asked);
+  const results = summariseMutation(report, meta, unitOf);
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   writePage();
   const c = results.counts;
@@ -94,10 +95,72 @@ function record(durationS, concurrency) {
   );
 }
 
+/** The flattened text of `original` read from a source at a 1-based line and column: its end, when it is whole. */
+function endOf(source, line, column, original) {
+  const lines = source.split("\n");
+  let at = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0) + column - 1;
+  let flat = "";
+  for (; at < source.length && flat.trimEnd() !== original; at++) {
+    const c = /\s/.test(source[at]) ? " " : source[at];
+    if (!(c === " " && (flat === "" || flat.endsWith(" ")))) flat += c;
+    if (!original.startsWith(flat.trimEnd())) return undefined;
+  }
+  if (flat.trimEnd() !== original) return undefined;
+  const before = source.slice(0, at).split("\n");
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+/**
+ * Re-keys the reviews still named by line (file, line, column: the form before issue 44's code units) by the unit
+ * their mutant lies in: the mutant is looked up in the versions of bench/mutation-results.json in git, newest first,
+ * and its file read as it was at that commit. A review whose mutant no version lists is left as it was, and named.
+ */
+function rekey() {
+  const git = (...a) => spawnSync("git", a, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const versions = git("log", "--format=%H", "--", "bench/mutation-results.json")
+    .stdout.split("\n")
+    .filter(Boolean)
+    .map((commit) => ({ commit, results: JSON.parse(git("show", `${commit}:bench/mutation-results.json`).stdout) }));
+  const sources = new Map();
+  const sourceAt = (commit, file) => {
+    const key = `${commit}:${file}`;
+    if (!sources.has(key)) sources.set(key, git("show", key).stdout);
+    return sources.get(key);
+  };
+  let left = 0;
+  const reviews = readJson(EQUIVALENT, []).map((e) => {
+    if (e.unit !== undefined) return e;
+    for (const { commit, results } of versions) {
+      const m = [...results.survived, ...results.noCoverage].find(
+        (u) =>
+          u.file === e.file &&
+          u.line === e.line &&
+          u.column === e.column &&
+          u.mutator === e.mutator &&
+          u.replacement === e.replacement &&
+          (e.original === undefined || e.original === u.original),
+      );
+      if (m === undefined) continue;
+      const source = sourceAt(commit, m.file);
+      const start = { line: m.line, column: m.column };
+      const end = endOf(source, m.line, m.column, m.original) ?? start;
+      const unit = unitOf(m.file, source, { start, end });
+      return { unit, mutator: e.mutator, original: m.original, replacement: e.replacement, kind: e.kind, why: e.why };
+    }
+    left++;
+    console.error(`mutation --rekey: ${e.file}:${e.line}:${e.column} ${e.mutator}: no recorded run lists it, left`);
+    return e;
+  });
+  writeFileSync(EQUIVALENT, `${JSON.stringify(reviews, null, 2)}\n`);
+  console.log(`mutation --rekey: ${reviews.length - left} reviews named by code unit, ${left} left by line`);
+}
+
 const args = process.argv.slice(2);
 const concurrencyOf = (list) => Number(list[list.indexOf("--concurrency") + 1] ?? 2) || 2;
 if (args[0] === "--page") {
   writePage();
+} else if (args[0] === "--rekey") {
+  rekey();
 } else if (args[0] === "--record") {
   const at = args.indexOf("--duration-s");
   record(at === -1 ? undefined : Number(args[at + 1]), concurrencyOf(args));

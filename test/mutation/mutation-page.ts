@@ -4,22 +4,26 @@
 import { mutationScore, type MutationCounts, type MutationResults, type UndetectedMutant } from "./mutation-results.js";
 
 /**
- * A surviving mutant reviewed: which (file, line, column, mutator, replacement), and why no check may fail it.
+ * A surviving mutant reviewed: which (the code unit it lies in, mutator, the code it changed and what it put there:
+ * no line, so that the review outlives a move of the lines), and why no check may fail it.
  * "equivalent": no client could tell the difference (dead code, a log line, an internal limit the run cannot reach);
  * "open": a client could, but the specification leaves that behaviour open, so a check that gated on it would fail
  * legal servers; "killed": a sharper check kills it since the run (`why` names the check and the broken server with the
  * same defect), seen failing with the mutant applied by hand; the next whole run of the sample records it killed.
+ * A review is kept when a sample does not draw its unit: another sample, or the files whole, may.
  */
 export interface EquivalentMutant {
-  file: string;
-  line: number;
-  column: number;
+  /** The unit's key, scripts/mutation-sample.js's ("reference-server/http/routes.ts#etagOf"). */
+  unit: string;
   mutator: string;
+  /** The code changed, as the results give it (one line, spacing collapsed). */
+  original: string;
   replacement: string;
   /**
-   * The code changed, where two mutants share the rest (at !== undefined && {...} and at !== undefined, both to true).
+   * Which of the unit's mutants of the same mutator, code and replacement (from 1, in source order), where they need
+   * different reviews; without it, the review is of them all.
    */
-  original?: string;
+  occurrence?: number;
   kind: "equivalent" | "open" | "killed";
   why: string;
 }
@@ -30,13 +34,17 @@ const VERDICT: Record<EquivalentMutant["kind"], string> = {
   killed: "killed since by a sharper check",
 };
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
-const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) =>
-  e.file === m.file &&
-  e.line === m.line &&
-  e.column === m.column &&
+export const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) =>
+  e.unit === m.unit &&
   e.mutator === m.mutator &&
+  e.original === m.original &&
   e.replacement === m.replacement &&
-  (e.original === undefined || e.original === m.original);
+  (e.occurrence === undefined || e.occurrence === m.occurrence);
+/** Where a mutant is: file, line and column, and the code unit a review knows it by. */
+const where = (m: UndetectedMutant) => {
+  const at = m.unit.indexOf("#");
+  return `${m.file}:${m.line}:${m.column}${at === -1 ? "" : ` (${m.unit.slice(at + 1)})`}`;
+};
 const countsRow = (name: string, c: MutationCounts) =>
   `| ${name} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived} | ${c.noCoverage} | ${c.invalid} | ` +
   `${mutationScore(c)} % |`;
@@ -55,10 +63,15 @@ advertise, as its users would tell it: its \`?body=\` filter (\`--filter body\`)
 four.
 
 The files are the reference server's request handling (\`scripts/mutation-sample.js\` lists them and what is left out).
-Their 1,600 mutants whole would take about six hours on 2 cores (177 took 34 minutes), so a run takes a seeded sample of their 12-line windows and
-mutates what lies wholly inside them; Stryker's incremental mode (\`bench/mutation-incremental.json\`, committed) then
-tests again only the mutants whose code changed, and \`scripts/mutation.js\` forces a whole run of the sample when the
-catalogue (\`suites/\`, \`harness/\`) changed since the results were recorded. \`EXAMPLE_CONFORMANCE_MUTATION_SAMPLE=all\`
+Their 1,638 mutants whole are ten times the default sample's 170, so a run takes a seeded sample of their code units
+(each function, class method or top-level constant, a long one cut into its statements, each named by a key such as
+\`reference-server/http/routes.ts#etagOf\`), drawn by a hash of the seed and the key, and mutates what lies wholly
+inside them: a change of a file's lines (a comment reflowed) leaves the sample as it was, and adding or removing a
+function changes only that function's draw. Stryker's incremental mode (\`bench/mutation-incremental.json\`,
+committed) then tests again only the mutants whose code changed, and \`scripts/mutation.js\` forces a whole run of the
+sample when the catalogue (\`suites/\`, \`harness/\`) changed since the results were recorded. A review in
+\`bench/mutation-equivalent.json\` names its mutant by unit, mutator, code and replacement, not by line, and is kept
+when a sample does not draw it. \`EXAMPLE_CONFORMANCE_MUTATION_SAMPLE=all\`
 mutates the files whole; \`EXAMPLE_CONFORMANCE_MUTATION_SEED\` runs the catalogue at another seed.
 `;
 
@@ -77,7 +90,7 @@ function runLine(r: MutationResults): string {
   const sample =
     r.sample.share === "all"
       ? "the files whole"
-      : `${r.sample.windows} windows drawn at share ${r.sample.share}, seed ${r.sample.seed}`;
+      : `${r.sample.units} code units drawn at share ${r.sample.share}, seed ${r.sample.seed}`;
   const took = r.durationS !== undefined ? `, in ${Math.round(r.durationS / 60)} min` : "";
   return (
     `Measured ${r.date.slice(0, 10)} on Node ${r.node}, StrykerJS ${r.stryker}, ${sample}, the catalogue at seed ` +
@@ -90,7 +103,7 @@ function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutan
   const rows = r.survived.map((m) => {
     const eq = equivalents.find((e) => sameMutant(e, m));
     return (
-      `| ${m.file}:${m.line}:${m.column} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ` +
+      `| ${where(m)} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ` +
       `${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"} |`
     );
   });
@@ -112,7 +125,7 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
   const noCoverage = r.noCoverage.map((m) => {
     const eq = equivalents.find((e) => sameMutant(e, m));
     return (
-      `- ${m.file}:${m.line}:${m.column} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}: ` +
+      `- ${where(m)} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}: ` +
       `${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"}`
     );
   });

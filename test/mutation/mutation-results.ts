@@ -5,11 +5,22 @@
 /** A mutant the catalogue did not detect: where, which mutator, the code it changed and what it put there. */
 export interface UndetectedMutant {
   file: string;
+  /**
+   * The key of the code unit it lies in (scripts/mutation-sample.js: "reference-server/http/routes.ts#etagOf"), the
+   * file alone when it lies in none: with the mutator, the code and the replacement, what a review is matched by, so
+   * that a review outlives a move of the lines.
+   */
+  unit: string;
   line: number;
   column: number;
   mutator: string;
   original: string;
   replacement: string;
+  /**
+   * Its place, from 1 in source order, among the unit's mutants of the same mutator, code and replacement, when the
+   * unit holds more than one.
+   */
+  occurrence?: number;
 }
 
 export interface MutationCounts {
@@ -26,8 +37,8 @@ export interface MutationResults {
   date: string;
   node: string;
   stryker: string;
-  /** The windows mutated: the share of each file's 12-line windows, the seed of the draw, how many windows. */
-  sample: { share: number | "all"; seed: number; windows: number };
+  /** The code mutated: the share of the files' code units drawn, the seed of the draw, how many units. */
+  sample: { share: number | "all"; seed: number; units: number };
   /** The seed the catalogue ran at (--seed). */
   catalogueSeed: number;
   /**
@@ -90,10 +101,17 @@ export function mutationScore(c: MutationCounts): number {
   return judged === 0 ? 0 : Math.round(((c.killed + c.timeout) / judged) * 1000) / 10;
 }
 
-/** Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time). */
+/** The key of the code unit a mutant lies in, from the file's source as the run mutated it. */
+export type UnitOf = (file: string, source: string, location: StrykerMutant["location"]) => string;
+
+/**
+ * Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time);
+ * `unitOf` names each undetected mutant's code unit (scripts/mutation-sample.js's, passed by scripts/mutation.js).
+ */
 export function summariseMutation(
   report: StrykerReport,
   meta: Omit<MutationResults, "counts" | "files" | "score" | "survived" | "noCoverage">,
+  unitOf: UnitOf = (file) => file,
 ): MutationResults {
   const counts = emptyCounts();
   const files: Record<string, MutationCounts> = {};
@@ -104,20 +122,38 @@ export function summariseMutation(
     const sorted = [...mutants].sort(
       (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column,
     );
-    for (const m of sorted) {
+    // Every mutant's name (unit, mutator, code, replacement), in source order: where a unit holds two of one name
+    // (two "" in one function, each to "Stryker was here!"), each is told apart by its place among them.
+    const named = sorted.map((m) => {
+      const name = {
+        unit: unitOf(file, source, m.location),
+        mutator: m.mutatorName,
+        original: oneLine(spanned(source, m)),
+        replacement: oneLine(m.replacement ?? ""),
+      };
+      return { m, name, key: JSON.stringify(name) };
+    });
+    const total = new Map<string, number>();
+    for (const { key } of named) total.set(key, (total.get(key) ?? 0) + 1);
+    const seen = new Map<string, number>();
+    for (const { m, name, key: nameKey } of named) {
+      const nth = (seen.get(nameKey) ?? 0) + 1;
+      seen.set(nameKey, nth);
       const key = KEY[m.status] ?? "invalid";
       for (const c of [counts, own]) {
         c.total++;
         c[key]++;
       }
       if (key !== "survived" && key !== "noCoverage") continue;
-      const entry = {
+      const entry: UndetectedMutant = {
         file,
+        unit: name.unit,
         line: m.location.start.line,
         column: m.location.start.column,
-        mutator: m.mutatorName,
-        original: oneLine(spanned(source, m)),
-        replacement: oneLine(m.replacement ?? ""),
+        mutator: name.mutator,
+        original: name.original,
+        replacement: name.replacement,
+        ...((total.get(nameKey) ?? 0) > 1 && { occurrence: nth }),
       };
       (key === "survived" ? survived : noCoverage).push(entry);
     }

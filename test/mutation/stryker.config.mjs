@@ -9,8 +9,9 @@ const config = {
   testRunner: "vitest",
   vitest: { configFile: "test/mutation/vitest.config.ts", related: false },
   plugins: ["@stryker-mutator/vitest-runner"],
-  // A seeded sample of windows of the request-handling files (scripts/mutation-sample.js: the files, what is left
-  // out and why, and EXAMPLE_CONFORMANCE_MUTATION_SAMPLE=all for the files whole).
+  // A seeded sample of the request-handling files' code units, as ranges "file:line:column-line:column"
+  // (scripts/mutation-sample.js: the files, what is left out and why, the units, and
+  // EXAMPLE_CONFORMANCE_MUTATION_SAMPLE=all for the files whole).
   mutate: mutateFromEnv(),
   // Only the mutants the catalogue reaches are run (the rest are "no coverage"), each with the one test.
   coverageAnalysis: "perTest",
@@ -21,8 +22,8 @@ const config = {
   timeoutMS: 30_000,
   timeoutFactor: 1.5,
   // Incremental: a run tests only the mutants whose code or test changed since the results kept here (committed),
-  // so that a run fits in minutes; `npm run mutation -- --force` tests them all again (about an hour,
-  // docs/mutation.md).
+  // so that a run fits in minutes; `npm run mutation -- --force` tests them all again (12 minutes
+  // for the default sample, docs/development.md).
   incremental: true,
   incrementalFile: "bench/mutation-incremental.json",
   reporters: ["clear-text", "progress", "json"],
