@@ -28,6 +28,7 @@ import { postgresBin, startTestPostgres } from "../dist/test/helpers/postgres.js
 import { missingGoLoad, runGoLoad, startPlainGrpcJs } from "../dist/test/bench/go-load.js";
 import { performancePage, showInterval, targetsTable } from "../dist/test/helpers/performance-page.js";
 import { meanInterval, ratioInterval, targetStatus } from "../dist/test/bench/interval.js";
+import { startServe } from "./start-serve.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const CLI = join(ROOT, "bin", "example-conformance.js");
@@ -286,36 +287,7 @@ const goLoad = (address) =>
   runGoLoad(address, { concurrency: IN_FLIGHT, connections: CONNECTIONS, duration: DURATION, warmup: "1s" });
 
 function startReference(store = "memory:", workers = 1) {
-  return new Promise((resolve, reject) => {
-    const args = [
-      CLI,
-      "serve",
-      "--grpc-port",
-      "0",
-      "--http-port",
-      "0",
-      "--log-level",
-      "silent",
-      "--store",
-      store,
-      "--workers",
-      String(workers),
-    ];
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-      const g = /^grpc (\S+)$/m.exec(out);
-      const h = /^http (\S+)$/m.exec(out);
-      if (g && h)
-        resolve({
-          address: g[1],
-          httpUrl: h[1],
-          close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))),
-        });
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  return startServe(CLI, ["--store", store, "--workers", String(workers)]);
 }
 
 /** wrk (C, one thread: far from the bottleneck at these rates) against one URL; a Lua script makes it POST. */

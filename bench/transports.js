@@ -1,0 +1,110 @@
+// The Connect and gRPC-Web ratios alone (issue 43): `load --connect` and `load --grpc-web` against the reference's
+// HTTP port beside `load --grpc` against its gRPC port, measured as bench/run.js measures them (same load, one
+// thread each, a fresh `serve` per round, the order rotated from round to round), without the rest of the bench.
+// BENCH_ROUNDS (default 6), BENCH_DURATION (seconds, default 2); BENCH_TRANSPORT_EXTRA adds flags to the Connect and
+// gRPC-Web runs (e.g. --http2-prior-knowledge). BENCH_BEFORE_CLI, the bin/example-conformance.js of another build
+// (an earlier commit's, built), adds the same three runs against a `serve` of that build in every round, in the same
+// rotation, so that before and after are measured side by side. Prints each figure and ratio with its 95 % interval,
+// and the load average at start and end. Run `npx tsc -p .` first (it reads dist/).
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { meanInterval, ratioInterval } from "../dist/test/bench/interval.js";
+import { startServe } from "./start-serve.js";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const CLI = join(ROOT, "bin", "example-conformance.js");
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 6));
+const DURATION = `${Number(process.env.BENCH_DURATION ?? 2)}s`;
+const EXTRA = (process.env.BENCH_TRANSPORT_EXTRA ?? "").split(" ").filter(Boolean);
+const tmp = mkdtempSync(join(os.tmpdir(), "bench-transports-"));
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (Linux), in clock ticks of 1/100 s. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * One `load` run, with the CPU per call it cost the server (its process's CPU over the run) and the load process
+ * itself (GNU time's user + system, its start-up included), in microseconds: on a shared machine these move less
+ * than requests/s.
+ */
+function load(server, address, flag, extra) {
+  const file = join(tmp, `load-${Date.now()}-${flag.slice(2)}.json`);
+  const times = `${file}.time`;
+  const args = ["--duration", DURATION, "--concurrency", "64", "--connections", "4", "--threads", "1", "--quiet"];
+  const before = cpuSeconds(server.pid);
+  const command = [process.execPath, CLI, "load", flag, address, ...args, ...extra, "--json", file];
+  const r = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", times, ...command], {
+    stdio: ["ignore", "ignore", "inherit"],
+    timeout: 5 * 60_000,
+  });
+  if (r.status !== 0) throw new Error(`load ${flag} ${address} exited ${r.status}`);
+  const serverCpu = cpuSeconds(server.pid) - before;
+  const [user, system] = readFileSync(times, "utf8").trim().split(/\s+/).slice(-2).map(Number);
+  const report = JSON.parse(readFileSync(file, "utf8"));
+  return {
+    ...report,
+    serverCpuUsPerCall: (serverCpu / report.requests) * 1e6,
+    loadCpuUsPerCall: ((user + system) / report.requests) * 1e6,
+  };
+}
+
+const BEFORE_CLI = process.env.BENCH_BEFORE_CLI;
+
+const startReference = (cli = CLI) => startServe(cli, ["--store", "memory:"]);
+
+const builds = BEFORE_CLI ? ["", "before "] : [""];
+const measures = builds.flatMap((b) => [
+  [`${b}grpc`, (s) => load(s[b], s[b].address, "--grpc", [])],
+  [`${b}connect`, (s) => load(s[b], s[b].httpUrl, "--connect", EXTRA)],
+  [`${b}grpcWeb`, (s) => load(s[b], s[b].httpUrl, "--grpc-web", EXTRA)],
+]);
+const runs = Object.fromEntries(measures.map(([name]) => [name, []]));
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+console.log(
+  `load average at start ${loadAverage()}; ${ROUNDS} rounds of ${DURATION}; extra ${EXTRA.join(" ") || "none"}`,
+);
+for (let round = 0; round < ROUNDS; round++) {
+  const servers = { "": await startReference() };
+  if (BEFORE_CLI) servers["before "] = await startReference(BEFORE_CLI);
+  try {
+    for (let k = 0; k < measures.length; k++) {
+      const [name, measure] = measures[(k + round) % measures.length];
+      const r = measure(servers);
+      runs[name].push(r);
+      if (r.httpVersion) runs[name].httpVersion = r.httpVersion;
+    }
+  } finally {
+    await Promise.all(Object.values(servers).map((s) => s.close()));
+  }
+  const each = measures.map(([n]) => `${n} ${Math.round(runs[n][round].requestsPerSecond)}`).join(", ");
+  console.log(`round ${round + 1}: ${each}; load average ${loadAverage()}`);
+}
+const show = (i) => `${i.mean.toFixed(3)} (95 % interval ${i.low?.toFixed(3)} to ${i.high?.toFixed(3)})`;
+for (const [name] of measures) {
+  const rps = runs[name].map((x) => x.requestsPerSecond);
+  const errors = runs[name].reduce((s, x) => s + Object.values(x.errors ?? {}).reduce((a, b) => a + b, 0), 0);
+  const version = runs[name].httpVersion ? ` (HTTP/${runs[name].httpVersion})` : "";
+  console.log(`${name}${version}: ${show(meanInterval(rps))} req/s, ${errors} errors`);
+  for (const who of ["server", "load"]) {
+    const us = runs[name].map((x) => x[`${who}CpuUsPerCall`]);
+    console.log(
+      `  ${who} CPU per call: ${show(meanInterval(us))} us (rounds ${us.map((x) => x.toFixed(0)).join(", ")})`,
+    );
+  }
+}
+for (const b of builds) {
+  for (const name of ["connect", "grpcWeb"]) {
+    const perRound = runs[b + name].map((x, i) => x.requestsPerSecond / runs[`${b}grpc`][i].requestsPerSecond);
+    const rounds = perRound.map((x) => x.toFixed(3)).join(", ");
+    console.log(`${b}${name} / ${b}grpc: ${show(ratioInterval(perRound))} (rounds ${rounds})`);
+  }
+}
+console.log(`load average at end ${loadAverage()}`);
