@@ -7,6 +7,10 @@ const MALFORMED: readonly [string, string, string][] = [
   ["JSON", JSON_TYPE, '{"body": "conformance'],
   // A server that reads no XML answers 415; one that does must not let its parser's failure become a 5xx.
   ["XML", XML_TYPE, "<message><body>conformance</message"],
+  // Cut off after the last child: a lenient parser closes the root itself and stores the message, where an XML
+  // processor must report the fatal error (XML 1.0 §1.2, §2.1: a document is one element, its end tag included).
+  // Found by mutation testing: the reference's parse without its validation (representation.ts:356, docs/mutation.md).
+  ["XML whose root element is never closed", XML_TYPE, "<message><body>conformance</body>"],
 ];
 
 export const errorsMalformed400 = httpCheck(
@@ -16,7 +20,7 @@ export const errorsMalformed400 = httpCheck(
       "a POST with malformed JSON, or malformed XML, gets 400 Bad Request (a 4xx: 415 when XML is not read), " +
       "never a 5xx",
     severity: "MUST",
-    spec: "§7 (4xx: the client's request was wrong; 5xx: a server-side error)",
+    spec: "§7 (4xx: the client's request was wrong; 5xx: a server-side error), XML 1.0 §1.2 (fatal errors)",
   },
   async (p) => {
     const shown: string[] = [];
