@@ -475,8 +475,9 @@ function checkXmlText(text: string): void {
  * section there makes it ill formed, and the parser lets all of them through: it keeps a CDATA section as a node
  * beside the root and drops a reference after it. So the top level is walked here, one markup construct at a time
  * (linear: each is skipped with one indexOf); whatever else is malformed is left to the parser's validation.
+ * Exported for the broken HTTP servers' base (fixtures/broken-servers/http/_base), which reads XML as this does.
  */
-function checkBesideRoot(text: string): void {
+export function checkBesideRoot(text: string): void {
   let depth = 0;
   let at = 0;
   while (at < text.length) {

@@ -25,7 +25,9 @@ export const errorsMalformed400 = httpCheck(
       "a POST with malformed JSON, or malformed XML, gets 400 Bad Request (a 4xx: 415 when XML is not read), " +
       "never a 5xx",
     severity: "MUST",
-    spec: "§7 (4xx: the client's request was wrong; 5xx: a server-side error), XML 1.0 §1.2 (fatal errors), §2.1 and §2.8 (nothing but comments, PIs and white space beside the root)",
+    spec:
+      "§7 (4xx: the client's request was wrong; 5xx: a server-side error), XML 1.0 §1.2 (fatal errors), §2.1 and " +
+      "§2.8 (nothing but comments, PIs and white space beside the root)",
   },
   async (p) => {
     const shown: string[] = [];
