@@ -19,10 +19,11 @@ export const authApiKey = httpCheck(
     title:
       "every data route and method (every collection found, a message of each, every route found below its " +
       "messages; GET, HEAD, POST, PUT, DELETE and any other its Allow header names) refuses a request without " +
-      "the API key or with a wrong one (401 or 403), a wrong key in any other placement (the common ones, those " +
-      "the OpenAPI document declares) hands over no data, nor does OPTIONS without it; with the key it succeeds",
+      "the API key or with a wrong one (401 with a WWW-Authenticate challenge, or 403), a wrong key in any other " +
+      "placement (the common ones, those the OpenAPI document declares) hands over no data, nor does OPTIONS " +
+      "without it; with the key it succeeds",
     severity: "MUST",
-    spec: "§5 (a client holding the key sends it with each data request)",
+    spec: "§5 (a client holding the key sends it with each data request), RFC 9110 §11.6.1 (401 and its challenge)",
   },
   async (p) => {
     const key = p.config.apiKey;
@@ -59,8 +60,10 @@ export const authApiKey = httpCheck(
           const ex = await p.send({ ...req, ...variant });
           if (req === requests[2]) p.track(c, ex);
           const how = "wrongApiKey" in variant ? "with a wrong key" : "without the key";
-          if (ex.res.status === 401 || ex.res.status === 403) refusals++;
-          else
+          if (ex.res.status === 401 || ex.res.status === 403) {
+            refusals++;
+            challengeOf(p, ex, how);
+          } else
             p.problem(
               `${req.method} ${req.path} ${how} answered ${statusLine(ex.res)}, not 401 (or 403): the key is not ` +
                 `enforced there`,
@@ -84,6 +87,26 @@ export const authApiKey = httpCheck(
     return shown.join("; ");
   },
 );
+
+/** An auth-scheme (RFC 9110 §11.1: a token) opening a challenge. */
+const CHALLENGE = /^\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+/;
+
+/**
+ * A 401 carries WWW-Authenticate with at least one challenge (RFC 9110 §11.6.1, a MUST for every 401 a server sends,
+ * whatever the spec leaves open about the key): the scheme tells a client how to send credentials. A 403 needs none
+ * (§15.5.4: the credentials are understood and not enough), and the spec does not choose between the two. Found by
+ * mutation testing (docs/mutation.md): the reference's 401 sent without its headers (auth.ts:25).
+ */
+function challengeOf(p: Probe, ex: Exchange, how: string): void {
+  if (ex.res.status !== 401) return;
+  const challenges = (ex.res.headers["www-authenticate"] ?? []).filter((v) => CHALLENGE.test(v));
+  if (challenges.length > 0) return;
+  p.problem(
+    `${ex.req.method} ${ex.req.path} ${how} answered 401 without a WWW-Authenticate challenge: a 401 must name how ` +
+      "to authenticate (RFC 9110 §11.6.1); a server that does not say so answers 403",
+    ex,
+  );
+}
 
 /**
  * No key given and the collection served without one: a message is created and read, replaced and deleted without

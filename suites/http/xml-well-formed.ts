@@ -6,10 +6,11 @@
 // §12.5.1). Found by mutation testing (representation.ts:260 and :422, docs/mutation.md). And XML a server takes is
 // read as XML reads it: a body written as text, a CDATA section and a character reference is the one text they
 // make (§2.4, §2.7, §4.1), stored whole (representation.ts:412 and :415: the pieces joined wrongly).
-import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
+import { isJsonType, isXmlType, mediaTypeOf, parseJson } from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, uniqueBody, XML_TYPE } from "./_internals/representation.js";
 import { locate } from "./_internals/uri.js";
+import { illFormedXml } from "./_internals/xml-document.js";
 
 /** Two characters no XML document can hold, raw or as a character reference. */
 const UNCARRIED = " \u0001 \uFFFF";
@@ -148,7 +149,7 @@ function readAsXml(p: Probe, ex: Exchange, body: string): string | undefined {
     );
     return undefined;
   }
-  const ill = illFormed(ex);
+  const ill = illFormedXml(ex);
   if (ill !== undefined) {
     p.problem(
       `${asked} answered 200 with XML that is not well formed: ${ill}; XML cannot carry ${UNCARRIED_NAMED}: ` +
@@ -165,35 +166,3 @@ function readAsXml(p: Probe, ex: Exchange, body: string): string | undefined {
   );
   return undefined;
 }
-
-/** Characters outside XML's Char production (XML 1.0 §2.2), surrogates unpaired included. */
-const NOT_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-const CHAR_REFERENCE = /&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));/g;
-
-/**
- * What makes an XML reply ill-formed: its bytes outside its encoding, a character or reference outside Char, or its
- * markup; undefined when well formed.
- */
-function illFormed(ex: Exchange): string | undefined {
-  const bytes = ex.res.body;
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ex.res.headers["content-type"]?.[0] ?? "")?.[1];
-  const head = Buffer.from(bytes.subarray(0, 200)).toString("latin1");
-  const declared = /^\s*<\?xml[^>]*\sencoding\s*=\s*["']([A-Za-z0-9._-]{1,40})["']/.exec(head)?.[1];
-  const encoding = (charset ?? declared ?? "utf-8").toLowerCase();
-  let text: string;
-  try {
-    text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
-  } catch {
-    return `its bytes are not ${encoding} (Content-Type's charset, else the declaration, else UTF-8: XML 1.0 §4.3.3)`;
-  }
-  const raw = NOT_CHAR.exec(text);
-  if (raw) return `it holds U+${codeOf(raw[0])} at character ${raw.index}, outside XML's Char (§2.2)`;
-  for (const ref of text.matchAll(CHAR_REFERENCE)) {
-    const code = ref[1] !== undefined ? parseInt(ref[1], 16) : Number(ref[2]);
-    if (code > 0x10ffff || NOT_CHAR.test(String.fromCodePoint(code)))
-      return `it holds ${ref[0]}, a reference to no Char (§4.1)`;
-  }
-  return parseXml(text).ok ? undefined : "its markup does not parse";
-}
-
-const codeOf = (char: string): string => (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");

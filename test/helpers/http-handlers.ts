@@ -46,6 +46,39 @@ export function editPath(handler: HttpHandler, edit: (path: string) => string): 
   };
 }
 
+/**
+ * The handler with each reply's body written again: the bytes it sent, taken whole as UTF-8, handed to `rewrite` with
+ * the reply's Content-Type, and the strings it gives written one after another (each encoded on its own), with no
+ * Content-Length (the rewritten body may be of another length).
+ */
+export function rewriteBody(
+  handler: HttpHandler,
+  rewrite: (text: string, contentType: string) => readonly string[],
+): HttpHandler {
+  const unsized = editAnswer(handler, (_req, a) => void delete a.headers["content-length"]);
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    const keep = (chunk: unknown) => {
+      if (typeof chunk === "string" || chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+    };
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      keep(chunk);
+      const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof res.write;
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] !== "function") keep(args[0]);
+      const type = String(res.getHeader("content-type") ?? "");
+      for (const piece of rewrite(Buffer.concat(chunks).toString("utf8"), type)) write(piece);
+      return end(...(args.filter((a) => typeof a === "function") as []));
+    }) as typeof res.end;
+    unsized(req, res);
+  };
+}
+
 /** The defects, each wrapped around a handler that has none. */
 export const defects = {
   /** A creating POST answers 200 OK, not 201 Created. */
@@ -98,6 +131,14 @@ export const defects = {
   /** A message that does not exist is the server's failure: 500, not 404. */
   unknown500: (h: HttpHandler) =>
     editAnswer(h, (req, a) => void (req.method === "GET" && isItem(req) && a.status === 404 && (a.status = 500))),
+  /**
+   * Each reply written in slices of 2,048 UTF-16 units, each encoded on its own: a character beyond U+FFFF across a
+   * slice's end is sent as two U+FFFD.
+   */
+  surrogatesSplit: (h: HttpHandler) =>
+    rewriteBody(h, (text) =>
+      Array.from({ length: Math.ceil(text.length / 2048) }, (_, i) => text.slice(i * 2048, (i + 1) * 2048)),
+    ),
   /** Accept is not read: JSON whatever the client asked for. */
   acceptIgnored:
     (h: HttpHandler): HttpHandler =>

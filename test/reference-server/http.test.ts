@@ -448,6 +448,19 @@ describe("reference HTTP server", () => {
       expect(response.status).toBe(201);
       expect((JSON.parse(response.text) as MessageJson).body).toBe("<raw & text> tail");
     });
+
+    it("reads XML with a declaration, comments, processing instructions and white space beside the root", async () => {
+      for (const body of [
+        '<?xml version="1.0"?>\n<message><body>a</body></message>\n',
+        '<?xml version="1.0" encoding="UTF-8"?>\r\n<!-- before -->\n<?app x="<?"?>\t<message><body>b</body></message>',
+        "<message><body>c</body></message>\n<!-- after: <![CDATA[ & ]]> -->\n<?app ?>\n\n",
+        '<message a=">"><!-- <message> --><body>d</body></message><!---->',
+      ]) {
+        const response = await req({ method: "POST", path: "/messages", headers: { "content-type": XML_TYPE }, body });
+        expect(response.status, body).toBe(201);
+        expect((JSON.parse(response.text) as MessageJson).body).toBe(/<body>(.)</.exec(body)?.[1]);
+      }
+    });
   });
 
   describe("request bodies", () => {
@@ -521,6 +534,14 @@ describe("reference HTTP server", () => {
       ["not XML", "body=x"],
       ["another root", "<note><body>x</body></note>"],
       ["two roots", "<message><body>x</body></message><message/>"],
+      // Beside the root only comments, processing instructions and white space (XML 1.0 §2.1, §2.8).
+      ["a CDATA section before the root", "<![CDATA[x]]><message><body>y</body></message>"],
+      ["a CDATA section after the root", "<message><body>y</body></message><![CDATA[x]]>"],
+      ["an empty CDATA section after the root", "<message><body>y</body></message>\n<![CDATA[]]>"],
+      ["a character reference after the root", "<message><body>y</body></message>&#10;"],
+      ["an entity reference after the root", "<message><body>y</body></message>\n&amp;<!-- c -->"],
+      ["text after the root", "<message><body>y</body></message>x"],
+      ["a character reference before the root", "&#32;<message><body>y</body></message>"],
       ["a bare ampersand", "<message><body>a & b</body></message>"],
       ["an undeclared entity", "<message><body>&nbsp;</body></message>"],
       ["a reference to a forbidden character", "<message><body>&#1;</body></message>"],

@@ -150,12 +150,12 @@ export class Probe {
   /**
    * The body a message representation shows. Given the body this run sent, a representation that holds it
    * anywhere (JSON:API's data.attributes, HAL, an envelope, XML of any element names) teaches the run where its
-   * bodies are; every later representation of that format is then read there.
+   * bodies are; every later representation of that format is then read there. `rep`: the response read another way.
    */
-  bodyOf(res: HttpResponse, sent?: string): string | undefined {
+  bodyOf(res: HttpResponse, sent?: string, rep?: { format: "json" | "xml"; value: unknown }): string | undefined {
     let paths = BODY_PATHS.get(this.ctx.memo);
     if (!paths) BODY_PATHS.set(this.ctx.memo, (paths = new BodyPaths()));
-    const body = paths.bodyOf(res, sent);
+    const body = paths.bodyOf(res, sent, rep);
     const unusual = paths.unusual();
     if (unusual.length > 0) {
       const kept = this.notes.filter((n) => !n.startsWith(BODY_NOTE));

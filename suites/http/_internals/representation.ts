@@ -3,6 +3,8 @@
 import type { HttpResponse } from "../../../harness/targets/http-target.js";
 import { representationOf } from "./links.js";
 
+type Representation = ReturnType<typeof representationOf>;
+
 export const JSON_TYPE = "application/json";
 export const XML_TYPE = "application/xml";
 
@@ -52,8 +54,7 @@ export function messageObject(value: unknown, format: "json" | "xml"): Record<st
 }
 
 /** The body field of a message representation, JSON or XML, or undefined when there is none. */
-export function bodyFieldOf(res: HttpResponse): string | undefined {
-  const rep = representationOf(res);
+export function bodyFieldOf(res: HttpResponse, rep: Representation = representationOf(res)): string | undefined {
   if (!rep) return undefined;
   const top = messageObject(rep.value, rep.format);
   const body = top?.["body"];
@@ -112,14 +113,13 @@ export class BodyPaths {
 
   /**
    * The body a representation shows: at the learned path; else where `sent` lies (which is then learned); else the
-   * default field.
+   * default field. `rep`: the response read otherwise than representationOf reads it (XML with references decoded).
    */
-  bodyOf(res: HttpResponse, sent?: string): string | undefined {
-    const rep = representationOf(res);
+  bodyOf(res: HttpResponse, sent?: string, rep: Representation = representationOf(res)): string | undefined {
     if (!rep) return undefined;
     const learned = this.#paths.get(rep.format);
     if (learned !== undefined) return asText(valueAt(rep.value, learned));
-    const byDefault = bodyFieldOf(res);
+    const byDefault = bodyFieldOf(res, rep);
     if (sent === undefined || byDefault === sent) return byDefault;
     const found = findString(rep.value, sent);
     if (found === undefined) return byDefault;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { readAfterCreate } from "../../../suites/http/read-after-create.js";
-import { defects, verdictOf } from "../../helpers/http-handlers.js";
+import { defects, rewriteBody, verdictOf } from "../../helpers/http-handlers.js";
 
 let reference: ReferenceHttpHandler;
 beforeAll(async () => void (reference = await createReferenceHttpHandler()));
@@ -25,3 +25,43 @@ describe("http.read.after-create", () => {
     );
   });
 });
+
+describe("http.read.after-create: bodies of characters beyond U+FFFF", () => {
+  it("fails a server that writes its reply in slices and cuts a surrogate pair in two, saying where", async () => {
+    const outcome = await verdictOf(readAfterCreate, defects.surrogatesSplit(reference.handler));
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /^GET \/messages\/[^ ]+ with Accept: application\/(json|xml) shows another body than the \d+ code points sent: from code point \d+, U\+FFFD where U\+1F600 was sent/,
+    );
+  });
+
+  it("passes a server that writes them as escapes: \\uD83D\\uDE00 in JSON, character references in XML", async () => {
+    const escaped = rewriteBody(reference.handler, (text, type) => [
+      type.includes("xml")
+        ? text.replace(/[\u{10000}-\u{10FFFF}]/gu, (c) => `&#x${(c.codePointAt(0) ?? 0).toString(16)};`)
+        : text.replace(/[\u{10000}-\u{10FFFF}]/gu, (c) => unicodeEscapes(c)),
+    ]);
+    const outcome = await verdictOf(readAfterCreate, escaped);
+    expect(outcome.status, outcome.message).toBe("pass");
+    expect(outcome.message).toMatch(/3 of 3 bodies of 13200 × U\+1F600 \(each followed by "a"\) read back whole/);
+  });
+
+  it("fails XML that writes the pair as two character references to surrogates (no Char, XML 1.0 §4.1)", async () => {
+    const surrogateRefs = rewriteBody(reference.handler, (text, type) => [
+      type.includes("xml")
+        ? text.replace(/[\u{10000}-\u{10FFFF}]/gu, (c) =>
+            [c.charCodeAt(0), c.charCodeAt(1)].map((u) => `&#x${u.toString(16)};`).join(""),
+          )
+        : text,
+    ]);
+    const outcome = await verdictOf(readAfterCreate, surrogateRefs);
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /with Accept: application\/xml answered XML that is not well formed: it holds &#xd83d;/,
+    );
+  });
+});
+
+/** A character as JSON's \uXXXX escapes, one for each UTF-16 unit (a surrogate pair beyond U+FFFF). */
+const unicodeEscapes = (c: string): string =>
+  [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
