@@ -31,6 +31,9 @@ export type { Protocol };
  *   checks that compare replies over time or count calls through suites/grpc/_internals/calls.ts: a probe among
  *   them whose question is what came between two of its calls (counting calls, sampling a reply, a leak) takes the
  *   target to itself for that moment (suites/grpc/_internals/exclusive.ts). With --concurrency 1, one at a time.
+ *   When every history check of the catalogue runs, the HTTP serial lane runs beside them (another target's calls):
+ *   their results stand when each passed, and are judged again after the lane otherwise, since the data it stores
+ *   may legally change a reply (harness/runner.ts, historyBesideLane).
  */
 export type Sharing = "shared" | "serial" | "alone" | "history";
 

@@ -2,7 +2,7 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { rpcTargetFor, type CheckDefinition, type CheckOutcome, type Profile } from "./check.js";
+import { rpcTargetFor, type CheckContext, type CheckDefinition, type CheckOutcome, type Profile } from "./check.js";
 import { GRPC, grpcProtocol } from "./protocols/grpc/index.js";
 import { protocolModule } from "./protocols/index.js";
 import { claimAnswering, claimList } from "./claims.js";
@@ -12,7 +12,7 @@ import { grpcurlCommand } from "./grpcurl.js";
 import { expectationFor, expired, loadExpectations, type Expectation } from "./expectations.js";
 import { CONTRACT_DIR } from "../common/paths.js";
 import type { CheckResult, ReplayArgs, Reporter, RunReport, Unjudged, Verdict, Waiver } from "./report.js";
-import { schedule } from "./scheduler.js";
+import { schedule, type Overlap } from "./scheduler.js";
 import { matches, selectChecks } from "./selection.js";
 import { openResolvedSession, runCheck, type Session } from "./session.js";
 import type { Unanswered } from "./targets/answer-tally.js";
@@ -295,7 +295,7 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const startedAt = new Date();
   const t0 = performance.now();
   for (const r of reporters) r.onRunStart?.({ total: checks.length, target, seed });
-  const records = startChecks(checks, session, config, reporters, tracer && { tracer, contractDir, redact });
+  const records = startChecks(checks, all, session, config, reporters, tracer && { tracer, contractDir, redact });
   const judged: Judged = { config, expectations, startedAt, records, contractDir, redact };
   let results: CheckResult[];
   try {
@@ -435,6 +435,7 @@ function targetOf(config: RunConfig): RunReport["target"] {
  */
 function startChecks(
   checks: readonly CheckDefinition[],
+  catalogue: readonly CheckDefinition[],
   session: Session,
   config: RunConfig,
   reporters: readonly Reporter[],
@@ -444,25 +445,21 @@ function startChecks(
   // below.
   const records = new Map(checks.map((c) => [c.id, {} as CheckRecord]));
   const recordOf = (c: CheckDefinition) => records.get(c.id) as CheckRecord;
-  const contextFor = (c: CheckDefinition) => {
-    const opened = session.context();
-    // With several RPC targets, the check runs over the first whose protocol it applies to.
-    const chosen = c.area === "grpc" && opened.rpcTargets ? rpcTargetFor(c, opened.rpcTargets) : undefined;
-    const ctx = chosen ? { ...opened, grpc: chosen } : opened;
-    if (c.area !== "grpc" || !ctx.grpc) return ctx;
-    const mine: RecordedCall[] = [];
-    recordOf(c).calls = mine;
-    return { ...ctx, grpc: recording(ctx.grpc, mine) };
-  };
-  const runChecked = (c: CheckDefinition, sink?: TraceSink) => {
+  const runChecked = (c: CheckDefinition, sink?: TraceSink, memo?: CheckContext["memo"]) => {
     const counter = createTrafficCounter();
     // Only checks of a target's areas: a contract check reads files, a client check runs servers of its own.
     if (c.area === "grpc" || c.area === "http") recordOf(c).traffic = counter;
-    return runCheck(c, contextFor(c), config.checkTimeoutMs, sink, counter);
+    return runCheck(c, contextFor(session, c, recordOf(c), memo), config.checkTimeoutMs, sink, counter);
   };
+  const history = historyBesideLane(session.context().memo, (c, memo) => timed(() => runChecked(c, undefined, memo)));
   // Reporters hear of a check as it starts and as it ends (side by side, in any order); its result comes in order.
+  // A history check ends when its result is final (it may be judged again: historyBesideLane).
+  const ended = (c: CheckDefinition) => {
+    for (const r of reporters) r.onCheckEnd?.(c);
+  };
   const runOne = async (c: CheckDefinition) => {
     for (const r of reporters) r.onCheckStart?.(c);
+    if (c.sharing === "history") history.starting();
     try {
       return await timed(() =>
         traced
@@ -478,7 +475,7 @@ function startChecks(
           : runChecked(c),
       );
     } finally {
-      for (const r of reporters) r.onCheckEnd?.(c);
+      if (c.sharing !== "history") ended(c);
     }
   };
   const contract = checks.filter((c) => c.area === "contract");
@@ -491,13 +488,84 @@ function startChecks(
     }
   }
   for (const c of contract) recordOf(c).done = runOne(c);
-  schedule(onTarget, config.concurrency, runOne).forEach(
-    (p, i) => void (recordOf(onTarget[i] as CheckDefinition).done = p),
-  );
+  const beside = !traced && laneBesideHistory(catalogue, checks, config);
+  schedule(onTarget, config.concurrency, runOne, beside ? history.overlap : undefined).forEach((p, i) => {
+    const c = onTarget[i] as CheckDefinition;
+    recordOf(c).done = p;
+    if (c.sharing === "history")
+      p.then(
+        () => ended(c),
+        () => ended(c),
+      );
+  });
   // Awaited in order, results reported in catalogue order; until then a rejection (a usage error) must not count as
   // unhandled.
   for (const r of records.values()) r.done.catch(() => undefined);
   return records;
+}
+
+/**
+ * A check's context: over the first RPC target whose protocol it applies to, with its unary calls recorded for the
+ * grpcurl line of its failure; with `memo` in place of the run's when given (a history check judged again).
+ */
+function contextFor(session: Session, c: CheckDefinition, record: CheckRecord, memo?: CheckContext["memo"]) {
+  const opened = memo ? { ...session.context(), memo } : session.context();
+  const chosen = c.area === "grpc" && opened.rpcTargets ? rpcTargetFor(c, opened.rpcTargets) : undefined;
+  const ctx = chosen ? { ...opened, grpc: chosen } : opened;
+  if (c.area !== "grpc" || !ctx.grpc) return ctx;
+  const mine: RecordedCall[] = [];
+  record.calls = mine;
+  return { ...ctx, grpc: recording(ctx.grpc, mine) };
+}
+
+/**
+ * Whether the HTTP lane may run beside the history checks: both interfaces given, and every history check of the
+ * catalogue selected, so that a pass of them all (grpc.stateless.deterministic's among them) shows the replies did
+ * not vary while the lane stored data. (Under --trace, a check judged again would leave its first attempt's trace
+ * file behind: there the caller keeps them one after the other.)
+ */
+function laneBesideHistory(
+  all: readonly CheckDefinition[],
+  selected: readonly CheckDefinition[],
+  config: RunConfig,
+): boolean {
+  return (
+    config.grpc !== undefined &&
+    config.http !== undefined &&
+    all.every((c) => c.sharing !== "history" || selected.includes(c))
+  );
+}
+
+/**
+ * The HTTP lane beside the history checks (harness/scheduler.ts, Overlap): they judge replies over time, and the data
+ * the HTTP checks store may legally change a reply. A history check's result reached beside the lane stands when it
+ * passed, or skipped for want of a flag: stored data can add differences between replies, never take one away, and a
+ * pass of grpc.stateless.deterministic says the replies did not vary at all, so nothing was judged more loosely (the
+ * runner lets the lane beside them only when every history check runs). Otherwise every history check is judged again
+ * once the lane has ended, as the run without the lane judges it: with the memo as it was when they first started
+ * (what they learned beside the lane, the variation profile and the journal of first replies, forgotten), and what
+ * they learn then is the run's for the checks after them.
+ */
+function historyBesideLane(
+  memo: CheckContext["memo"],
+  attempt: (c: CheckDefinition, memo: CheckContext["memo"]) => Promise<{ outcome: CheckOutcome; ms: number }>,
+): { starting(): void; overlap: Overlap<CheckDefinition, { outcome: CheckOutcome; ms: number }> } {
+  let before: CheckContext["memo"] | undefined;
+  let again: CheckContext["memo"] | undefined;
+  return {
+    starting: () => void (before ??= new Map(memo)),
+    overlap: {
+      lane: "http",
+      stands: ({ outcome }) => outcome.status === "pass" || (outcome.status === "skip" && outcome.needs !== undefined),
+      again: async (c) => {
+        const first = before ?? new Map(memo);
+        again ??= new Map(first);
+        const result = await attempt(c, again);
+        for (const [key, value] of again) if (!first.has(key)) memo.set(key, value);
+        return result;
+      },
+    },
+  };
 }
 
 /**

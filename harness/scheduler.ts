@@ -14,9 +14,26 @@ const settled = (p: Promise<unknown>): Promise<void> =>
   );
 
 /**
+ * The HTTP lane beside the history phase: the history checks judge replies over time, and data other checks store may
+ * legally change a reply (harness/check.ts, Sharing), so a result reached beside a lane that stores data stands only
+ * when `stands` says so (a pass: stored data can add differences between replies, not take them away); when any does
+ * not, every history item is run again (`again`) once the lane has ended, beside each other only, as without it.
+ */
+export interface Overlap<C, T> {
+  /** The area whose "serial" items, one lane, run beside the history items. */
+  lane: Area;
+  /** Whether a history item's result, reached beside the lane, stands. */
+  stands(result: T): boolean;
+  /** Runs a history item again, with the lane ended; its result is the item's. */
+  again(item: C): Promise<T>;
+}
+
+/**
  * Starts `run` for every item and returns its promises in the order given, in three phases:
  * 1. "alone" items, one at a time with nothing beside them;
- * 2. "history" items, side by side with each other (at most `limit` at once) and nothing else;
+ * 2. "history" items, side by side with each other (at most `limit` at once) and nothing else; with `overlap` and a
+ *    limit above 1, the lane it names runs beside them too, from its first item to its last, and their results are
+ *    judged as Overlap says before any other item starts;
  * 3. the rest, at most `limit` at once, "serial" items one after another within their area, each going ahead of the
  *    shared items waiting (with a limit above 1), since a lane's checks cannot overlap one another.
  * Each phase starts when every item of the one before has settled. A rejection is the caller's to handle through
@@ -26,6 +43,7 @@ export function schedule<C extends Schedulable, T>(
   items: readonly C[],
   limit: number,
   run: (item: C) => Promise<T>,
+  overlap?: Overlap<C, T>,
 ): Promise<T>[] {
   const turn = createLimiter(limit);
   // Alone and history first: what they measure (how replies vary, whether calls are counted) is then measured with
@@ -39,14 +57,14 @@ export function schedule<C extends Schedulable, T>(
     before = settled(p);
   }
   const afterAlone = before;
-  const history: Promise<void>[] = [];
-  for (const item of items) {
-    if (item.sharing !== "history") continue;
-    const p = afterAlone.then(() => turn(() => run(item)));
-    early.set(item, p);
-    history.push(settled(p));
-  }
-  before = Promise.all([afterAlone, ...history]).then(() => undefined);
+  const history = items.filter((item) => item.sharing === "history");
+  const lane = overlap && items.filter((item) => item.sharing === "serial" && item.area === overlap.lane);
+  const beside = limit > 1 && history.length > 0 && lane !== undefined && lane.length > 0 ? overlap : undefined;
+  const laneEnded = beside && lane ? runLane(lane, early, afterAlone, turn, run) : undefined;
+  const first = history.map((item) => afterAlone.then(() => turn(() => run(item))));
+  const final = beside && laneEnded ? judged(history, first, beside, laneEnded, turn) : first;
+  history.forEach((item, i) => early.set(item, final[i] as Promise<T>));
+  before = Promise.all([afterAlone, ...final.map(settled)]).then(() => undefined);
   if (limit > 1) runLanes(items, early, before, turn, run);
   const lanes = new Map<Area, Promise<void>>();
   return items.map((item) => {
@@ -57,6 +75,32 @@ export function schedule<C extends Schedulable, T>(
     if (item.sharing === "serial") lanes.set(item.area, settled(p));
     return p;
   });
+}
+
+/**
+ * The history items' results reached beside the lane when every one stands; else each run again once the lane has
+ * ended (and every first run has settled), side by side within the limit.
+ */
+function judged<C, T>(
+  history: readonly C[],
+  first: readonly Promise<T>[],
+  overlap: Overlap<C, T>,
+  laneEnded: Promise<void>,
+  turn: ReturnType<typeof createLimiter>,
+): Promise<T>[] {
+  const allStand = Promise.all(
+    first.map((p) =>
+      p.then(
+        (result) => overlap.stands(result),
+        () => false,
+      ),
+    ),
+  ).then((stood) => stood.every(Boolean));
+  return history.map((item, i) =>
+    allStand.then((stand) =>
+      stand ? (first[i] as Promise<T>) : laneEnded.then(() => turn(() => overlap.again(item))),
+    ),
+  );
 }
 
 /**
@@ -75,24 +119,33 @@ function runLanes<C extends Schedulable, T>(
   const lanes = new Map<Area, C[]>();
   for (const item of items)
     if (item.sharing === "serial" && !early.has(item)) lanes.set(item.area, [...(lanes.get(item.area) ?? []), item]);
-  for (const lane of lanes.values()) {
-    const ends = lane.map(() => {
-      let settle!: { resolve: (v: T) => void; reject: (e: unknown) => void };
-      const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
-      return { promise, ...settle };
-    });
-    lane.forEach((item, i) => early.set(item, ends[i]!.promise));
-    // The lane's task never rejects: each item's outcome goes to its own promise.
-    void before.then(() =>
-      turn(
-        async () => {
-          for (const [i, item] of lane.entries())
-            await Promise.resolve()
-              .then(() => run(item))
-              .then(ends[i]!.resolve, ends[i]!.reject);
-        },
-        { first: true },
-      ),
-    );
-  }
+  for (const lane of lanes.values()) void runLane(lane, early, before, turn, run);
+}
+
+/** One lane as one task (see runLanes), started after `before`; resolves when its last item has settled. */
+function runLane<C, T>(
+  lane: readonly C[],
+  early: Map<C, Promise<T>>,
+  before: Promise<void>,
+  turn: ReturnType<typeof createLimiter>,
+  run: (item: C) => Promise<T>,
+): Promise<void> {
+  const ends = lane.map(() => {
+    let settle!: { resolve: (v: T) => void; reject: (e: unknown) => void };
+    const promise = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+    return { promise, ...settle };
+  });
+  lane.forEach((item, i) => early.set(item, ends[i]!.promise));
+  // The lane's task never rejects: each item's outcome goes to its own promise.
+  return before.then(() =>
+    turn(
+      async () => {
+        for (const [i, item] of lane.entries())
+          await Promise.resolve()
+            .then(() => run(item))
+            .then(ends[i]!.resolve, ends[i]!.reject);
+      },
+      { first: true },
+    ),
+  );
 }

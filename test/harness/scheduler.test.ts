@@ -11,26 +11,35 @@ interface Item {
   sharing?: Sharing;
 }
 
-/** Runs the items with a short pause each and records every start and end in order. */
-async function trace(items: Item[], limit: number) {
+/**
+ * Runs the items with a short pause each and records every start and end in order; with `overlap`, its `again` runs
+ * an item the same way under the name with a star, and `stands` is asked of each history result.
+ */
+async function trace(items: Item[], limit: number, overlap?: { stands: (result: string) => boolean; lane?: Area }) {
   const events: string[] = [];
   const running = new Set<string>();
   const overlaps = new Map<string, Set<string>>();
   let peak = 0;
+  const step = async (name: string) => {
+    events.push(`start ${name}`);
+    for (const other of running) {
+      overlaps.set(name, (overlaps.get(name) ?? new Set()).add(other));
+      overlaps.set(other, (overlaps.get(other) ?? new Set()).add(name));
+    }
+    running.add(name);
+    peak = Math.max(peak, running.size);
+    await new Promise((r) => setTimeout(r, 5));
+    running.delete(name);
+    events.push(`end ${name}`);
+    return name;
+  };
   const results = await Promise.all(
-    schedule(items, limit, async (item) => {
-      events.push(`start ${item.name}`);
-      for (const other of running) {
-        overlaps.set(item.name, (overlaps.get(item.name) ?? new Set()).add(other));
-        overlaps.set(other, (overlaps.get(other) ?? new Set()).add(item.name));
-      }
-      running.add(item.name);
-      peak = Math.max(peak, running.size);
-      await new Promise((r) => setTimeout(r, 5));
-      running.delete(item.name);
-      events.push(`end ${item.name}`);
-      return item.name;
-    }),
+    schedule(
+      items,
+      limit,
+      (item) => step(item.name),
+      overlap && { lane: overlap.lane ?? "http", stands: overlap.stands, again: (item) => step(`${item.name}*`) },
+    ),
   );
   return { events, overlaps, peak, results };
 }
@@ -117,6 +126,63 @@ describe("schedule", () => {
       "start g1",
       "end g1",
     ]);
+  });
+
+  it("runs the overlap's lane beside the history checks, and the rest after both when every result stands", async () => {
+    const items = [grpc("y1", "history"), http("h1"), grpc("g1"), grpc("y2", "history"), http("h2"), http("h3")];
+    const { events, overlaps, peak, results } = await trace(items, 3, { stands: () => true });
+    // The lane's first check starts with the history ones, not after them.
+    expect(events.slice(0, 3).sort()).toEqual(["start h1", "start y1", "start y2"]);
+    expect([...(overlaps.get("h1") ?? [])].filter((o) => o.startsWith("y")).sort()).toEqual(["y1", "y2"]);
+    // Nothing else beside the history checks, and the shared check after them.
+    for (const y of ["y1", "y2"]) expect([...(overlaps.get(y) ?? [])].every((o) => /^[yh]/.test(o))).toBe(true);
+    expect(events.indexOf("start g1")).toBeGreaterThan(Math.max(events.indexOf("end y1"), events.indexOf("end y2")));
+    // The lane still one at a time, in order; the bound kept; nothing run again.
+    expect(events.filter((e) => e.startsWith("start h"))).toEqual(["start h1", "start h2", "start h3"]);
+    for (const h of ["h1", "h2", "h3"])
+      expect([...(overlaps.get(h) ?? [])].filter((o) => o.startsWith("h"))).toEqual([]);
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(results).toEqual(["y1", "h1", "g1", "y2", "h2", "h3"]);
+  });
+
+  it("runs every history check again once the lane has ended, beside nothing else, when a result does not stand", async () => {
+    const items = [grpc("y1", "history"), http("h1"), grpc("g1"), grpc("y2", "history"), http("h2")];
+    const { events, overlaps, results } = await trace(items, 4, { stands: (r) => r !== "y2" });
+    expect(overlaps.get("h1")?.size ?? 0).toBeGreaterThan(0);
+    const lastOfLane = events.indexOf("end h2");
+    for (const y of ["y1*", "y2*"]) {
+      expect(events.indexOf(`start ${y}`)).toBeGreaterThan(lastOfLane);
+      expect([...(overlaps.get(y) ?? [])].every((o) => o.endsWith("*"))).toBe(true);
+      expect(events.indexOf("start g1")).toBeGreaterThan(events.indexOf(`end ${y}`));
+    }
+    // The results of the history checks are those of their second run; the others' their first.
+    expect(results).toEqual(["y1*", "h1", "g1", "y2*", "h2"]);
+  });
+
+  it("counts a history check that rejects beside the lane as not standing", async () => {
+    const items = [grpc("y1", "history"), http("h1")];
+    const again: string[] = [];
+    const promises = schedule(
+      items,
+      2,
+      async (item) => {
+        if (item.name === "y1") throw new Error("y1 crashed");
+        return item.name;
+      },
+      { lane: "http", stands: () => true, again: async (item) => (again.push(item.name), `${item.name}*`) },
+    );
+    await expect(promises[0]).resolves.toBe("y1*");
+    await expect(promises[1]).resolves.toBe("h1");
+    expect(again).toEqual(["y1"]);
+  });
+
+  it("keeps the lane after the history checks with a limit of 1, or with no overlap asked", async () => {
+    const items = [grpc("y1", "history"), http("h1"), grpc("y2", "history"), http("h2")];
+    for (const run of [trace(items, 1, { stands: () => false }), trace(items, 3)]) {
+      const { events, results } = await run;
+      expect(events.indexOf("start h1")).toBeGreaterThan(Math.max(events.indexOf("end y1"), events.indexOf("end y2")));
+      expect(results).toEqual(["y1", "h1", "y2", "h2"]);
+    }
   });
 
   it("goes on past a check that rejects, and hands the rejection to its caller", async () => {

@@ -21,6 +21,13 @@ function toRecord(md: grpc.Metadata | undefined): Record<string, string[]> {
   return out;
 }
 
+/** Statuses a call may end with before its connection was ever ready (grpc-js gives them itself). */
+const UNANSWERED: ReadonlySet<number> = new Set([
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.CANCELLED,
+  grpc.status.UNAVAILABLE,
+]);
+
 /** One default HTTP/2 window: a request body past it may still be going out when the server has answered. */
 const ONE_WINDOW = 65_535;
 
@@ -33,11 +40,22 @@ const ONE_WINDOW = 65_535;
 const RECEIVE_WINDOW = 4 * 1024 * 1024 + 5;
 
 /**
+ * The sockets of a channel of one call, and whether the call has ended: grpc-js's close() leaves a connection still
+ * being set up (the server's SETTINGS not yet in) open, so such a channel's sockets are destroyed as it ends, and a
+ * socket that connects after it ended is destroyed as it comes.
+ */
+interface OwnSockets {
+  sockets: Set<Socket>;
+  ended: boolean;
+}
+
+/**
  * The channel's credentials, seeing the sockets its connections run on, so that a channel of one call can stop
  * sending the rest of a body the server refused before reading it (grpc-js ends the stream, but its queued DATA
- * still goes out through the server's window). Every method is the credentials' own.
+ * still goes out through the server's window), and end a connection in any state. Every method is the credentials'
+ * own.
  */
-function seeingSockets(credentials: grpc.ChannelCredentials, sockets: Set<Socket>): grpc.ChannelCredentials {
+function seeingSockets(credentials: grpc.ChannelCredentials, own: OwnSockets): grpc.ChannelCredentials {
   type Connector = { connect(socket: Socket): Promise<{ socket: Socket }> };
   type WithConnector = { _createSecureConnector(...args: unknown[]): Connector };
   return new Proxy(credentials, {
@@ -48,8 +66,12 @@ function seeingSockets(credentials: grpc.ChannelCredentials, sockets: Set<Socket
         const connector = (value as WithConnector["_createSecureConnector"]).apply(target, args);
         const connect = connector.connect.bind(connector);
         connector.connect = async (socket) => {
+          // The TCP socket from the start, so that a TLS handshake still under way ends with it too.
+          if (own.ended) socket.destroy();
+          own.sockets.add(socket);
           const result = await connect(socket);
-          sockets.add(result.socket);
+          if (own.ended) result.socket.destroy();
+          own.sockets.add(result.socket);
           return result;
         };
         return connector;
@@ -68,7 +90,7 @@ export class GrpcJsClient {
     this.#tls = tls;
   }
 
-  #newClient(fresh = false, sockets?: Set<Socket>): grpc.Client {
+  #newClient(fresh = false, own?: OwnSockets): grpc.Client {
     const opts: grpc.ChannelOptions = {
       // grpc-js shares connections between channels with equal options; a fresh channel must not.
       ...(fresh && { "grpc.use_local_subchannel_pool": 1 }),
@@ -85,11 +107,7 @@ export class GrpcJsClient {
     if (this.#options.authority !== undefined)
       opts["grpc.ssl_target_name_override"] = this.#options.authority.replace(/:\d+$/, "");
     const credentials = channelCredentials(this.#tls);
-    return new grpc.Client(
-      this.#options.address.grpcTarget,
-      sockets ? seeingSockets(credentials, sockets) : credentials,
-      opts,
-    );
+    return new grpc.Client(this.#options.address.grpcTarget, own ? seeingSockets(credentials, own) : credentials, opts);
   }
 
   #client(): grpc.Client {
@@ -100,8 +118,8 @@ export class GrpcJsClient {
   unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const fresh = options.channel === "fresh";
     // Only a channel of its own can be dropped when refused early (below); the shared one is never.
-    const sockets = fresh ? new Set<Socket>() : undefined;
-    const client = fresh ? this.#newClient(true, sockets) : this.#client();
+    const own: OwnSockets | undefined = fresh ? { sockets: new Set(), ended: false } : undefined;
+    const client = fresh ? this.#newClient(true, own) : this.#client();
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
     for (const [k, v] of Object.entries(options.metadata ?? {}) as [string, MetadataValue][]) {
@@ -130,11 +148,17 @@ export class GrpcJsClient {
         // The status event comes after the callback; give the callback's value a tick to land.
         setImmediate(() => {
           options.signal?.removeEventListener("abort", cancel);
-          if (fresh) client.close();
-          // Refused with its body still going out, a channel of one call stops sending it (RFC 9113 8.1): the
-          // connection is dropped, as grpc-js offers no way to reset its stream once it has the status.
-          if (sockets && status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW)
-            for (const s of sockets) s.destroy();
+          if (own) {
+            own.ended = true;
+            client.close();
+            // Refused with its body still going out, a channel of one call stops sending it (RFC 9113 8.1): the
+            // connection is dropped, as grpc-js offers no way to reset its stream once it has the status. And one
+            // that may still be being set up (no headers came, and the call ended by its deadline, a cancel or as
+            // unavailable) is dropped too: grpc-js's close() leaves it open while the server's SETTINGS are due.
+            const refusedMidBody = status.code !== grpc.status.OK && request.byteLength > ONE_WINDOW;
+            const unanswered = headers === undefined && UNANSWERED.has(status.code);
+            if (refusedMidBody || unanswered) for (const s of own.sockets) s.destroy();
+          }
           const result = {
             code: status.code,
             details: status.details,
