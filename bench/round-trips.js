@@ -8,6 +8,7 @@
 // saying that they were measured apart from the rest) and writes docs/performance.md from it, as `npm run bench` does:
 // for a machine too shared to run the whole bench.
 import { spawn } from "node:child_process";
+import { startServe } from "./start-serve.js";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -65,27 +66,14 @@ function relay(from, to) {
   from.on("close", () => later(() => to.destroy()));
 }
 
-function startReference() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [CLI, "serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "silent", "--store", "memory:"],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let out = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-      const g = /^grpc (\S+)$/m.exec(out);
-      const h = /^http (\S+)$/m.exec(out);
-      if (g && h)
-        resolve({
-          grpcPort: Number(g[1].split(":").at(-1)),
-          httpPort: Number(new URL(h[1]).port),
-          close: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))),
-        });
-    });
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
-  });
+/** The reference in a process of its own (bench/start-serve.js), with the ports the proxies stand in front of. */
+async function startReference() {
+  const server = await startServe(CLI, ["--store", "memory:"]);
+  return {
+    grpcPort: Number(server.address.split(":").at(-1)),
+    httpPort: Number(new URL(server.httpUrl).port),
+    close: server.close,
+  };
 }
 
 /** One default check of the reference through the proxies: wall time, bursts, and each check's round trips. */
