@@ -4,6 +4,7 @@ import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import { target } from "./_internals/calls.js";
 import { describeRaw, rawStatus } from "./_internals/raw.js";
 import { GRPC } from "../../harness/protocols/grpc/index.js";
+import type { RawResponse } from "../../harness/protocols/rpc.js";
 
 const DEADLINE_MS = 200;
 /** Scheduling and loopback latency allowed past the deadline before the call counts as hanging. */
@@ -41,13 +42,33 @@ export const deadlineRespected: CheckDefinition = {
             `without one took ${plainMs} ms (${describeRaw(plain)}): too slow now to tell a deadline's effect`,
         );
       }
-      return fail(
-        `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, while the same call ` +
-          `without one was answered in ${plainMs} ms`,
+      // Answered at once without a deadline: the call with one is asked again, now that the target is seen
+      // answering, so that a moment's pause of this machine or the target (both tries fell in it) is no failure.
+      const againStarted = performance.now();
+      const again = await target(ctx).raw({
+        headers: { "grpc-timeout": `${DEADLINE_MS}m` },
+        body,
+        timeoutMs: DEADLINE_MS + SLACK_MS,
+      });
+      if (again.failure?.kind === "timeout")
+        return fail(
+          `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, twice, while the same ` +
+            `call without one was answered in ${plainMs} ms between them`,
+        );
+      return judged(
+        again,
+        Math.round(performance.now() - againStarted),
+        ` (an earlier try got no status within ${DEADLINE_MS + SLACK_MS} ms, while the same call without a deadline ` +
+          `was answered in ${plainMs} ms: read as a pause, since this one ended in time)`,
       );
     }
-    const status = rawStatus(res);
-    if (status === 0 || status === 4) return pass(`ended in ${took} ms with ${describeRaw(res)}`);
-    return fail(`the call ended with ${describeRaw(res)}, neither a reply nor DEADLINE_EXCEEDED`);
+    return judged(res, took, "");
   },
 };
+
+/** A call with the deadline that ended in time: a reply or DEADLINE_EXCEEDED passes, any other status fails. */
+function judged(res: RawResponse, took: number, note: string) {
+  const status = rawStatus(res);
+  if (status === 0 || status === 4) return pass(`ended in ${took} ms with ${describeRaw(res)}${note}`);
+  return fail(`the call ended with ${describeRaw(res)}, neither a reply nor DEADLINE_EXCEEDED${note}`);
+}
