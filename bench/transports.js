@@ -5,12 +5,20 @@
 // gRPC-Web runs (e.g. --http2-prior-knowledge). BENCH_BEFORE_CLI, the bin/example-conformance.js of another build
 // (an earlier commit's, built), adds the same three runs against a `serve` of that build in every round, in the same
 // rotation, so that before and after are measured side by side. Prints each figure and ratio with its 95 % interval,
-// and the load average at start and end. Run `npx tsc -p .` first (it reads dist/).
+// and the load average at start and end. The load process's CPU per call includes its start-up (GNU time over the
+// whole process): BENCH_EXCHANGES (default 0: off) adds, in every round, that many Connect exchanges made in this
+// process through wire/http1.ts's pool on each client (node:http's Agent, undici's Pool; 64 in flight on as many
+// connections, as `load` makes them), the CPU per exchange by process.cpuUsage, start-up apart; BENCH_MARGINAL=1
+// runs every `load` once more for 1 s and reports the load process's marginal CPU per call, (CPU of the long run -
+// CPU of the 1 s run) / (their calls' difference), its start-up cancelling, and the start-up CPU that leaves. Run
+// `npx tsc -p .` first (it reads dist/).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { meanInterval, ratioInterval } from "../dist/test/bench/interval.js";
+import { http1Exchange, openHttp1Pool } from "../dist/harness/wire/http1.js";
+import { HELLO_PATH } from "../dist/harness/protocols/rpc.js";
 import { startServe } from "./start-serve.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -32,9 +40,21 @@ function cpuSeconds(pid) {
  * than requests/s.
  */
 function load(server, address, flag, extra) {
+  const r = loadRun(server, address, flag, extra, DURATION);
+  if (!MARGINAL) return r;
+  const short = loadRun(server, address, flag, extra, "1s");
+  const slope = ((r.loadCpu - short.loadCpu) / (r.requests - short.requests)) * 1e6;
+  return {
+    ...r,
+    loadMarginalCpuUsPerCall: slope,
+    loadStartupCpuSeconds: short.loadCpu - (short.requests * slope) / 1e6,
+  };
+}
+
+function loadRun(server, address, flag, extra, duration) {
   const file = join(tmp, `load-${Date.now()}-${flag.slice(2)}.json`);
   const times = `${file}.time`;
-  const args = ["--duration", DURATION, "--concurrency", "64", "--connections", "4", "--threads", "1", "--quiet"];
+  const args = ["--duration", duration, "--concurrency", "64", "--connections", "4", "--threads", "1", "--quiet"];
   const before = cpuSeconds(server.pid);
   const command = [process.execPath, CLI, "load", flag, address, ...args, ...extra, "--json", file];
   const r = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", times, ...command], {
@@ -49,10 +69,40 @@ function load(server, address, flag, extra) {
     ...report,
     serverCpuUsPerCall: (serverCpu / report.requests) * 1e6,
     loadCpuUsPerCall: ((user + system) / report.requests) * 1e6,
+    loadCpu: user + system,
   };
 }
 
 const BEFORE_CLI = process.env.BENCH_BEFORE_CLI;
+const EXCHANGES = Math.max(0, Number(process.env.BENCH_EXCHANGES ?? 0));
+const MARGINAL = process.env.BENCH_MARGINAL === "1";
+
+/**
+ * EXCHANGES Connect calls (an empty HelloRequest) to the server through one client's pool, 64 in flight on 64
+ * connections: this process's CPU per exchange, in microseconds. Every reply must be a 200.
+ */
+async function exchanges(server, client) {
+  const origin = new URL(server.httpUrl);
+  const pool = openHttp1Pool(origin, { maxSockets: 64, client });
+  const headers = { "content-type": "application/proto", "connect-protocol-version": "1", "content-length": "0" };
+  const request = { origin, method: "POST", path: HELLO_PATH, headers, body: Buffer.alloc(0), connection: pool };
+  let left = EXCHANGES;
+  const start = process.cpuUsage();
+  try {
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (left-- > 0) {
+          const a = await http1Exchange({ ...request, timeoutMs: 10_000 });
+          if (a.status !== 200) throw new Error(`${client}: ${a.status ?? JSON.stringify(a.failure)}`);
+        }
+      }),
+    );
+  } finally {
+    pool.close();
+  }
+  const used = process.cpuUsage(start);
+  return { cpuUsPerExchange: (used.user + used.system) / EXCHANGES };
+}
 
 const startReference = (cli = CLI) => startServe(cli, ["--store", "memory:"]);
 
@@ -62,6 +112,11 @@ const measures = builds.flatMap((b) => [
   [`${b}connect`, (s) => load(s[b], s[b].httpUrl, "--connect", EXTRA)],
   [`${b}grpcWeb`, (s) => load(s[b], s[b].httpUrl, "--grpc-web", EXTRA)],
 ]);
+if (EXCHANGES > 0)
+  measures.push(
+    ["exchanges node:http", (s) => exchanges(s[""], "node:http")],
+    ["exchanges undici", (s) => exchanges(s[""], "undici")],
+  );
 const runs = Object.fromEntries(measures.map(([name]) => [name, []]));
 const loadAverage = () =>
   os
@@ -77,27 +132,40 @@ for (let round = 0; round < ROUNDS; round++) {
   try {
     for (let k = 0; k < measures.length; k++) {
       const [name, measure] = measures[(k + round) % measures.length];
-      const r = measure(servers);
+      const r = await measure(servers);
       runs[name].push(r);
       if (r.httpVersion) runs[name].httpVersion = r.httpVersion;
     }
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.close()));
   }
-  const each = measures.map(([n]) => `${n} ${Math.round(runs[n][round].requestsPerSecond)}`).join(", ");
+  const each = measures
+    .map(([n]) => `${n} ${Math.round(runs[n][round].requestsPerSecond ?? runs[n][round].cpuUsPerExchange)}`)
+    .join(", ");
   console.log(`round ${round + 1}: ${each}; load average ${loadAverage()}`);
 }
 const show = (i) => `${i.mean.toFixed(3)} (95 % interval ${i.low?.toFixed(3)} to ${i.high?.toFixed(3)})`;
 for (const [name] of measures) {
+  if (name.startsWith("exchanges")) {
+    const us = runs[name].map((x) => x.cpuUsPerExchange);
+    console.log(
+      `${name}: CPU per exchange ${show(meanInterval(us))} us (rounds ${us.map((x) => x.toFixed(0)).join(", ")})`,
+    );
+    continue;
+  }
   const rps = runs[name].map((x) => x.requestsPerSecond);
   const errors = runs[name].reduce((s, x) => s + Object.values(x.errors ?? {}).reduce((a, b) => a + b, 0), 0);
   const version = runs[name].httpVersion ? ` (HTTP/${runs[name].httpVersion})` : "";
   console.log(`${name}${version}: ${show(meanInterval(rps))} req/s, ${errors} errors`);
-  for (const who of ["server", "load"]) {
+  for (const who of ["server", "load", ...(MARGINAL ? ["loadMarginal"] : [])]) {
     const us = runs[name].map((x) => x[`${who}CpuUsPerCall`]);
     console.log(
       `  ${who} CPU per call: ${show(meanInterval(us))} us (rounds ${us.map((x) => x.toFixed(0)).join(", ")})`,
     );
+  }
+  if (MARGINAL) {
+    const s = runs[name].map((x) => x.loadStartupCpuSeconds);
+    console.log(`  load start-up CPU: ${show(meanInterval(s))} s (rounds ${s.map((x) => x.toFixed(2)).join(", ")})`);
   }
 }
 for (const b of builds) {
@@ -106,5 +174,11 @@ for (const b of builds) {
     const rounds = perRound.map((x) => x.toFixed(3)).join(", ");
     console.log(`${b}${name} / ${b}grpc: ${show(ratioInterval(perRound))} (rounds ${rounds})`);
   }
+}
+if (EXCHANGES > 0) {
+  const perRound = runs["exchanges undici"].map(
+    (x, i) => x.cpuUsPerExchange / runs["exchanges node:http"][i].cpuUsPerExchange,
+  );
+  console.log(`exchanges, undici / node:http CPU: ${show(ratioInterval(perRound))}`);
 }
 console.log(`load average at end ${loadAverage()}`);

@@ -95,3 +95,48 @@ describe("the HTTP/1.1 client", () => {
     expect(elsewhere).toEqual([]);
   });
 });
+
+/**
+ * undici (the load runs' pools, wire/http1.ts's Http1Client) is loaded by wire/_internals/undici-pool.ts alone, on the
+ * first pool that asks for it: http1.ts imports its types only, and nothing else in the product names it, so a check
+ * run never loads it and every HTTP/1 request still goes through the wire layer.
+ */
+describe("undici", () => {
+  const UNDICI_POOL = "harness/wire/_internals/undici-pool.ts";
+  /** Each way a source names undici: "import", "type import", or "require" (a string naming undici or a module of it). */
+  const undiciUses = (sf: ts.SourceFile): string[] => {
+    const out: string[] = [];
+    const visit = (node: ts.Node) => {
+      if (
+        ts.isImportDeclaration(node) &&
+        ts.isStringLiteral(node.moduleSpecifier) &&
+        node.moduleSpecifier.text === "undici"
+      )
+        out.push(node.importClause?.isTypeOnly ? "type import" : "import");
+      if (
+        ts.isVariableDeclaration(node) &&
+        node.initializer !== undefined &&
+        ts.isStringLiteral(node.initializer) &&
+        /^undici(\/|$)/.test(node.initializer.text)
+      )
+        out.push("require");
+      if (
+        ts.isCallExpression(node) &&
+        node.arguments.some((a) => ts.isStringLiteral(a) && /^undici(\/|$)/.test(a.text))
+      )
+        out.push("require");
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+    return out;
+  };
+
+  it(`is loaded only by ${UNDICI_POOL}, and only when a pool asks for it`, () => {
+    const uses = productFiles().flatMap((f) => undiciUses(sourceOf(f)).map((use) => `${f}: ${use}`));
+    expect(uses.sort()).toEqual([
+      `${UNDICI_POOL}: require`,
+      `${UNDICI_POOL}: type import`,
+      `${THE_CLIENT}: type import`,
+    ]);
+  });
+});

@@ -8,31 +8,30 @@ import https from "node:https";
 import type { ConnectionOptions } from "node:tls";
 import { MAX_HEADER_BYTES, MAX_REPLY_BYTES } from "./bounds.js";
 import { readHeadTail } from "./_internals/head-tail.js";
+import type { Http1Answer, Http1Failure } from "./_internals/http1-answer.js";
+import { openUndiciPool, undiciExchange } from "./_internals/undici-pool.js";
+import type { Pool } from "undici";
 
-/**
- * Why an exchange brought no whole reply: its time ran out, the reply passed its byte bound, or the connection failed.
- */
-export type Http1Failure =
-  | { kind: "timeout" }
-  | { kind: "too-large" }
-  /** code: the system error's (ECONNREFUSED), where the connection failed before any reply. */
-  | { kind: "connection"; message: string; code?: string };
-
-/** What came back. Without a failure, the whole reply; with one, what arrived before it (status undefined: nothing). */
-export interface Http1Answer {
-  status?: number;
-  /** The reason phrase exactly as the status line carried it. */
-  statusText?: string;
-  /** Every header field as sent, names lowercased, values in order. */
-  headers: Record<string, string[]>;
-  /** The body as sent (no content coding undone), at most the request's maxBytes. */
-  body: Buffer;
-  failure?: Http1Failure;
-}
+export type { Http1Answer, Http1Failure } from "./_internals/http1-answer.js";
 
 /** Keep-alive connections to one origin, at most maxSockets at a time (a request waits for one past that). */
 export interface Http1Pool {
   close(): void;
+}
+
+/**
+ * Which client a pool's exchanges go through. "node:http" (the default; every check's pool): an http(s).Agent, which
+ * sends any request as written. "undici" (the load runs'): undici's Pool, cheaper per call; a request undici will
+ * not send as written (a header name or path it refuses) and one with its own host or port go through the pool's
+ * node:http Agent instead. Both read within the same bounds into the same shapes; fresh connections (and headBody
+ * HEADs) are always node:http's.
+ */
+export type Http1Client = "node:http" | "undici";
+
+export interface Http1PoolOptions {
+  maxSockets?: number;
+  tls?: ConnectionOptions;
+  client?: Http1Client;
 }
 
 export interface Http1Request {
@@ -66,17 +65,29 @@ export interface Http1Request {
   headBody?: boolean;
 }
 
-const agents = new WeakMap<Http1Pool, http.Agent>();
+const agents = new WeakMap<Http1Pool, () => http.Agent>();
+const undiciPools = new WeakMap<Http1Pool, Pool>();
 
-/** A keep-alive pool for origin's scheme; tls: an https pool's TLS options. */
-export function openHttp1Pool(origin: URL, options: { maxSockets?: number; tls?: ConnectionOptions } = {}): Http1Pool {
+/** A keep-alive pool for origin's scheme; tls: an https pool's TLS options; client: see Http1Client. */
+export function openHttp1Pool(origin: URL, options: Http1PoolOptions = {}): Http1Pool {
   const limit = options.maxSockets === undefined ? {} : { maxSockets: options.maxSockets };
-  const agent =
-    origin.protocol === "https:"
-      ? new https.Agent({ keepAlive: true, ...limit, ...options.tls })
-      : new http.Agent({ keepAlive: true, ...limit });
-  const pool: Http1Pool = { close: () => agent.destroy() };
-  agents.set(pool, agent);
+  let agent: http.Agent | undefined;
+  const agentOf = () =>
+    (agent ??=
+      origin.protocol === "https:"
+        ? new https.Agent({ keepAlive: true, ...limit, ...options.tls })
+        : new http.Agent({ keepAlive: true, ...limit }));
+  const fast = options.client === "undici" ? openUndiciPool(origin, options.maxSockets, options.tls) : undefined;
+  // An undici pool's Agent is made only when a request needs it; a node:http pool's at once, as before.
+  if (fast === undefined) agentOf();
+  const pool: Http1Pool = {
+    close: () => {
+      agent?.destroy();
+      void fast?.destroy().catch(() => undefined);
+    },
+  };
+  agents.set(pool, agentOf);
+  if (fast !== undefined) undiciPools.set(pool, fast);
   return pool;
 }
 
@@ -88,7 +99,7 @@ function headerLists(raw: readonly string[]): Record<string, string[]> {
 }
 
 function requestOptions(req: Http1Request): https.RequestOptions {
-  const agent = req.connection === "fresh" ? false : agents.get(req.connection);
+  const agent = req.connection === "fresh" ? false : agents.get(req.connection)?.();
   if (agent === undefined) throw new Error("an HTTP/1.1 pool openHttp1Pool did not open");
   return {
     host: req.host ?? req.origin.hostname.replace(/^\[(.*)\]$/, "$1"),
@@ -103,7 +114,17 @@ function requestOptions(req: Http1Request): https.RequestOptions {
 }
 
 /** One exchange, bounded in time, reply bytes and header bytes; it always resolves. */
-export function http1Exchange(req: Http1Request): Promise<Http1Answer> {
+export async function http1Exchange(req: Http1Request): Promise<Http1Answer> {
+  const fast = req.connection === "fresh" ? undefined : undiciPools.get(req.connection);
+  if (fast !== undefined && req.host === undefined && req.port === undefined) {
+    const answer = await undiciExchange(fast, { ...req, maxBytes: req.maxBytes ?? MAX_REPLY_BYTES });
+    if (answer !== "refused") return answer;
+  }
+  return nodeExchange(req);
+}
+
+/** An exchange through node:http: a fresh connection, or a pool's Agent. */
+function nodeExchange(req: Http1Request): Promise<Http1Answer> {
   const maxBytes = req.maxBytes ?? MAX_REPLY_BYTES;
   const headBody = req.headBody === true && req.method.toUpperCase() === "HEAD" && req.connection === "fresh";
   return new Promise<Http1Answer>((resolve) => {

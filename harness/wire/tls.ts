@@ -54,5 +54,10 @@ export function tlsConnectOptions(settings: TlsSettings): tls.ConnectionOptions 
 
 /** A TLS socket to the endpoint with the run's settings; its handshake is done when it emits "secureConnect". */
 export function openTls(endpoint: TlsEndpoint, settings: TlsSettings): tls.TLSSocket {
-  return tls.connect({ ...endpoint, ...tlsConnectOptions(settings) });
+  return openTlsWith(endpoint, tlsConnectOptions(settings));
+}
+
+/** A TLS socket to the endpoint with options tlsConnectOptions made (a pool keeps them, not the settings). */
+export function openTlsWith(endpoint: TlsEndpoint, options: tls.ConnectionOptions): tls.TLSSocket {
+  return tls.connect({ ...endpoint, ...options });
 }

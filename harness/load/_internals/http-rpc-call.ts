@@ -27,14 +27,16 @@ export interface HttpWire {
 }
 
 /**
- * Keep-alive connections to the base URL, at most `connections` of them; TLS ones for an https:// URL, offering no
- * ALPN (as node:https does), so that an HTTP/2-capable server speaks HTTP/1.1 on them.
+ * Keep-alive connections to the base URL, at most `connections` of them, through undici (wire/http1.ts: the load
+ * process's CPU per call is what limits an HTTP/1.1 run); TLS ones for an https:// URL, offering no ALPN, so that an
+ * HTTP/2-capable server speaks HTTP/1.1 on them.
  */
 export function openPool(base: URL, connections: number, wire: HttpWire = {}): Http1Pool {
-  if (base.protocol !== "https:") return openHttp1Pool(base, { maxSockets: connections });
+  if (base.protocol !== "https:") return openHttp1Pool(base, { maxSockets: connections, client: "undici" });
   return openHttp1Pool(base, {
     maxSockets: connections,
     tls: tlsConnectOptions({ material: wire.tls, serverName: wire.authority }),
+    client: "undici",
   });
 }
 
