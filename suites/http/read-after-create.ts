@@ -1,8 +1,10 @@
 // http.read.after-create: a created message is read back with GET on its own URI, with the body that was sent, every
 // character of it: long bodies of characters beyond U+FFFF (a surrogate pair in UTF-16, four bytes in UTF-8) are read
 // back as JSON and as XML, so that a server writing its reply in slices never cuts one in two (the reference's mutants
-// of representation.ts:188-189, docs/mutation.md: a pair split where a piece of the reply ends, sent as two U+FFFD).
-import { isJsonType, isXmlType, mediaTypeOf, parseXml } from "./_internals/links.js";
+// of representation.ts:188-189, docs/mutation.md: a pair split where a piece of the reply ends, sent as two U+FFFD);
+// a body of the characters JSON and XML escape (" \ < & > ' and a tab) is read back as both, so that a server that
+// writes a body unescaped in either is seen (the reference's mutants of representation.ts:196-197).
+import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, shownBody, uniqueBody, XML_TYPE } from "./_internals/representation.js";
 import { MAX_LISTING_PAGES } from "./_internals/uri.js";
@@ -37,6 +39,7 @@ export const readAfterCreate = httpCheck(
         );
       else shown.push(`GET ${created.uri.path} (from the ${created.uri.how}) → 200 with the body sent`);
       shown.push(await astralRoundTrip(p, c));
+      shown.push(await markupRoundTrip(p, c));
     }
     return shown.filter((s) => s !== "").join("; ");
   },
@@ -55,10 +58,17 @@ const ASTRAL_REPEATS = 13_200;
 const ASTRAL_OFFSETS = [0, 1, 2] as const;
 const ASTRAL_NAMED = `${ASTRAL_REPEATS} × U+1F600 (each followed by "a")`;
 /**
- * Requests a collection may take, at most: four messages created, each perhaps looked for in a listing of
- * MAX_LISTING_PAGES pages when the answer does not locate it, one read of the first and two of each long one.
+ * The characters JSON must escape in a string (`"`, `\\`, a tab: RFC 8259 §7) and XML in text (`<`, `&`, and `>`
+ * after `]]`: XML 1.0 §2.4), with `'` and `/`, which either may escape or not: the body as written by a server
+ * that escapes none of them is no JSON, or no well-formed XML, or another body.
  */
-const REQUESTS_PER_COLLECTION = (1 + ASTRAL_OFFSETS.length) * (1 + MAX_LISTING_PAGES) + 1 + 2 * ASTRAL_OFFSETS.length;
+const MARKUP_BODY = `say "hi" \\ <b>&amp;</b> ]]> 'x'\t/ `;
+const MARKUP_NAMED = "characters JSON and XML escape (\" \\ < & > ' and a tab)";
+/**
+ * Requests a collection may take, at most: five messages created, each perhaps looked for in a listing of
+ * MAX_LISTING_PAGES pages when the answer does not locate it, one read of the first and two of each other one.
+ */
+const REQUESTS_PER_COLLECTION = (2 + ASTRAL_OFFSETS.length) * (1 + MAX_LISTING_PAGES) + 3 + 2 * ASTRAL_OFFSETS.length;
 
 /**
  * Creates messages of long astral bodies, one per offset, and reads each back as JSON and as XML: the body shown is
@@ -87,31 +97,66 @@ async function astralRoundTrip(p: Probe, c: string): Promise<string> {
   located.forEach(({ body }, i) => {
     const json = reads[2 * i] as Exchange;
     const xml = reads[2 * i + 1] as Exchange;
-    if (astralRead(p, json, body, "json") && astralRead(p, xml, body, "xml")) whole++;
+    if (readWhole(p, json, body, "json", ASTRAL_NAMED) && readWhole(p, xml, body, "xml", ASTRAL_NAMED)) whole++;
   });
   if (located.length > 0) seen.push(`${whole} of ${located.length} bodies of ${ASTRAL_NAMED} read back whole`);
   return seen.join("; ");
 }
 
-/** Judges one read of a message whose body is `body`: true when it shows it whole (or, as XML, legally does not). */
-function astralRead(p: Probe, ex: Exchange, body: string, asked: "json" | "xml"): boolean {
+/**
+ * Creates a message whose body holds the characters JSON and XML escape, and reads it back as JSON and as XML: the
+ * body shown is the body sent. A create refused (4xx) is not judged; XML answered 406, or JSON in its place, is legal.
+ */
+async function markupRoundTrip(p: Probe, c: string): Promise<string> {
+  const body = MARKUP_BODY + uniqueBody("markup");
+  const { ex, uri } = await p.create(c, body);
+  const sent = `${ex.req.method} ${ex.req.path} of a body of ${MARKUP_NAMED}`;
+  if (ex.res.status >= 400 && ex.res.status < 500) return `${sent} → ${ex.res.status} (refused, not judged)`;
+  if (ex.res.status < 200 || ex.res.status >= 300) {
+    p.problem(`${sent} answered ${statusLine(ex.res)}, neither a 2xx nor a 4xx refusal`, ex);
+    return "";
+  }
+  if (uri === undefined) return `${sent} → ${ex.res.status}, not found again to read`;
+  const [json, xml] = (await p.all([JSON_TYPE, XML_TYPE].map((accept) => () => p.get(uri.path, { accept })))) as [
+    Exchange,
+    Exchange,
+  ];
+  const jsonWhole = readWhole(p, json, body, "json", MARKUP_NAMED);
+  const xmlWhole = readWhole(p, xml, body, "xml", MARKUP_NAMED);
+  return jsonWhole && xmlWhole ? `a body of ${MARKUP_NAMED} read back whole` : "";
+}
+
+/**
+ * Judges one read of a message whose body is `body` (described as `named`): true when it shows it whole (or, as XML,
+ * legally does not).
+ */
+function readWhole(p: Probe, ex: Exchange, body: string, asked: "json" | "xml", named: string): boolean {
   const type = mediaTypeOf(ex.res);
   const get = `GET ${ex.req.path} with Accept: ${asked === "json" ? JSON_TYPE : XML_TYPE}`;
   if (asked === "xml" && ex.res.status === 406) return true;
   if (ex.res.status !== 200) {
-    p.problem(`${get} answered ${statusLine(ex.res)}, not 200, for a message whose body is ${ASTRAL_NAMED}`, ex);
+    p.problem(`${get} answered ${statusLine(ex.res)}, not 200, for a message whose body is ${named}`, ex);
     return false;
   }
   let shown: string | undefined;
-  if (isJsonType(type)) shown = p.bodyOf(ex.res, body);
-  else if (isXmlType(type)) {
+  if (isJsonType(type)) {
+    if (!parseJson(ex.res.text).ok) {
+      p.problem(`${get} answered JSON that does not parse (RFC 8259), for a message whose body is ${named}`, ex);
+      return false;
+    }
+    shown = p.bodyOf(ex.res, body);
+  } else if (isXmlType(type)) {
     const ill = illFormedXml(ex);
     if (ill !== undefined) {
       p.problem(`${get} answered XML that is not well formed: ${ill}`, ex);
       return false;
     }
     const decoded = parseXml(ex.res.text, true);
-    shown = decoded.ok ? p.bodyOf(ex.res, body, { format: "xml", value: decoded.value }) : undefined;
+    if (!decoded.ok) {
+      p.problem(`${get} answered XML that does not parse, for a message whose body is ${named}`, ex);
+      return false;
+    }
+    shown = p.bodyOf(ex.res, body, { format: "xml", value: decoded.value });
   } else {
     p.problem(`${get} answered 200 with Content-Type ${type || "(none)"}, neither JSON nor XML`, ex);
     return false;
@@ -129,10 +174,12 @@ function differenceFrom(shown: string | undefined, sent: string): string {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const at = (cs: string[]) => (i < cs.length ? `U+${hex(cs[i] as string)}` : "the end");
+  const astral = /[\u{10000}-\u{10FFFF}]/u.test(sent)
+    ? "; a character beyond U+FFFF is one character, whatever pieces a reply is written in"
+    : "";
   return (
     `another body than the ${b.length} code points sent: from code point ${i}, ${at(a)} where ${at(b)} was ` +
-    `sent (${a.length} code points shown); a character beyond U+FFFF is one character, whatever pieces a reply ` +
-    "is written in"
+    `sent (${a.length} code points shown)${astral}`
   );
 }
 

@@ -65,3 +65,42 @@ describe("http.read.after-create: bodies of characters beyond U+FFFF", () => {
 /** A character as JSON's \uXXXX escapes, one for each UTF-16 unit (a surrogate pair beyond U+FFFF). */
 const unicodeEscapes = (c: string): string =>
   [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+
+describe("http.read.after-create: a body of characters JSON and XML escape (\" \\ < & > ' and a tab)", () => {
+  it("fails a server that writes the body unescaped in JSON, saying so", async () => {
+    const unescaped = rewriteBody(reference.handler, (text, type) => [
+      type.includes("json") ? text.replace(/\\(["\\])/g, "$1").replace(/\\t/g, "\t") : text,
+    ]);
+    const outcome = await verdictOf(readAfterCreate, unescaped);
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /^GET \/messages\/[^ ]+ with Accept: application\/json answered JSON that does not parse/,
+    );
+  });
+
+  it("fails a server that writes the body unescaped in XML, saying so", async () => {
+    const unescaped = rewriteBody(reference.handler, (text, type) => [
+      type.includes("xml") ? text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&") : text,
+    ]);
+    const outcome = await verdictOf(readAfterCreate, unescaped);
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /^GET \/messages\/[^ ]+ with Accept: application\/xml shows no body/,
+    );
+  });
+
+  it("passes other legal escapes: \\/ and \\u0009 in JSON, &quot; &apos; &#9; and &gt; in XML", async () => {
+    const escaped = rewriteBody(reference.handler, (text, type) => [
+      type.includes("xml")
+        ? text.replace(
+            /<body>([^<]*)<\/body>/g,
+            (_, b: string) =>
+              `<body>${b.replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/\t/g, "&#9;").replace(/>/g, "&gt;")}</body>`,
+          )
+        : text.replace(/\\t/g, "\\u0009").replace(/\//g, "\\/"),
+    ]);
+    const outcome = await verdictOf(readAfterCreate, escaped);
+    expect(outcome.status, outcome.message).toBe("pass");
+    expect(outcome.message).toContain("a body of characters JSON and XML escape");
+  });
+});
