@@ -3,11 +3,23 @@
 // back as JSON and as XML, so that a server writing its reply in slices never cuts one in two (the reference's mutants
 // of representation.ts:188-189, docs/mutation.md: a pair split where a piece of the reply ends, sent as two U+FFFD);
 // a body of the characters JSON and XML escape (" \ < & > ' and a tab) is read back as both, so that a server that
-// writes a body unescaped in either is seen (the reference's mutants of representation.ts:196-197).
-import { isJsonType, isXmlType, mediaTypeOf, parseJson, parseXml } from "./_internals/links.js";
+// writes a body unescaped in either is seen (the reference's mutants of representation.ts:196-197). The links the
+// message read carries are followed with GET: a link the server gives leads to a resource that answers, never to a
+// 500, nor, where the link names GET as its method, to a 405 (the reference's mutants of routes.ts:545-549, its
+// reply resource without its GET or failing in it), nor to a 200 that says it is JSON or XML and is not (routes.ts:551,
+// its representation empty).
+import {
+  type FoundLink,
+  isJsonType,
+  isXmlType,
+  linksOf,
+  mediaTypeOf,
+  parseJson,
+  parseXml,
+} from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, shownBody, uniqueBody, XML_TYPE } from "./_internals/representation.js";
-import { MAX_LISTING_PAGES } from "./_internals/uri.js";
+import { MAX_LISTING_PAGES, toTargetPath } from "./_internals/uri.js";
 import { illFormedXml } from "./_internals/xml-document.js";
 
 export const readAfterCreate = httpCheck(
@@ -15,7 +27,8 @@ export const readAfterCreate = httpCheck(
     id: "http.read.after-create",
     title:
       "GET on a created message's URI answers 200 with the body that was sent, every character of it, as JSON and " +
-      "(where XML is served) as XML",
+      "(where XML is served) as XML; the links it carries, followed with GET, answer neither 500 nor (naming GET) " +
+      "405 nor a 200 that is not the JSON or XML it says",
     severity: "MUST",
     spec: "§4.2 (method mapping: Read is GET; rule 9: one URI per resource), §1 principle 3 (JSON or XML)",
   },
@@ -38,6 +51,7 @@ export const readAfterCreate = httpCheck(
           read,
         );
       else shown.push(`GET ${created.uri.path} (from the ${created.uri.how}) → 200 with the body sent`);
+      if (read.res.status === 200) shown.push(await linksFollowed(p, read));
       shown.push(await astralRoundTrip(p, c));
       shown.push(await markupRoundTrip(p, c));
     }
@@ -64,11 +78,16 @@ const ASTRAL_NAMED = `${ASTRAL_REPEATS} × U+1F600 (each followed by "a")`;
  */
 const MARKUP_BODY = `say "hi" \\ <b>&amp;</b> ]]> 'x'\t/ `;
 const MARKUP_NAMED = "characters JSON and XML escape (\" \\ < & > ' and a tab)";
+/** Links of a message followed at most: a message's own are a handful (the reference's five, three of them GET). */
+const MAX_FOLLOWED = 6;
+
 /**
  * Requests a collection may take, at most: five messages created, each perhaps looked for in a listing of
- * MAX_LISTING_PAGES pages when the answer does not locate it, one read of the first and two of each other one.
+ * MAX_LISTING_PAGES pages when the answer does not locate it, one read of the first and two of each other one, and
+ * the first one's links followed.
  */
-const REQUESTS_PER_COLLECTION = (2 + ASTRAL_OFFSETS.length) * (1 + MAX_LISTING_PAGES) + 3 + 2 * ASTRAL_OFFSETS.length;
+const REQUESTS_PER_COLLECTION =
+  (2 + ASTRAL_OFFSETS.length) * (1 + MAX_LISTING_PAGES) + 3 + 2 * ASTRAL_OFFSETS.length + MAX_FOLLOWED;
 
 /**
  * Creates messages of long astral bodies, one per offset, and reads each back as JSON and as XML: the body shown is
@@ -101,6 +120,61 @@ async function astralRoundTrip(p: Probe, c: string): Promise<string> {
   });
   if (located.length > 0) seen.push(`${whole} of ${located.length} bodies of ${ASTRAL_NAMED} read back whole`);
   return seen.join("; ");
+}
+
+/**
+ * Follows with GET the links on the target that the message read carries (its body's and its Link header's), but
+ * those that name another method and the message itself: a 500 is a server error on a resource the server linked
+ * to; a 405 to a link that names GET is a transition the server offers and does not serve (RFC 9110 §15.5.6). Any
+ * 200 that says it is JSON or XML must be that (an empty body is neither: the reference's mutants of routes.ts:551).
+ * Any other answer is legal here (a 406 for a link to another format, a 404 for a resource that comes and goes).
+ */
+async function linksFollowed(p: Probe, read: Exchange): Promise<string> {
+  const links = new Map<string, FoundLink>();
+  for (const link of linksOf(read.res)) {
+    if (link.from === "Location header" || (link.method !== undefined && link.method.toUpperCase() !== "GET")) continue;
+    const path = toTargetPath(link.href, p.target.baseUrl, read.req.path, true);
+    if (path === undefined || path === read.req.path) continue;
+    // The same target in the Link header and in the body: the one that names its method says more.
+    if (links.has(path)) {
+      if (link.method !== undefined) links.set(path, link);
+      continue;
+    }
+    if (links.size < MAX_FOLLOWED) links.set(path, link);
+  }
+  const paths = [...links.keys()];
+  const followed = await p.all(paths.map((path) => () => p.get(path)));
+  let served = 0;
+  followed.forEach((ex, i) => {
+    const link = links.get(paths[i] as string) as FoundLink;
+    const named = `the ${link.rel === undefined ? "link" : `${JSON.stringify(link.rel)} link`} of ${read.req.path}`;
+    if (ex.res.status === 500)
+      p.problem(`GET ${ex.req.path} (${named}) answered ${statusLine(ex.res)}: a server error on its own link`, ex);
+    else if (ex.res.status === 200 && unparsed(ex) !== undefined)
+      p.problem(
+        `GET ${ex.req.path} (${named}) answered 200 with ${unparsed(ex)}, where its Content-Type says it is ` +
+          "a representation in that format",
+        ex,
+      );
+    else if (ex.res.status === 405 && link.method !== undefined)
+      p.problem(
+        `GET ${ex.req.path} (${named}, which names GET) answered ${statusLine(ex.res)}: the server links to a ` +
+          "transition it does not serve",
+        ex,
+      );
+    else served++;
+  });
+  return paths.length === 0 ? "" : `${served} of ${paths.length} links of the message followed with GET, answered`;
+}
+
+/** What is wrong with a reply that says it is JSON or XML and is not (an empty body is neither), if anything. */
+function unparsed(ex: Exchange): string | undefined {
+  const type = mediaTypeOf(ex.res);
+  const size = ex.res.text === "" ? "an empty body" : `${Buffer.byteLength(ex.res.text)} bytes`;
+  if (isJsonType(type) && !parseJson(ex.res.text).ok) return `${size} that is no JSON (RFC 8259 §2)`;
+  if (isXmlType(type) && (illFormedXml(ex) !== undefined || !parseXml(ex.res.text).ok))
+    return `${size} that is no well-formed XML (XML 1.0 §2.1)`;
+  return undefined;
 }
 
 /**
