@@ -5,8 +5,12 @@
 // (page.ts:70, store.ts:137 and :141), each page the first again, its next link the page itself; and the next link
 // dropped or made past the end (routes.ts:474): a hypermedia listing that shows one message of ?limit=1 and links
 // nowhere further strands the rest, and a next link the server then refuses (4xx) is a transition it does not offer;
-// a listing of ?limit=1 answered 500 is a server error (page.ts:90, its page made empty).
-// An empty last page is legal; a refusal a client may meet at any time (408, 410, 425, 429) or a 5xx is not judged.
+// a listing of ?limit=1 answered 500 is a server error (page.ts:90, its page made empty), and so is a page of the
+// server's own next link answered 500 (store.ts:205, its cursors no longer decoded) or that link with its cursor forged
+// answered 500 (store.ts:206, a cursor that does not decode read as one that does): a cursor the server never gave is
+// the client's mistake, a 4xx (part 7), or a page where the server reads it leniently, never a server error.
+// An empty last page is legal; a refusal a client may meet at any time (408, 410, 425, 429) or another 5xx than 500
+// (502, 503, 504: a gateway or an outage) is not judged.
 import { itemsOf, linksOf, representationOf } from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { uniqueBody } from "./_internals/representation.js";
@@ -24,7 +28,8 @@ export const listingNext = httpCheck(
     id: "http.listing.next",
     title:
       'a paged listing\'s next link leads on: following rel="next" never returns to a page already read nor meets a ' +
-      "refusal, and a page of a listing with links that shows fewer than all links on (judged where the server " +
+      "refusal nor a 500, nor does that link with its cursor forged, and a page of a listing with links that " +
+      "shows fewer than all links on (judged where the server " +
       "pages, by itself or with ?limit=1)",
     severity: "MUST",
     spec:
@@ -49,6 +54,8 @@ export const listingNext = httpCheck(
       }
       const walked = await walk(p, first);
       if (walked !== undefined) shown.push(`${c}: ${walked}`);
+      const forged = await forgedCursor(p, first);
+      if (forged !== undefined) shown.push(forged);
     }
     if (shown.length === 0 && unpaged.length > 0 && p.problems.length === 0) {
       p.skip(
@@ -130,6 +137,14 @@ async function walk(p: Probe, first: Exchange): Promise<string | undefined> {
       );
       return undefined;
     }
+    if (page.res.status === 500) {
+      p.problem(
+        `following rel="next" from ${first.req.path}, GET ${next} (the server's own link, page ${read.length} of ` +
+          `the walk) answered ${statusLine(page.res)}: a server error on the page a link it gave leads to`,
+        page,
+      );
+      return undefined;
+    }
     // A page that does not answer 200 (a rate limit, a cursor that expired) ends the walk unjudged past it.
     if (page.res.status !== 200)
       return (
@@ -138,4 +153,32 @@ async function walk(p: Probe, first: Exchange): Promise<string | undefined> {
       );
   }
   return `${read.length} page(s) read by rel="next" to the end, none repeated`;
+}
+
+/**
+ * The first page's next link with its cursor forged: the query parameter the link adds or changes (the cursor, its
+ * name the server's) given another value, one the server never gave. Any answer but 500 is legal (a 4xx refusal, or
+ * a page where the server reads it leniently); a 500 is a server error on the client's mistake (part 7). A next link
+ * whose query holds nothing new (a cursor in the path) is not judged.
+ */
+async function forgedCursor(p: Probe, first: Exchange): Promise<string | undefined> {
+  const next = nextOf(p, first);
+  if (next === undefined) return undefined;
+  const given = new URL(first.req.path, "http://target.invalid").searchParams;
+  const url = new URL(next, "http://target.invalid");
+  const name = [...url.searchParams.keys()].find((k) => url.searchParams.get(k) !== given.get(k));
+  if (name === undefined) return undefined;
+  url.searchParams.set(name, `${url.searchParams.get(name) ?? ""}~forged`);
+  const path = `${url.pathname}${url.search}`;
+  const ex = await p.get(path);
+  if (ex.res.status === 500) {
+    p.problem(
+      `GET ${path} (the next link of ${first.req.path} with its ${JSON.stringify(name)} forged) answered ` +
+        `${statusLine(ex.res)}: a value the server never gave is the client's mistake (a 4xx, part 7), or read ` +
+        "leniently, not a server error",
+      ex,
+    );
+    return undefined;
+  }
+  return `GET ${path} (the next link's ${JSON.stringify(name)} forged) → ${ex.res.status}`;
 }

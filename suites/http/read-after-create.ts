@@ -1,11 +1,25 @@
 // http.read.after-create: a created message is read back with GET on its own URI, with the body that was sent, every
 // character of it: long bodies of characters beyond U+FFFF (a surrogate pair in UTF-16, four bytes in UTF-8) are read
 // back as JSON and as XML, so that a server writing its reply in slices never cuts one in two (the reference's mutants
-// of representation.ts:188-189, docs/mutation.md: a pair split where a piece of the reply ends, sent as two U+FFFD).
-import { isJsonType, isXmlType, mediaTypeOf, parseXml } from "./_internals/links.js";
+// of representation.ts:188-189, docs/mutation.md: a pair split where a piece of the reply ends, sent as two U+FFFD);
+// a body of the characters JSON and XML escape (" \ < & > ' and a tab) is read back as both, so that a server that
+// writes a body unescaped in either is seen (the reference's mutants of representation.ts:196-197). The links the
+// message read carries are followed with GET: a link the server gives leads to a resource that answers, never to a
+// 500, nor, where the link names GET as its method, to a 405 (the reference's mutants of routes.ts:545-549, its
+// reply resource without its GET or failing in it), nor to a 200 that says it is JSON or XML and is not (routes.ts:551,
+// its representation empty).
+import {
+  type FoundLink,
+  isJsonType,
+  isXmlType,
+  linksOf,
+  mediaTypeOf,
+  parseJson,
+  parseXml,
+} from "./_internals/links.js";
 import { type Exchange, httpCheck, type Probe, statusLine } from "./_internals/probe.js";
 import { JSON_TYPE, shownBody, uniqueBody, XML_TYPE } from "./_internals/representation.js";
-import { MAX_LISTING_PAGES } from "./_internals/uri.js";
+import { MAX_LISTING_PAGES, toTargetPath } from "./_internals/uri.js";
 import { illFormedXml } from "./_internals/xml-document.js";
 
 export const readAfterCreate = httpCheck(
@@ -13,7 +27,8 @@ export const readAfterCreate = httpCheck(
     id: "http.read.after-create",
     title:
       "GET on a created message's URI answers 200 with the body that was sent, every character of it, as JSON and " +
-      "(where XML is served) as XML",
+      "(where XML is served) as XML; the links it carries, followed with GET, answer neither 500 nor (naming GET) " +
+      "405 nor a 200 that is not the JSON or XML it says",
     severity: "MUST",
     spec: "§4.2 (method mapping: Read is GET; rule 9: one URI per resource), §1 principle 3 (JSON or XML)",
   },
@@ -36,7 +51,9 @@ export const readAfterCreate = httpCheck(
           read,
         );
       else shown.push(`GET ${created.uri.path} (from the ${created.uri.how}) → 200 with the body sent`);
+      if (read.res.status === 200) shown.push(await linksFollowed(p, read));
       shown.push(await astralRoundTrip(p, c));
+      shown.push(await markupRoundTrip(p, c));
     }
     return shown.filter((s) => s !== "").join("; ");
   },
@@ -55,10 +72,22 @@ const ASTRAL_REPEATS = 13_200;
 const ASTRAL_OFFSETS = [0, 1, 2] as const;
 const ASTRAL_NAMED = `${ASTRAL_REPEATS} × U+1F600 (each followed by "a")`;
 /**
- * Requests a collection may take, at most: four messages created, each perhaps looked for in a listing of
- * MAX_LISTING_PAGES pages when the answer does not locate it, one read of the first and two of each long one.
+ * The characters JSON must escape in a string (`"`, `\\`, a tab: RFC 8259 §7) and XML in text (`<`, `&`, and `>`
+ * after `]]`: XML 1.0 §2.4), with `'` and `/`, which either may escape or not: the body as written by a server
+ * that escapes none of them is no JSON, or no well-formed XML, or another body.
  */
-const REQUESTS_PER_COLLECTION = (1 + ASTRAL_OFFSETS.length) * (1 + MAX_LISTING_PAGES) + 1 + 2 * ASTRAL_OFFSETS.length;
+const MARKUP_BODY = `say "hi" \\ <b>&amp;</b> ]]> 'x'\t/ `;
+const MARKUP_NAMED = "characters JSON and XML escape (\" \\ < & > ' and a tab)";
+/** Links of a message followed at most: a message's own are a handful (the reference's five, three of them GET). */
+const MAX_FOLLOWED = 6;
+
+/**
+ * Requests a collection may take, at most: five messages created, each perhaps looked for in a listing of
+ * MAX_LISTING_PAGES pages when the answer does not locate it, one read of the first and two of each other one, and
+ * the first one's links followed.
+ */
+const REQUESTS_PER_COLLECTION =
+  (2 + ASTRAL_OFFSETS.length) * (1 + MAX_LISTING_PAGES) + 3 + 2 * ASTRAL_OFFSETS.length + MAX_FOLLOWED;
 
 /**
  * Creates messages of long astral bodies, one per offset, and reads each back as JSON and as XML: the body shown is
@@ -87,31 +116,121 @@ async function astralRoundTrip(p: Probe, c: string): Promise<string> {
   located.forEach(({ body }, i) => {
     const json = reads[2 * i] as Exchange;
     const xml = reads[2 * i + 1] as Exchange;
-    if (astralRead(p, json, body, "json") && astralRead(p, xml, body, "xml")) whole++;
+    if (readWhole(p, json, body, "json", ASTRAL_NAMED) && readWhole(p, xml, body, "xml", ASTRAL_NAMED)) whole++;
   });
   if (located.length > 0) seen.push(`${whole} of ${located.length} bodies of ${ASTRAL_NAMED} read back whole`);
   return seen.join("; ");
 }
 
-/** Judges one read of a message whose body is `body`: true when it shows it whole (or, as XML, legally does not). */
-function astralRead(p: Probe, ex: Exchange, body: string, asked: "json" | "xml"): boolean {
+/**
+ * Follows with GET the links on the target that the message read carries (its body's and its Link header's), but
+ * those that name another method and the message itself: a 500 is a server error on a resource the server linked
+ * to; a 405 to a link that names GET is a transition the server offers and does not serve (RFC 9110 §15.5.6). Any
+ * 200 that says it is JSON or XML must be that (an empty body is neither: the reference's mutants of routes.ts:551).
+ * Any other answer is legal here (a 406 for a link to another format, a 404 for a resource that comes and goes).
+ */
+async function linksFollowed(p: Probe, read: Exchange): Promise<string> {
+  const links = new Map<string, FoundLink>();
+  for (const link of linksOf(read.res)) {
+    if (link.from === "Location header" || (link.method !== undefined && link.method.toUpperCase() !== "GET")) continue;
+    const path = toTargetPath(link.href, p.target.baseUrl, read.req.path, true);
+    if (path === undefined || path === read.req.path) continue;
+    // The same target in the Link header and in the body: the one that names its method says more.
+    if (links.has(path)) {
+      if (link.method !== undefined) links.set(path, link);
+      continue;
+    }
+    if (links.size < MAX_FOLLOWED) links.set(path, link);
+  }
+  const paths = [...links.keys()];
+  const followed = await p.all(paths.map((path) => () => p.get(path)));
+  let served = 0;
+  followed.forEach((ex, i) => {
+    const link = links.get(paths[i] as string) as FoundLink;
+    const named = `the ${link.rel === undefined ? "link" : `${JSON.stringify(link.rel)} link`} of ${read.req.path}`;
+    if (ex.res.status === 500)
+      p.problem(`GET ${ex.req.path} (${named}) answered ${statusLine(ex.res)}: a server error on its own link`, ex);
+    else if (ex.res.status === 200 && unparsed(ex) !== undefined)
+      p.problem(
+        `GET ${ex.req.path} (${named}) answered 200 with ${unparsed(ex)}, where its Content-Type says it is ` +
+          "a representation in that format",
+        ex,
+      );
+    else if (ex.res.status === 405 && link.method !== undefined)
+      p.problem(
+        `GET ${ex.req.path} (${named}, which names GET) answered ${statusLine(ex.res)}: the server links to a ` +
+          "transition it does not serve",
+        ex,
+      );
+    else served++;
+  });
+  return paths.length === 0 ? "" : `${served} of ${paths.length} links of the message followed with GET, answered`;
+}
+
+/** What is wrong with a reply that says it is JSON or XML and is not (an empty body is neither), if anything. */
+function unparsed(ex: Exchange): string | undefined {
+  const type = mediaTypeOf(ex.res);
+  const size = ex.res.text === "" ? "an empty body" : `${Buffer.byteLength(ex.res.text)} bytes`;
+  if (isJsonType(type) && !parseJson(ex.res.text).ok) return `${size} that is no JSON (RFC 8259 §2)`;
+  if (isXmlType(type) && (illFormedXml(ex) !== undefined || !parseXml(ex.res.text).ok))
+    return `${size} that is no well-formed XML (XML 1.0 §2.1)`;
+  return undefined;
+}
+
+/**
+ * Creates a message whose body holds the characters JSON and XML escape, and reads it back as JSON and as XML: the
+ * body shown is the body sent. A create refused (4xx) is not judged; XML answered 406, or JSON in its place, is legal.
+ */
+async function markupRoundTrip(p: Probe, c: string): Promise<string> {
+  const body = MARKUP_BODY + uniqueBody("markup");
+  const { ex, uri } = await p.create(c, body);
+  const sent = `${ex.req.method} ${ex.req.path} of a body of ${MARKUP_NAMED}`;
+  if (ex.res.status >= 400 && ex.res.status < 500) return `${sent} → ${ex.res.status} (refused, not judged)`;
+  if (ex.res.status < 200 || ex.res.status >= 300) {
+    p.problem(`${sent} answered ${statusLine(ex.res)}, neither a 2xx nor a 4xx refusal`, ex);
+    return "";
+  }
+  if (uri === undefined) return `${sent} → ${ex.res.status}, not found again to read`;
+  const [json, xml] = (await p.all([JSON_TYPE, XML_TYPE].map((accept) => () => p.get(uri.path, { accept })))) as [
+    Exchange,
+    Exchange,
+  ];
+  const jsonWhole = readWhole(p, json, body, "json", MARKUP_NAMED);
+  const xmlWhole = readWhole(p, xml, body, "xml", MARKUP_NAMED);
+  return jsonWhole && xmlWhole ? `a body of ${MARKUP_NAMED} read back whole` : "";
+}
+
+/**
+ * Judges one read of a message whose body is `body` (described as `named`): true when it shows it whole (or, as XML,
+ * legally does not).
+ */
+function readWhole(p: Probe, ex: Exchange, body: string, asked: "json" | "xml", named: string): boolean {
   const type = mediaTypeOf(ex.res);
   const get = `GET ${ex.req.path} with Accept: ${asked === "json" ? JSON_TYPE : XML_TYPE}`;
   if (asked === "xml" && ex.res.status === 406) return true;
   if (ex.res.status !== 200) {
-    p.problem(`${get} answered ${statusLine(ex.res)}, not 200, for a message whose body is ${ASTRAL_NAMED}`, ex);
+    p.problem(`${get} answered ${statusLine(ex.res)}, not 200, for a message whose body is ${named}`, ex);
     return false;
   }
   let shown: string | undefined;
-  if (isJsonType(type)) shown = p.bodyOf(ex.res, body);
-  else if (isXmlType(type)) {
+  if (isJsonType(type)) {
+    if (!parseJson(ex.res.text).ok) {
+      p.problem(`${get} answered JSON that does not parse (RFC 8259), for a message whose body is ${named}`, ex);
+      return false;
+    }
+    shown = p.bodyOf(ex.res, body);
+  } else if (isXmlType(type)) {
     const ill = illFormedXml(ex);
     if (ill !== undefined) {
       p.problem(`${get} answered XML that is not well formed: ${ill}`, ex);
       return false;
     }
     const decoded = parseXml(ex.res.text, true);
-    shown = decoded.ok ? p.bodyOf(ex.res, body, { format: "xml", value: decoded.value }) : undefined;
+    if (!decoded.ok) {
+      p.problem(`${get} answered XML that does not parse, for a message whose body is ${named}`, ex);
+      return false;
+    }
+    shown = p.bodyOf(ex.res, body, { format: "xml", value: decoded.value });
   } else {
     p.problem(`${get} answered 200 with Content-Type ${type || "(none)"}, neither JSON nor XML`, ex);
     return false;
@@ -129,10 +248,12 @@ function differenceFrom(shown: string | undefined, sent: string): string {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const at = (cs: string[]) => (i < cs.length ? `U+${hex(cs[i] as string)}` : "the end");
+  const astral = /[\u{10000}-\u{10FFFF}]/u.test(sent)
+    ? "; a character beyond U+FFFF is one character, whatever pieces a reply is written in"
+    : "";
   return (
     `another body than the ${b.length} code points sent: from code point ${i}, ${at(a)} where ${at(b)} was ` +
-    `sent (${a.length} code points shown); a character beyond U+FFFF is one character, whatever pieces a reply ` +
-    "is written in"
+    `sent (${a.length} code points shown)${astral}`
   );
 }
 

@@ -6,6 +6,8 @@ import type { HttpResponse } from "../../../harness/targets/http-target.js";
 export interface FoundLink {
   href: string;
   rel?: string;
+  /** The method a link object in a body names for it (a `method` member or attribute), when it names one. */
+  method?: string;
   /** Where it was found, for reports: "Link header", "Location header", "body". */
   from: string;
 }
@@ -219,7 +221,13 @@ function walk(node: unknown, key: string | undefined, out: FoundLink[], depth: n
       obj["rel"] ??
       obj["@_rel"] ??
       (key !== LINK_ITEM && key !== "links" && key !== "_links" && key !== "link" ? key : undefined);
-    out.push({ href, ...(typeof rel === "string" && { rel }), from: "body" });
+    const method = obj["method"] ?? obj["@_method"];
+    out.push({
+      href,
+      ...(typeof rel === "string" && { rel }),
+      ...(typeof method === "string" && { method }),
+      from: "body",
+    });
   }
   for (const [k, v] of Object.entries(obj)) {
     if ((key === "links" || key === "_links") && typeof v === "string") out.push({ href: v, rel: k, from: "body" });

@@ -157,3 +157,45 @@ describe("http.listing.next", () => {
     );
   });
 });
+
+/** The collection's listings asked with a cursor `fails` picks answered 500, the reference serving the rest. */
+function cursor500(h: HttpHandler, fails: (cursor: string) => boolean): HttpHandler {
+  return (req, res) => {
+    const cursor = new URL(req.url ?? "/", "http://in-memory").searchParams.get("cursor");
+    if (cursor !== null && fails(cursor)) return void res.writeHead(500, { "content-type": "text/plain" }).end("oops");
+    h(req, res);
+  };
+}
+
+describe("http.listing.next: server errors on a next link and on a forged cursor", () => {
+  it("fails a next link whose page answers 500 (the mutant store.ts:205, cursors not decoded), saying why", async () => {
+    const outcome = await verdictOf(
+      listingNext,
+      cursor500(reference.handler, () => true),
+    );
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /^following rel="next" from \/messages\?limit=1, GET \/messages\?limit=1&cursor=[^ ]+ \(the server's own link, page 2 of the walk\) answered 500 Internal Server Error/,
+    );
+  });
+
+  it("fails a forged cursor answered 500 (the mutant store.ts:206, ?.[1] to [1]), saying why", async () => {
+    const outcome = await verdictOf(
+      listingNext,
+      cursor500(reference.handler, (c) => c.includes("~")),
+    );
+    expect(outcome.status, outcome.message).toBe("fail");
+    expect(outcome.message).toMatch(
+      /^GET \/messages\?limit=1&cursor=[^ ]+ \(the next link of \/messages\?limit=1 with its "cursor" forged\) answered 500/,
+    );
+  });
+
+  it("passes a forged cursor read leniently, as the first page (no 4xx, no 5xx)", async () => {
+    const lenient = editQuery(reference.handler, (q) => {
+      if (q.get("cursor")?.includes("~")) q.delete("cursor");
+    });
+    const outcome = await verdictOf(listingNext, lenient);
+    expect(outcome.status, outcome.message).toBe("pass");
+    expect(outcome.message).toMatch(/GET \/messages\?limit=1&cursor=[^ ]+ \(the next link's "cursor" forged\) → 200/);
+  });
+});
