@@ -6,13 +6,21 @@
 // undecodable request is INVALID_ARGUMENT from one and INTERNAL from another; a key checked before routing answers
 // an unknown method UNAUTHENTICATED), and a server may put a different library behind each protocol. A reply that
 // varies by itself (a clock, an instance id) is found by asking the first transport twice; then only the codes are
-// compared.
+// compared. A refusal is the protocol's own: a Connect or gRPC-Web transport that serves a binary call of Hello never
+// answers another binary call of Hello HTTP 415 Unsupported Media Type, which both protocols keep for a content type
+// the server does not take (Connect: a codec it does not support; gRPC PROTOCOL-HTTP2.md: a non-gRPC content-type),
+// so a 415 there says the protocol is served for some requests and not others (a half-served protocol: its plain
+// calls answered, every refusal left to a handler that does not speak it). A transport that takes another codec than
+// binary (its binary call refused) is not judged on this.
 import { decodeMessage, encodeBodyBytes, encodeMessage, hex } from "../../common/message.js";
 import { fail, pass, skip, type CheckDefinition } from "../../harness/check.js";
 import type { GrpcTarget } from "../../harness/targets/grpc-target.js";
 import { statusText, type UnaryResult } from "../../harness/protocols/rpc.js";
 import { withUnknownFields } from "../grpc/compat-unknown-fields.js";
 import { show } from "../grpc/_internals/calls.js";
+import { CONNECT } from "../../harness/protocols/connect/index.js";
+import { frame, GRPC_WEB } from "../../harness/protocols/grpc-web/index.js";
+import type { PlainRequest } from "../../harness/protocols/rpc.js";
 
 interface Probe {
   what: string;
@@ -51,6 +59,38 @@ function outcomeOf(r: UnaryResult): { code: number; reply?: string; shown: strin
   return { code: 0, reply: decoded.message.body, shown: `OK ${show(decoded.message.body)}` };
 }
 
+/** A probe as a plain binary call over Connect or gRPC-Web; undefined for a transport with no plain exchange. */
+function plainCall(t: GrpcTarget, p: Probe): PlainRequest | undefined {
+  if (t.protocol === CONNECT)
+    return { headers: { "content-type": "application/proto", "connect-protocol-version": "1" }, body: p.request };
+  if (t.protocol === GRPC_WEB)
+    return { headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }, body: frame(0, p.request) };
+  return undefined;
+}
+
+/**
+ * The refusals a transport answers HTTP 415 though it served a binary call of Hello in the same content type (each
+ * refused probe asked again plainly, beside one it served): its own protocol refused for some requests.
+ */
+async function halfServed(t: GrpcTarget, served: Probe, refused: readonly Probe[]): Promise<string[]> {
+  const plain = plainCall(t, served);
+  if (!t.exchange || plain === undefined || refused.length === 0) return [];
+  const baseline = await t.exchange(plain);
+  // Its binary codec not served plainly (another codec, or no answer): nothing to hold the refusals to.
+  if (baseline.failure || baseline.status !== 200) return [];
+  const found: string[] = [];
+  for (const p of refused) {
+    const res = await t.exchange(plainCall(t, p) as PlainRequest);
+    if (!res.failure && res.status === 415)
+      found.push(
+        `${p.what} (request ${hex(p.request)}): over ${t.protocol}, HTTP 415 Unsupported Media Type for ` +
+          `${JSON.stringify(plain.headers?.["content-type"])}, the content type it served 200 for ${served.what}: ` +
+          `a refusal is the protocol's own error, and 415 says the protocol is not served`,
+      );
+  }
+  return found;
+}
+
 const call = (t: GrpcTarget, p: Probe) =>
   t.unary(p.request, p.path !== undefined ? { path: p.path } : undefined).then(outcomeOf);
 
@@ -72,11 +112,17 @@ export const crossProtocolEquivalent: CheckDefinition = {
     const names = targets.map((t) => t.protocol).join(", ");
     const differences: string[] = [];
     const notes: string[] = [];
+    // Per transport, the probes of Hello it refused (unknown methods aside: another route's answer).
+    const refusedOver = new Map<GrpcTarget, Probe[]>(targets.map((t) => [t, []]));
+    const refuse = (t: GrpcTarget, p: Probe, code: number) => {
+      if (code !== 0 && p.path === undefined) refusedOver.get(t)?.push(p);
+    };
     for (const probe of CROSS_PROBES) {
       const mine = await call(first, probe);
       // Asked twice on one transport: a reply that varies there by itself is compared by its code alone.
       const again = mine.code === 0 ? await call(first, probe) : mine;
       const varies = again.code === mine.code && again.reply !== mine.reply;
+      refuse(first, probe, mine.code);
       if (varies)
         notes.push(
           `${probe.what}: the reply over ${first.protocol} varies by itself (${mine.shown}, then ` +
@@ -84,6 +130,7 @@ export const crossProtocolEquivalent: CheckDefinition = {
         );
       for (const other of others) {
         const theirs = await call(other, probe);
+        refuse(other, probe, theirs.code);
         // Refused on both, with different codes: the codes are the library's (connect-es answers every parse error
         // INTERNAL, grpc-js's deserializer the server's own code), said, not judged; served on one only is a
         // difference.
@@ -99,6 +146,8 @@ export const crossProtocolEquivalent: CheckDefinition = {
           );
       }
     }
+    const served = CROSS_PROBES[1] as Probe;
+    for (const t of targets) differences.push(...(await halfServed(t, served, refusedOver.get(t) ?? [])));
     if (differences.length > 0)
       return fail(`the transports answer the same request differently: ${differences.join("; ")}`, { details: notes });
     const noted = notes.length > 0 ? `; ${notes.join("; ")}` : "";

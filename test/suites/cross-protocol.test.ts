@@ -23,26 +23,27 @@ const targets = (s: { grpc: string; httpUrl: string }) => [
   s.httpUrl,
 ];
 
+/** The catalogue over the three targets, contract checks aside (they read the contract, not the server). */
+const gatingRun = (s: { grpc: string; httpUrl: string } | undefined) =>
+  checkVerdicts([...targets(s as NonNullable<typeof s>), "--skip", contractIds, "--seed", "7", "--runs", "10"]);
+
 describe(ID, () => {
   let broken: Awaited<ReturnType<typeof startGoGrpcWeb>> | undefined;
   let legal: Awaited<ReturnType<typeof startGoGrpcWeb>> | undefined;
+  let halfServed: Awaited<ReturnType<typeof startGoGrpcWeb>> | undefined;
   beforeAll(async () => {
     if ((await missingGo()) !== undefined) return;
-    [broken, legal] = await Promise.all([startGoGrpcWeb("cross-grpc-web-reply"), startGoGrpcWeb()]);
+    [broken, legal, halfServed] = await Promise.all([
+      startGoGrpcWeb("cross-grpc-web-reply"),
+      startGoGrpcWeb(),
+      startGoGrpcWeb("cross-connect-415"),
+    ]);
   }, 120_000);
-  afterAll(async () => void (await Promise.all([broken?.close(), legal?.close()])));
+  afterAll(async () => void (await Promise.all([broken?.close(), legal?.close(), halfServed?.close()])));
 
   it("a server whose gRPC-Web reply differs fails exactly it; each check runs over its own protocol's target", async (t) => {
     await skipIfMissing(go, (why) => t.skip(why));
-    const run = await checkVerdicts([
-      ...targets(broken as NonNullable<typeof broken>),
-      "--skip",
-      contractIds,
-      "--seed",
-      "7",
-      "--runs",
-      "10",
-    ]);
+    const run = await gatingRun(broken);
     // The gating failures: grpc-go's own protocol-profile findings on its gRPC port (gzip, cardinality) do not gate.
     expect(run.report.checks.filter((c) => c.gating).map((c) => c.id)).toEqual([ID]);
     const cross = run.report.checks.find((c) => c.id === ID);
@@ -61,6 +62,17 @@ describe(ID, () => {
     const replay = run.report.checks.find((c) => c.id === "connect.unary.content-type")?.replay ?? "";
     expect(replay).toMatch(/--connect /);
     expect(replay).not.toMatch(/--grpc(-web)? /);
+  }, 180_000);
+
+  // Issue 44's mutants connect: false and grpcWeb: false of the reference's connect-es options: its lean path still
+  // served the plain calls, and connect-es, its protocol off, answered every refusal 415.
+  it("a server whose Connect refusals are HTTP 415, its plain calls served, fails exactly it", async (t) => {
+    await skipIfMissing(go, (why) => t.skip(why));
+    const run = await gatingRun(halfServed);
+    expect(run.report.checks.filter((c) => c.gating).map((c) => c.id)).toEqual([ID]);
+    expect(run.report.checks.find((c) => c.id === ID)?.message).toMatch(
+      /not valid UTF-8 .*: over connect, HTTP 415 Unsupported Media Type for "application\/proto", the content type it served 200 for a body of several words/,
+    );
   }, 180_000);
 
   it("a legal server that serves the three protocols alike passes it", async (t) => {
