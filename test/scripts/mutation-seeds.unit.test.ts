@@ -3,6 +3,7 @@
 // docs/mutation.md (test/mutation/mutation-page.ts).
 import { describe, expect, it } from "vitest";
 import { unitOf } from "../../scripts/mutation-sample.js";
+import { MUTATION_META } from "../helpers/mutation-meta.js";
 import { mutationPage } from "../mutation/mutation-page.js";
 import {
   compareSeeds,
@@ -35,15 +36,7 @@ const report = (statuses: readonly string[]): StrykerReport => ({
     },
   },
 });
-const meta = {
-  date: "2026-11-27T00:00:00.000Z",
-  node: "20.0.0",
-  stryker: "9.6.1",
-  sample: { share: 0.06, seed: 44, units: 2 },
-  catalogueSeed: 1,
-  catalogueDigest: "0",
-  concurrency: 2,
-};
+const meta = { ...MUTATION_META, sample: { share: 0.06, seed: 44, units: 2 } };
 
 describe("the verdicts of two catalogue seeds compared", () => {
   it("lists a mutant killed at one seed and survived at the other, with both verdicts, and no mutant of equal verdicts", () => {
