@@ -3,6 +3,9 @@
 // (with bench/mutation-equivalent.json), and prints the score. Incremental: only the mutants whose code changed are
 // tested again, unless the catalogue (suites/, harness/) or its seed changed since the results were recorded, when
 // every mutant of the sample is (--force). Arguments go to Stryker (`npm run mutation -- --concurrency 1`).
+// `npm run mutation -- --second-seed N` then runs the same sample again at the catalogue's seed N and records, beside
+// the results, every mutant detected at one seed and not at the other (issue 44 item 4).
+//   node scripts/mutation.js --seed-pass N          that second pass alone, against the recorded run
 //   node scripts/mutation.js --page                 renders docs/mutation.md again from the JSON files, no run
 //   node scripts/mutation.js --record [--duration-s N]  records the last run's report (reports/mutation/mutation.json)
 //   node scripts/mutation.js --rekey                re-keys reviews still named by line (file:line:column) by code unit
@@ -12,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mutateFromEnv, sampleFromEnv, unitOf } from "./mutation-sample.js";
-import { summariseMutation } from "../dist/test/mutation/mutation-results.js";
+import { secondSeedRun, summariseMutation } from "../dist/test/mutation/mutation-results.js";
 import { mutationPage } from "../dist/test/mutation/mutation-page.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -20,6 +23,9 @@ const RESULTS = join(ROOT, "bench", "mutation-results.json");
 const EQUIVALENT = join(ROOT, "bench", "mutation-equivalent.json");
 const REPORT = join(ROOT, "reports", "mutation", "mutation.json");
 const PAGE = join(ROOT, "docs", "mutation.md");
+const INCREMENTAL = join(ROOT, "bench", "mutation-incremental.json");
+// The second seed's report (test/mutation/stryker.config.mjs writes it there on that pass).
+const SECOND_REPORT = join(ROOT, "reports", "mutation", "second-seed.json");
 
 /** SHA-256 of the catalogue's sources: a change there can kill a mutant that survived, so the sample runs whole. */
 function catalogueDigest() {
@@ -155,32 +161,19 @@ function rekey() {
   console.log(`mutation --rekey: ${reviews.length - left} reviews named by code unit, ${left} left by line`);
 }
 
-const args = process.argv.slice(2);
-const concurrencyOf = (list) => Number(list[list.indexOf("--concurrency") + 1] ?? 2) || 2;
-if (args[0] === "--page") {
-  writePage();
-} else if (args[0] === "--rekey") {
-  rekey();
-} else if (args[0] === "--record") {
-  const at = args.indexOf("--duration-s");
-  record(at === -1 ? undefined : Number(args[at + 1]), concurrencyOf(args));
-} else {
-  const previous = readJson(RESULTS, undefined);
-  const stale =
-    previous === undefined ||
-    previous.catalogueDigest !== catalogueDigest() ||
-    previous.catalogueSeed !== catalogueSeed();
-  if (stale && !args.includes("--force"))
-    console.log(
-      "the catalogue or its seed changed since bench/mutation-results.json: every mutant of the sample is tested " +
-        "again (--force)",
-    );
-  const started = Date.now();
-  const run = spawnSync(
-    "npx",
-    ["stryker", "run", "test/mutation/stryker.config.mjs", ...(stale ? ["--force"] : []), ...args],
-    { cwd: ROOT, stdio: "inherit" },
-  );
+/** Ends the script with one line on stderr and a set-up or user exit code. */
+function fail(message, code = 3) {
+  console.error(`mutation: ${message}`);
+  process.exit(code);
+}
+
+/** Runs Stryker with the arguments and environment given; ends the script when Stryker fails. */
+function stryker(args, env = {}) {
+  const run = spawnSync("npx", ["stryker", "run", "test/mutation/stryker.config.mjs", ...args], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, ...env },
+  });
   if (run.status !== 0) {
     console.error(
       `mutation: Stryker ended ${run.status === null ? `by ${run.signal}` : `with exit code ${run.status}`}; ` +
@@ -188,5 +181,87 @@ if (args[0] === "--page") {
     );
     process.exit(run.status === null || run.status === 0 ? 1 : run.status);
   }
-  record(Math.round((Date.now() - started) / 1000), args.includes("--concurrency") ? concurrencyOf(args) : 2);
+}
+
+/**
+ * The second seed's pass: the recorded run's sample again, the catalogue at `seed`, every mutant tested (Stryker's
+ * incremental mode off, so bench/mutation-incremental.json, the recorded seed's verdicts, is neither read nor
+ * written), compared mutant by mutant with the recorded run's verdicts (read from that incremental file, which the
+ * recorded run wrote), and recorded in bench/mutation-results.json as its secondSeed.
+ */
+function secondPass(seed, args) {
+  const results = readJson(RESULTS, undefined);
+  if (results === undefined) fail("no recorded run (bench/mutation-results.json) to compare a second seed with");
+  if (seed === results.catalogueSeed) fail(`the recorded run is at seed ${seed} already: give another`, 2);
+  const asked = sampleFromEnv();
+  const sample = asked === "all" ? { share: "all", seed: 0, units: 0 } : { ...asked, units: mutateFromEnv().length };
+  if (JSON.stringify(sample) !== JSON.stringify(results.sample) || results.catalogueDigest !== catalogueDigest())
+    fail("the catalogue or the sample changed since the recorded run: run npm run mutation first");
+  const first = withinSample(readJson(INCREMENTAL, { files: {} }), asked);
+  if (JSON.stringify(summariseMutation(first, {}, unitOf).counts) !== JSON.stringify(results.counts))
+    fail("bench/mutation-incremental.json does not hold the recorded run's verdicts (its counts differ)");
+  console.log(`mutation: the same sample again at the catalogue's seed ${seed}, every mutant tested`);
+  const started = Date.now();
+  stryker(args, { EXAMPLE_CONFORMANCE_MUTATION_SEED: String(seed), EXAMPLE_CONFORMANCE_MUTATION_SECOND_PASS: "1" });
+  const second = withinSample(JSON.parse(readFileSync(SECOND_REPORT, "utf8")), asked);
+  const run = secondSeedRun(first, second, {
+    seed,
+    date: new Date().toISOString(),
+    durationS: Math.round((Date.now() - started) / 1000),
+    concurrency: args.includes("--concurrency") ? concurrencyOf(args) : 2,
+    unitOf,
+  });
+  writeFileSync(RESULTS, `${JSON.stringify({ ...results, secondSeed: run }, null, 2)}\n`);
+  writePage();
+  console.log(
+    `mutation score ${run.score} % at seed ${seed} (${results.score} % at seed ${results.catalogueSeed}); ` +
+      `${run.differing.length} mutants' verdicts depend on the seed`,
+  );
+  for (const m of run.differing)
+    console.log(
+      `  ${m.file}:${m.line}:${m.column} ${m.mutator} ${m.original} -> ${m.replacement}: ${m.first}, ${m.second}`,
+    );
+}
+
+/** `--second-seed N` (or `--seed-pass N`) taken out of the arguments: the seed, and the rest for Stryker. */
+function seedOption(list, name) {
+  const at = list.indexOf(name);
+  if (at === -1) return { rest: list };
+  const seed = Number(list[at + 1]);
+  if (!Number.isSafeInteger(seed) || seed < 0) fail(`${name} takes a seed, a whole number (got ${list[at + 1]})`, 2);
+  return { seed, rest: [...list.slice(0, at), ...list.slice(at + 2)] };
+}
+
+const args = process.argv.slice(2);
+const concurrencyOf = (list) => Number(list[list.indexOf("--concurrency") + 1] ?? 2) || 2;
+if (args[0] === "--page") {
+  writePage();
+} else if (args[0] === "--rekey") {
+  rekey();
+} else if (args[0] === "--seed-pass") {
+  const { seed, rest } = seedOption(args, "--seed-pass");
+  secondPass(seed, rest);
+} else if (args[0] === "--record") {
+  const at = args.indexOf("--duration-s");
+  record(at === -1 ? undefined : Number(args[at + 1]), concurrencyOf(args));
+} else {
+  const { seed: second, rest } = seedOption(args, "--second-seed");
+  const previous = readJson(RESULTS, undefined);
+  const stale =
+    previous === undefined ||
+    previous.catalogueDigest !== catalogueDigest() ||
+    previous.catalogueSeed !== catalogueSeed();
+  if (stale && !rest.includes("--force"))
+    console.log(
+      "the catalogue or its seed changed since bench/mutation-results.json: every mutant of the sample is tested " +
+        "again (--force)",
+    );
+  const started = Date.now();
+  stryker([...(stale ? ["--force"] : []), ...rest]);
+  record(Math.round((Date.now() - started) / 1000), rest.includes("--concurrency") ? concurrencyOf(rest) : 2);
+  if (second !== undefined)
+    secondPass(
+      second,
+      rest.filter((a) => a !== "--force"),
+    );
 }

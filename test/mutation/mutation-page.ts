@@ -1,7 +1,13 @@
 // docs/mutation.md is written whole from bench/mutation-results.json (the last `npm run mutation`) and
 // bench/mutation-equivalent.json (the reviewed list of surviving mutants no client could tell apart):
 // scripts/mutation-page.js writes it, test/docs-generated.test.ts holds the page to the files.
-import { mutationScore, type MutationCounts, type MutationResults, type UndetectedMutant } from "./mutation-results.js";
+import {
+  type MutationCounts,
+  type MutationResults,
+  mutationScore,
+  type UndetectedMutant,
+  type Verdict,
+} from "./mutation-results.js";
 
 /**
  * A surviving mutant reviewed: which (the code unit it lies in, mutator, the code it changed and what it put there:
@@ -110,6 +116,47 @@ function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutan
   return ["| Where | Mutator | Was | Became | Verdict |", "|---|---|---|---|---|", ...rows];
 }
 
+const VERDICT_AT: Record<Verdict, string> = {
+  killed: "killed",
+  timeout: "timed out",
+  survived: "survived",
+  noCoverage: "not covered",
+};
+
+/** The second seed's run of the sample, when there was one, and every mutant whose verdict differs (issue 44 item 4). */
+function seedSection(r: MutationResults): string[] {
+  const head = [
+    "## Verdicts that depend on the seed",
+    "",
+    "A mutant detected (killed or timed out) at one catalogue seed and not (survived or not covered) at another is " +
+      "caught, or missed, by luck of the seed: the check whose generated inputs reach it reaches it only sometimes, " +
+      "a flaky verdict to fix. `npm run mutation -- --second-seed N` runs the same sample again at seed N and lists " +
+      "them here.",
+    "",
+  ];
+  const s = r.secondSeed;
+  if (s === undefined) return [...head, "No second seed was run against these results."];
+  const c = s.counts;
+  const took = s.durationS !== undefined ? `, in ${Math.round(s.durationS / 60)} min` : "";
+  const run =
+    `The same sample at the catalogue's seed ${s.seed} (${s.date.slice(0, 10)}${took}): score ${s.score} %, ` +
+    `${c.killed} killed, ${c.timeout} timed out, ${c.survived} survived, ${c.noCoverage} not covered, of ${c.total}.`;
+  if (s.differing.length === 0)
+    return [...head, run, "", `None: every mutant's verdict is the same at seeds ${r.catalogueSeed} and ${s.seed}.`];
+  return [
+    ...head,
+    run,
+    "",
+    `| Where | Mutator | Was | Became | At seed ${r.catalogueSeed} | At seed ${s.seed} |`,
+    "|---|---|---|---|---|---|",
+    ...s.differing.map(
+      (m) =>
+        `| ${where(m)} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ${VERDICT_AT[m.first]} | ` +
+        `${VERDICT_AT[m.second]} |`,
+    ),
+  ];
+}
+
 /** The page, from the results and the reviewed equivalents. */
 export function mutationPage(r: MutationResults, equivalents: readonly EquivalentMutant[]): string {
   // Survivors and mutants not covered alike: each is detected by no check, so each is killed since or explained.
@@ -135,7 +182,7 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
     "",
     runLine(r),
     "",
-    `Score ${r.score} %: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ` +
+    `Score ${r.score} % at the catalogue's seed ${r.catalogueSeed}: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ` +
       `${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants ` +
       `(${r.counts.invalid} that did not run are not counted). Of the ${undetected.length} survivors and mutants ` +
       "not covered, " +
@@ -166,6 +213,8 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
           ...noCoverage,
         ]
       : ["Every mutant's code was reached."]),
+    "",
+    ...seedSection(r),
     "",
     FLIPPING,
   ].join("\n");

@@ -55,6 +55,34 @@ export interface MutationResults {
   score: number;
   survived: UndetectedMutant[];
   noCoverage: UndetectedMutant[];
+  /**
+   * The same sample run again at a second catalogue seed (`npm run mutation -- --second-seed N`, issue 44 item 4),
+   * when one was: a mutant detected at one seed and not at the other is a verdict the seed decides.
+   */
+  secondSeed?: SecondSeedRun;
+}
+
+/** How a mutant fared at one seed (Stryker's status, as the counts name it). */
+export type Verdict = "killed" | "timeout" | "survived" | "noCoverage";
+
+/** A mutant detected (killed or timed out) at one seed and not (survived or not covered) at the other. */
+export interface SeedDependentMutant extends UndetectedMutant {
+  /** Its verdict at the results' seed (catalogueSeed). */
+  first: Verdict;
+  /** Its verdict at the second seed. */
+  second: Verdict;
+}
+
+export interface SecondSeedRun {
+  /** The catalogue's seed of this run. */
+  seed: number;
+  date: string;
+  durationS?: number;
+  concurrency: number;
+  counts: MutationCounts;
+  score: number;
+  /** Every mutant whose verdict differs between the seeds, in the results' order (file, then source order). */
+  differing: SeedDependentMutant[];
 }
 
 interface StrykerMutant {
@@ -88,7 +116,7 @@ function spanned(source: string, m: StrykerMutant): string {
 }
 
 const emptyCounts = (): MutationCounts => ({ total: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, invalid: 0 });
-const KEY: Record<string, keyof MutationCounts> = {
+const KEY: Record<string, Verdict> = {
   Killed: "killed",
   Timeout: "timeout",
   Survived: "survived",
@@ -104,21 +132,17 @@ export function mutationScore(c: MutationCounts): number {
 /** The key of the code unit a mutant lies in, from the file's source as the run mutated it. */
 export type UnitOf = (file: string, source: string, location: StrykerMutant["location"]) => string;
 
-/**
- * Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time);
- * `unitOf` names each undetected mutant's code unit (scripts/mutation-sample.js's, passed by scripts/mutation.js).
- */
-export function summariseMutation(
-  report: StrykerReport,
-  meta: Omit<MutationResults, "counts" | "files" | "score" | "survived" | "noCoverage">,
-  unitOf: UnitOf = (file) => file,
-): MutationResults {
-  const counts = emptyCounts();
-  const files: Record<string, MutationCounts> = {};
-  const survived: UndetectedMutant[] = [];
-  const noCoverage: UndetectedMutant[] = [];
+/** A mutant of a report, named as a review names it (unit, mutator, code, replacement, and its place among those). */
+interface NamedMutant {
+  file: string;
+  m: StrykerMutant;
+  name: Pick<UndetectedMutant, "unit" | "mutator" | "original" | "replacement" | "occurrence">;
+}
+
+/** The report's mutants, file by file in name order, each in source order, named. */
+function namedMutants(report: StrykerReport, unitOf: UnitOf): NamedMutant[] {
+  const all: NamedMutant[] = [];
   for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
-    const own = (files[file] = emptyCounts());
     const sorted = [...mutants].sort(
       (a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column,
     );
@@ -136,27 +160,81 @@ export function summariseMutation(
     const total = new Map<string, number>();
     for (const { key } of named) total.set(key, (total.get(key) ?? 0) + 1);
     const seen = new Map<string, number>();
-    for (const { m, name, key: nameKey } of named) {
-      const nth = (seen.get(nameKey) ?? 0) + 1;
-      seen.set(nameKey, nth);
-      const key = KEY[m.status] ?? "invalid";
-      for (const c of [counts, own]) {
-        c.total++;
-        c[key]++;
-      }
-      if (key !== "survived" && key !== "noCoverage") continue;
-      const entry: UndetectedMutant = {
-        file,
-        unit: name.unit,
-        line: m.location.start.line,
-        column: m.location.start.column,
-        mutator: name.mutator,
-        original: name.original,
-        replacement: name.replacement,
-        ...((total.get(nameKey) ?? 0) > 1 && { occurrence: nth }),
-      };
-      (key === "survived" ? survived : noCoverage).push(entry);
+    for (const { m, name, key } of named) {
+      const nth = (seen.get(key) ?? 0) + 1;
+      seen.set(key, nth);
+      all.push({ file, m, name: { ...name, ...((total.get(key) ?? 0) > 1 && { occurrence: nth }) } });
     }
   }
+  return all;
+}
+
+const undetected = ({ file, m, name }: NamedMutant): UndetectedMutant => ({
+  file,
+  unit: name.unit,
+  line: m.location.start.line,
+  column: m.location.start.column,
+  mutator: name.mutator,
+  original: name.original,
+  replacement: name.replacement,
+  ...(name.occurrence !== undefined && { occurrence: name.occurrence }),
+});
+
+/**
+ * Condenses Stryker's report; `meta` is what the report does not say (the date, the sample, the seeds, the time);
+ * `unitOf` names each undetected mutant's code unit (scripts/mutation-sample.js's, passed by scripts/mutation.js).
+ */
+export function summariseMutation(
+  report: StrykerReport,
+  meta: Omit<MutationResults, "counts" | "files" | "score" | "survived" | "noCoverage" | "secondSeed">,
+  unitOf: UnitOf = (file) => file,
+): MutationResults {
+  const counts = emptyCounts();
+  const files: Record<string, MutationCounts> = {};
+  const survived: UndetectedMutant[] = [];
+  const noCoverage: UndetectedMutant[] = [];
+  for (const mutant of namedMutants(report, unitOf)) {
+    const own = (files[mutant.file] ??= emptyCounts());
+    const key = KEY[mutant.m.status] ?? "invalid";
+    for (const c of [counts, own]) {
+      c.total++;
+      c[key]++;
+    }
+    if (key === "survived") survived.push(undetected(mutant));
+    else if (key === "noCoverage") noCoverage.push(undetected(mutant));
+  }
   return { ...meta, counts, files, score: mutationScore(counts), survived, noCoverage };
+}
+
+/**
+ * The mutants detected (killed or timed out) at one catalogue seed and not (survived or not covered) at the other,
+ * from two runs of one sample over the same code: each named as a review names it, with its verdict at each seed.
+ * A mutant that did not run at either (a compile or runtime error of its own) is left out, as the score leaves it.
+ */
+export function compareSeeds(first: StrykerReport, second: StrykerReport, unitOf: UnitOf): SeedDependentMutant[] {
+  const key = ({ file, name }: NamedMutant) => JSON.stringify([file, name]);
+  const atSecond = new Map(namedMutants(second, unitOf).map((n) => [key(n), KEY[n.m.status]]));
+  const detected = (verdict: string) => verdict === "killed" || verdict === "timeout";
+  const differing: SeedDependentMutant[] = [];
+  for (const mutant of namedMutants(first, unitOf)) {
+    const [one, two] = [KEY[mutant.m.status], atSecond.get(key(mutant))];
+    if (one === undefined || two === undefined || detected(one) === detected(two)) continue;
+    differing.push({ ...undetected(mutant), first: one, second: two });
+  }
+  return differing;
+}
+
+/** The second seed's run of the recorded sample, condensed: its counts and score, and the verdicts that differ. */
+export function secondSeedRun(
+  first: StrykerReport,
+  second: StrykerReport,
+  meta: { seed: number; date: string; durationS?: number; concurrency: number; unitOf: UnitOf },
+): SecondSeedRun {
+  const { unitOf, ...run } = meta;
+  const counts = emptyCounts();
+  for (const { m } of namedMutants(second, unitOf)) {
+    counts.total++;
+    counts[KEY[m.status] ?? "invalid"]++;
+  }
+  return { ...run, counts, score: mutationScore(counts), differing: compareSeeds(first, second, unitOf) };
 }

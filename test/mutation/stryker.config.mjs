@@ -4,6 +4,11 @@
 // the server is started within each run, so the active mutant is the one served.
 import { mutateFromEnv } from "../../scripts/mutation-sample.js";
 
+// The second seed's pass (scripts/mutation.js --second-seed, --seed-pass): every mutant tested, with no incremental
+// file read or written (bench/mutation-incremental.json holds the recorded seed's verdicts, which it is compared with),
+// and its own report.
+const secondPass = process.env.EXAMPLE_CONFORMANCE_MUTATION_SECOND_PASS === "1";
+
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 const config = {
   testRunner: "vitest",
@@ -24,10 +29,10 @@ const config = {
   // Incremental: a run tests only the mutants whose code or test changed since the results kept here (committed),
   // so that a run fits in minutes; `npm run mutation -- --force` tests them all again (12 minutes
   // for the default sample, docs/development.md).
-  incremental: true,
+  incremental: !secondPass,
   incrementalFile: "bench/mutation-incremental.json",
   reporters: ["clear-text", "progress", "json"],
-  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  jsonReporter: { fileName: secondPass ? "reports/mutation/second-seed.json" : "reports/mutation/mutation.json" },
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   // The sandbox is a copy of the repository: not the build, the bundle, nor the Go and Python servers' trees.
   ignorePatterns: ["dist", "action-dist", "reports", "example-conformance-data", ".vitest-cache"],

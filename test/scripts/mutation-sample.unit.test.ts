@@ -14,6 +14,7 @@ import {
   sampleFromEnv,
   unitOf,
 } from "../../scripts/mutation-sample.js";
+import { MUTATION_META } from "../helpers/mutation-meta.js";
 import { mutationPage, type EquivalentMutant } from "../mutation/mutation-page.js";
 import { type MutationResults, summariseMutation, type UndetectedMutant } from "../mutation/mutation-results.js";
 
@@ -177,13 +178,7 @@ describe("a review of a mutant", () => {
     replacement: "true",
   });
   const results = (m: UndetectedMutant): MutationResults => ({
-    date: "2026-11-27T00:00:00.000Z",
-    node: "20.0.0",
-    stryker: "9.6.1",
-    sample: { share: 0.06, seed: 44, units: 1 },
-    catalogueSeed: 1,
-    catalogueDigest: "0",
-    concurrency: 2,
+    ...MUTATION_META,
     counts: { total: 1, killed: 0, timeout: 0, survived: 1, noCoverage: 0, invalid: 0 },
     files: { "f.ts": { total: 1, killed: 0, timeout: 0, survived: 1, noCoverage: 0, invalid: 0 } },
     score: 0,
@@ -230,15 +225,7 @@ describe("mutants of one name in one unit", () => {
       },
     },
   };
-  const meta = {
-    date: "2026-11-27T00:00:00.000Z",
-    node: "20.0.0",
-    stryker: "9.6.1",
-    sample: { share: 1, seed: 44, units: 1 },
-    catalogueSeed: 1,
-    catalogueDigest: "0",
-    concurrency: 2,
-  };
+  const meta = { ...MUTATION_META, sample: { share: 1, seed: 44, units: 1 } };
 
   it("are numbered in source order, and a review of one number is of that one alone", () => {
     const results = summariseMutation(report, meta, unitOf);
