@@ -16,7 +16,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mutateFromEnv, sampleFromEnv, unitOf } from "./mutation-sample.js";
 import { secondSeedRun, summariseMutation } from "../dist/test/mutation/mutation-results.js";
-import { mutationPage } from "../dist/test/mutation/mutation-page.js";
+import { mutationPage, reviewTally } from "../dist/test/mutation/mutation-page.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const RESULTS = join(ROOT, "bench", "mutation-results.json");
@@ -95,9 +95,11 @@ function record(durationS, concurrency) {
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   writePage();
   const c = results.counts;
+  const tally = reviewTally(results, readJson(EQUIVALENT, []));
   console.log(
     `mutation score ${results.score} %: ${c.killed} killed, ${c.timeout} timed out, ${c.survived} survived, ` +
-      `${c.noCoverage} not covered, of ${c.total} (bench/mutation-results.json, docs/mutation.md)`,
+      `${c.noCoverage} not covered, of ${c.total}; of the mutants not reviewed as equivalent, ${tally.share} % ` +
+      `detected or killed since, ${tally.unexplained} not explained yet (bench/mutation-results.json, docs/mutation.md)`,
   );
 }
 

@@ -158,17 +158,45 @@ function seedSection(r: MutationResults): string[] {
 }
 
 /** The page, from the results and the reviewed equivalents. */
-export function mutationPage(r: MutationResults, equivalents: readonly EquivalentMutant[]): string {
+/** A run's undetected mutants against the reviews: how many each kind explains, and the share the issue sets (90 %). */
+export interface ReviewTally {
+  /** Survivors and mutants not covered. */
+  undetected: number;
+  /** Reviewed as no client could tell apart. */
+  same: number;
+  /** Reviewed as changing what the specification leaves open. */
+  open: number;
+  killedSince: number;
+  unexplained: number;
+  /** Killed or timed out in the run. */
+  detected: number;
+  /** Detected, or killed since, over the mutants not reviewed as equivalent (or open), in % to a tenth. */
+  share: number;
+}
+
+export function reviewTally(r: MutationResults, equivalents: readonly EquivalentMutant[]): ReviewTally {
   // Survivors and mutants not covered alike: each is detected by no check, so each is killed since or explained.
   const undetected = [...r.survived, ...r.noCoverage];
   const reviewed = undetected.map((m) => equivalents.find((e) => sameMutant(e, m))).filter((e) => e !== undefined);
   const kinds = (kind: EquivalentMutant["kind"]) => reviewed.filter((e) => e.kind === kind).length;
   const [same, open, killedSince] = [kinds("equivalent"), kinds("open"), kinds("killed")];
-  const equivalent = same + open;
-  const unexplained = undetected.length - reviewed.length;
   const detected = r.counts.killed + r.counts.timeout;
-  const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - equivalent;
+  const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - same - open;
   const share = nonEquivalent === 0 ? 0 : Math.round(((detected + killedSince) / nonEquivalent) * 1000) / 10;
+  return {
+    undetected: undetected.length,
+    same,
+    open,
+    killedSince,
+    unexplained: undetected.length - reviewed.length,
+    detected,
+    share,
+  };
+}
+
+export function mutationPage(r: MutationResults, equivalents: readonly EquivalentMutant[]): string {
+  const { undetected, same, open, killedSince, unexplained, detected, share } = reviewTally(r, equivalents);
+  const equivalent = same + open;
   const noCoverage = r.noCoverage.map((m) => {
     const eq = equivalents.find((e) => sameMutant(e, m));
     return (
@@ -184,7 +212,7 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
     "",
     `Score ${r.score} % at the catalogue's seed ${r.catalogueSeed}: ${detected} detected (${r.counts.killed} killed, ${r.counts.timeout} timed out), ` +
       `${r.counts.survived} survived, ${r.counts.noCoverage} not covered, of ${r.counts.total} mutants ` +
-      `(${r.counts.invalid} that did not run are not counted). Of the ${undetected.length} survivors and mutants ` +
+      `(${r.counts.invalid} that did not run are not counted). Of the ${undetected} survivors and mutants ` +
       "not covered, " +
       `${equivalent} are reviewed as equivalent (${same} no client could tell apart, ${open} change what the ` +
       `specification leaves open), ${killedSince} are killed since by a sharper check, and ${unexplained} are not ` +

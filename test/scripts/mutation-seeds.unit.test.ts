@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { unitOf } from "../../scripts/mutation-sample.js";
 import { MUTATION_META } from "../helpers/mutation-meta.js";
-import { mutationPage } from "../mutation/mutation-page.js";
+import { mutationPage, reviewTally } from "../mutation/mutation-page.js";
 import {
   compareSeeds,
   type MutationResults,
@@ -113,5 +113,26 @@ describe("docs/mutation.md's section on the seed", () => {
 
   it("says when no second seed was run against the results", () => {
     expect(section(mutationPage(recorded(), []))).toContain("No second seed was run");
+  });
+});
+
+describe("the share of the mutants not reviewed as equivalent that a run detected, as its last line prints it", () => {
+  it("counts killed and timed out as detected, takes out equivalent and open reviews, adds those killed since", () => {
+    const results = summariseMutation(
+      report(["Killed", "Survived", "Survived", "NoCoverage", "Timeout"]),
+      meta,
+      unitOf,
+    );
+    const reviews = [
+      { unit: "f.ts#first", mutator: "EqualityOperator", original: "a > 10", replacement: "a >= 10" },
+      { unit: "f.ts#second", mutator: "StringLiteral", original: '""', replacement: '"Stryker was here!"' },
+    ];
+    const tally = reviewTally(results, [
+      { ...(reviews[0] as (typeof reviews)[0]), kind: "open", why: "left open" },
+      { ...(reviews[1] as (typeof reviews)[0]), occurrence: 1, kind: "killed", why: "a sharper check" },
+    ]);
+    // 5 mutants: 2 detected, 1 reviewed open (out of the share), 1 killed since, 1 not explained (the second "").
+    expect(tally).toEqual({ undetected: 3, same: 0, open: 1, killedSince: 1, unexplained: 1, detected: 2, share: 75 });
+    expect(reviewTally(results, []).share).toBe(40);
   });
 });
