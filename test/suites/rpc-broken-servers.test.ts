@@ -53,6 +53,12 @@ const EVIDENCE: Record<string, (url: string) => Promise<void>> = {
     expect([refused.httpStatus, refused.code]).toEqual([400, 3]); // invalid_argument keeps its status
     expect(hex((await connectUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
   },
+  "connect/cross-connect-415": async (url) => {
+    const refused = await connectUnary(url, new Uint8Array(MALFORMED[0]!.bytes));
+    expect([refused.httpStatus, refused.code]).toEqual([415, undefined]);
+    expect(hex((await connectUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
+    expect(hex((await grpcWebUnary(url, encodeMessage("a b"))).message)).toBe(goReply("a b"));
+  },
   "grpc-web/status-in-headers": async (url) => {
     const reply = await grpcWebUnary(url, encodeMessage("a b"));
     expect(reply.trailerFrame).toBe(false);
@@ -105,6 +111,7 @@ describe.each([...brokenConnectServers, ...brokenGrpcWebServers])("broken $proto
         const run = await checkVerdicts([
           `--${broken.protocol}`,
           started.httpUrl,
+          ...(broken.beside === undefined ? [] : [`--${broken.beside}`, started.httpUrl]),
           "--timeout",
           "5s",
           "--seed",
