@@ -23,46 +23,39 @@ export const deadlineRespected: CheckDefinition = {
   protocols: [GRPC],
   async run(ctx) {
     const body = [{ compressed: false, data: encodeMessage("deadline") }];
-    const started = performance.now();
-    const res = await target(ctx).raw({
-      headers: { "grpc-timeout": `${DEADLINE_MS}m` },
-      body,
-      timeoutMs: DEADLINE_MS + SLACK_MS,
-    });
-    const took = Math.round(performance.now() - started);
-    if (res.failure?.kind === "timeout") {
-      // No status in time, twice (the guard sent it again): the server ignored the deadline, or this machine or the
-      // target is too slow right now to tell. The same request without a deadline says which.
-      const plainStarted = performance.now();
-      const plain = await target(ctx).raw({ body, timeoutMs: DEADLINE_MS + SLACK_MS });
-      const plainMs = Math.round(performance.now() - plainStarted);
-      if (plain.failure !== undefined || plainMs > SLACK_MS / 2) {
-        return skip(
-          `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, but the same call ` +
-            `without one took ${plainMs} ms (${describeRaw(plain)}): too slow now to tell a deadline's effect`,
-        );
-      }
-      // Answered at once without a deadline: the call with one is asked again, now that the target is seen
-      // answering, so that a moment's pause of this machine or the target (both tries fell in it) is no failure.
-      const againStarted = performance.now();
-      const again = await target(ctx).raw({
-        headers: { "grpc-timeout": `${DEADLINE_MS}m` },
-        body,
-        timeoutMs: DEADLINE_MS + SLACK_MS,
-      });
-      if (again.failure?.kind === "timeout")
-        return fail(
-          `no status within ${DEADLINE_MS + SLACK_MS} ms of a ${DEADLINE_MS} ms deadline, twice, while the same ` +
-            `call without one was answered in ${plainMs} ms between them`,
-        );
-      return judged(
-        again,
-        Math.round(performance.now() - againStarted),
-        ` (an earlier try got no status within ${DEADLINE_MS + SLACK_MS} ms, while the same call without a deadline ` +
-          `was answered in ${plainMs} ms: read as a pause, since this one ended in time)`,
+    const bound = DEADLINE_MS + SLACK_MS;
+    const withDeadline = { headers: { "grpc-timeout": `${DEADLINE_MS}m` }, body, timeoutMs: bound };
+    /** One call and the milliseconds it took. */
+    const timed = async (request: Parameters<ReturnType<typeof target>["raw"]>[0]) => {
+      const started = performance.now();
+      const res = await target(ctx).raw(request);
+      return { res, ms: Math.round(performance.now() - started) };
+    };
+    const first = await timed(withDeadline);
+    if (first.res.failure?.kind !== "timeout") return judged(first.res, first.ms, "");
+    // No status in time, twice (the guard sent it again): the server ignored the deadline, or this machine or the
+    // target is too slow right now to tell. The same request without a deadline says which.
+    const plain = await timed({ body, timeoutMs: bound });
+    if (plain.res.failure !== undefined || plain.ms > SLACK_MS / 2) {
+      return skip(
+        `no status within ${bound} ms of a ${DEADLINE_MS} ms deadline, but the same call without one took ` +
+          `${plain.ms} ms (${describeRaw(plain.res)}): too slow now to tell a deadline's effect`,
       );
     }
-    return judged(res, took, "");
+    // Answered at once without a deadline: the call with one is asked again, now that the target is seen answering,
+    // so that a moment's pause of this machine or the target (both tries fell in it) is no failure.
+    const again = await timed(withDeadline);
+    if (again.res.failure?.kind === "timeout")
+      return fail(
+        `no status within ${bound} ms of a ${DEADLINE_MS} ms deadline, twice, while the same call without one was ` +
+          `answered in ${plain.ms} ms between them`,
+      );
+    return judged(
+      again.res,
+      again.ms,
+      ` (an earlier try got no status within ${bound} ms, while the same call without a deadline was answered in ` +
+        `${plain.ms} ms: read as a pause, since this one ended in time)`,
+    );
   },
 };
 
