@@ -8,7 +8,7 @@ import https from "node:https";
 import type { ConnectionOptions } from "node:tls";
 import { MAX_HEADER_BYTES, MAX_REPLY_BYTES } from "./bounds.js";
 import { readHeadTail } from "./_internals/head-tail.js";
-import type { Http1Answer, Http1Failure } from "./_internals/http1-answer.js";
+import { headerLists, type Http1Answer, type Http1Failure } from "./_internals/http1-answer.js";
 import { openUndiciPool, undiciExchange } from "./_internals/undici-pool.js";
 import type { Pool } from "undici";
 
@@ -89,13 +89,6 @@ export function openHttp1Pool(origin: URL, options: Http1PoolOptions = {}): Http
   agents.set(pool, agentOf);
   if (fast !== undefined) undiciPools.set(pool, fast);
   return pool;
-}
-
-/** Header fields from Node's raw list: names lowercased, every occurrence kept in order. */
-function headerLists(raw: readonly string[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) (out[(raw[i] as string).toLowerCase()] ??= []).push(raw[i + 1] as string);
-  return out;
 }
 
 function requestOptions(req: Http1Request): https.RequestOptions {

@@ -21,3 +21,15 @@ export interface Http1Answer {
   body: Buffer;
   failure?: Http1Failure;
 }
+
+/**
+ * Header fields from a client's raw list (name, value, name, value...: node:http's strings, undici's bytes, read as
+ * latin1): names lowercased, every occurrence kept in order.
+ */
+export function headerLists(raw: readonly (string | Buffer)[]): Record<string, string[]> {
+  const text = (v: string | Buffer) => (typeof v === "string" ? v : v.toString("latin1"));
+  const out: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    (out[text(raw[i] as string | Buffer).toLowerCase()] ??= []).push(text(raw[i + 1] as string | Buffer));
+  return out;
+}

@@ -12,7 +12,7 @@ import type { ConnectionOptions } from "node:tls";
 import type { Dispatcher, Pool } from "undici";
 import { MAX_HEADER_BYTES } from "../bounds.js";
 import { openTlsWith } from "../tls.js";
-import type { Http1Answer, Http1Failure } from "./http1-answer.js";
+import { headerLists, type Http1Answer, type Http1Failure } from "./http1-answer.js";
 
 /** A request undici can send as written: what http1.ts hands over. */
 export interface UndiciRequest {
@@ -63,14 +63,6 @@ export function openUndiciPool(origin: URL, connections: number | undefined, tls
   });
 }
 
-/** Header fields from undici's raw list: names lowercased, every occurrence kept in order. */
-function headerLists(raw: readonly Buffer[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2)
-    (out[(raw[i] as Buffer).toString("latin1").toLowerCase()] ??= []).push((raw[i + 1] as Buffer).toString("latin1"));
-  return out;
-}
-
 /**
  * One exchange on the pool; it always resolves. "refused" when undici will not send the request as written (a header
  * or path it rejects): the caller sends it another way.
@@ -111,7 +103,7 @@ export function undiciExchange(pool: Pool, req: UndiciRequest): Promise<Http1Ans
         if (settled) a(new Error("settled"));
       },
       onHeaders(status, raw, _resume, statusText) {
-        head = { status, statusText, headers: headerLists(raw as unknown as Buffer[]) };
+        head = { status, statusText, headers: headerLists(raw as unknown as readonly Buffer[]) };
         return true;
       },
       onData(chunk) {
