@@ -85,7 +85,7 @@ const xmlParser = new XMLParser({
 /**
  * The same reading, with the five predefined entities and character references (&#x1F600;) decoded, as an XML reader
  * hands character data on (XML 1.0 §4.1, §4.6); the library decodes references only with htmlEntities. No entity can
- * be declared: a document whose root is not the first thing after the declaration is no representation here.
+ * be declared: a document type with an internal subset is no representation here (oneXmlDocument).
  */
 const decodingXmlParser = new XMLParser({
   ignoreAttributes: false,
@@ -101,10 +101,80 @@ const decodingXmlParser = new XMLParser({
  */
 export const MAX_XML_PARSE_BYTES = 1024 * 1024;
 
+const XML_DECLARATION = /^<\?xml[\s?]/i;
+
+/**
+ * Whether text is shaped as one XML document (XML 1.0 §2.1, §2.8): the declaration at its very start if anywhere;
+ * then comments, processing instructions and white space, at most one document type declaration among them; one
+ * root element; after it comments, PIs and white space only. One linear pass over its markup, quoted attribute values
+ * and CDATA aside; the parser judges the markup inside the root, but its validator lets text or a second element
+ * follow a self-closed root, and refused comments before it. A document type with an internal subset is refused: it
+ * may declare entities, which nothing here expands (this tool's choice, written in docs/checking-a-server.md).
+ */
+export function oneXmlDocument(text: string): boolean {
+  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (XML_DECLARATION.test(text.slice(at, at + 6))) {
+    const end = text.indexOf("?>", at);
+    if (end === -1) return false;
+    at = end + 2;
+  }
+  let depth = 0;
+  let roots = 0;
+  let doctype = false;
+  while (at < text.length) {
+    const lt = text.indexOf("<", at);
+    if (depth === 0 && /[^ \t\r\n]/.test(lt === -1 ? text.slice(at) : text.slice(at, lt))) return false;
+    if (lt === -1) break;
+    const closer = text.startsWith("<!--", lt)
+      ? "-->"
+      : text.startsWith("<![CDATA[", lt)
+        ? "]]>"
+        : text.startsWith("<?", lt)
+          ? "?>"
+          : undefined;
+    if (closer !== undefined) {
+      if ((closer === "]]>" && depth === 0) || (closer === "?>" && XML_DECLARATION.test(text.slice(lt, lt + 6))))
+        return false;
+      const end = text.indexOf(closer, lt + 2);
+      if (end === -1) return false;
+      at = end + closer.length;
+      continue;
+    }
+    if (text[lt + 1] === "!") {
+      // A document type declaration, once, before the root, without an internal subset ("[").
+      const end = text.indexOf(">", lt);
+      if (depth > 0 || roots > 0 || doctype || !text.startsWith("<!DOCTYPE", lt) || end === -1) return false;
+      if (text.slice(lt, end).includes("[")) return false;
+      doctype = true;
+      at = end + 1;
+      continue;
+    }
+    if (text[lt + 1] === "/") {
+      const end = text.indexOf(">", lt);
+      if (end === -1 || --depth < 0) return false;
+      at = end + 1;
+      continue;
+    }
+    if (depth === 0 && roots++ > 0) return false;
+    let i = lt + 1;
+    for (let quote = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+      } else if (c === 0x22 || c === 0x27) quote = c;
+      else if (c === 0x3e) break;
+    }
+    if (i >= text.length) return false;
+    if (text[i - 1] !== "/") depth++;
+    at = i + 1;
+  }
+  return roots === 1 && depth === 0;
+}
+
 /** The document as data; `decode`: its character data as an XML reader gives it (references decoded). */
 export function parseXml(text: string, decode = false): { ok: true; value: unknown } | { ok: false } {
   if (text.length > MAX_XML_PARSE_BYTES) return { ok: false };
-  if (!/^\s*(<\?xml[^>]*>\s*)?<[A-Za-z_]/.test(text)) return { ok: false };
+  if (!oneXmlDocument(text)) return { ok: false };
   if (!xmlNestsWithin(text, MAX_PARSE_DEPTH)) return { ok: false };
   try {
     const value = (decode ? decodingXmlParser : xmlParser).parse(text, true) as unknown;

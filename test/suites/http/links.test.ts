@@ -11,6 +11,7 @@ import {
   xmlNestsWithin,
 } from "../../../suites/http/_internals/links.js";
 import { searchListing } from "../../../suites/http/_internals/uri.js";
+import { topObject } from "../../../suites/http/_internals/representation.js";
 
 describe("parseLinkHeader", () => {
   it("reads each link with each of its relation types, quoted parameters and all", () => {
@@ -47,6 +48,43 @@ describe("bounds on parsing a representation", () => {
     const big = `<messages>${item.repeat(Math.ceil(MAX_XML_PARSE_BYTES / item.length))}</messages>`;
     expect(parseXml(big)).toEqual({ ok: false });
     expect(parseXml(`<messages>${item}</messages>`).ok).toBe(true);
+  });
+});
+
+describe("what is one XML document (XML 1.0 §2.1, §2.8)", () => {
+  it("takes comments, processing instructions and a document type without an internal subset around the root", () => {
+    const legal = [
+      '<?xml version="1.0"?><!-- made by hand --><message><body>a</body></message>',
+      '<?xml version="1.0"?>\n<?xml-stylesheet href="m.xsl"?>\n<message><body>a</body></message>\n',
+      "<!-- first --><message><body>a</body></message>",
+      '<!DOCTYPE message SYSTEM "m.dtd"><message><body>a</body></message>',
+      '\uFEFF<?xml version="1.0"?><message a=">"><body>a</body></message>',
+      "<message><body/></message><!-- after --><?pi x?>\r\n",
+      "<message><body><![CDATA[<not/><a tag>]]></body></message>",
+    ];
+    for (const text of legal) {
+      const parsed = parseXml(text);
+      expect(parsed.ok, text).toBe(true);
+      expect(topObject(parsed.ok ? parsed.value : undefined, "xml"), text).toBeDefined();
+    }
+  });
+
+  it("refuses what is not one document: text or a second element beside the root, a late declaration", () => {
+    const illegal = [
+      "<message/>junk",
+      "<message/><message/>",
+      "<message></message><other/>",
+      "junk<message/>",
+      ' <?xml version="1.0"?><message/>',
+      '<message/><?xml version="1.0"?>',
+      "<![CDATA[x]]><message/>",
+      "<message/>]]>",
+      "<message><body>a</body>",
+      "<!-- unclosed <message/>",
+      '<!DOCTYPE message [<!ENTITY a "aaaa">]><message>&a;</message>',
+      "<!DOCTYPE a><!DOCTYPE a><a/>",
+    ];
+    for (const text of illegal) expect(parseXml(text).ok, text).toBe(false);
   });
 });
 
