@@ -77,10 +77,12 @@ function judgeListingAfter(
         `${after.last.req.path} still lists the message`,
       after.last,
     );
-  else if (!after.complete)
+  else if (!after.complete) {
+    // The DELETE and the GET were judged all the same: only the listing is left unconfirmed.
     p.note(
       `the listing of ${c} was not read to its end after the DELETE (${after.pages} page(s)): its absence ` +
         `there is not confirmed`,
     );
-  else shown.push(`DELETE ${del.path} → ${del.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);
+    shown.push(`DELETE ${del.path} → ${del.status}, then GET → ${read.res.status}, the listing not read to its end`);
+  } else shown.push(`DELETE ${del.path} → ${del.status}, then GET → ${read.res.status}, and ${c} no longer lists it`);
 }

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReferenceHttpHandler, type ReferenceHttpHandler } from "../../../reference-server/http/handler.js";
 import { deleteThen404 } from "../../../suites/http/delete-then-404.js";
-import { defects, verdictOf } from "../../helpers/http-handlers.js";
+import { defects, editAnswer, verdictOf } from "../../helpers/http-handlers.js";
 
 let reference: ReferenceHttpHandler;
 beforeAll(async () => void (reference = await createReferenceHttpHandler()));
@@ -15,6 +15,18 @@ describe("http.delete.then-404", () => {
     expect(outcome.status, outcome.message).toBe("pass");
     // A pass names its evidence: a check that judged nothing says nothing.
     expect(outcome.message).not.toBe("");
+  });
+
+  it("judges the DELETE and the GET when the listing cannot be read to its end, and says so", async () => {
+    // A listing that cannot be read to its end (here its next link leads back to its first page; one longer than the
+    // page bound alike) leaves only the listing unconfirmed after the DELETE: the DELETE and the 404 were judged.
+    const handler = editAnswer(reference.handler, (req, answer) => {
+      if (req.method === "GET" && /^\/messages(\?|$)/.test(req.url ?? ""))
+        answer.headers.link = '</messages>; rel="next"';
+    });
+    const outcome = await verdictOf(deleteThen404, handler);
+    expect(outcome.status, outcome.message).toBe("pass");
+    expect(outcome.message).toMatch(/DELETE \/messages\/\S+ → 204, then GET → 404, the listing not read to its end/);
   });
 
   it("fails a DELETE that answers 204 and deletes nothing, saying why", async () => {
