@@ -30,8 +30,9 @@ it("the default check of the reference server passes (no gating check fails)", a
     // (reference-server/http/README.md) and offers no URI template or OpenAPI document that names it, so a check
     // judges it only when told, as it would any server's.
     http: { baseUrl: server.httpUrl, apiKey, filters: ["body"] },
-    // The default check without its contract checks: they read the contract, never the server.
-    skip: ["contract.*"],
+    // The default check without the contract checks that read the contract file alone, never the server;
+    // contract.reflection-match asks the server's reflection, which reference-server/grpc.ts serves, so it runs.
+    skip: ["contract.shape", "contract.go-package", "contract.lint"],
     builtIn: true,
     claims: { replicas: "single" },
     seed: MUTATION_SEED,

@@ -40,6 +40,8 @@ const VERDICT: Record<EquivalentMutant["kind"], string> = {
   killed: "killed since by a sharper check",
 };
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
+/** A review's own words as Markdown text: a "<" would open an HTML tag, a "|" end the table cell. */
+const prose = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/\|/g, "\\|");
 export const sameMutant = (e: EquivalentMutant, m: UndetectedMutant) =>
   e.unit === m.unit &&
   e.mutator === m.mutator &&
@@ -61,7 +63,7 @@ Written by \`npm run mutation\` from \`bench/mutation-results.json\` and the rev
 do not edit by hand (\`test/docs-generated.test.ts\` holds it to them).
 
 StrykerJS changes the reference server's request handling in small ways (a status code, a condition, a removed
-statement, a changed string: one *mutant* each) and runs the catalogue's default check (no contract checks) in-process
+statement, a changed string: one *mutant* each) and runs the catalogue's default check (less the contract checks that read the contract file alone) in-process
 against each mutated server (\`test/mutation/catalogue.mutation.ts\`), told what the reference documents and does not
 advertise, as its users would tell it: its \`?body=\` filter (\`--filter body\`). A mutant is *killed* when a gating check fails,
 *timed out* when the server hung past Stryker's bound (detected too), *survived* when every gating check passed, and
@@ -110,7 +112,7 @@ function survivorTable(r: MutationResults, equivalents: readonly EquivalentMutan
     const eq = equivalents.find((e) => sameMutant(e, m));
     return (
       `| ${where(m)} | ${m.mutator} | ${cell(m.original)} | ${cell(m.replacement)} | ` +
-      `${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"} |`
+      `${eq ? `${VERDICT[eq.kind]}: ${prose(eq.why)}` : "**not explained yet**"} |`
     );
   });
   return ["| Where | Mutator | Was | Became | Verdict |", "|---|---|---|---|---|", ...rows];
@@ -201,7 +203,7 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
     const eq = equivalents.find((e) => sameMutant(e, m));
     return (
       `- ${where(m)} ${m.mutator}: ${cell(m.original)} to ${cell(m.replacement)}: ` +
-      `${eq ? `${VERDICT[eq.kind]}: ${eq.why}` : "**not explained yet**"}`
+      `${eq ? `${VERDICT[eq.kind]}: ${prose(eq.why)}` : "**not explained yet**"}`
     );
   });
   return [
