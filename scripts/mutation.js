@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mutateFromEnv, sampleFromEnv, unitOf } from "./mutation-sample.js";
-import { secondSeedRun, summariseMutation } from "../dist/test/mutation/mutation-results.js";
+import { carriedOver, secondSeedRun, summariseMutation } from "../dist/test/mutation/mutation-results.js";
 import { mutationPage, reviewTally } from "../dist/test/mutation/mutation-page.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -74,7 +74,8 @@ function withinSample(report, asked) {
   return { ...report, files: Object.fromEntries(Object.entries(files).filter(([, f]) => f.mutants.length > 0)) };
 }
 
-function record(durationS, concurrency) {
+/** Records the run Stryker reported; `tested`: every mutant of the sample was tested anew (else verdicts were reused). */
+function record(durationS, concurrency, tested) {
   const stryker = JSON.parse(
     readFileSync(join(ROOT, "node_modules", "@stryker-mutator", "core", "package.json"), "utf8"),
   ).version;
@@ -91,7 +92,7 @@ function record(durationS, concurrency) {
     concurrency,
   };
   const report = withinSample(JSON.parse(readFileSync(REPORT, "utf8")), asked);
-  const results = summariseMutation(report, meta, unitOf);
+  const results = carriedOver(readJson(RESULTS, undefined), summariseMutation(report, meta, unitOf), tested);
   writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   writePage();
   const c = results.counts;
@@ -245,7 +246,7 @@ if (args[0] === "--page") {
   secondPass(seed, rest);
 } else if (args[0] === "--record") {
   const at = args.indexOf("--duration-s");
-  record(at === -1 ? undefined : Number(args[at + 1]), concurrencyOf(args));
+  record(at === -1 ? undefined : Number(args[at + 1]), concurrencyOf(args), at !== -1);
 } else {
   const { seed: second, rest } = seedOption(args, "--second-seed");
   const previous = readJson(RESULTS, undefined);
@@ -260,7 +261,11 @@ if (args[0] === "--page") {
     );
   const started = Date.now();
   stryker([...(stale ? ["--force"] : []), ...rest]);
-  record(Math.round((Date.now() - started) / 1000), rest.includes("--concurrency") ? concurrencyOf(rest) : 2);
+  record(
+    Math.round((Date.now() - started) / 1000),
+    rest.includes("--concurrency") ? concurrencyOf(rest) : 2,
+    stale || rest.includes("--force"),
+  );
   if (second !== undefined)
     secondPass(
       second,

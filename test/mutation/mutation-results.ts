@@ -207,6 +207,29 @@ export function summariseMutation(
 }
 
 /**
+ * What a run records: its own summary, or, when it tested nothing anew (`tested` false: Stryker reused every verdict
+ * of the recorded run of the same catalogue, seeds and sample, and they came out the same), that summary with the
+ * recorded run's duration and second seed's comparison, which still hold; a reusing run measured neither.
+ */
+export function carriedOver(
+  previous: MutationResults | undefined,
+  fresh: MutationResults,
+  tested: boolean,
+): MutationResults {
+  const same =
+    previous !== undefined &&
+    !tested &&
+    previous.catalogueDigest === fresh.catalogueDigest &&
+    previous.catalogueSeed === fresh.catalogueSeed &&
+    JSON.stringify(previous.sample) === JSON.stringify(fresh.sample) &&
+    JSON.stringify([previous.counts, previous.survived, previous.noCoverage]) ===
+      JSON.stringify([fresh.counts, fresh.survived, fresh.noCoverage]);
+  if (!same) return fresh;
+  const { durationS, secondSeed } = previous;
+  return { ...fresh, ...(durationS !== undefined && { durationS }), ...(secondSeed !== undefined && { secondSeed }) };
+}
+
+/**
  * The mutants detected (killed or timed out) at one catalogue seed and not (survived or not covered) at the other,
  * from two runs of one sample over the same code: each named as a review names it, with its verdict at each seed.
  * A mutant that did not run at either (a compile or runtime error of its own) is left out, as the score leaves it.

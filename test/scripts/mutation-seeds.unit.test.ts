@@ -6,6 +6,7 @@ import { unitOf } from "../../scripts/mutation-sample.js";
 import { MUTATION_META } from "../helpers/mutation-meta.js";
 import { mutationPage, reviewTally } from "../mutation/mutation-page.js";
 import {
+  carriedOver,
   compareSeeds,
   type MutationResults,
   type StrykerReport,
@@ -76,6 +77,45 @@ describe("the verdicts of two catalogue seeds compared", () => {
     const one = report(["CompileError", "Killed", "Killed", "Killed", "Killed"]);
     const two = report(["Survived", "Killed", "Killed", "Killed", "Killed"]);
     expect(compareSeeds(one, two, unitOf)).toEqual([]);
+  });
+});
+
+describe("what a run records when it tested nothing anew", () => {
+  const recorded = {
+    ...summariseMutation(
+      report(["Killed", "Survived", "Killed", "Timeout", "Killed"]),
+      { ...MUTATION_META, durationS: 240 },
+      unitOf,
+    ),
+    secondSeed: secondSeedRun(report(["Killed"]), report(["Killed"]), {
+      seed: 2,
+      date: "2026-11-27T01:00:00.000Z",
+      concurrency: 2,
+      unitOf,
+    }),
+  };
+  const rerun = (statuses: readonly string[], meta = {}) =>
+    summariseMutation(report(statuses), { ...MUTATION_META, durationS: 3, ...meta }, unitOf);
+
+  it("keeps the recorded run's duration and second seed when every verdict was reused and came out the same", () => {
+    const kept = carriedOver(recorded, rerun(["Killed", "Survived", "Killed", "Timeout", "Killed"]), false);
+    expect(kept.durationS).toBe(240);
+    expect(kept.secondSeed).toEqual(recorded.secondSeed);
+  });
+
+  it("records its own when it tested anew, when a verdict changed, or when the catalogue did", () => {
+    const same = ["Killed", "Survived", "Killed", "Timeout", "Killed"];
+    for (const [fresh, tested] of [
+      [rerun(same), true],
+      [rerun(["Killed", "Killed", "Killed", "Timeout", "Killed"]), false],
+      [rerun(same, { catalogueDigest: "1" }), false],
+      [rerun(same, { catalogueSeed: 2 }), false],
+    ] as const) {
+      const out = carriedOver(recorded, fresh, tested);
+      expect(out.durationS).toBe(3);
+      expect(out.secondSeed).toBeUndefined();
+    }
+    expect(carriedOver(undefined, rerun(same), false).durationS).toBe(3);
   });
 });
 
