@@ -14,7 +14,9 @@ import {
  * no line, so that the review outlives a move of the lines), and why no check may fail it.
  * "equivalent": no client could tell the difference (dead code, a log line, an internal limit the run cannot reach);
  * "open": a client could, but the specification leaves that behaviour open, so a check that gated on it would fail
- * legal servers; "killed": a sharper check kills it since the run (`why` names the check and the broken server with the
+ * legal servers; "unreached": no request of a run against one server reaches it (TLS, an IPv6 bind, a store that cannot
+ * be reached, a start refused): another configuration could tell it apart, the catalogue's run cannot, so it is named
+ * apart and, like the two before, not counted against the score; "killed": a sharper check kills it since the run (`why` names the check and the broken server with the
  * same defect), seen failing with the mutant applied by hand; the next whole run of the sample records it killed.
  * A review is kept when a sample does not draw its unit: another sample, or the files whole, may.
  */
@@ -30,13 +32,14 @@ export interface EquivalentMutant {
    * different reviews; without it, the review is of them all.
    */
   occurrence?: number;
-  kind: "equivalent" | "open" | "killed";
+  kind: "equivalent" | "open" | "unreached" | "killed";
   why: string;
 }
 
 const VERDICT: Record<EquivalentMutant["kind"], string> = {
   equivalent: "equivalent",
   open: "left open by the spec",
+  unreached: "not reached by a run against one server",
   killed: "killed since by a sharper check",
 };
 const cell = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
@@ -168,6 +171,8 @@ export interface ReviewTally {
   same: number;
   /** Reviewed as changing what the specification leaves open. */
   open: number;
+  /** Reviewed as reached by no request of a run against one server. */
+  unreached: number;
   killedSince: number;
   unexplained: number;
   /** Killed or timed out in the run. */
@@ -181,14 +186,20 @@ export function reviewTally(r: MutationResults, equivalents: readonly Equivalent
   const undetected = [...r.survived, ...r.noCoverage];
   const reviewed = undetected.map((m) => equivalents.find((e) => sameMutant(e, m))).filter((e) => e !== undefined);
   const kinds = (kind: EquivalentMutant["kind"]) => reviewed.filter((e) => e.kind === kind).length;
-  const [same, open, killedSince] = [kinds("equivalent"), kinds("open"), kinds("killed")];
+  const [same, open, unreached, killedSince] = [
+    kinds("equivalent"),
+    kinds("open"),
+    kinds("unreached"),
+    kinds("killed"),
+  ];
   const detected = r.counts.killed + r.counts.timeout;
-  const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - same - open;
+  const nonEquivalent = detected + r.counts.survived + r.counts.noCoverage - same - open - unreached;
   const share = nonEquivalent === 0 ? 0 : Math.round(((detected + killedSince) / nonEquivalent) * 1000) / 10;
   return {
     undetected: undetected.length,
     same,
     open,
+    unreached,
     killedSince,
     unexplained: undetected.length - reviewed.length,
     detected,
@@ -197,8 +208,8 @@ export function reviewTally(r: MutationResults, equivalents: readonly Equivalent
 }
 
 export function mutationPage(r: MutationResults, equivalents: readonly EquivalentMutant[]): string {
-  const { undetected, same, open, killedSince, unexplained, detected, share } = reviewTally(r, equivalents);
-  const equivalent = same + open;
+  const { undetected, same, open, unreached, killedSince, unexplained, detected, share } = reviewTally(r, equivalents);
+  const equivalent = same + open + unreached;
   const noCoverage = r.noCoverage.map((m) => {
     const eq = equivalents.find((e) => sameMutant(e, m));
     return (
@@ -217,7 +228,7 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
       `(${r.counts.invalid} that did not run are not counted). Of the ${undetected} survivors and mutants ` +
       "not covered, " +
       `${equivalent} are reviewed as equivalent (${same} no client could tell apart, ${open} change what the ` +
-      `specification leaves open), ${killedSince} are killed since by a sharper check, and ${unexplained} are not ` +
+      `specification leaves open, ${unreached} no request of a run against one server reaches), ${killedSince} are killed since by a sharper check, and ${unexplained} are not ` +
       `explained yet; detected, or killed since, over the mutants not reviewed as equivalent: ${share} %.`,
     "",
     "| File | Mutants | Killed | Timed out | Survived | No coverage | Did not run | Score |",
@@ -229,7 +240,8 @@ export function mutationPage(r: MutationResults, equivalents: readonly Equivalen
     "",
     "Each is killed by a sharper check (with a broken server in `fixtures/broken-servers/` that carries the same " +
       "defect) or listed in `bench/mutation-equivalent.json` with why no check may fail it: no client could tell " +
-      "the difference (equivalent), or the specification leaves that behaviour open.",
+      "the difference (equivalent), the specification leaves that behaviour open, or no request of a run against one " +
+      "server reaches it (another configuration could: TLS, an IPv6 bind, a store that cannot be reached).",
     "",
     ...survivorTable(r, equivalents),
     "",

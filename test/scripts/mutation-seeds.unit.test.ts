@@ -172,7 +172,25 @@ describe("the share of the mutants not reviewed as equivalent that a run detecte
       { ...(reviews[1] as (typeof reviews)[0]), occurrence: 1, kind: "killed", why: "a sharper check" },
     ]);
     // 5 mutants: 2 detected, 1 reviewed open (out of the share), 1 killed since, 1 not explained (the second "").
-    expect(tally).toEqual({ undetected: 3, same: 0, open: 1, killedSince: 1, unexplained: 1, detected: 2, share: 75 });
+    expect(tally).toEqual({
+      undetected: 3,
+      same: 0,
+      open: 1,
+      unreached: 0,
+      killedSince: 1,
+      unexplained: 1,
+      detected: 2,
+      share: 75,
+    });
     expect(reviewTally(results, []).share).toBe(40);
+    // Reached by no request of a run against one server: named apart, out of the share like open.
+    const unreached = reviewTally(results, [
+      { ...(reviews[0] as (typeof reviews)[0]), kind: "unreached", why: "TLS only" },
+      { ...(reviews[1] as (typeof reviews)[0]), occurrence: 1, kind: "killed", why: "a sharper check" },
+    ]);
+    expect(unreached).toMatchObject({ open: 0, unreached: 1, share: 75 });
+    expect(
+      mutationPage(results, [{ ...(reviews[0] as (typeof reviews)[0]), kind: "unreached", why: "TLS only" }]),
+    ).toContain("not reached by a run against one server: TLS only");
   });
 });
