@@ -4,7 +4,8 @@ import type { RunReport } from "../report.js";
 import { replayFromOptions } from "../cli/replay-from-options.js";
 import type { RunOptions } from "../run-config.js";
 import { runConformance as runEngine } from "../runner.js";
-import { catalogue, pathWords } from "../cli/catalogue.js";
+import { pathWords } from "../cli/catalogue.js";
+import { catalogue } from "../../suites/index.js";
 
 export { catalogue };
 export { clientCatalogue, clientChecks } from "../../suites/client/index.js";

@@ -2,20 +2,19 @@
 // check-options.ts's table, their rules check-usage.ts's, what they ask the runner for run-options.ts's.
 import { randomBytes } from "node:crypto";
 import type { Command } from "commander";
-import { catalogue, pathWords } from "./catalogue.js";
 import type { CheckDefinition } from "../check.js";
 import { PROTOCOL_NAMES, type Protocol } from "../protocols/index.js";
 import { rpcTargetsOf } from "./rpc-target.js";
 import { applyConfig, type ConfigExtras } from "../config/apply-config.js";
 import { configFileToRead } from "../config/default-file.js";
 import type { TlsEndpoint } from "../attest/tls-fingerprint.js";
+import type { ReferenceServer } from "../../reference-server/start.js";
 import { parseAddress } from "../targets/address.js";
 import { createReporters, openReportFile, type ReportFile } from "../reporters/index.js";
 import { createProgressReporter, type ProgressReporter } from "../reporters/progress.js";
 import { ConformanceError } from "../errors.js";
 import type { Reporter, RunAttestation } from "../report.js";
 import type { RunOptions } from "../run-config.js";
-import { runConformance } from "../runner.js";
 import type { BaselineGate } from "../diff/baseline-gate.js";
 import { checkTable, DEFAULT_IMAGE_GRPC_PORT, type CheckCliOptions } from "./check-options.js";
 import type { OptionTable } from "./option-table.js";
@@ -29,6 +28,17 @@ import { toHttpTarget, toRunOptions } from "./run-options.js";
 import { CONNECT } from "../protocols/connect/index.js";
 import { GRPC_WEB } from "../protocols/grpc-web/index.js";
 
+/**
+ * The catalogue, loaded as the command runs, not with it (`--list` needs no engine, `--help` neither), and in a run
+ * given no target after the built-in reference's start has begun.
+ */
+const loadCatalogue = async () => {
+  const { loadCatalogue: checks, pathWords } = await import("./catalogue.js");
+  return { catalogue: await checks(), pathWords };
+};
+/** The engine, loaded likewise as the command runs. */
+const loadRunner = () => import("../runner.js");
+
 /** What every run of `check` shares, whichever target it checks. */
 interface RunContext {
   reporters: Reporter[];
@@ -39,6 +49,8 @@ interface RunContext {
   extras: ConfigExtras;
   /** With --attestation and --sign-key: the report names the file and the key, and the HTML certificate shows them. */
   attestation?: RunAttestation;
+  /** Under $EXAMPLE_CONFORMANCE_TIMELINE, the writer of its lines. */
+  mark?: (event: string) => void;
 }
 
 /** The runner's options the configuration file adds, beside the flags'. */
@@ -61,7 +73,7 @@ async function configured(
   const given = givenOn(command);
   // Its parser and schema validator are loaded only when there is a file to read: a run without one never needs them.
   const { loadConfigFile } = await import("../config/config-file.js");
-  return applyConfig(opts, loadConfigFile(file), given, env, catalogue);
+  return applyConfig(opts, loadConfigFile(file), given, env, (await loadCatalogue()).catalogue);
 }
 
 /**
@@ -89,6 +101,7 @@ async function checkImage(
   process.once("SIGTERM", onSignal);
   try {
     const http = container.httpUrl !== undefined ? toHttpTarget(opts, container.httpUrl, run.apiKey) : undefined;
+    const [{ catalogue, pathWords }, { runConformance }] = await Promise.all([loadCatalogue(), loadRunner()]);
     const report = await runConformance({
       checks: catalogue,
       pathWords,
@@ -111,7 +124,8 @@ async function checkImage(
   }
 }
 
-function listChecks(io: CliIo): void {
+async function listChecks(io: CliIo): Promise<void> {
+  const { catalogue } = await loadCatalogue();
   const width = Math.max(...catalogue.map((c) => c.id.length));
   const over = (c: CheckDefinition) =>
     c.area === "grpc" ? (c.protocols ?? PROTOCOL_NAMES).join(",") : c.area === "http" ? "http" : "-";
@@ -123,6 +137,32 @@ function listChecks(io: CliIo): void {
     );
   }
 }
+
+/**
+ * The environment variable that, set to anything but empty, writes the run's timeline to stderr: one line per event,
+ * `timeline <ms since the process started> <CPU ms of the process, every thread, so far> <event>`, for the built-in
+ * reference's start and stop and each check's start and end (a check judged with the history checks ends when its
+ * result is final). For measuring where a run's time goes (bench, issue 43), not for reading a verdict.
+ */
+export const TIMELINE_ENV = "EXAMPLE_CONFORMANCE_TIMELINE";
+
+/** The timeline's writer under $EXAMPLE_CONFORMANCE_TIMELINE, or undefined. */
+function timelineOf(io: CliIo): ((event: string) => void) | undefined {
+  const given = io.env[TIMELINE_ENV];
+  if (given === undefined || given === "") return undefined;
+  return (event) => {
+    const cpu = process.cpuUsage();
+    io.stderr(`timeline ${performance.now().toFixed(1)} ${((cpu.user + cpu.system) / 1000).toFixed(1)} ${event}\n`);
+  };
+}
+
+/** The timeline as a reporter: each check's start and end. */
+const timelineReporter = (mark: (event: string) => void): Reporter => ({
+  onRunStart: () => mark("run start"),
+  onCheckStart: (c) => mark(`start ${c.id}`),
+  onCheckEnd: (c) => mark(`end ${c.id}`),
+  onRunEnd: () => mark("run end"),
+});
 
 /** The environment variable that shortens the progress interval off a terminal (tests; a log read closely). */
 export const PROGRESS_INTERVAL_ENV = "EXAMPLE_CONFORMANCE_PROGRESS_INTERVAL";
@@ -160,9 +200,15 @@ function prepareRun(
   const envKey =
     io.env.EXAMPLE_API_KEY !== undefined && io.env.EXAMPLE_API_KEY !== "" ? io.env.EXAMPLE_API_KEY : undefined;
   const streams = reporterStreams(io, opts);
+  const mark = timelineOf(io);
   return {
     // Progress first: on a terminal its line is cleared before the console writes the results.
-    reporters: [...(progress ? [progress] : []), ...createReporters(files, streams)],
+    reporters: [
+      ...(progress ? [progress] : []),
+      ...createReporters(files, streams),
+      ...(mark ? [timelineReporter(mark)] : []),
+    ],
+    ...(mark && { mark }),
     replayCommand: createReplayRenderer(argsAfter(argv, "check"), table),
     metadata: collectMetadata(opts, io.env),
     apiKey: opts.apiKey ?? envKey,
@@ -223,20 +269,57 @@ const fingerprintOption = async (
   return fp !== undefined ? { tlsFingerprint: fp } : {};
 };
 
-/** Checks the targets the flags name or, with none, the built-in reference server, which goes whatever happens. */
-async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (code: number) => void): Promise<void> {
+/** The built-in reference server, started, with the API key it was given. */
+interface BuiltIn {
+  server: ReferenceServer;
+  key: string;
+}
+
+/** Starts the built-in reference server on both interfaces, with a fresh key so that the API-key check runs too. */
+async function startBuiltIn(mark: ((event: string) => void) | undefined): Promise<BuiltIn> {
+  mark?.("reference loading");
+  const { startReferenceServer } = await import("../../reference-server/start.js");
+  mark?.("reference starting");
+  const key = randomBytes(18).toString("base64url");
+  const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: key });
+  mark?.("reference started");
+  return { server, key };
+}
+
+/**
+ * Whether the command line names no target and no configuration file is there to name one: the run then checks the
+ * built-in reference, which can be started before anything else is read.
+ */
+function namesNoTarget(opts: CheckCliOptions): boolean {
+  return (
+    rpcTargetsOf(opts).length === 0 &&
+    opts.http === undefined &&
+    opts.image === undefined &&
+    configFileToRead(opts.config) === undefined
+  );
+}
+
+/**
+ * Checks the targets the flags name or, with none, the built-in reference server (`builtIn` starts it, or hands over
+ * the one started early), which goes whatever happens.
+ */
+async function checkTargets(
+  opts: CheckCliOptions,
+  run: RunContext,
+  setExit: (code: number) => void,
+  builtIn: () => Promise<BuiltIn>,
+): Promise<void> {
   let grpcAddress = rpcTargetsOf(opts)[0]?.address;
   let http = opts.http !== undefined ? toHttpTarget(opts, opts.http, run.apiKey) : undefined;
   let peers: { protocol: Protocol | (string & {}); address: string }[] = rpcTargetsOf(opts).slice(1);
   let stop: (() => Promise<void>) | undefined;
+  // Loaded while the built-in reference starts.
+  const engine = Promise.all([loadCatalogue(), loadRunner()]);
+  engine.catch(() => undefined);
   if (grpcAddress === undefined && http === undefined) {
-    // No target given: check the built-in reference server on both interfaces, with a fresh key so that
-    // the API-key check runs too.
-    const { startReferenceServer } = await import("../../reference-server/start.js");
-    const builtInKey = randomBytes(18).toString("base64url");
-    const server = await startReferenceServer({ grpcPort: 0, httpPort: 0, log: "silent", apiKey: builtInKey });
+    const { server, key } = await builtIn();
     grpcAddress = server.grpcAddress;
-    http = toHttpTarget(opts, server.httpUrl, builtInKey);
+    http = toHttpTarget(opts, server.httpUrl, key);
     // It serves Connect and gRPC-Web on its HTTP port: all three RPC targets, so rpc.cross-protocol.equivalent judges.
     peers = [
       { protocol: CONNECT, address: server.httpUrl },
@@ -245,6 +328,7 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     stop = server.close;
   }
   try {
+    const [{ catalogue, pathWords }, { runConformance }] = await engine;
     const report = await runConformance({
       checks: catalogue,
       pathWords,
@@ -260,7 +344,11 @@ async function checkTargets(opts: CheckCliOptions, run: RunContext, setExit: (co
     });
     setExit(report.exitCode);
   } finally {
-    await stop?.();
+    if (stop) {
+      run.mark?.("reference stopping");
+      await stop();
+      run.mark?.("reference stopped");
+    }
   }
 }
 
@@ -278,34 +366,61 @@ export function addCheckCommand(
   for (const o of toOptions(table)) command.addOption(o);
   command.action(async (given: CheckCliOptions) => {
     if (given.list) return listChecks(io);
-    const { opts, extras } = await configured(given, command, io.env);
-    checkUsage(opts, io.env);
-    const signing = opts.signKey !== undefined ? await import("../attest/attestation.js") : undefined;
-    const signKey = opts.signKey !== undefined ? signing?.loadSigningKey(opts.signKey) : undefined;
-    const gate = await baselineGate(opts, documentOnStdout(opts) ? io.stderr : io.stdout);
-    const progress = progressOf(opts, io);
-    const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
-    let attestation: ReportFile | undefined;
+    const mark = timelineOf(io);
+    mark?.("check command loaded");
+    // No target named: the built-in reference starts now, beside the loading of the checks and the reading of the
+    // options; whatever stops the command before the run takes it stops it too.
+    const early = namesNoTarget(given) ? startBuiltIn(mark) : undefined;
+    early?.catch(() => undefined);
+    let taken = false;
+    const builtIn = () => {
+      taken = true;
+      return early ?? startBuiltIn(mark);
+    };
     try {
-      if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
-      const run = prepareRun(opts, io, files, argv, extras, table, progress);
-      if (attestation && signing && signKey) {
-        run.reporters.push(signing.createAttestationReporter(attestation, signKey));
-        run.attestation = { file: attestation.path, keyId: (await import("../attest/dsse.js")).keyId(signKey) };
-      }
-      if (gate) run.reporters.push(gate.reporter);
-      const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
-      await (opts.image !== undefined
-        ? checkImage({ ...opts, image: opts.image }, run, exit)
-        : checkTargets(opts, run, exit));
+      await checkCommand(given, command, io, setExit, argv, table, builtIn);
     } finally {
-      progress?.stop();
-      for (const f of files) await f.file?.close();
-      await attestation?.close();
+      if (!taken) await early?.then(({ server }) => server.close()).catch(() => undefined);
     }
   });
 }
 
+/** The `check` command's run, once its options are parsed; `builtIn` gives the built-in reference when no target is. */
+async function checkCommand(
+  given: CheckCliOptions,
+  command: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+  argv: readonly string[],
+  table: OptionTable<CheckCliOptions>,
+  builtIn: () => Promise<BuiltIn>,
+): Promise<void> {
+  const { opts, extras } = await configured(given, command, io.env);
+  checkUsage(opts, io.env);
+  const signing = opts.signKey !== undefined ? await import("../attest/attestation.js") : undefined;
+  const signKey = opts.signKey !== undefined ? signing?.loadSigningKey(opts.signKey) : undefined;
+  const gate = await baselineGate(opts, documentOnStdout(opts) ? io.stderr : io.stdout);
+  const progress = progressOf(opts, io);
+  const files = await openReporterFiles(chooseReporters(opts.reporter, opts, io.env));
+  let attestation: ReportFile | undefined;
+  try {
+    if (opts.attestation !== undefined) attestation = await openReportFile("--attestation", opts.attestation);
+    const run = prepareRun(opts, io, files, argv, extras, table, progress);
+    if (attestation && signing && signKey) {
+      run.reporters.push(signing.createAttestationReporter(attestation, signKey));
+      run.attestation = { file: attestation.path, keyId: (await import("../attest/dsse.js")).keyId(signKey) };
+    }
+    if (gate) run.reporters.push(gate.reporter);
+    const exit = gate ? (code: number) => setExit(gate.exitCode(code)) : setExit;
+    await (opts.image !== undefined
+      ? checkImage({ ...opts, image: opts.image }, run, exit)
+      : checkTargets(opts, run, exit, builtIn));
+  } finally {
+    progress?.stop();
+    for (const f of files) await f.file?.close();
+    await attestation?.close();
+  }
+}
 /** The --baseline gate, its module loaded only when --baseline or --fail-on asks for it (it judges their usage). */
 async function baselineGate(opts: CheckCliOptions, write: (text: string) => void): Promise<BaselineGate | undefined> {
   if (opts.baseline === undefined && opts.failOn === undefined) return undefined;

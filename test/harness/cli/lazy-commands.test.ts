@@ -7,15 +7,21 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../../../common/paths.js";
 
-/** Every module (its URL) that the CLI loads for these arguments through ES module resolution. */
-function urlsLoadedFor(args: string[]): string[] {
+/**
+ * Every module (its URL) that the CLI loads for these arguments through ES module resolution, in its main thread, or
+ * in its worker threads with `thread` "worker".
+ */
+function urlsLoadedFor(args: string[], thread: "main" | "worker" = "main"): string[] {
   const log = join(mkdtempSync(join(tmpdir(), "lazy-commands-")), "loaded.txt");
+  // Each thread registers the hooks anew (a worker runs the --import preload too), told which thread it is.
   const hooks =
-    `import { appendFileSync } from "node:fs"; export async function resolve(s, c, next) { const r = await next(s, ` +
-    `c); appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; }`;
+    `import { appendFileSync } from "node:fs"; let thread; export function initialize(d) { thread = d.thread; } ` +
+    `export async function resolve(s, c, next) { const r = await next(s, c); ` +
+    `appendFileSync(${JSON.stringify(log)}, thread + " " + r.url + "\\n"); return r; }`;
   const register =
-    `import { register } from "node:module"; ` +
-    `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    `import { register } from "node:module"; import { isMainThread } from "node:worker_threads"; ` +
+    `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)}, ` +
+    `{ data: { thread: isMainThread ? "main" : "worker" } });`;
   const run = spawnSync(
     process.execPath,
     [
@@ -26,11 +32,14 @@ function urlsLoadedFor(args: string[]): string[] {
     ],
     {
       encoding: "utf8",
-      timeout: 30_000,
+      timeout: 60_000,
     },
   );
   expect(run.status, run.stderr).toBe(0);
-  return readFileSync(log, "utf8").split("\n");
+  return readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith(`${thread} `))
+    .map((line) => line.slice(thread.length + 1));
 }
 
 /** The package's own modules (paths under dist/) among them. */
@@ -66,7 +75,9 @@ describe("the CLI loads only the command it runs", () => {
     expect(urls.filter((u) => u.includes("/node_modules/ajv/"))).toEqual([]);
     const loaded = ownModules(urls);
     expect(loaded).toContain("harness/cli/check-command.js");
-    expect(loaded).toContain("harness/runner.js");
+    expect(loaded).toContain("suites/index.js");
+    // Listing runs nothing: the engine is loaded only by a run.
+    expect(loaded).not.toContain("harness/runner.js");
     // Each feature's own entry (what it shares with a plain run, such as the protocols' recording sides, may load).
     const entries = [
       "harness/client-check/run-scenario.js",
@@ -77,6 +88,14 @@ describe("the CLI loads only the command it runs", () => {
       "harness/trace/trace-writer.js",
     ];
     expect(loaded.filter((m) => m.startsWith("suites/client/") || entries.includes(m))).toEqual([]);
+  });
+
+  it("check given no target begins the built-in reference's start before it loads the checks and the engine", () => {
+    const main = ownModules(urlsLoadedFor(["check", "--only", "contract.lint", "--quiet"]));
+    // The command's own module loads neither the checks nor the engine: they load as it runs, after the server.
+    const started = main.indexOf("reference-server/start.js");
+    expect(started).toBeGreaterThan(main.indexOf("harness/cli/check-command.js"));
+    for (const later of ["suites/index.js", "harness/runner.js"]) expect(main.indexOf(later)).toBeGreaterThan(started);
   });
 
   it("--version loads no command, and --help every one", () => {
