@@ -28,6 +28,11 @@ function countingProxy(targetPort) {
   const server = net.createServer((client) => {
     counts.connections++;
     const upstream = net.connect(targetPort, "127.0.0.1");
+    // A link delays what it carries, it does not hold it back: without this, Nagle's algorithm on the proxy's own
+    // sockets keeps a reply's second chunk (a gRPC reply's trailers, written apart from its message) until the first
+    // is acknowledged, up to a delayed ACK later, which no link between the client and the server would add.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on("close", () => sockets.delete(s));
