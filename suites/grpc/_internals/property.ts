@@ -4,11 +4,16 @@ import fc from "fast-check";
 import type { CheckContext, CheckOutcome } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import { suspectsOf } from "../../../harness/targets/guards.js";
-import { helloReply } from "./calls.js";
+import { helloReply, openAhead } from "./calls.js";
 
 export interface PropertyOptions<T> {
   examples?: T[];
   maxRuns?: number;
+  /**
+   * The calls on fresh connections a case makes: the connections the cases tried side by side will take are opened
+   * ahead, within the check's bound on what it has in flight (calls.ts, openAhead).
+   */
+  fresh?: (value: T) => number;
 }
 
 /** Whether the target still answers a known-good request on a new connection. */
@@ -63,7 +68,8 @@ export async function checkProperty<T>(
     // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
     // as usual below, replaying what was seen and shrinking the failure one call after another.
     const cases = [...examples, ...fc.sample(arbitrary, { seed: ctx.seed, numRuns })].slice(0, numRuns);
-    const tried = await trySideBySide(cases, ctx.parallelism, bound, ctx.signal, attempt);
+    const ahead = openAhead(ctx, options.fresh ? cases.reduce((n, c) => n + options.fresh!(c), 0) : 0);
+    const tried = await trySideBySide(cases, ctx.parallelism, bound, ctx.signal, attempt).finally(ahead);
     for (const [i, err] of tried.outcomes) seen.set(fc.stringify(cases[i]), err);
     const first = [...tried.outcomes].filter(([, err]) => err !== undefined).sort(([a], [b]) => a - b)[0];
     if (first === undefined) {
