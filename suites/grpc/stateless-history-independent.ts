@@ -133,8 +133,13 @@ export const statelessHistoryIndependent: CheckDefinition = {
         ([r, history, other]) =>
           `request ${show(r)} after ${history.length === 0 ? "no other request" : history.map(show).join(", ")}` +
           `${other ? " from another client" : " on the same connection"}`,
-        // Each case's baseline and its history from another client go on fresh connections, opened ahead.
-        { maxRuns: 50, fresh: ([, history, other]) => 1 + (other ? history.length : 0) },
+        // Each case's baseline and its history from another client go on fresh connections, opened ahead; a case
+        // is its baseline, its history and its request again, one after another (the longest side by side first).
+        {
+          maxRuns: 50,
+          fresh: ([, history, other]) => 1 + (other ? history.length : 0),
+          weight: ([, history]) => 2 + history.length,
+        },
       );
       // Judged in this order, whatever finished first: what the profile showed, call counting, leaks, the property.
       const variation = await profile;

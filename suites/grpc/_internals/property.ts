@@ -14,6 +14,11 @@ export interface PropertyOptions<T> {
    * ahead, within the check's bound on what it has in flight (calls.ts, openAhead).
    */
   fresh?: (value: T) => number;
+  /**
+   * The calls a case makes one after another: the cases tried side by side start heaviest first (ties in fast-check's
+   * order), so that the property does not end on a long case started last while the others' places stand idle.
+   */
+  weight?: (value: T) => number;
 }
 
 /** Whether the target still answers a known-good request on a new connection. */
@@ -64,12 +69,14 @@ export async function checkProperty<T>(
     ...suspectsOf(err),
   });
   if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
-    // Cases do not depend on each other: they are tried side by side first, in the order fast-check would try
-    // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
-    // as usual below, replaying what was seen and shrinking the failure one call after another.
+    // Cases do not depend on each other: they are tried side by side first, the cases fast-check would try (the
+    // same seed draws the same values), heaviest first when the check weighs them. All held: that is the verdict.
+    // One failed: fast-check runs as usual below, in its own order, replaying what was seen and shrinking the
+    // failure one call after another.
     const cases = [...examples, ...fc.sample(arbitrary, { seed: ctx.seed, numRuns })].slice(0, numRuns);
     const ahead = openAhead(ctx, options.fresh ? cases.reduce((n, c) => n + options.fresh!(c), 0) : 0);
-    const tried = await trySideBySide(cases, ctx.parallelism, bound, ctx.signal, attempt).finally(ahead);
+    const order = heaviestFirst(cases, options.weight);
+    const tried = await trySideBySide(cases, order, ctx.parallelism, bound, ctx.signal, attempt).finally(ahead);
     for (const [i, err] of tried.outcomes) seen.set(fc.stringify(cases[i]), err);
     const first = [...tried.outcomes].filter(([, err]) => err !== undefined).sort(([a], [b]) => a - b)[0];
     if (first === undefined) {
@@ -167,12 +174,22 @@ function outcomeOf<T>(
   };
 }
 
+/** The indexes of `cases`, heaviest first by `weight` (stable: ties keep their order); in order without one. */
+export function heaviestFirst<T>(cases: readonly T[], weight?: (value: T) => number): number[] {
+  const order = cases.map((_, i) => i);
+  if (!weight) return order;
+  const w = cases.map(weight);
+  return order.sort((a, b) => (w[b] as number) - (w[a] as number) || a - b);
+}
+
 /**
- * Tries `cases` in order, up to `width` at once, until one fails (those under way then finish), the bound passes or
- * the check is aborted. Returns each tried case's outcome by index: undefined for a pass, else what it threw.
+ * Tries `cases` in the given order of their indexes, up to `width` at once, until one fails (those under way then
+ * finish), the bound passes or the check is aborted. Returns each tried case's outcome by index: undefined for a
+ * pass, else what it threw.
  */
 async function trySideBySide<T>(
   cases: readonly T[],
+  order: readonly number[],
   width: number,
   boundMs: number,
   signal: AbortSignal,
@@ -183,8 +200,8 @@ async function trySideBySide<T>(
   let next = 0;
   let failed = false;
   const worker = async () => {
-    while (!failed && !signal.aborted && next < cases.length && performance.now() < until) {
-      const i = next++;
+    while (!failed && !signal.aborted && next < order.length && performance.now() < until) {
+      const i = order[next++] as number;
       const err = await attempt(cases[i] as T);
       outcomes.set(i, err);
       if (err !== undefined) failed = true;

@@ -71,3 +71,24 @@ describe("checkProperty with fresh calls per case", () => {
     expect(log.filter((l) => l === "fresh call")).toHaveLength(1 + cases.reduce((a, b) => a + b, 0));
   });
 });
+
+describe("checkProperty with weighed cases", () => {
+  it("starts the cases side by side heaviest first, ties in fast-check's order, and judges them all", async () => {
+    const log: string[] = [];
+    const ctx = fakeContext(2, log);
+    const started: number[] = [];
+    const outcome = await checkProperty(
+      ctx,
+      fc.integer({ min: 0, max: 9 }),
+      async (n) => {
+        started.push(n);
+        await hello(ctx, encodeMessage(`case ${n}`));
+      },
+      String,
+      { weight: (n) => n },
+    );
+    expect(outcome.status).toBe("pass");
+    const cases = fc.sample(fc.integer({ min: 0, max: 9 }), { seed: 1, numRuns: 6 });
+    expect(started).toEqual([...cases].sort((a, b) => b - a));
+  });
+});
