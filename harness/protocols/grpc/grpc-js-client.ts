@@ -106,6 +106,8 @@ function endUnused(c: OneCall): void {
 
 export class GrpcJsClient {
   #shared: grpc.Client | undefined;
+  /** The shared channel's sockets: one still being set up when the client closes is ended too (close()). */
+  #sharedOwn: OwnSockets = { sockets: new Set(), ended: false };
   readonly #options: ConnectionOptions;
   readonly #tls: TlsMaterial | undefined;
   /** Channels of one call opened ahead (openAhead), each taken by one fresh call. */
@@ -161,7 +163,7 @@ export class GrpcJsClient {
   }
 
   #client(): grpc.Client {
-    this.#shared ??= this.#newClient();
+    this.#shared ??= this.#newClient(false, this.#sharedOwn);
     return this.#shared;
   }
 
@@ -237,7 +239,16 @@ export class GrpcJsClient {
 
   close(): void {
     this.#ahead.close();
-    this.#shared?.close();
+    const shared = this.#shared;
     this.#shared = undefined;
+    if (!shared) return;
+    // A connection that never became ready (a target that trickles its SETTINGS): grpc-js's close() leaves it open, so
+    // its sockets are destroyed, and one that connects later as it comes. A ready one closes as grpc-js closes it.
+    const state = shared.getChannel().getConnectivityState(false);
+    shared.close();
+    if (state === grpc.connectivityState.CONNECTING || state === grpc.connectivityState.TRANSIENT_FAILURE) {
+      this.#sharedOwn.ended = true;
+      for (const s of this.#sharedOwn.sockets) s.destroy();
+    }
   }
 }

@@ -1,7 +1,8 @@
 // A fresh channel's call that ends while its connection is still being set up leaves no connection open: against a
 // target that trickles its HTTP/2 SETTINGS one byte at a time, the call ends by its deadline and the connection is
 // dropped (grpc-js's close() alone leaves it open while the SETTINGS are due). So do connections opened ahead for
-// fresh calls and never taken, whether the asking is given back or the client closed.
+// fresh calls and never taken, whether the asking is given back or the client closed, and the shared channel's
+// connection once the client is closed.
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,6 +78,16 @@ describe("a fresh channel's call ended while its connection is being set up", ()
     const before = accepted;
     client.openAhead(2, 2);
     await expect.poll(() => accepted - before, { timeout: 5_000 }).toBe(2);
+    client.close();
+    await expect.poll(() => open.size, { timeout: 5_000 }).toBe(0);
+  });
+
+  it("leaves no connection of the shared channel open that was still being set up when the client closed", async () => {
+    const client = newClient();
+    const before = accepted;
+    const result = await client.unary(encodeMessage("hello"), { deadlineMs: 500 });
+    expect(result.code).toBe(Status.DEADLINE_EXCEEDED);
+    expect(accepted - before).toBe(1);
     client.close();
     await expect.poll(() => open.size, { timeout: 5_000 }).toBe(0);
   });
