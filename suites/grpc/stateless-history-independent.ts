@@ -7,7 +7,7 @@ import { asReply, baseline, hello, helloReply, journal, openAhead, show } from "
 import type { VariationProfile } from "./_internals/variation.js";
 import { findCallCounter } from "./_internals/counter.js";
 import { exclusively } from "./_internals/exclusive.js";
-import { checkProperty } from "./_internals/property.js";
+import { checkProperty, type PropertyOptions } from "./_internals/property.js";
 import { besideOthers, sameReply, variationProfile } from "./_internals/variation.js";
 
 const token = () =>
@@ -79,6 +79,16 @@ async function findLateState(ctx: CheckContext, profile: VariationProfile): Prom
   return undefined;
 }
 
+/**
+ * The property's cases: each one's baseline and its history from another client go on fresh connections, opened
+ * ahead; a case is its baseline, its history and its request again, one after another (the heaviest tried first).
+ */
+const CASES: PropertyOptions<[string, string[], boolean]> = {
+  maxRuns: 50,
+  fresh: ([, history, other]) => 1 + (other ? history.length : 0),
+  weight: ([, history]) => 2 + history.length,
+};
+
 export const statelessHistoryIndependent: CheckDefinition = {
   id: "grpc.stateless.history-independent",
   title: "the reply to a request is the same whatever other requests, from this or other clients, came before it",
@@ -133,13 +143,7 @@ export const statelessHistoryIndependent: CheckDefinition = {
         ([r, history, other]) =>
           `request ${show(r)} after ${history.length === 0 ? "no other request" : history.map(show).join(", ")}` +
           `${other ? " from another client" : " on the same connection"}`,
-        // Each case's baseline and its history from another client go on fresh connections, opened ahead; a case
-        // is its baseline, its history and its request again, one after another (the longest side by side first).
-        {
-          maxRuns: 50,
-          fresh: ([, history, other]) => 1 + (other ? history.length : 0),
-          weight: ([, history]) => 2 + history.length,
-        },
+        CASES,
       );
       // Judged in this order, whatever finished first: what the profile showed, call counting, leaks, the property.
       const variation = await profile;

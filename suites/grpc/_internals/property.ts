@@ -69,14 +69,11 @@ export async function checkProperty<T>(
     ...suspectsOf(err),
   });
   if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
-    // Cases do not depend on each other: they are tried side by side first, the cases fast-check would try (the
-    // same seed draws the same values), heaviest first when the check weighs them. All held: that is the verdict.
-    // One failed: fast-check runs as usual below, in its own order, replaying what was seen and shrinking the
-    // failure one call after another.
+    // Cases do not depend on each other: those fast-check would try (the same seed) are tried side by side first,
+    // heaviest first when weighed. All held: that is the verdict. One failed: fast-check runs as usual below, in its
+    // own order, replaying what was seen and shrinking the failure one call after another.
     const cases = [...examples, ...fc.sample(arbitrary, { seed: ctx.seed, numRuns })].slice(0, numRuns);
-    const ahead = openAhead(ctx, options.fresh ? cases.reduce((n, c) => n + options.fresh!(c), 0) : 0);
-    const order = heaviestFirst(cases, options.weight);
-    const tried = await trySideBySide(cases, order, ctx.parallelism, bound, ctx.signal, attempt).finally(ahead);
+    const tried = await trySideBySide(ctx, cases, options, bound, attempt);
     for (const [i, err] of tried.outcomes) seen.set(fc.stringify(cases[i]), err);
     const first = [...tried.outcomes].filter(([, err]) => err !== undefined).sort(([a], [b]) => a - b)[0];
     if (first === undefined) {
@@ -183,19 +180,23 @@ export function heaviestFirst<T>(cases: readonly T[], weight?: (value: T) => num
 }
 
 /**
- * Tries `cases` in the given order of their indexes, up to `width` at once, until one fails (those under way then
- * finish), the bound passes or the check is aborted. Returns each tried case's outcome by index: undefined for a
- * pass, else what it threw.
+ * Tries `cases` heaviest first by the options' weight (else in order), up to the check's --concurrency at once, until
+ * one fails (those under way then finish), the bound passes or the check is aborted, with the fresh connections the
+ * options count for them opened ahead meanwhile. Returns each tried case's outcome by index: undefined for a pass,
+ * else what it threw.
  */
 async function trySideBySide<T>(
+  ctx: CheckContext,
   cases: readonly T[],
-  order: readonly number[],
-  width: number,
+  options: PropertyOptions<T>,
   boundMs: number,
-  signal: AbortSignal,
   attempt: (value: T) => Promise<unknown>,
 ): Promise<{ outcomes: Map<number, unknown> }> {
+  const { fresh, weight } = options;
+  const width = ctx.parallelism;
+  const signal = ctx.signal;
   const outcomes = new Map<number, unknown>();
+  const order = heaviestFirst(cases, weight);
   const until = performance.now() + boundMs;
   let next = 0;
   let failed = false;
@@ -207,6 +208,7 @@ async function trySideBySide<T>(
       if (err !== undefined) failed = true;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
+  const ahead = openAhead(ctx, fresh ? cases.reduce((n, c) => n + fresh(c), 0) : 0);
+  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker)).finally(ahead);
   return { outcomes };
 }
