@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeMessage } from "../../../common/message.js";
 import type { CheckContext } from "../../../harness/check.js";
+import { grpcContext } from "../../helpers/grpc-context.js";
 import type { UnaryResult } from "../../../harness/protocols/rpc.js";
 import type { GrpcTarget } from "../../../harness/targets/grpc-target.js";
 import { hello, openAhead } from "../../../suites/grpc/_internals/calls.js";
@@ -26,17 +27,7 @@ function fakeContext(parallelism: number, log: string[]): CheckContext {
     raw: () => Promise.reject(new Error("not here")),
     close: async () => undefined,
   } as unknown as GrpcTarget;
-  return {
-    contractDir: "proto",
-    grpc,
-    replicas: [],
-    timeoutMs: 1000,
-    memo: new Map(),
-    seed: 1,
-    runs: 6,
-    signal: new AbortController().signal,
-    parallelism,
-  };
+  return grpcContext(grpc, 6, parallelism);
 }
 
 describe("openAhead", () => {
