@@ -22,7 +22,8 @@ export type { Protocol };
  * How a check shares the targets with the other checks of a run while it runs:
  * - "shared" (the default): beside any other check;
  * - "serial": one at a time with the other serial checks of its area, in catalogue order (HTTP checks that create,
- *   change and read resources of one space), beside the rest;
+ *   change and read resources of one space), beside the rest; those next to each other that say they are
+ *   `independent` run side by side (with a limit above 1);
  * - "alone": before the others, one at a time, with nothing else in flight. For checks that compare replies and
  *   call the targets directly (not through the gate below): what other checks send (data they store, which may
  *   legally change a reply; calls of their own) would change what they see.
@@ -141,6 +142,14 @@ export interface CheckDefinition {
   spec: string;
   /** How it shares the targets with other checks; default "shared". */
   sharing?: Sharing;
+  /**
+   * For a "serial" check: what it judges is only what it stores itself, read by the URIs it was given, and the status
+   * of what it reads beside (never a listing's contents, an order of requests or a connection), so data other checks
+   * store or delete meanwhile cannot change its verdict. Serial checks that say so and stand next to each other in
+   * the catalogue run side by side, within the limit, and never beside a serial check that does not
+   * (harness/scheduler.ts).
+   */
+  independent?: boolean;
   /**
    * For an RPC check (area "grpc"): the protocols it applies to; default every one. A check that builds requests by
    * hand for one protocol's wire rules names that protocol alone; over another it is skipped, saying so.

@@ -5,6 +5,8 @@ import { createLimiter } from "./limiter.js";
 export interface Schedulable {
   area: Area;
   sharing?: Sharing;
+  /** A "serial" item that may run side by side with the independent ones next to it in its lane (check.ts). */
+  independent?: boolean;
 }
 
 const settled = (p: Promise<unknown>): Promise<void> =>
@@ -50,7 +52,8 @@ export interface Overlap<C, T> {
  *    of the area it names once it says they may, and their results are judged as Overlap says before any other item
  *    starts;
  * 3. the rest, at most `limit` at once, "serial" items one after another within their area, each going ahead of the
- *    shared items waiting (with a limit above 1), since a lane's checks cannot overlap one another.
+ *    shared items waiting (with a limit above 1), since a lane's checks cannot overlap one another; independent ones
+ *    next to each other in it side by side (with a limit above 1), never beside one that is not.
  * Each phase starts when every item of the one before has settled. A rejection is the caller's to handle through
  * the promise returned for that item; it never stops the others.
  */
@@ -186,8 +189,12 @@ function runLanes<C extends Schedulable, T>(
   for (const lane of lanes.values()) void runLane(lane, early, before, turn, run);
 }
 
-/** One lane as one task (see runLanes), started after `before`; resolves when its last item has settled. */
-function runLane<C, T>(
+/**
+ * One lane as one task (see runLanes), started after `before`; resolves when its last item has settled. Independent
+ * items next to each other run side by side: the first in the lane's place, each other in a place of its own (ahead
+ * of the shared items waiting), and the lane goes on once all of them have settled.
+ */
+function runLane<C extends Schedulable, T>(
   lane: readonly C[],
   early: Map<C, Promise<T>>,
   before: Promise<void>,
@@ -204,10 +211,17 @@ function runLane<C, T>(
   return before.then(() =>
     turn(
       async () => {
-        for (const [i, item] of lane.entries())
-          await Promise.resolve()
-            .then(() => run(item))
+        const settle = (i: number) =>
+          Promise.resolve()
+            .then(() => run(lane[i] as C))
             .then(ends[i]!.resolve, ends[i]!.reject);
+        for (let i = 0; i < lane.length; ) {
+          let next = i + 1;
+          if (lane[i]!.independent) while (next < lane.length && lane[next]!.independent) next++;
+          const group = Array.from({ length: next - i }, (_, k) => i + k);
+          await Promise.all(group.map((j) => (j === i ? settle(j) : turn(() => settle(j), { first: true }))));
+          i = next;
+        }
       },
       { first: true },
     ),

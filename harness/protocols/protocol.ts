@@ -15,6 +15,8 @@ export interface UnaryTransport {
   exchange?(request: PlainRequest): Promise<PlainResponse>;
   /** For gRPC: one hand-built HTTP/2 request. */
   raw?(request: RawRequest): Promise<RawResponse>;
+  /** Where a fresh call opens a connection of its own: opens `count` ahead, at most `limit` at once (GrpcTarget). */
+  openAhead?(count: number, limit: number): () => void;
   close(): void;
 }
 

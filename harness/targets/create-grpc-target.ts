@@ -111,7 +111,7 @@ function guardedTarget({
     silence.intercept((request, callOptions) => transport.unary(request, callOptions)),
     (signal) => budget.take(signal),
   );
-  const { exchange, raw } = transport;
+  const { exchange, raw, openAhead } = transport;
   const pushback = honoursPushback(protocol);
   // A call whose check judges the refusal (a body past a size limit, say) gets its answer as sent.
   const waiting = <T>(
@@ -132,6 +132,7 @@ function guardedTarget({
         return exchange({ ...request, headers: { ...metadata, ...request.headers } });
       },
     }),
+    ...(openAhead && { openAhead: (count: number, limit: number) => openAhead(count, limit) }),
     budget,
     get callCount() {
       return budget.used;

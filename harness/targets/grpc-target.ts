@@ -22,6 +22,12 @@ export interface GrpcTarget {
   unary(request: Uint8Array, options?: UnaryCallOptions): Promise<UnaryResult>;
   /** Sends one hand-built HTTP/2 request on its own connection. */
   raw(request: RawRequest): Promise<RawResponse>;
+  /**
+   * Opens `count` fresh connections ahead of calls to come with channel "fresh", at most `limit` at once, so that they
+   * connect side by side instead of each at its call; each is still taken by one call only, and opens no call.
+   * Returns what closes those not taken. Absent where a fresh call opens no connection of its own (in memory).
+   */
+  openAhead?(count: number, limit: number): () => void;
   /** How many calls this target has made, for the --max-rpcs budget. */
   readonly callCount: number;
   close(): Promise<void>;

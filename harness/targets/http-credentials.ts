@@ -55,9 +55,10 @@ const NO_SUCH_ID = "example-conformance-credentials-probe";
 /**
  * Reads the collection and asks to create in it with a body no server can store (malformed JSON: a target that
  * wants no key refuses it with a 400 and creates nothing), since reading may be open where writing needs the key;
- * then asks to replace and delete a message that does not exist, since creating may be open where changing needs
- * it. Those two count only a 401 (authentication wanted): a 403 there may be the target's legal refusal of a
- * replace that would create. Throws a credentials error at the first refusal; returns when there is none.
+ * and asks to replace and delete a message that does not exist, since creating may be open where changing needs
+ * it: all four side by side. Those two count only a 401 (authentication wanted): a 403 there may be the target's
+ * legal refusal of a replace that would create. Throws a credentials error for the first refusal in that order;
+ * returns when there is none.
  */
 export async function probeHttpCredentials(target: HttpTarget, options: HttpCredentialsOptions): Promise<void> {
   const item = `${options.collection.replace(/\/$/, "")}/${NO_SUCH_ID}`;
@@ -78,8 +79,13 @@ export async function probeHttpCredentials(target: HttpTarget, options: HttpCred
     ],
     [{ method: "DELETE", path: item, headers: { accept: JSON_TYPE } }, unauthenticated],
   ];
-  for (const [req, isRefusal] of asks) {
-    const res = await target.request(req);
+  // Side by side, one round trip for all: none stores anything (the bodies are malformed, the id is no one's), so
+  // none changes another's answer; the refusal told is the first in this order, whichever answered first.
+  const answers = await Promise.allSettled(asks.map(([req]) => target.request(req)));
+  for (const [i, [req, isRefusal]] of asks.entries()) {
+    const answer = answers[i] as PromiseSettledResult<HttpResponse>;
+    if (answer.status === "rejected") throw answer.reason;
+    const res = answer.value;
     if (!isRefusal(res)) continue;
     if (!options.keyGiven)
       throw new ConformanceError(

@@ -24,6 +24,7 @@ export const authApiKey = httpCheck(
       "without it; with the key it succeeds",
     severity: "MUST",
     spec: "§5 (a client holding the key sends it with each data request), RFC 9110 §11.6.1 (401 and its challenge)",
+    independent: true,
   },
   async (p) => {
     const key = p.config.apiKey;

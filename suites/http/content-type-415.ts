@@ -9,6 +9,7 @@ export const contentType415 = httpCheck(
     title: "a POST with an unsupported Content-Type (text/plain) gets 415 Unsupported Media Type",
     severity: "MUST",
     spec: "§1 principle 3 (JSON or XML representations), §4.2 rule 8 and §7",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

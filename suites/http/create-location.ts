@@ -9,6 +9,7 @@ export const createLocation = httpCheck(
     title: "a creating POST carries a Location header naming the created resource, which GETs 200 with the fields sent",
     severity: "SHOULD",
     spec: "§4.2 (a creating POST may add Location with the created resource's URI)",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

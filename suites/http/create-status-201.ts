@@ -7,6 +7,7 @@ export const createStatus201 = httpCheck(
     title: "POST of a message to a collection answers 201 Created (200 fails)",
     severity: "MUST",
     spec: "§4.2 (method mapping: a creating POST answers 201) and §7",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

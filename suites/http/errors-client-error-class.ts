@@ -12,6 +12,7 @@ export const errorsClientErrorClass = httpCheck(
       "get a 4xx; an empty POST gets a 2xx or a 4xx",
     severity: "MUST",
     spec: "§7 (4xx: the client's request was wrong)",
+    independent: true,
   },
   async (p) => {
     let probes = 0;

@@ -28,6 +28,7 @@ export const errorsMalformed400 = httpCheck(
     spec:
       "§7 (4xx: the client's request was wrong; 5xx: a server-side error), XML 1.0 §1.2 (fatal errors), §2.1 and " +
       "§2.8 (nothing but comments, PIs and white space beside the root)",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

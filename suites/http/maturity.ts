@@ -15,6 +15,7 @@ export const maturity = httpCheck(
       "(hypermedia) is noted",
     severity: "MUST",
     spec: "§4.2 (resource-interface maturity levels: level 2 is sufficient)",
+    independent: true,
   },
   async (p) => {
     const c = p.collections[0] as string;

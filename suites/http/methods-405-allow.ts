@@ -35,6 +35,7 @@ export const methods405Allow = httpCheck(
       "that work (or 501 Not Implemented, for one the server implements nowhere)",
     severity: "MUST",
     spec: "§4.2 (method mapping; level 2: the appropriate method and the exact status code) and §7",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

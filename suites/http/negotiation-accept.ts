@@ -27,6 +27,7 @@ export const negotiationAccept = httpCheck(
       "JSON or XML",
     severity: "MUST",
     spec: "§4.2 rule 8 and §1 principle 3",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

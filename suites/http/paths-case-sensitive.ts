@@ -14,6 +14,7 @@ export const pathsCaseSensitive = httpCheck(
     title: "an upper-cased path segment is not served as the same resource",
     severity: "SHOULD",
     spec: "§4.2 rules 5 and 7",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

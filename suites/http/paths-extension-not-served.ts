@@ -9,6 +9,7 @@ export const pathsExtensionNotServed = httpCheck(
       "be one): the representation is chosen with Accept, not a file extension",
     severity: "MUST",
     spec: "§4.2 rule 8",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

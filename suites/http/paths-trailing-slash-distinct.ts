@@ -8,6 +8,7 @@ export const pathsTrailingSlashDistinct = httpCheck(
     title: "a path with a slash appended is not served as the same resource: 404, or a redirect to the canonical path",
     severity: "MUST",
     spec: "§4.2 rule 5",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

@@ -31,6 +31,7 @@ export const readAfterCreate = httpCheck(
       "405 nor a 200 that is not the JSON or XML it says",
     severity: "MUST",
     spec: "§4.2 (method mapping: Read is GET; rule 9: one URI per resource), §1 principle 3 (JSON or XML)",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

@@ -16,6 +16,8 @@ export const statelessNoSession = httpCheck(
     spec: "§1 principles 1 and 2 (the server stores no client context)",
     // Its question is whether an answer needs a session, which a server may tie to a connection as to a cookie.
     connections: "fresh",
+    // Its own message, by its URI, on connections of its own: what other checks send beside it is on theirs.
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

@@ -10,6 +10,7 @@ export const statelessReplicas = httpCheck(
     title: "a message created on one instance is read, replaced and deleted on each other instance (--http-replica)",
     severity: "MUST",
     spec: "§1 principle 2 (a request depends on earlier ones only through stored data, wherever it lands)",
+    independent: true,
   },
   async (p) => {
     const replicas = p.config.replicas ?? [];

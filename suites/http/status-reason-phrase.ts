@@ -9,6 +9,7 @@ export const statusReasonPhrase = httpCheck(
     title: "HTTP/1.1 status lines carry the standard reason phrase (201 Created, 404 Not Found...)",
     severity: "SHOULD",
     spec: "§4.2 (level 2: the exact status code and text in the status line)",
+    independent: true,
   },
   async (p) => {
     const seen: Exchange[] = [];

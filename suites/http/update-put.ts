@@ -10,6 +10,7 @@ export const updatePut = httpCheck(
     title: "PUT of a representation replaces the message (2xx), and GET then shows the new body",
     severity: "MUST",
     spec: "§4.2 (method mapping: Update is PUT)",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

@@ -29,6 +29,7 @@ export const xmlWellFormed = httpCheck(
     spec:
       "§1 principle 3 (data is exchanged as JSON or XML) and XML 1.0 §2.2 (Char), §4.1, §4.3.3 (encoding errors " +
       "are fatal)",
+    independent: true,
   },
   async (p) => {
     const shown: string[] = [];

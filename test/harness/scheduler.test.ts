@@ -9,6 +9,7 @@ interface Item {
   name: string;
   area: Area;
   sharing?: Sharing;
+  independent?: boolean;
 }
 
 /**
@@ -61,6 +62,8 @@ async function trace(
 
 const grpc = (name: string, sharing?: Sharing): Item => ({ name, area: "grpc", ...(sharing && { sharing }) });
 const http = (name: string, sharing: Sharing = "serial"): Item => ({ name, area: "http", sharing });
+/** A serial HTTP check that says it is independent (check.ts). */
+const free = (name: string): Item => ({ ...http(name), independent: true });
 
 describe("schedule", () => {
   it("keeps at most the limit in flight, and returns results in the order given", async () => {
@@ -94,6 +97,29 @@ describe("schedule", () => {
       expect([...(overlaps.get(h) ?? [])].filter((o) => o.startsWith("h"))).toEqual([]);
     // The gRPC checks did run beside them.
     expect(overlaps.get("g1")?.size ?? 0).toBeGreaterThan(0);
+  });
+
+  it("runs a lane's independent checks next to each other side by side, never beside the lane's others", async () => {
+    const items = [http("h1"), free("f1"), free("f2"), free("f3"), http("h2"), free("f4"), grpc("g1"), free("f5")];
+    const { events, overlaps, peak, results } = await trace(items, 3);
+    const lane = (name: string) => [...(overlaps.get(name) ?? [])].filter((o) => /^[hf]/.test(o)).sort();
+    // f1..f3 side by side (the limit of 3 leaves room for them all), after h1 and before h2.
+    expect(lane("f1")).toEqual(["f2", "f3"]);
+    expect(events.indexOf("start f1")).toBeGreaterThan(events.indexOf("end h1"));
+    for (const f of ["f1", "f2", "f3"]) expect(events.indexOf("start h2")).toBeGreaterThan(events.indexOf(`end ${f}`));
+    // A serial check that is not independent has the lane to itself; f4 and f5, apart in the catalogue but next to
+    // each other in the lane, side by side.
+    expect(lane("h1")).toEqual([]);
+    expect(lane("h2")).toEqual([]);
+    expect(lane("f4")).toEqual(["f5"]);
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(results).toEqual(items.map((i) => i.name));
+  });
+
+  it("runs independent checks one at a time with a limit of 1, in the order given", async () => {
+    const items = [free("f1"), free("f2"), http("h1"), free("f3")];
+    const { events } = await trace(items, 1);
+    expect(events).toEqual(["start f1", "end f1", "start f2", "end f2", "start h1", "end h1", "start f3", "end f3"]);
   });
 
   it("runs alone checks first, one at a time, with nothing beside them", async () => {

@@ -14,6 +14,10 @@ export function startLatencyProxy(targetPort: number, delayMs: number): Promise<
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect(targetPort, "127.0.0.1");
+    // A link delays chunks, it does not hold them back: Nagle's algorithm on the proxy's own sockets would keep a
+    // reply's second chunk (a gRPC reply's trailers) until the first was acknowledged, which no link adds.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on("close", () => sockets.delete(s));

@@ -5,6 +5,7 @@ import { HELLO_PATH, type MetadataValue, type UnaryCallOptions, type UnaryResult
 import { defaultAuthority, type ConnectionOptions, type TlsMaterial } from "../../targets/connection.js";
 import { MAX_REPLY_BYTES } from "../../wire/bounds.js";
 import { unaryRecord } from "../../trace/records.js";
+import { AheadPool } from "./ahead-pool.js";
 
 const passThrough = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
@@ -80,14 +81,65 @@ function seeingSockets(credentials: grpc.ChannelCredentials, own: OwnSockets): g
   });
 }
 
+/** A channel of one call and the sockets its connection runs on. */
+interface OneCall {
+  client: grpc.Client;
+  own: OwnSockets;
+}
+
+/** A channel's connection failed or the channel is shut: opened ahead, it would fail its call for that alone. */
+const failed = (c: OneCall): boolean => {
+  const state = c.client.getChannel().getConnectivityState(false);
+  return state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.SHUTDOWN;
+};
+
+/**
+ * Ends a channel opened ahead that no call took: its connection may still be being set up (a target that trickles
+ * its SETTINGS), which grpc-js's close() leaves open, so its sockets are destroyed too, and one that connects later is
+ * destroyed as it comes (seeingSockets). No call went on it: nothing is cut short.
+ */
+function endUnused(c: OneCall): void {
+  c.own.ended = true;
+  c.client.close();
+  for (const s of c.own.sockets) s.destroy();
+}
+
 export class GrpcJsClient {
   #shared: grpc.Client | undefined;
+  /** The shared channel's sockets: one still being set up when the client closes is ended too (close()). */
+  #sharedOwn: OwnSockets = { sockets: new Set(), ended: false };
   readonly #options: ConnectionOptions;
   readonly #tls: TlsMaterial | undefined;
+  /** Channels of one call opened ahead (openAhead), each taken by one fresh call. */
+  readonly #ahead: AheadPool<OneCall>;
 
   constructor(options: ConnectionOptions, tls: TlsMaterial | undefined) {
     this.#options = options;
     this.#tls = tls;
+    this.#ahead = new AheadPool<OneCall>({
+      open: () => {
+        const one = this.#oneCall();
+        // Connects now, not at the call: grpc-js opens a channel's connection lazily otherwise.
+        one.client.getChannel().getConnectivityState(true);
+        return one;
+      },
+      usable: (c) => !failed(c),
+      close: (c) => endUnused(c),
+    });
+  }
+
+  /**
+   * Opens `count` fresh connections ahead for calls to come with channel "fresh", at most `limit` at once; each is
+   * still taken by one call only. Returns what closes those not taken.
+   */
+  openAhead(count: number, limit: number): () => void {
+    return this.#ahead.ask(count, limit);
+  }
+
+  /** A channel of its own for one call, with the sockets its connection runs on. */
+  #oneCall(): OneCall {
+    const own: OwnSockets = { sockets: new Set(), ended: false };
+    return { client: this.#newClient(true, own), own };
   }
 
   #newClient(fresh = false, own?: OwnSockets): grpc.Client {
@@ -111,15 +163,16 @@ export class GrpcJsClient {
   }
 
   #client(): grpc.Client {
-    this.#shared ??= this.#newClient();
+    this.#shared ??= this.#newClient(false, this.#sharedOwn);
     return this.#shared;
   }
 
   unary(request: Uint8Array, options: UnaryCallOptions = {}): Promise<UnaryResult> {
     const fresh = options.channel === "fresh";
     // Only a channel of its own can be dropped when refused early (below); the shared one is never.
-    const own: OwnSockets | undefined = fresh ? { sockets: new Set(), ended: false } : undefined;
-    const client = fresh ? this.#newClient(true, own) : this.#client();
+    const one = fresh ? (this.#ahead.take() ?? this.#oneCall()) : undefined;
+    const own = one?.own;
+    const client = one?.client ?? this.#client();
     const metadata = new grpc.Metadata();
     for (const [k, v] of Object.entries(this.#options.metadata)) metadata.add(k, v);
     for (const [k, v] of Object.entries(options.metadata ?? {}) as [string, MetadataValue][]) {
@@ -185,7 +238,17 @@ export class GrpcJsClient {
   }
 
   close(): void {
-    this.#shared?.close();
+    this.#ahead.close();
+    const shared = this.#shared;
     this.#shared = undefined;
+    if (!shared) return;
+    // A connection that never became ready (a target that trickles its SETTINGS): grpc-js's close() leaves it open, so
+    // its sockets are destroyed, and one that connects later as it comes. A ready one closes as grpc-js closes it.
+    const state = shared.getChannel().getConnectivityState(false);
+    shared.close();
+    if (state === grpc.connectivityState.CONNECTING || state === grpc.connectivityState.TRANSIENT_FAILURE) {
+      this.#sharedOwn.ended = true;
+      for (const s of this.#sharedOwn.sockets) s.destroy();
+    }
   }
 }

@@ -30,6 +30,7 @@ export const grpcProtocol: ProtocolModule = {
     return {
       unary: (request, options) => client.unary(request, options),
       raw: (request) => sendRaw(conn, tls, request),
+      openAhead: (count, limit) => client.openAhead(count, limit),
       close: () => client.close(),
     };
   },

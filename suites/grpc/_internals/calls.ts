@@ -84,6 +84,16 @@ export function show(body: string): string {
   return q.length > 120 ? `${q.slice(0, 117)}..."` : q;
 }
 
+/**
+ * Opens `count` fresh connections ahead for this check's calls to come on fresh connections, within its bound on
+ * what it has in flight (--concurrency): they connect side by side while its calls go on, and each is still taken
+ * by one call. None at --concurrency 1, which does one thing at a time. Returns what closes those not taken.
+ */
+export function openAhead(ctx: CheckContext, count: number): () => void {
+  if (ctx.parallelism <= 1 || count < 1) return () => undefined;
+  return target(ctx).openAhead?.(count, ctx.parallelism) ?? (() => undefined);
+}
+
 /** The reply to `body` in a fresh context: the baseline that history and connection checks compare with. */
 export async function baseline(ctx: CheckContext, body: string): Promise<Reply> {
   return helloReply(ctx, body, { channel: "fresh" });

@@ -4,11 +4,21 @@ import fc from "fast-check";
 import type { CheckContext, CheckOutcome } from "../../../harness/check.js";
 import { ConformanceError } from "../../../harness/errors.js";
 import { suspectsOf } from "../../../harness/targets/guards.js";
-import { helloReply } from "./calls.js";
+import { helloReply, openAhead } from "./calls.js";
 
 export interface PropertyOptions<T> {
   examples?: T[];
   maxRuns?: number;
+  /**
+   * The calls on fresh connections a case makes: the connections the cases tried side by side will take are opened
+   * ahead, within the check's bound on what it has in flight (calls.ts, openAhead).
+   */
+  fresh?: (value: T) => number;
+  /**
+   * The calls a case makes one after another: the cases tried side by side start heaviest first (ties in fast-check's
+   * order), so that the property does not end on a long case started last while the others' places stand idle.
+   */
+  weight?: (value: T) => number;
 }
 
 /** Whether the target still answers a known-good request on a new connection. */
@@ -59,11 +69,11 @@ export async function checkProperty<T>(
     ...suspectsOf(err),
   });
   if (ctx.path === undefined && (ctx.parallelism ?? 1) > 1) {
-    // Cases do not depend on each other: they are tried side by side first, in the order fast-check would try
-    // them (the same seed draws the same values). All held: that is the verdict. One failed: fast-check runs
-    // as usual below, replaying what was seen and shrinking the failure one call after another.
+    // Cases do not depend on each other: those fast-check would try (the same seed) are tried side by side first,
+    // heaviest first when weighed. All held: that is the verdict. One failed: fast-check runs as usual below, in its
+    // own order, replaying what was seen and shrinking the failure one call after another.
     const cases = [...examples, ...fc.sample(arbitrary, { seed: ctx.seed, numRuns })].slice(0, numRuns);
-    const tried = await trySideBySide(cases, ctx.parallelism, bound, ctx.signal, attempt);
+    const tried = await trySideBySide(ctx, cases, options, bound, attempt);
     for (const [i, err] of tried.outcomes) seen.set(fc.stringify(cases[i]), err);
     const first = [...tried.outcomes].filter(([, err]) => err !== undefined).sort(([a], [b]) => a - b)[0];
     if (first === undefined) {
@@ -161,29 +171,44 @@ function outcomeOf<T>(
   };
 }
 
+/** The indexes of `cases`, heaviest first by `weight` (stable: ties keep their order); in order without one. */
+export function heaviestFirst<T>(cases: readonly T[], weight?: (value: T) => number): number[] {
+  const order = cases.map((_, i) => i);
+  if (!weight) return order;
+  const w = cases.map(weight);
+  return order.sort((a, b) => (w[b] as number) - (w[a] as number) || a - b);
+}
+
 /**
- * Tries `cases` in order, up to `width` at once, until one fails (those under way then finish), the bound passes or
- * the check is aborted. Returns each tried case's outcome by index: undefined for a pass, else what it threw.
+ * Tries `cases` heaviest first by the options' weight (else in order), up to the check's --concurrency at once, until
+ * one fails (those under way then finish), the bound passes or the check is aborted, with the fresh connections the
+ * options count for them opened ahead meanwhile. Returns each tried case's outcome by index: undefined for a pass,
+ * else what it threw.
  */
 async function trySideBySide<T>(
+  ctx: CheckContext,
   cases: readonly T[],
-  width: number,
+  options: PropertyOptions<T>,
   boundMs: number,
-  signal: AbortSignal,
   attempt: (value: T) => Promise<unknown>,
 ): Promise<{ outcomes: Map<number, unknown> }> {
+  const { fresh, weight } = options;
+  const width = ctx.parallelism;
+  const signal = ctx.signal;
   const outcomes = new Map<number, unknown>();
+  const order = heaviestFirst(cases, weight);
   const until = performance.now() + boundMs;
   let next = 0;
   let failed = false;
   const worker = async () => {
-    while (!failed && !signal.aborted && next < cases.length && performance.now() < until) {
-      const i = next++;
+    while (!failed && !signal.aborted && next < order.length && performance.now() < until) {
+      const i = order[next++] as number;
       const err = await attempt(cases[i] as T);
       outcomes.set(i, err);
       if (err !== undefined) failed = true;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker));
+  const ahead = openAhead(ctx, fresh ? cases.reduce((n, c) => n + fresh(c), 0) : 0);
+  await Promise.all(Array.from({ length: Math.min(width, cases.length) }, worker)).finally(ahead);
   return { outcomes };
 }

@@ -4,7 +4,7 @@
 // still be judged on the rest of the reply.
 import { randomBytes } from "node:crypto";
 import { HISTORY_BESIDE_MEMO, historyAnswered, type CheckContext } from "../../../harness/check.js";
-import { helloReply, show } from "./calls.js";
+import { helloReply, openAhead, show } from "./calls.js";
 import { callsStarted, exclusively } from "./exclusive.js";
 
 /** Time between samples of the same request that a clock in whole seconds cannot sit still through. */
@@ -120,12 +120,15 @@ async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationPr
     return undefined;
   };
   const startedBefore = callsStarted(ctx);
-  let failed = await take(3);
+  // Each sample on a connection of its own, opened ahead: the samples are still asked one after another.
+  const quick = openAhead(ctx, 3);
+  let failed = await take(3).finally(quick);
   if (overlap) answeredFirst.get(ctx.memo)?.(failed === undefined);
   if (failed)
     return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
+  const later = openAhead(ctx, 2);
   await pause(TICK_MS, ctx.signal);
-  failed = await take(2);
+  failed = await take(2).finally(later);
   if (failed)
     return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
   // Checks run beside the history phase's start make calls the gate does not count (hand-built ones): with them,

@@ -478,6 +478,12 @@ export interface HttpCheckSpec {
   /** Default "serial": HTTP checks create, change and read resources of one space, one check at a time. */
   sharing?: Sharing;
   /**
+   * A serial check that judges only what it creates itself, read by its URIs, and the status of what it reads beside
+   * (no listing's contents, no order of requests, no connection or session): it runs side by side with the
+   * independent checks next to it (harness/check.ts), each with its own probe, bound and report.
+   */
+  independent?: boolean;
+  /**
    * "fresh": every request on a connection of its own, for a check whose question is whether answers depend on the
    * connection or a session. Default: the target's keep-alive connections, where no question is about connections.
    */
