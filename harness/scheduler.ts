@@ -23,7 +23,8 @@ const settled = (p: Promise<unknown>): Promise<void> =>
  * With `shared`, that area's "shared" items (checks that store nothing) run at the phase's start too, beside the lane
  * and whatever the history items start first (the runner has their bodies wait for these items: `besideEnded`); they
  * stand with the history items, and are run again after them, in the order of the run without the overlap, when any
- * history item does not stand.
+ * history item does not stand. Only with a place left for them beside every history item and the lane: a history
+ * body waiting for them holds its place, so with none left they run after the history items, as without `shared`.
  */
 export interface Overlap<C, T> {
   /** The area whose "serial" items, one lane, run beside the history items, if any. */
@@ -77,11 +78,15 @@ export function schedule<C extends Schedulable, T>(
   const afterAlone = before;
   const history = items.filter((item) => item.sharing === "history");
   const lane = overlap?.lane ? items.filter((item) => item.sharing === "serial" && item.area === overlap.lane) : [];
+  // The history items' bodies wait, in their places, for the shared items beside them to end (besideEnded), and the
+  // lane holds a place from its first item to its last: the shared items run beside them only with a place left.
+  const room = limit - history.length - (lane.length > 0 ? 1 : 0);
+  const sharedBeside = overlap !== undefined && room >= 1 ? sharedOf(items, overlap) : [];
   const beside =
-    limit > 1 && history.length > 0 && overlap !== undefined && lane.length + sharedOf(items, overlap).length > 0
+    limit > 1 && history.length > 0 && overlap !== undefined && lane.length + sharedBeside.length > 0
       ? overlap
       : undefined;
-  const shared = beside ? sharedOf(items, beside) : [];
+  const shared = beside ? sharedBeside : [];
   const laneEnded = beside ? runLane(lane, early, afterAlone, turn, run) : undefined;
   const first = history.map((item) => afterAlone.then(() => turn(() => run(item))));
   // The shared items beside them take their places after the history items, which start what they share (the clock

@@ -297,6 +297,47 @@ describe("schedule", () => {
     expect(ran).toEqual(["a", "b", "c"]);
   });
 
+  it("runs the shared checks beside the history checks only with a place left for them: history bodies wait for them", async () => {
+    // The history checks' bodies wait, holding their places, for the shared checks run beside them to end
+    // (besideEnded, as suites/grpc/_internals/variation.ts's besideOthers does): with every place held by a history
+    // check or the lane, those shared checks would wait for a place forever.
+    for (const [limit, withLane] of [
+      [2, false],
+      [3, true],
+      [3, false],
+      [4, true],
+    ] as const) {
+      const items = [
+        grpc("y1", "history"),
+        grpc("y2", "history"),
+        ...(withLane ? [http("h1"), http("h2")] : []),
+        grpc("g1"),
+        grpc("g2"),
+      ];
+      let besideEnded: Promise<void> = Promise.resolve();
+      const ran: string[] = [];
+      const run = async (item: Item) => {
+        if (item.sharing === "history") await besideEnded;
+        ran.push(item.name);
+        return item.name;
+      };
+      const done = Promise.all(
+        schedule(items, limit, run, {
+          ...(withLane && { lane: "http" as const }),
+          shared: { area: "grpc" },
+          besideEnded: (p) => void (besideEnded = p),
+          stands: () => true,
+          again: run,
+        }),
+      );
+      const bounded = new Promise<string>((resolve) => setTimeout(() => resolve("stuck"), 10_000).unref());
+      await expect(Promise.race([done.then(() => "done"), bounded]), `limit ${limit}, lane ${withLane}`).resolves.toBe(
+        "done",
+      );
+      expect(ran.sort()).toEqual(items.map((i) => i.name).sort());
+    }
+  });
+
   it("refuses a limit that is not a whole number of at least 1", () => {
     expect(() => schedule([], 0, async () => undefined)).toThrow(RangeError);
     expect(() => createLimiter(1.5)).toThrow(RangeError);
