@@ -4,8 +4,9 @@
 // BENCH_ROUNDS (default 6), BENCH_DURATION (seconds, default 2); BENCH_TRANSPORT_EXTRA adds flags to the Connect and
 // gRPC-Web runs (e.g. --http2-prior-knowledge). BENCH_BEFORE_CLI, the bin/example-conformance.js of another build
 // (an earlier commit's, built), adds the same three runs against a `serve` of that build in every round, in the same
-// rotation, so that before and after are measured side by side. Prints each figure and ratio with its 95 % interval,
-// and the load average at start and end. The load process's CPU per call includes its start-up (GNU time over the
+// rotation, so that before and after are measured side by side; with BENCH_BEFORE_LOAD=1 those runs' `load` is that
+// build's too (by default it is this one's, against the other build's server). Prints each figure and ratio with its
+// 95 % interval, and the load average at start and end. The load process's CPU per call includes its start-up (GNU time over the
 // whole process): BENCH_EXCHANGES (default 0: off) adds, in every round, that many Connect exchanges made in this
 // process, 64 in flight on as many connections, through wire/http1.ts's pool on each client (node:http's Agent, the
 // checks'; undici's Pool, the replies at rest's) and through `load`'s raw HTTP/1.1 client
@@ -60,7 +61,7 @@ function loadRun(server, address, flag, extra, duration) {
   const times = `${file}.time`;
   const args = ["--duration", duration, "--concurrency", "64", "--connections", "4", "--threads", "1", "--quiet"];
   const before = cpuSeconds(server.pid);
-  const command = [process.execPath, CLI, "load", flag, address, ...args, ...extra, "--json", file];
+  const command = [process.execPath, server.loadCli ?? CLI, "load", flag, address, ...args, ...extra, "--json", file];
   const r = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", times, ...command], {
     stdio: ["ignore", "ignore", "inherit"],
     timeout: 5 * 60_000,
@@ -78,6 +79,7 @@ function loadRun(server, address, flag, extra, duration) {
 }
 
 const BEFORE_CLI = process.env.BENCH_BEFORE_CLI;
+const BEFORE_LOAD = process.env.BENCH_BEFORE_LOAD === "1";
 const EXCHANGES = Math.max(0, Number(process.env.BENCH_EXCHANGES ?? 0));
 const MARGINAL = process.env.BENCH_MARGINAL === "1";
 
@@ -157,6 +159,7 @@ console.log(
 for (let round = 0; round < ROUNDS; round++) {
   const servers = { "": await startReference() };
   if (BEFORE_CLI) servers["before "] = await startReference(BEFORE_CLI);
+  if (BEFORE_CLI && BEFORE_LOAD) servers["before "].loadCli = BEFORE_CLI;
   try {
     for (let k = 0; k < measures.length; k++) {
       const [name, measure] = measures[(k + round) % measures.length];
