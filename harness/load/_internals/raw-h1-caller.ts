@@ -162,8 +162,9 @@ class Slot {
 
   private open(): net.Socket {
     const { origin, tls } = this.target;
-    const at = { host: origin.hostname.replace(/^\[(.*)\]$/, "$1"), port: Number(origin.port || (tls ? 443 : 80)) };
-    const socket = origin.protocol === "https:" ? openTlsWith(at, tls ?? {}) : net.connect(at);
+    const secure = origin.protocol === "https:";
+    const at = { host: origin.hostname.replace(/^\[(.*)\]$/, "$1"), port: Number(origin.port || (secure ? 443 : 80)) };
+    const socket = secure ? openTlsWith(at, tls ?? {}) : net.connect(at);
     socket.setNoDelay(true);
     this.error = undefined;
     socket.on("data", (chunk: Buffer) => this.read(socket, chunk));
