@@ -4,13 +4,16 @@
 // BENCH_ROUNDS (default 6), BENCH_DURATION (seconds, default 2); BENCH_TRANSPORT_EXTRA adds flags to the Connect and
 // gRPC-Web runs (e.g. --http2-prior-knowledge). BENCH_BEFORE_CLI, the bin/example-conformance.js of another build
 // (an earlier commit's, built), adds the same three runs against a `serve` of that build in every round, in the same
-// rotation, so that before and after are measured side by side. Prints each figure and ratio with its 95 % interval,
-// and the load average at start and end. The load process's CPU per call includes its start-up (GNU time over the
+// rotation, so that before and after are measured side by side; with BENCH_BEFORE_LOAD=1 those runs' `load` is that
+// build's too (by default it is this one's, against the other build's server). Prints each figure and ratio with its
+// 95 % interval, and the load average at start and end. The load process's CPU per call includes its start-up (GNU time over the
 // whole process): BENCH_EXCHANGES (default 0: off) adds, in every round, that many Connect exchanges made in this
-// process through wire/http1.ts's pool on each client (node:http's Agent, undici's Pool; 64 in flight on as many
-// connections, as `load` makes them), the CPU per exchange by process.cpuUsage, start-up apart; BENCH_MARGINAL=1
-// runs every `load` once more for 1 s and reports the load process's marginal CPU per call, (CPU of the long run -
-// CPU of the 1 s run) / (their calls' difference), its start-up cancelling, and the start-up CPU that leaves. Run
+// process, 64 in flight on as many connections, through wire/http1.ts's pool on each client (node:http's Agent, the
+// checks'; undici's Pool, the replies at rest's) and through `load`'s raw HTTP/1.1 client
+// (harness/load/_internals/raw-h1-caller.ts, each reply read by the codec as under load), the CPU per exchange by
+// process.cpuUsage, start-up apart; BENCH_MARGINAL=1 runs every `load` once more for 1 s and reports the load
+// process's marginal CPU per call, (CPU of the long run - CPU of the 1 s run) / (their calls' difference), its
+// start-up cancelling, and the start-up CPU that leaves. Run
 // `npx tsc -p .` first (it reads dist/).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -19,6 +22,8 @@ import { join } from "node:path";
 import { meanInterval, ratioInterval } from "../dist/test/bench/interval.js";
 import { http1Exchange, openHttp1Pool } from "../dist/harness/wire/http1.js";
 import { HELLO_PATH } from "../dist/harness/protocols/rpc.js";
+import { callResultOf, httpRpcRequest } from "../dist/harness/load/_internals/http-rpc-call.js";
+import { rawH1Caller } from "../dist/harness/load/_internals/raw-h1-caller.js";
 import { startServe } from "./start-serve.js";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -56,7 +61,7 @@ function loadRun(server, address, flag, extra, duration) {
   const times = `${file}.time`;
   const args = ["--duration", duration, "--concurrency", "64", "--connections", "4", "--threads", "1", "--quiet"];
   const before = cpuSeconds(server.pid);
-  const command = [process.execPath, CLI, "load", flag, address, ...args, ...extra, "--json", file];
+  const command = [process.execPath, server.loadCli ?? CLI, "load", flag, address, ...args, ...extra, "--json", file];
   const r = spawnSync("/usr/bin/time", ["-f", "%U %S", "-o", times, ...command], {
     stdio: ["ignore", "ignore", "inherit"],
     timeout: 5 * 60_000,
@@ -74,6 +79,7 @@ function loadRun(server, address, flag, extra, duration) {
 }
 
 const BEFORE_CLI = process.env.BENCH_BEFORE_CLI;
+const BEFORE_LOAD = process.env.BENCH_BEFORE_LOAD === "1";
 const EXCHANGES = Math.max(0, Number(process.env.BENCH_EXCHANGES ?? 0));
 const MARGINAL = process.env.BENCH_MARGINAL === "1";
 
@@ -83,6 +89,7 @@ const MARGINAL = process.env.BENCH_MARGINAL === "1";
  */
 async function exchanges(server, client) {
   const origin = new URL(server.httpUrl);
+  if (client === "raw") return rawExchanges(origin);
   const pool = openHttp1Pool(origin, { maxSockets: 64, client });
   const headers = { "content-type": "application/proto", "connect-protocol-version": "1", "content-length": "0" };
   const request = { origin, method: "POST", path: HELLO_PATH, headers, body: Buffer.alloc(0), connection: pool };
@@ -104,6 +111,28 @@ async function exchanges(server, client) {
   return { cpuUsPerExchange: (used.user + used.system) / EXCHANGES };
 }
 
+/** The same exchanges through load's raw HTTP/1.1 client (64 slots, a connection each), replies read by the codec. */
+async function rawExchanges(origin) {
+  const request = httpRpcRequest("connect", origin, new Uint8Array(0));
+  const raw = rawH1Caller({ origin }, {}, [request], 64, 10_000, 1024 * 1024);
+  let left = EXCHANGES;
+  const start = process.cpuUsage();
+  try {
+    await Promise.all(
+      Array.from({ length: 64 }, async (_, w) => {
+        while (left-- > 0) {
+          const r = await callResultOf("connect", await raw.call(w, 0), 10_000);
+          if (r.code !== 0) throw new Error(`raw: ${r.code} ${r.details}`);
+        }
+      }),
+    );
+  } finally {
+    raw.close();
+  }
+  const used = process.cpuUsage(start);
+  return { cpuUsPerExchange: (used.user + used.system) / EXCHANGES };
+}
+
 const startReference = (cli = CLI) => startServe(cli, ["--store", "memory:"]);
 
 const builds = BEFORE_CLI ? ["", "before "] : [""];
@@ -116,6 +145,7 @@ if (EXCHANGES > 0)
   measures.push(
     ["exchanges node:http", (s) => exchanges(s[""], "node:http")],
     ["exchanges undici", (s) => exchanges(s[""], "undici")],
+    ["exchanges raw", (s) => exchanges(s[""], "raw")],
   );
 const runs = Object.fromEntries(measures.map(([name]) => [name, []]));
 const loadAverage = () =>
@@ -129,6 +159,7 @@ console.log(
 for (let round = 0; round < ROUNDS; round++) {
   const servers = { "": await startReference() };
   if (BEFORE_CLI) servers["before "] = await startReference(BEFORE_CLI);
+  if (BEFORE_CLI && BEFORE_LOAD) servers["before "].loadCli = BEFORE_CLI;
   try {
     for (let k = 0; k < measures.length; k++) {
       const [name, measure] = measures[(k + round) % measures.length];
@@ -180,5 +211,9 @@ if (EXCHANGES > 0) {
     (x, i) => x.cpuUsPerExchange / runs["exchanges node:http"][i].cpuUsPerExchange,
   );
   console.log(`exchanges, undici / node:http CPU: ${show(ratioInterval(perRound))}`);
+  const rawRounds = runs["exchanges raw"].map(
+    (x, i) => x.cpuUsPerExchange / runs["exchanges undici"][i].cpuUsPerExchange,
+  );
+  console.log(`exchanges, raw / undici CPU: ${show(ratioInterval(rawRounds))}`);
 }
 console.log(`load average at end ${loadAverage()}`);

@@ -15,7 +15,7 @@ import type { PageBounds } from "./page.js";
 import { createMemoryStore, type MessageStore, type StoreLimits } from "./store.js";
 import { createLogger, type LogLevel, type LogOptions } from "../logger.js";
 import { DEFAULT_MAX_RECEIVE_BYTES } from "../grpc.js";
-import { HELLO_RPC_PATH, registerConnectRpc, warmConnectRpc } from "./connect-rpc.js";
+import { createLeanFront, HELLO_RPC_PATH, registerConnectRpc, warmConnectRpc } from "./connect-rpc.js";
 
 export type HttpLogLevel = LogLevel;
 
@@ -68,6 +68,13 @@ export interface HttpServerOptions extends LogOptions {
   requestTimeoutMs?: number;
   /** An idle keep-alive connection is closed after this; default 5 s. */
   keepAliveTimeoutMs?: number;
+  /**
+   * False: the plain Connect and gRPC-Web call goes through fastify too, instead of the lean front (connect-rpc.ts).
+   * For tests that compare the two; default true.
+   */
+  leanFront?: boolean;
+  /** Which path answered each Hello over Connect or gRPC-Web: for tests. */
+  onRpcServed?: (path: "lean" | "connect-es" | "front") => void;
 }
 
 export interface HttpServerHandle {
@@ -240,6 +247,8 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
   const ledger = options.ledger ?? createOwedLedger();
 
   const requestTimeout = options.requestTimeoutMs ?? ledger.limits.arrivalMs;
+  /** The lean path in front of fastify (connect-rpc.ts), once the shedder it admits calls with exists. */
+  const front: { serve?: (raw: http.IncomingMessage, res: http.ServerResponse) => boolean } = {};
   const app = Fastify({
     // The framework's logger would log request URLs and errors our way does not; ours logs what it means to.
     logger: false,
@@ -253,7 +262,7 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
       ignoreDuplicateSlashes: false,
       maxParamLength: 256,
     },
-    serverFactory: (handler) => gatedServer(handler, ledger, log, options, requestTimeout),
+    serverFactory: (handler) => gatedServer(withFront(front, handler), ledger, log, options, requestTimeout),
     return503OnClosing: true,
     schemaController: { compilersFactory: LAZY_COMPILERS as never },
     clientErrorHandler: answerUnparsedRequest,
@@ -287,7 +296,10 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
       log.debug({ msg: "http server error detail", error: err instanceof Error ? err.message : String(err) });
     },
   });
-  await registerConnectRpc(app, { maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES });
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_RECEIVE_BYTES;
+  await registerConnectRpc(app, { maxMessageBytes, ...(options.onRpcServed && { onServed: options.onRpcServed }) });
+  if (options.leanFront !== false)
+    front.serve = leanFront(app, options, { maxMessageBytes, bodyLimitBytes, requestTimeout, shedder, log });
   boundRequestArrival(app, requestTimeout);
   const warmed = logRequests(app, log);
 
@@ -300,6 +312,49 @@ export async function buildHttpApp(options: HttpServerOptions = {}): Promise<Bui
     throw err;
   }
   return { app, shedder, log };
+}
+
+/**
+ * The lean front (connect-rpc.ts) with what fastify's hooks would do for its calls: the shedder, the 408 bound; off
+ * once the server closes (fastify answers 503 and closes the connection) and at the debug level (fastify's hook logs
+ * every request).
+ */
+function leanFront(
+  app: FastifyInstance,
+  options: HttpServerOptions,
+  the: {
+    maxMessageBytes: number;
+    bodyLimitBytes: number;
+    requestTimeout: number;
+    shedder: ReturnType<typeof createShedder>;
+    log: ReturnType<typeof createLogger>;
+  },
+) {
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  const timedOut = Object.assign(new Error("request timeout"), { code: "ERR_HTTP_REQUEST_TIMEOUT" });
+  return createLeanFront({
+    maxMessageBytes: the.maxMessageBytes,
+    bodyLimitBytes: the.bodyLimitBytes,
+    requestTimeoutMs: the.requestTimeout,
+    onLate: (socket) => answerUnparsedRequest(timedOut, socket),
+    open: () => !closing && !the.log.isLevelEnabled("debug"),
+    shedder: the.shedder,
+    ...(options.onRpcServed && { onServed: options.onRpcServed }),
+  });
+}
+
+/** fastify's handler, after the lean front (connect-rpc.ts) has taken the calls it answers itself. */
+function withFront(
+  front: { serve?: (raw: http.IncomingMessage, res: http.ServerResponse) => boolean },
+  handler: http.RequestListener,
+): http.RequestListener {
+  return (raw, res) => {
+    if (front.serve?.(raw, res) !== true) handler(raw, res);
+  };
 }
 
 /**

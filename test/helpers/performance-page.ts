@@ -62,7 +62,8 @@ const METHOD = (r: BenchResults, rtt: string, halfRtt: string) => [
   "  `load --grpc` against the same server's gRPC port at the same concurrency and connections, one thread each.",
   "  `load --grpc` drives through its own HTTP/2 client (see [Load runs and their " +
     "verdict](load.md#load-runs-and-their-verdict));",
-  "  `load --connect` and `load --grpc-web` through the HTTP/1.1 client's keep-alive pool (undici's Pool behind `harness/wire/http1.ts`).",
+  "  `load --connect` and `load --grpc-web` over HTTP/1.1 through a client of its own, a keep-alive connection per call",
+  "  in flight (`harness/load/_internals/raw-h1-caller.ts`).",
   "- `serve --workers 2` against `--workers 1` (both on PostgreSQL, which more than one worker needs; gRPC never",
   "  touches the store).",
   `- the default \`check\` run's wall time, locally and through a proxy adding ${halfRtt} ms each way`,
@@ -112,10 +113,11 @@ const TARGETS = [
   "- **`serve --workers 2`.** Near twice one worker is only to be seen with the generator on cores of its own; on a",
   "  smaller machine the run says it is not resolved.",
   "- **`load --connect` and `load --grpc-web` against `load --grpc`.** The load process shares the machine's cores with",
-  "  the server, so its own CPU per call weighs in these ratios; over HTTP/1.1 it sends through undici's Pool",
-  "  (`harness/wire/http1.ts`). `node bench/transports.js` measures these ratios alone: `BENCH_MARGINAL=1` separates the",
-  "  load process's CPU per call from its start-up (near a second of CPU, which a short round spreads over its calls),",
-  "  and `BENCH_EXCHANGES` measures the HTTP/1.1 client alone, node:http's Agent beside undici's Pool.",
+  "  the server, so its own CPU per call weighs in these ratios; over HTTP/1.1 it sends through a client made for",
+  "  the call (`harness/load/_internals/raw-h1-caller.ts`). `node bench/transports.js` measures these ratios alone:",
+  "  `BENCH_MARGINAL=1` separates the load process's CPU per call from its start-up (near a second of CPU, which a",
+  "  short round spreads over its calls), and `BENCH_EXCHANGES` measures the HTTP/1.1 clients alone, node:http's",
+  "  Agent, undici's Pool and `load`'s own.",
   "- **`load`'s memory over a long run** is not measured by the bench: the run says so.",
 ];
 

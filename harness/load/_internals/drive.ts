@@ -9,6 +9,7 @@ import { resourceCaller, type Mix } from "./resource-caller.js";
 
 type ResourceCaller = ReturnType<typeof resourceCaller>;
 import {
+  callResultOf,
   httpRpcCall,
   httpRpcRequest,
   openPool,
@@ -17,6 +18,9 @@ import {
   type HttpWire,
 } from "./http-rpc-call.js";
 import { h2RpcCaller } from "./h2-rpc-call.js";
+import { rawH1Caller } from "./raw-h1-caller.js";
+import { MAX_LOAD_REPLY_BYTES } from "../../wire/bounds.js";
+import { tlsConnectOptions } from "../../wire/tls.js";
 
 /** The HTTP version a Connect or gRPC-Web run speaks. */
 export type HttpVersion = "1.1" | "2";
@@ -67,10 +71,14 @@ function grpcCaller(spec: DriveSpec): Caller & { sweep(now: number): void; count
   return { call: (w, i) => raw.call(w, bodies[i] as Buffer), sweep: raw.sweep, close: raw.close, counts: raw.counts };
 }
 
-/** Connect or gRPC-Web: over HTTP/2 sessions, or over HTTP/1.1 with a connection for each call in flight. */
+/**
+ * Connect or gRPC-Web: over HTTP/2 sessions, or over HTTP/1.1 with a connection for each call in flight (the raw
+ * HTTP/1.1 client; the replies at rest, `atRest`, through the pool, a client apart).
+ */
 function httpRpcCaller(
   spec: DriveSpec,
   how: NonNullable<DriveSpec["http"]>,
+  atRest = false,
 ): Caller & { readonly reconnections: number } {
   const base = new URL(how.baseUrl);
   const requests = spec.requests.map((r) => httpRpcRequest(how.protocol, base, r.subarray(5)));
@@ -85,7 +93,19 @@ function httpRpcCaller(
       },
     };
   }
-  // HTTP/1.1 carries one call at a time on a connection: as many keep-alive connections as calls in flight.
+  // HTTP/1.1 carries one call at a time on a connection: as many keep-alive connections as calls in flight, on the
+  // raw HTTP/1.1 client, or through the pool (undici) for the replies at rest and for a request it cannot write.
+  const wire = spec.wire ?? {};
+  const tls = base.protocol === "https:" ? tlsConnectOptions({ material: wire.tls, serverName: wire.authority }) : {};
+  const raw = atRest
+    ? undefined
+    : rawH1Caller({ origin: base, tls }, wire, requests, spec.concurrency, spec.timeoutMs, MAX_LOAD_REPLY_BYTES);
+  if (raw !== undefined)
+    return {
+      call: async (w, i) => callResultOf(how.protocol, await raw.call(w, i), spec.timeoutMs),
+      close: () => raw.close(),
+      reconnections: 0,
+    };
   const pool = openPool(base, spec.concurrency, spec.wire);
   return {
     call: (_w, i) => httpRpcCall(how.protocol, base, pool, requests[i] as HttpRpcRequest, spec.timeoutMs, spec.wire),
@@ -99,7 +119,7 @@ function httpRpcCaller(
  * the next call when the server ends it (`reconnections`, as a drive's: not errors).
  */
 export function restCaller(spec: DriveSpec): Caller & { readonly reconnections: number } {
-  if (spec.http) return httpRpcCaller({ ...spec, concurrency: 1, connections: 1 }, spec.http);
+  if (spec.http) return httpRpcCaller({ ...spec, concurrency: 1, connections: 1 }, spec.http, true);
   const connection = openConnection(spec.address);
   return {
     call: (_w, i) => call(connection, Buffer.from(spec.requests[i] as Uint8Array), spec.timeoutMs),

@@ -8,6 +8,11 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBodyBytes, encodeMessage } from "../../../common/message.js";
 import { registerConnectRpc } from "../../../reference-server/http/connect-rpc.js";
+import {
+  startHttpServer,
+  type HttpServerHandle,
+  type HttpServerOptions,
+} from "../../../reference-server/http/server.js";
 import { MALFORMED } from "../../../suites/grpc/errors-malformed-request.js";
 
 const MAX_MESSAGE_BYTES = 2048;
@@ -16,7 +21,7 @@ const PATH = "/example.exampleService/Hello";
 interface Served {
   app: FastifyInstance;
   port: number;
-  served: { lean: number; "connect-es": number };
+  served: { lean: number; "connect-es": number; front: number };
 }
 
 /** The RPC route as the reference registers it, on an app that reads other bodies as bytes, as the reference's does. */
@@ -28,7 +33,7 @@ async function serveRpc(lean: boolean): Promise<Served> {
     { parseAs: "buffer" },
     (_r: FastifyRequest, body: Buffer, done: (e: null, b: Buffer) => void) => done(null, body),
   );
-  const served = { lean: 0, "connect-es": 0 };
+  const served = { lean: 0, "connect-es": 0, front: 0 };
   await registerConnectRpc(app, { maxMessageBytes: MAX_MESSAGE_BYTES, lean, onServed: (path) => served[path]++ });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -54,6 +59,8 @@ interface RawCall {
   bodyAfterMs?: number;
   /** Chunked framing instead of Content-Length. */
   chunked?: boolean;
+  /** A Content-Length past the body's: the body never arrives whole. */
+  announcedLength?: number;
 }
 
 /** One request on its own connection (Connection: close), and every byte the server sent until it closed. */
@@ -71,7 +78,9 @@ function exchange(port: number, call: RawCall): Promise<string> {
       clearTimeout(timer);
       resolve(Buffer.concat(chunks).toString("latin1"));
     });
-    const framing = call.chunked ? "Transfer-Encoding: chunked\r\n" : `Content-Length: ${call.body.length}\r\n`;
+    const framing = call.chunked
+      ? "Transfer-Encoding: chunked\r\n"
+      : `Content-Length: ${call.announcedLength ?? call.body.length}\r\n`;
     const head =
       `POST ${PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${framing}` +
       Object.entries(call.headers)
@@ -197,5 +206,78 @@ describe("the lean path for Hello over Connect and gRPC-Web", () => {
   it("serves every call through connect-es when the lean path is off", () => {
     expect(without.served.lean).toBe(0);
     expect(without.served["connect-es"]).toBe(PLAIN.length + OTHERS.length);
+  });
+});
+
+/** The reference's HTTP server itself, with the lean front (the default) or without it (fastify serves every call). */
+async function serveReference(front: boolean, more: HttpServerOptions = {}) {
+  const served = { lean: 0, "connect-es": 0, front: 0 };
+  const server = await startHttpServer({
+    port: 0,
+    log: "silent",
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    leanFront: front,
+    onRpcServed: (path) => served[path]++,
+    ...more,
+  });
+  return { server, port: server.port, served };
+}
+
+describe("the lean front of the reference's HTTP server (before fastify)", () => {
+  let fronted: Awaited<ReturnType<typeof serveReference>>;
+  let routed: Awaited<ReturnType<typeof serveReference>>;
+  const servers: HttpServerHandle[] = [];
+  beforeAll(async () => {
+    fronted = await serveReference(true);
+    routed = await serveReference(false);
+    servers.push(fronted.server, routed.server);
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  it.each(PLAIN)("answers %s itself, byte for byte as fastify's route does", async (_name, call) => {
+    const before = { ...fronted.served };
+    const beforeRouted = { ...routed.served };
+    const answer = await exchange(fronted.port, call);
+    expect(fronted.served.front).toBe(before.front + 1);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(withoutDate(answer)).toBe(withoutDate(await exchange(routed.port, call)));
+    expect(routed.served.lean).toBe(beforeRouted.lean + 1);
+  });
+
+  it.each(OTHERS)("leaves %s to fastify's route or connect-es, answered as without it", async (_name, call) => {
+    const before = { ...fronted.served };
+    const answer = await exchange(fronted.port, call);
+    expect(fronted.served.front).toBe(before.front);
+    expect(withoutDate(answer)).toBe(withoutDate(await exchange(routed.port, call)));
+  });
+
+  it("is off when asked: fastify's route answers every plain call", () => {
+    expect(routed.served.front).toBe(0);
+  });
+
+  it("sheds a plain call past the protection's bound as fastify does (503, Retry-After, the resources' shape)", async () => {
+    const shedding = await serveReference(true, { protection: { memoryWatermarkBytes: 1 } });
+    const shedRouted = await serveReference(false, { protection: { memoryWatermarkBytes: 1 } });
+    servers.push(shedding.server, shedRouted.server);
+    for (const [, call] of [PLAIN[0], PLAIN[10]] as Array<[string, RawCall]>) {
+      const answer = await exchange(shedding.port, call);
+      expect(answer).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n(?:[^\r]*\r\n)*?retry-after: 1\r\n/i);
+      expect(withoutDate(answer)).toBe(withoutDate(await exchange(shedRouted.port, call)));
+    }
+    expect(shedding.served.front).toBe(0);
+  });
+
+  it("answers 408 and closes when a plain call's body does not arrive in time, as fastify's route does", async () => {
+    const late = await serveReference(true, { requestTimeoutMs: 200 });
+    const lateRouted = await serveReference(false, { requestTimeoutMs: 200 });
+    servers.push(late.server, lateRouted.server);
+    const [, plain] = PLAIN[0] as [string, RawCall];
+    const call = { ...plain, announcedLength: plain.body.length + 20 };
+    const answer = await exchange(late.port, call);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(withoutDate(answer)).toBe(withoutDate(await exchange(lateRouted.port, call)));
+    expect(late.served.front).toBe(0);
   });
 });
