@@ -285,7 +285,6 @@ export function withCrowdingGuard(next: UnaryCall, admit: (signal?: AbortSignal)
   /** Calls under way, each marked once another was under way beside it. */
   const inFlight = new Set<{ crowded: boolean }>();
   let limited = false;
-  let largestServed = 0;
   const oneAtATime = createLimiter(1);
   const idlers: (() => void)[] = [];
   /** Resolves once no call is under way. */
@@ -303,9 +302,10 @@ export function withCrowdingGuard(next: UnaryCall, admit: (signal?: AbortSignal)
     }
   };
   return async (request, callOptions) => {
-    // A request larger than any served so far is taken at its word: that refusal is most likely a size limit.
-    const crowdedOut = (r: UnaryResult) =>
-      (r.code === Status.RESOURCE_EXHAUSTED && request.length <= largestServed) || droppedBeforeAnswer(r);
+    // Crowded, RESOURCE_EXHAUSTED is a cap on calls at once as much as a size limit, whatever was served before (a
+    // request larger than any served may be refused for the calls beside it, as checks run side by side in another
+    // order): asked alone, it tells. Alone, it is taken at its word.
+    const crowdedOut = (r: UnaryResult) => r.code === Status.RESOURCE_EXHAUSTED || droppedBeforeAnswer(r);
     // Asked again alone, a refusal that stays is this request's own (a body past a size limit, say): calls go
     // back to side by side.
     let { result, crowded } = limited
@@ -317,7 +317,6 @@ export function withCrowdingGuard(next: UnaryCall, admit: (signal?: AbortSignal)
       ({ result, crowded } = await oneAtATime(async () => (await idle(), once(request, callOptions))));
       if (crowdedOut(result) && !crowded) limited = was;
     }
-    if (result.code === Status.OK) largestServed = Math.max(largestServed, request.length);
     return result;
   };
 }

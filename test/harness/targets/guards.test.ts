@@ -43,14 +43,27 @@ describe("the crowding guard", () => {
     expect(server.refused()).toBeGreaterThan(0);
   });
 
-  it("takes a refusal of a request larger than any served at its word (a size limit), without a retry", async () => {
+  it("sends a crowded refusal of a request larger than any served again alone, and takes the one that stays at its word", async () => {
+    // A size limit: the refusal stays when the request is sent alone, and calls go back to side by side after it.
     let calls = 0;
     const call = withCrowdingGuard(
       async (request) => (calls++, await tick(), request.length > 100 ? status(Status.RESOURCE_EXHAUSTED) : ok()),
       async () => undefined,
     );
     const [, big] = await Promise.all([call(encodeMessage("small")), call(new Uint8Array(1000))]);
-    expect([big.code, calls]).toEqual([Status.RESOURCE_EXHAUSTED, 2]);
+    expect([big.code, calls]).toEqual([Status.RESOURCE_EXHAUSTED, 3]);
+    // Alone from the start, a refusal is not sent again.
+    expect((await call(new Uint8Array(1000))).code).toBe(Status.RESOURCE_EXHAUSTED);
+    expect(calls).toBe(4);
+  });
+
+  it("serves a request larger than any served before when its refusal was a cap on calls at once", async () => {
+    // The first call a capped server refuses may be larger than any it served: checks run side by side in any order.
+    const server = oneAtATime();
+    const call = withCrowdingGuard(server.next, async () => undefined);
+    const results = await Promise.all([call(encodeMessage("small")), call(new Uint8Array(1000))]);
+    expect(results.map((r) => r.code)).toEqual([Status.OK, Status.OK]);
+    expect(server.refused()).toBe(1);
   });
 });
 
