@@ -32,39 +32,11 @@ export type { Protocol };
  *   checks that compare replies over time or count calls through suites/grpc/_internals/calls.ts: a probe among
  *   them whose question is what came between two of its calls (counting calls, sampling a reply, a leak) takes the
  *   target to itself for that moment (suites/grpc/_internals/exclusive.ts). With --concurrency 1, one at a time.
- *   When every history check of the catalogue runs, the HTTP serial lane runs beside them (another target's calls),
- *   and the shared gRPC checks run at the phase's start, beside what the history checks start first (the clock
- *   probe, whose pause they fill) and before their bodies, which wait for them (HISTORY_BESIDE_MEMO): the history
- *   results stand when each passed, and are judged again after the lane otherwise, since the data it stores may
- *   legally change a reply, with the shared gRPC checks run again after them (harness/runner.ts, historyBesideLane).
+ *   When every history check of the catalogue runs, the HTTP serial lane runs beside them (another target's calls):
+ *   their results stand when each passed, and are judged again after the lane otherwise, since the data it stores
+ *   may legally change a reply (harness/runner.ts, historyBesideLane).
  */
 export type Sharing = "shared" | "serial" | "alone" | "history";
-
-/**
- * The memo key of the promise, present only while checks run beside the history phase (see Sharing), that settles
- * when the shared checks run at its start have ended: a history check's calls that must meet none of theirs wait
- * for it.
- */
-export const HISTORY_BESIDE_MEMO = "history:beside-ended";
-
-/**
- * Whether the target answered the first calls of what the history checks share (the clock probe), told by the check
- * that made them and awaited by the runner: only then do the shared gRPC checks run beside the history phase (see
- * Sharing); a target that did not is met by the history checks first, as without them. One per run (its memo).
- */
-export function historyAnswered(memo: CheckContext["memo"]): {
-  answered: Promise<boolean>;
-  tell(answered: boolean): void;
-} {
-  let told = answeredOf.get(memo);
-  if (!told) {
-    let tell!: (answered: boolean) => void;
-    const answered = new Promise<boolean>((resolve) => (tell = resolve));
-    answeredOf.set(memo, (told = { answered, tell }));
-  }
-  return told;
-}
-const answeredOf = new WeakMap<object, { answered: Promise<boolean>; tell(answered: boolean): void }>();
 
 export type OutcomeStatus = "pass" | "fail" | "skip" | "error";
 

@@ -2,15 +2,7 @@
 import { createHash, randomInt } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  HISTORY_BESIDE_MEMO,
-  historyAnswered,
-  rpcTargetFor,
-  type CheckContext,
-  type CheckDefinition,
-  type CheckOutcome,
-  type Profile,
-} from "./check.js";
+import { rpcTargetFor, type CheckContext, type CheckDefinition, type CheckOutcome, type Profile } from "./check.js";
 import { GRPC, grpcProtocol } from "./protocols/grpc/index.js";
 import { protocolModule } from "./protocols/index.js";
 import { claimAnswering, claimList } from "./claims.js";
@@ -459,24 +451,15 @@ function startChecks(
     if (c.area === "grpc" || c.area === "http") recordOf(c).traffic = counter;
     return runCheck(c, contextFor(session, c, recordOf(c), memo), config.checkTimeoutMs, sink, counter);
   };
-  const history = historyBesideLane(
-    session.context().memo,
-    (c, memo) => timed(() => runChecked(c, undefined, memo)),
-    config.http !== undefined,
-  );
-  const beside = !traced && overlapsHistory(catalogue, checks, config);
-  // Judged with the history checks (the shared gRPC checks run beside them): they end when their result is final.
-  const final = (c: CheckDefinition) =>
-    c.sharing === "history" || (beside && c.area === "grpc" && (c.sharing ?? "shared") === "shared");
+  const history = historyBesideLane(session.context().memo, (c, memo) => timed(() => runChecked(c, undefined, memo)));
   // Reporters hear of a check as it starts and as it ends (side by side, in any order); its result comes in order.
-  // A history check, and a check beside them, ends when its result is final (it may be judged again:
-  // historyBesideLane).
+  // A history check ends when its result is final (it may be judged again: historyBesideLane).
   const ended = (c: CheckDefinition) => {
     for (const r of reporters) r.onCheckEnd?.(c);
   };
   const runOne = async (c: CheckDefinition) => {
     for (const r of reporters) r.onCheckStart?.(c);
-    if (final(c)) history.starting();
+    if (c.sharing === "history") history.starting();
     try {
       return await timed(() =>
         traced
@@ -492,7 +475,7 @@ function startChecks(
           : runChecked(c),
       );
     } finally {
-      if (!final(c)) ended(c);
+      if (c.sharing !== "history") ended(c);
     }
   };
   const contract = checks.filter((c) => c.area === "contract");
@@ -505,10 +488,11 @@ function startChecks(
     }
   }
   for (const c of contract) recordOf(c).done = runOne(c);
+  const beside = !traced && laneBesideHistory(catalogue, checks, config);
   schedule(onTarget, config.concurrency, runOne, beside ? history.overlap : undefined).forEach((p, i) => {
     const c = onTarget[i] as CheckDefinition;
     recordOf(c).done = p;
-    if (final(c))
+    if (c.sharing === "history")
       p.then(
         () => ended(c),
         () => ended(c),
@@ -535,46 +519,43 @@ function contextFor(session: Session, c: CheckDefinition, record: CheckRecord, m
 }
 
 /**
- * Whether checks may run beside the history checks (the HTTP lane, the shared gRPC checks): a gRPC target given, and
- * every history check of the catalogue selected, so that a pass of them all (grpc.stateless.deterministic's among
- * them) shows the replies did not vary while the others ran. (Under --trace, a check judged again would leave its
- * first attempt's trace file behind: there the caller keeps them one after the other.)
+ * Whether the HTTP lane may run beside the history checks: both interfaces given, and every history check of the
+ * catalogue selected, so that a pass of them all (grpc.stateless.deterministic's among them) shows the replies did
+ * not vary while the lane stored data. (Under --trace, a check judged again would leave its first attempt's trace
+ * file behind: there the caller keeps them one after the other.)
  */
-function overlapsHistory(
+function laneBesideHistory(
   all: readonly CheckDefinition[],
   selected: readonly CheckDefinition[],
   config: RunConfig,
 ): boolean {
-  return config.grpc !== undefined && all.every((c) => c.sharing !== "history" || selected.includes(c));
+  return (
+    config.grpc !== undefined &&
+    config.http !== undefined &&
+    all.every((c) => c.sharing !== "history" || selected.includes(c))
+  );
 }
 
 /**
- * What runs beside the history checks (harness/scheduler.ts, Overlap): the HTTP lane, and at the phase's start the
- * shared gRPC checks, which store nothing, beside the clock probe's pause (the history checks' bodies wait for them:
- * HISTORY_BESIDE_MEMO). The history checks judge replies over time, and the data the HTTP checks store may legally
- * change a reply. A history check's result reached so stands when it passed, or skipped for want of a flag: stored
- * data can add differences between replies, never take one away, and a pass of grpc.stateless.deterministic says the
- * replies did not vary at all, so nothing was judged more loosely (the runner lets checks beside them only when every
- * history check runs). Otherwise every history check is judged again once the lane and the shared gRPC checks have
- * ended, as the run without them judges it: with the memo as it was when they first started (what they learned
- * beside the others, the variation profile and the journal of first replies, forgotten), and what they learn then is
- * the run's for the checks after them; the shared gRPC checks are then run again after them, on that memo, as the
- * run without the overlap runs them.
+ * The HTTP lane beside the history checks (harness/scheduler.ts, Overlap): they judge replies over time, and the data
+ * the HTTP checks store may legally change a reply. A history check's result reached beside the lane stands when it
+ * passed, or skipped for want of a flag: stored data can add differences between replies, never take one away, and a
+ * pass of grpc.stateless.deterministic says the replies did not vary at all, so nothing was judged more loosely (the
+ * runner lets the lane beside them only when every history check runs). Otherwise every history check is judged again
+ * once the lane has ended, as the run without the lane judges it: with the memo as it was when they first started
+ * (what they learned beside the lane, the variation profile and the journal of first replies, forgotten), and what
+ * they learn then is the run's for the checks after them.
  */
 function historyBesideLane(
   memo: CheckContext["memo"],
   attempt: (c: CheckDefinition, memo: CheckContext["memo"]) => Promise<{ outcome: CheckOutcome; ms: number }>,
-  withLane: boolean,
 ): { starting(): void; overlap: Overlap<CheckDefinition, { outcome: CheckOutcome; ms: number }> } {
   let before: CheckContext["memo"] | undefined;
   let again: CheckContext["memo"] | undefined;
   return {
     starting: () => void (before ??= new Map(memo)),
     overlap: {
-      ...(withLane && { lane: "http" as const }),
-      shared: { area: "grpc" },
-      sharedMay: () => historyAnswered(memo).answered,
-      besideEnded: (ended) => void memo.set(HISTORY_BESIDE_MEMO, ended),
+      lane: "http",
       stands: ({ outcome }) => outcome.status === "pass" || (outcome.status === "skip" && outcome.needs !== undefined),
       again: async (c) => {
         const first = before ?? new Map(memo);

@@ -16,32 +16,17 @@ const settled = (p: Promise<unknown>): Promise<void> =>
   );
 
 /**
- * What runs beside the history phase. The history checks judge replies over time, and data other checks store may
+ * The HTTP lane beside the history phase: the history checks judge replies over time, and data other checks store may
  * legally change a reply (harness/check.ts, Sharing), so a result reached beside a lane that stores data stands only
  * when `stands` says so (a pass: stored data can add differences between replies, not take them away); when any does
  * not, every history item is run again (`again`) once the lane has ended, beside each other only, as without it.
- * With `shared`, that area's "shared" items (checks that store nothing) run at the phase's start too, beside the lane
- * and whatever the history items start first (the runner has their bodies wait for these items: `besideEnded`); they
- * stand with the history items, and are run again after them, in the order of the run without the overlap, when any
- * history item does not stand. Only with a place left for them beside every history item and the lane: a history
- * body waiting for them holds its place, so with none left they run after the history items, as without `shared`.
  */
 export interface Overlap<C, T> {
-  /** The area whose "serial" items, one lane, run beside the history items, if any. */
-  lane?: Area;
-  /** The area whose "shared" items run at the history phase's start, beside it (see above). */
-  shared?: { area: Area };
-  /**
-   * Whether the shared items may run beside the history items, asked as they start: they wait for it, and when it
-   * says no (or has not said by the time every history item has ended) they run after the history items instead,
-   * as without the overlap. Default yes.
-   */
-  sharedMay?(): Promise<boolean>;
-  /** Told, as the items start, of the promise that settles when every item run beside the history items has ended. */
-  besideEnded?(ended: Promise<void>): void;
+  /** The area whose "serial" items, one lane, run beside the history items. */
+  lane: Area;
   /** Whether a history item's result, reached beside the lane, stands. */
   stands(result: T): boolean;
-  /** Runs a history item (or a shared item run beside them) again, with the lane ended; its result is the item's. */
+  /** Runs a history item again, with the lane ended; its result is the item's. */
   again(item: C): Promise<T>;
 }
 
@@ -49,9 +34,8 @@ export interface Overlap<C, T> {
  * Starts `run` for every item and returns its promises in the order given, in three phases:
  * 1. "alone" items, one at a time with nothing beside them;
  * 2. "history" items, side by side with each other (at most `limit` at once) and nothing else; with `overlap` and a
- *    limit above 1, the lane it names runs beside them too, from its first item to its last, and the shared items
- *    of the area it names once it says they may, and their results are judged as Overlap says before any other item
- *    starts;
+ *    limit above 1, the lane it names runs beside them too, from its first item to its last, and their results are
+ *    judged as Overlap says before any other item starts;
  * 3. the rest, at most `limit` at once, "serial" items one after another within their area, each going ahead of the
  *    shared items waiting (with a limit above 1), since a lane's checks cannot overlap one another; independent ones
  *    next to each other in it side by side (with a limit above 1), never beside one that is not.
@@ -77,50 +61,13 @@ export function schedule<C extends Schedulable, T>(
   }
   const afterAlone = before;
   const history = items.filter((item) => item.sharing === "history");
-  const lane = overlap?.lane ? items.filter((item) => item.sharing === "serial" && item.area === overlap.lane) : [];
-  // The history items' bodies wait, in their places, for the shared items beside them to end (besideEnded), and the
-  // lane holds a place from its first item to its last: the shared items run beside them only with a place left.
-  const room = limit - history.length - (lane.length > 0 ? 1 : 0);
-  const sharedBeside = overlap !== undefined && room >= 1 ? sharedOf(items, overlap) : [];
-  const beside =
-    limit > 1 && history.length > 0 && overlap !== undefined && lane.length + sharedBeside.length > 0
-      ? overlap
-      : undefined;
-  const shared = beside ? sharedBeside : [];
-  const laneEnded = beside ? runLane(lane, early, afterAlone, turn, run) : undefined;
+  const lane = overlap && items.filter((item) => item.sharing === "serial" && item.area === overlap.lane);
+  const beside = limit > 1 && history.length > 0 && lane !== undefined && lane.length > 0 ? overlap : undefined;
+  const laneEnded = beside && lane ? runLane(lane, early, afterAlone, turn, run) : undefined;
   const first = history.map((item) => afterAlone.then(() => turn(() => run(item))));
-  // The shared items beside them take their places after the history items, which start what they share (the clock
-  // probe among it) and then wait for these to end (besideEnded).
-  const historyEnded = Promise.all(first.map(settled));
-  const may =
-    beside && shared.length > 0 ? afterAlone.then(() => sharedMayRun(beside, historyEnded)) : Promise.resolve(false);
-  const firstShared = shared.map((item) => may.then((yes) => (yes ? turn(() => run(item)) : (undefined as T))));
-  let final = first;
-  if (beside && laneEnded) {
-    const sharedEnded = Promise.all(firstShared.map(settled)).then(() => undefined);
-    beside.besideEnded?.(sharedEnded);
-    // With no lane and the shared items not beside them after all, nothing was beside the history items.
-    const besideAny = lane.length > 0 ? Promise.resolve(true) : may;
-    const judging = judged(history, first, firstShared, beside, besideAny, Promise.all([laneEnded, sharedEnded]), turn);
-    final = judging.results;
-    const finalEnded = Promise.all(final.map(settled));
-    shared.forEach((item, i) =>
-      early.set(
-        item,
-        may.then((yes) =>
-          // Not beside them after all: run once, after the history items, as without the overlap.
-          !yes
-            ? finalEnded.then(() => turn(() => run(item)))
-            : judging.allStand.then((stand) =>
-                stand ? (firstShared[i] as Promise<T>) : finalEnded.then(() => turn(() => beside.again(item))),
-              ),
-        ),
-      ),
-    );
-  }
+  const final = beside && laneEnded ? judged(history, first, beside, laneEnded, turn) : first;
   history.forEach((item, i) => early.set(item, final[i] as Promise<T>));
-  const phase = [...history, ...shared].map((item) => settled(early.get(item) as Promise<T>));
-  before = Promise.all([afterAlone, ...phase]).then(() => undefined);
+  before = Promise.all([afterAlone, ...final.map(settled)]).then(() => undefined);
   if (limit > 1) runLanes(items, early, before, turn, run);
   const lanes = new Map<Area, Promise<void>>();
   return items.map((item) => {
@@ -133,46 +80,30 @@ export function schedule<C extends Schedulable, T>(
   });
 }
 
-/** Whether the shared items run beside the history items: the overlap's say, or no once every history item ended. */
-function sharedMayRun<C, T>(overlap: Overlap<C, T>, historyEnded: Promise<unknown>): Promise<boolean> {
-  const asked = overlap.sharedMay ? overlap.sharedMay().catch(() => false) : Promise.resolve(true);
-  return Promise.race([asked, historyEnded.then(() => false)]);
-}
-
-/** The "shared" items of the area the overlap runs beside the history items, if it names one. */
-const sharedOf = <C extends Schedulable>(items: readonly C[], overlap: Overlap<C, unknown>): C[] =>
-  overlap.shared === undefined
-    ? []
-    : items.filter((item) => (item.sharing ?? "shared") === "shared" && item.area === overlap.shared?.area);
-
 /**
- * The history items' results reached beside the others when every one stands (or nothing ran beside them after
- * all); else each run again once everything beside them has ended (and every first run has settled), side by side
- * within the limit.
+ * The history items' results reached beside the lane when every one stands; else each run again once the lane has
+ * ended (and every first run has settled), side by side within the limit.
  */
 function judged<C, T>(
   history: readonly C[],
   first: readonly Promise<T>[],
-  beside: readonly Promise<unknown>[],
   overlap: Overlap<C, T>,
-  besideAny: Promise<boolean>,
-  besideEnded: Promise<unknown>,
+  laneEnded: Promise<void>,
   turn: ReturnType<typeof createLimiter>,
-): { results: Promise<T>[]; allStand: Promise<boolean> } {
-  const stood = first.map((p) =>
-    p.then(
-      (result) => overlap.stands(result),
-      () => false,
+): Promise<T>[] {
+  const allStand = Promise.all(
+    first.map((p) =>
+      p.then(
+        (result) => overlap.stands(result),
+        () => false,
+      ),
     ),
-  );
-  const allStand = Promise.all([besideAny, ...stood]).then(([any, ...each]) => !any || each.every(Boolean));
-  const everyFirst = Promise.all([besideEnded, ...first.map(settled), ...beside.map(settled)]);
-  const results = history.map((item, i) =>
+  ).then((stood) => stood.every(Boolean));
+  return history.map((item, i) =>
     allStand.then((stand) =>
-      stand ? (first[i] as Promise<T>) : everyFirst.then(() => turn(() => overlap.again(item))),
+      stand ? (first[i] as Promise<T>) : laneEnded.then(() => turn(() => overlap.again(item))),
     ),
   );
-  return { results, allStand };
 }
 
 /**

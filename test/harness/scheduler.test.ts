@@ -16,16 +16,7 @@ interface Item {
  * Runs the items with a short pause each and records every start and end in order; with `overlap`, its `again` runs
  * an item the same way under the name with a star, and `stands` is asked of each history result.
  */
-async function trace(
-  items: Item[],
-  limit: number,
-  overlap?: {
-    stands: (result: string) => boolean;
-    lane?: Area;
-    shared?: { area: Area };
-    besideEnded?: (p: Promise<void>) => void;
-  },
-) {
+async function trace(items: Item[], limit: number, overlap?: { stands: (result: string) => boolean; lane?: Area }) {
   const events: string[] = [];
   const running = new Set<string>();
   const overlaps = new Map<string, Set<string>>();
@@ -48,13 +39,7 @@ async function trace(
       items,
       limit,
       (item) => step(item.name),
-      overlap && {
-        lane: overlap.lane ?? "http",
-        ...(overlap.shared && { shared: overlap.shared }),
-        ...(overlap.besideEnded && { besideEnded: overlap.besideEnded }),
-        stands: overlap.stands,
-        again: (item) => step(`${item.name}*`),
-      },
+      overlap && { lane: overlap.lane ?? "http", stands: overlap.stands, again: (item) => step(`${item.name}*`) },
     ),
   );
   return { events, overlaps, peak, results };
@@ -200,64 +185,6 @@ describe("schedule", () => {
     expect(results).toEqual(["y1*", "h1", "g1", "y2*", "h2"]);
   });
 
-  it("runs the overlap's shared area's checks at the history phase's start, beside it, when every result stands", async () => {
-    const items = [
-      grpc("y1", "history"),
-      http("h1"),
-      grpc("g1"),
-      grpc("s1", "alone"),
-      grpc("y2", "history"),
-      grpc("g2"),
-      http("h2"),
-      { name: "k1", area: "contract" as const },
-    ];
-    let told: Promise<void> | undefined;
-    const { events, overlaps, peak, results } = await trace(items, 4, {
-      stands: () => true,
-      shared: { area: "grpc" },
-      besideEnded: (p) => void (told = p),
-    });
-    // The alone check still first, with nothing beside it.
-    expect(events.slice(0, 2)).toEqual(["start s1", "end s1"]);
-    expect(overlaps.get("s1")).toBeUndefined();
-    // The shared gRPC checks start with the history ones and the lane, not after the history checks.
-    for (const g of ["g1", "g2"])
-      expect(events.indexOf(`start ${g}`)).toBeLessThan(Math.max(events.indexOf("end y1"), events.indexOf("end y2")));
-    expect([...(overlaps.get("g1") ?? [])].some((o) => o.startsWith("y"))).toBe(true);
-    // Another area's shared check still after the history checks; nothing run again; the bound kept.
-    expect(events.indexOf("start k1")).toBeGreaterThan(Math.max(events.indexOf("end y1"), events.indexOf("end y2")));
-    expect(events.some((e) => e.endsWith("*"))).toBe(false);
-    expect(peak).toBeLessThanOrEqual(4);
-    expect(results).toEqual(["y1", "h1", "g1", "s1", "y2", "g2", "h2", "k1"]);
-    // The caller was told when the shared checks beside the phase had ended.
-    expect(told).toBeInstanceOf(Promise);
-  });
-
-  it("runs the history checks again after everything beside them, then the shared ones again, when a result does not stand", async () => {
-    const items = [grpc("y1", "history"), http("h1"), grpc("g1"), grpc("y2", "history"), grpc("g2"), http("h2")];
-    const { events, overlaps, results } = await trace(items, 4, {
-      stands: (r) => r !== "y2",
-      shared: { area: "grpc" },
-    });
-    const lastBeside = Math.max(...["h2", "g1", "g2"].map((x) => events.indexOf(`end ${x}`)));
-    for (const y of ["y1*", "y2*"]) {
-      expect(events.indexOf(`start ${y}`)).toBeGreaterThan(lastBeside);
-      expect([...(overlaps.get(y) ?? [])].every((o) => /^y\d\*$/.test(o))).toBe(true);
-    }
-    const lastHistory = Math.max(events.indexOf("end y1*"), events.indexOf("end y2*"));
-    for (const g of ["g1*", "g2*"]) expect(events.indexOf(`start ${g}`)).toBeGreaterThan(lastHistory);
-    // The history and shared gRPC results are those of their second run, as in the order without the overlap.
-    expect(results).toEqual(["y1*", "h1", "g1*", "y2*", "g2*", "h2"]);
-  });
-
-  it("runs the shared checks beside the history ones on a gRPC-only run (no lane), and not with a limit of 1", async () => {
-    const items = [grpc("y1", "history"), grpc("g1"), grpc("y2", "history")];
-    const beside = await trace(items, 3, { stands: () => true, shared: { area: "grpc" } });
-    expect([...(beside.overlaps.get("g1") ?? [])].sort()).toEqual(["y1", "y2"]);
-    const one = await trace(items, 1, { stands: () => true, shared: { area: "grpc" } });
-    expect(one.events).toEqual(["start y1", "end y1", "start y2", "end y2", "start g1", "end g1"]);
-  });
-
   it("counts a history check that rejects beside the lane as not standing", async () => {
     const items = [grpc("y1", "history"), http("h1")];
     const again: string[] = [];
@@ -295,47 +222,6 @@ describe("schedule", () => {
     await expect(promises[1]).rejects.toThrow("b failed");
     await expect(promises[2]).resolves.toBe("c");
     expect(ran).toEqual(["a", "b", "c"]);
-  });
-
-  it("runs the shared checks beside the history checks only with a place left for them: history bodies wait for them", async () => {
-    // The history checks' bodies wait, holding their places, for the shared checks run beside them to end
-    // (besideEnded, as suites/grpc/_internals/variation.ts's besideOthers does): with every place held by a history
-    // check or the lane, those shared checks would wait for a place forever.
-    for (const [limit, withLane] of [
-      [2, false],
-      [3, true],
-      [3, false],
-      [4, true],
-    ] as const) {
-      const items = [
-        grpc("y1", "history"),
-        grpc("y2", "history"),
-        ...(withLane ? [http("h1"), http("h2")] : []),
-        grpc("g1"),
-        grpc("g2"),
-      ];
-      let besideEnded: Promise<void> = Promise.resolve();
-      const ran: string[] = [];
-      const run = async (item: Item) => {
-        if (item.sharing === "history") await besideEnded;
-        ran.push(item.name);
-        return item.name;
-      };
-      const done = Promise.all(
-        schedule(items, limit, run, {
-          ...(withLane && { lane: "http" as const }),
-          shared: { area: "grpc" },
-          besideEnded: (p) => void (besideEnded = p),
-          stands: () => true,
-          again: run,
-        }),
-      );
-      const bounded = new Promise<string>((resolve) => setTimeout(() => resolve("stuck"), 10_000).unref());
-      await expect(Promise.race([done.then(() => "done"), bounded]), `limit ${limit}, lane ${withLane}`).resolves.toBe(
-        "done",
-      );
-      expect(ran.sort()).toEqual(items.map((i) => i.name).sort());
-    }
   });
 
   it("refuses a limit that is not a whole number of at least 1", () => {

@@ -3,7 +3,7 @@
 // what does vary by itself (a clock, an id, a random token) is told apart by its segments, so that history can
 // still be judged on the rest of the reply.
 import { randomBytes } from "node:crypto";
-import { HISTORY_BESIDE_MEMO, historyAnswered, type CheckContext } from "../../../harness/check.js";
+import type { CheckContext } from "../../../harness/check.js";
 import { helloReply, openAhead, show } from "./calls.js";
 import { callsStarted, exclusively } from "./exclusive.js";
 
@@ -100,13 +100,11 @@ async function sample(ctx: CheckContext, request: string): Promise<Sample | stri
  * Asks a request no one has sent before, on fresh connections: three times, and twice more after a pause a clock in
  * whole seconds cannot sit through. Five calls. With `overlap`, other checks' calls may go on meanwhile, the pause
  * above all: nothing a legal server is sent changes its reply to a new request only this probe sends (a legal
- * reply may change only with stored data, and the gRPC checks that may run beside this probe, the history checks
- * and, once its first three samples were answered, the shared ones, store nothing; the HTTP checks that store data
- * are judged by the runner, harness/runner.ts, historyBesideLane). A server that keeps state may be disturbed by
- * them, though, so that a defect would show as another: when replies differed at all and another call came (or,
- * with the shared checks beside, whose hand-built calls the gate does not count, may have come) between the first
- * sample and the last, the profile is measured again, pause included, with the target to itself. Replies that
- * stayed the same need no second look: calls beside them cannot make replies that vary look the same.
+ * reply may change only with stored data, and the checks that may run beside this probe, the history checks, send
+ * Hello calls only, which store nothing: that is what they judge). A server that keeps state may be disturbed by
+ * them, though, so that a defect would show as another: when replies differed at all and another call came between
+ * the first sample and the last, the profile is measured again, pause included, with the target to itself. Replies
+ * that stayed the same need no second look: calls beside them cannot make replies that vary look the same.
  */
 async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationProfile> {
   const request = `variation-probe-${randomBytes(6).toString("hex")}`;
@@ -131,11 +129,8 @@ async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationPr
   failed = await take(2).finally(later);
   if (failed)
     return { kind: "same", compared: false, deterministic: true, evidence: `no reply to compare (${failed})` };
-  // Checks run beside the history phase's start make calls the gate does not count (hand-built ones): with them,
-  // another call may always have come between.
   const othersBetween = callsStarted(ctx) - startedBefore - samples.length;
-  const othersMayCome = othersBetween > 0 || ctx.memo.has(HISTORY_BESIDE_MEMO);
-  if (overlap && othersMayCome && new Set(samples.map((s) => s.body)).size > 1)
+  if (overlap && othersBetween > 0 && new Set(samples.map((s) => s.body)).size > 1)
     return exclusively(ctx, () => measure(ctx, false));
   const bodies = samples.map((s) => s.body);
   const distinct = [...new Set(bodies)];
@@ -178,16 +173,7 @@ async function measure(ctx: CheckContext, overlap: boolean): Promise<VariationPr
 export function variationProfile(ctx: CheckContext): Promise<VariationProfile> {
   let memo = ctx.memo.get("variation") as Promise<VariationProfile> | undefined;
   if (!memo) {
-    const told = historyAnswered(ctx.memo);
-    ctx.memo.set(
-      "variation-answered",
-      new Promise<boolean>((resolve) =>
-        answeredFirst.set(ctx.memo, (answered) => {
-          resolve(answered);
-          told.tell(answered);
-        }),
-      ),
-    );
+    ctx.memo.set("variation-answered", new Promise<boolean>((resolve) => answeredFirst.set(ctx.memo, resolve)));
     memo = measure(ctx, true);
     memo.then(
       () => answeredFirst.get(ctx.memo)?.(false),
@@ -209,9 +195,6 @@ const answeredFirst = new WeakMap<object, (answered: boolean) => void>();
 export async function besideOthers<T>(ctx: CheckContext, body: () => Promise<T>): Promise<T> {
   void variationProfile(ctx).catch(() => undefined);
   const answered = await (ctx.memo.get("variation-answered") as Promise<boolean>);
-  // The shared checks run beside the phase's start (harness/check.ts, Sharing) end first: none of their calls
-  // comes between the body's.
-  await ctx.memo.get(HISTORY_BESIDE_MEMO);
   return answered ? body() : exclusively(ctx, body);
 }
 
