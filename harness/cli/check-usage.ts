@@ -4,7 +4,7 @@ import { ConformanceError } from "../errors.js";
 import { protocolModule, protocolModules } from "../protocols/index.js";
 import { parseAddress } from "../targets/address.js";
 import { parseHttpBaseUrl } from "../targets/http-base-url.js";
-import { parseApiKeyPlacement } from "../targets/http-target.js";
+import { HTTP_TOKEN, parseApiKeyPlacement } from "../targets/http-target.js";
 import { hasCredentials, withoutCredentials } from "../_internals/url-credentials.js";
 import type { CheckCliOptions } from "./check-options.js";
 import { collectMetadata } from "./metadata.js";
@@ -114,7 +114,7 @@ function checkHttpDetailUsage(opts: CheckCliOptions): void {
       throw new ConformanceError("usage", "--api-key-in and --api-key-header both say where the key goes: give one");
   }
   for (const r of opts.httpReplica) parseHttpBaseUrl(r, "--http-replica");
-  if (opts.apiKeyHeader !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(opts.apiKeyHeader)) {
+  if (opts.apiKeyHeader !== undefined && !HTTP_TOKEN.test(opts.apiKeyHeader)) {
     throw new ConformanceError("usage", `--api-key-header ${opts.apiKeyHeader}: not a valid HTTP header name`);
   }
 }

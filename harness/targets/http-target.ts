@@ -43,7 +43,8 @@ export interface HttpResponse {
  */
 export type ApiKeyPlacement = { in: "header"; name: string; scheme?: string } | { in: "query"; name: string };
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP field name: an RFC 9110 token (§5.1, §5.6.2). */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Parses `header:NAME`, `bearer` (Authorization: Bearer K) or `query:NAME`; undefined when it is none of them. */
 export function parseApiKeyPlacement(text: string): ApiKeyPlacement | undefined {
@@ -52,7 +53,7 @@ export function parseApiKeyPlacement(text: string): ApiKeyPlacement | undefined 
   if (!m) return undefined;
   const where = (m[1] as string).toLowerCase();
   const name = m[2] as string;
-  if (where === "header") return TOKEN.test(name) ? { in: "header", name } : undefined;
+  if (where === "header") return HTTP_TOKEN.test(name) ? { in: "header", name } : undefined;
   return /^[A-Za-z0-9._~-]+$/.test(name) ? { in: "query", name } : undefined;
 }
 

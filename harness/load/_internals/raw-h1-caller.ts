@@ -17,11 +17,10 @@
 import net from "node:net";
 import type { ConnectionOptions } from "node:tls";
 import { MAX_HEADER_BYTES } from "../../wire/bounds.js";
+import { HTTP_TOKEN } from "../../targets/http-target.js";
 import { openTlsWith } from "../../wire/tls.js";
 import type { BoundedReply, HttpRpcRequest, HttpWire } from "./http-rpc-call.js";
 
-/** A header name: an RFC 9110 token. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A header value HTTP/1.1 can carry as it is: no CR, LF or NUL, no other control but tab. */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** A request target: visible ASCII, starting with a slash. */
@@ -57,7 +56,7 @@ export function requestBytes(origin: URL, wire: HttpWire, requests: readonly Htt
     let head = `POST ${target} HTTP/1.1\r\n`;
     if (!names.includes("host")) head += `host: ${origin.host}\r\n`;
     for (const [name, value] of Object.entries(fields)) {
-      if (!TOKEN.test(name) || !FIELD_VALUE.test(value) || HOP_BY_HOP.has(name.toLowerCase())) return undefined;
+      if (!HTTP_TOKEN.test(name) || !FIELD_VALUE.test(value) || HOP_BY_HOP.has(name.toLowerCase())) return undefined;
       head += `${name}: ${value}\r\n`;
     }
     if (fields["content-length"] !== String(req.body.length)) return undefined;
@@ -84,7 +83,7 @@ function parseHead(text: string): Head | "interim" | string {
   for (const field of fields) {
     const colon = field.indexOf(":");
     const name = field.slice(0, colon);
-    if (colon < 1 || !TOKEN.test(name)) return "Parse Error: Invalid header value char";
+    if (colon < 1 || !HTTP_TOKEN.test(name)) return "Parse Error: Invalid header value char";
     const value = field.slice(colon + 1).trim();
     if (!FIELD_VALUE.test(value)) return "Parse Error: Invalid header value char";
     (headers[name.toLowerCase()] ??= []).push(value);
